@@ -2,10 +2,27 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Errors carry their names inline (no heap), so they are large by design.
+#![allow(clippy::result_large_err)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod error;
 pub mod json;
+pub mod plan;
+mod pyfmt;
+pub mod round;
+mod state;
+pub mod types;
+
+pub use error::Error;
+pub use json::{Sink, SliceSink, Style};
+pub use plan::Plan;
+pub use round::{Era, Note, Round, Step};
+pub use state::Action;
+pub use types::TypeKind;
+#[cfg(feature = "seal")]
+pub mod seal;

@@ -1,0 +1,317 @@
+//! Every error the engine reports, with messages that name the parameter and what to do.
+//!
+//! Messages of errors that the reference (FastMCP's declared elicitation) also raises are
+//! byte-identical to the reference's, names quoted the way Python's `repr` quotes them
+//! (deviation: a cancelled required answer reads "the request was cancelled.").
+
+use core::fmt;
+
+use crate::json::JsonError;
+use crate::pyfmt::PyRepr;
+
+/// Longest parameter or tool name the engine stores (bytes of UTF-8).
+pub const MAX_NAME: usize = 64;
+/// A parameter or tool name held inside an error.
+pub type Name = heapless::String<MAX_NAME>;
+/// Room for a cycle path or a rendered type name inside an error.
+pub type Detail = heapless::String<192>;
+
+pub(crate) fn name(s: &str) -> Name {
+    let mut n = Name::new();
+    for c in s.chars() {
+        if n.push(c).is_err() {
+            break;
+        }
+    }
+    n
+}
+
+pub(crate) fn detail(s: &str) -> Detail {
+    let mut n = Detail::new();
+    for c in s.chars() {
+        if n.push(c).is_err() {
+            break;
+        }
+    }
+    n
+}
+
+/// An error of the engine. Compile errors come from [`crate::Plan::compile`]; round
+/// errors are terminal for the round that reports them (every later call on that round
+/// returns the same error).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // inline names: no heap
+pub enum Error {
+    // ----- declaration (compile) -----
+    /// The declaration is not JSON.
+    DeclarationJson(JsonError),
+    /// The declaration is JSON but not a valid declaration. `at` names the place
+    /// (a parameter name or `tool`), `problem` what is wrong and how to fix it.
+    Declaration {
+        /// The parameter (or "tool") the problem is in.
+        at: Name,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// Two parameters share a name.
+    DuplicateName {
+        /// The repeated name.
+        name: Name,
+    },
+    /// A resolver needs a name that is neither an argument nor an elicited parameter.
+    UnknownNeed {
+        /// The tool.
+        tool: Name,
+        /// The parameter whose resolver needs it.
+        param: Name,
+        /// The unknown name.
+        need: Name,
+    },
+    /// Resolvers need each other in a cycle.
+    Cycle {
+        /// The tool.
+        tool: Name,
+        /// `a -> b -> a`
+        path: Detail,
+    },
+    /// A resolver declares an answer type that contradicts its parameter's type.
+    DeclaredTypeMismatch {
+        /// The tool.
+        tool: Name,
+        /// The parameter.
+        param: Name,
+        /// The declared type, rendered the way the reference renders it.
+        declared: Detail,
+        /// The parameter's type.
+        annotated: Detail,
+    },
+    /// The tool declares elicited parameters and also returns its own InputRequiredResult.
+    MixedWithInputRequired {
+        /// The tool.
+        tool: Name,
+    },
+    /// A type or schema outside the MCP elicitation subset.
+    UnsupportedSchema {
+        /// The parameter.
+        param: Name,
+        /// Why.
+        problem: &'static str,
+    },
+    /// A fixed capacity was exceeded.
+    Capacity {
+        /// What overflowed.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+
+    // ----- call inputs -----
+    /// The call's arguments are not a JSON object.
+    Arguments {
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// A model-supplied argument that a resolver needs is missing from the call.
+    MissingArgument {
+        /// The argument.
+        name: Name,
+    },
+    /// `inputResponses` is malformed (not an object, or an entry matches no
+    /// InputResponse shape).
+    InputResponses {
+        /// The offending key, if one.
+        key: Name,
+        /// What is wrong.
+        problem: &'static str,
+    },
+
+    // ----- resolution (the reference's ToolErrors) -----
+    /// A reply is a valid InputResponse but not an elicitation result.
+    NotElicitResult {
+        /// The parameter.
+        param: Name,
+    },
+    /// `accept` without `content`.
+    AcceptedWithoutContent {
+        /// The parameter.
+        param: Name,
+    },
+    /// Accepted content does not match the requested schema.
+    SchemaMismatch {
+        /// The parameter.
+        param: Name,
+    },
+    /// A required parameter was declined or cancelled.
+    Refused {
+        /// The parameter.
+        param: Name,
+        /// `true` for cancel, `false` for decline.
+        cancelled: bool,
+    },
+    /// The host reported that a resolver's own dependency could not be built.
+    ResolverDependency {
+        /// The parameter.
+        param: Name,
+        /// The dependency that failed.
+        dependency: Name,
+    },
+
+    // ----- host protocol -----
+    /// The host answered a step that is not the current one, or did not drain.
+    WrongStep {
+        /// What the round expected.
+        expected: &'static str,
+        /// What the host did.
+        got: &'static str,
+    },
+    /// The host's resolver answer is malformed.
+    ResolverAnswer {
+        /// The parameter.
+        param: Name,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// The round's workspace is too small to hold the host's data.
+    Workspace {
+        /// Bytes that were needed beyond what is left.
+        needed: usize,
+    },
+    /// An output buffer is too small.
+    BufferTooSmall {
+        /// Bytes needed.
+        needed: usize,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Error::*;
+        match self {
+            DeclarationJson(e) => write!(
+                f,
+                "The declaration is not valid JSON ({:?} at byte {}); fix the JSON text",
+                e.kind, e.offset
+            ),
+            Declaration { at, problem } => {
+                write!(f, "Invalid declaration at {}: {}", PyRepr(at), problem)
+            }
+            DuplicateName { name } => write!(
+                f,
+                "The parameter name {} is declared twice; give every parameter a unique name",
+                PyRepr(name)
+            ),
+            UnknownNeed { tool, param, need } => write!(
+                f,
+                "The question for parameter {} of {} asks for {}, which is not a parameter of the \
+                 function; a question can only be built from the call's own arguments or from \
+                 other elicited parameters",
+                PyRepr(param),
+                PyRepr(tool),
+                PyRepr(need)
+            ),
+            Cycle { tool, path } => write!(
+                f,
+                "The elicited parameters of {} form a cycle: {}",
+                PyRepr(tool),
+                path
+            ),
+            DeclaredTypeMismatch {
+                tool,
+                param,
+                declared,
+                annotated,
+            } => write!(
+                f,
+                "The resolver for parameter {} of {} declares it elicits {}, but the parameter \
+                 is annotated {}. Make the two agree.",
+                PyRepr(param),
+                PyRepr(tool),
+                declared,
+                annotated
+            ),
+            MixedWithInputRequired { tool } => write!(
+                f,
+                "Tool {} both declares Elicit(...) parameters and returns an InputRequiredResult. \
+                 A call has one channel for gathering input, so ask for everything \
+                 declaratively or drive the rounds from the body — not both.",
+                PyRepr(tool)
+            ),
+            UnsupportedSchema { param, problem } => write!(
+                f,
+                "The answer type of parameter {} is outside the MCP elicitation schema subset: {}",
+                PyRepr(param),
+                problem
+            ),
+            Capacity { what, limit } => write!(
+                f,
+                "Capacity exceeded: more than {limit} {what}; compile with a larger capacity"
+            ),
+            Arguments { problem } => write!(f, "Invalid tool arguments: {problem}"),
+            MissingArgument { name } => write!(
+                f,
+                "The call did not supply the argument {}, which a question is built from; \
+                 pass it in the call's arguments or give it a default",
+                PyRepr(name)
+            ),
+            InputResponses { key, problem } => {
+                if key.is_empty() {
+                    write!(f, "Invalid inputResponses: {problem}")
+                } else {
+                    write!(f, "Invalid inputResponses[{}]: {problem}", PyRepr(key))
+                }
+            }
+            NotElicitResult { param } => write!(
+                f,
+                "The response for {} is not an elicitation result",
+                PyRepr(param)
+            ),
+            AcceptedWithoutContent { param } => write!(
+                f,
+                "The answer for {} was accepted but carries no content",
+                PyRepr(param)
+            ),
+            SchemaMismatch { param } => write!(
+                f,
+                "The answer for {} does not match the requested schema",
+                PyRepr(param)
+            ),
+            Refused { param, cancelled } => write!(
+                f,
+                "Cannot continue without {}: the request was {}. Give the parameter a default \
+                 to make it optional.",
+                PyRepr(param),
+                if *cancelled { "cancelled" } else { "declined" }
+            ),
+            ResolverDependency { param, dependency } => write!(
+                f,
+                "The resolver for {} depends on {}, which could not be resolved",
+                PyRepr(param),
+                PyRepr(dependency)
+            ),
+            WrongStep { expected, got } => write!(
+                f,
+                "Out of order: the round is waiting for {expected}, but the host called {got}; \
+                 after every handle call, poll until the round asks for something"
+            ),
+            ResolverAnswer { param, problem } => write!(
+                f,
+                "The host's resolver answer for {} is invalid: {}",
+                PyRepr(param),
+                problem
+            ),
+            Workspace { needed } => write!(
+                f,
+                "The round's workspace is full ({needed} more bytes needed); give the round a \
+                 larger workspace"
+            ),
+            BufferTooSmall { needed } => write!(
+                f,
+                "The output buffer is too small: {needed} bytes are needed"
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}

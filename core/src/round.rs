@@ -1,0 +1,985 @@
+//! The sans-IO round machine.
+//!
+//! A [`Round`] decides one round of one call over a [`Plan`]. It never calls host code:
+//! when it needs a resolver run it says so through [`Round::poll`], and the host answers
+//! with [`Round::resolve_value`], [`Round::resolve_question`] or
+//! [`Round::resolve_failed`]; on the handshake era it hands out one question at a time
+//! ([`Step::Ask`]) and takes the client's reply with [`Round::answer`].
+//!
+//! # The drain rule
+//!
+//! After creating a round and after every `resolve_*`/`answer` call, call
+//! [`Round::poll`] until it returns a step that needs the host ([`Step::Resolve`],
+//! [`Step::Ask`]) or a terminal one ([`Step::Done`], [`Step::InputRequired`], or an
+//! error). Answering a step that is not the current one returns
+//! [`Error::WrongStep`] and changes nothing. Polling again without answering returns
+//! the same step. Once a round fails, every later call returns the same error.
+//!
+//! # Memory
+//!
+//! The round holds no heap memory: `N` slots (one per parameter) inline, and a caller
+//! workspace (`&mut [u8]`) into which it copies the JSON the host hands it (resolver
+//! values and questions, handshake replies). The call's inputs (arguments, state,
+//! replies) are borrowed.
+
+use crate::error::{name, Error};
+use crate::json::{
+    write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
+};
+use crate::plan::{digest_text, question_digest, write_params, AskKind, Plan};
+use crate::state::{q_matches, Action, State};
+use crate::types::{Render, Ty};
+
+/// Which protocol era the round serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28 and later: batched `InputRequiredResult` rounds.
+    Modern,
+    /// 2025-11-25 and earlier: one question at a time over `elicitation/create`.
+    Handshake,
+}
+
+/// What the round needs next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Run the resolver of parameter `param` with the inputs from
+    /// [`Round::write_resolve_inputs`]; answer with a `resolve_*` call.
+    Resolve {
+        /// The parameter (signature index).
+        param: usize,
+    },
+    /// Handshake era: put the question from [`Round::write_ask`] to the client and
+    /// answer with [`Round::answer`].
+    Ask {
+        /// The parameter (signature index).
+        param: usize,
+    },
+    /// Every elicited parameter is settled: read [`Round::write_values`].
+    Done,
+    /// Questions remain: read [`Round::write_input_requests`] and
+    /// [`Round::write_request_state`].
+    InputRequired,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Unvisited,
+    /// Needs something unanswered; not rendered this round.
+    Waiting,
+    /// Asked this round.
+    Pending,
+    Settled,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Source<'a> {
+    None,
+    /// A resolver returned a value (carried nowhere).
+    Host(Value<'a>),
+    /// An answer (from the state or a reply).
+    Answer {
+        action: Action,
+        content: Option<Value<'a>>,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Question<'a> {
+    message: Str<'a>,
+    ty: Ty<'a>,
+    title: Option<Str<'a>>,
+    description: Option<Str<'a>>,
+    digest: [u8; 16],
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot<'a> {
+    status: Status,
+    source: Source<'a>,
+    question: Option<Question<'a>>,
+    /// Whether the answer is carried in the next state.
+    carried: bool,
+}
+
+const EMPTY: Slot<'static> = Slot {
+    status: Status::Unvisited,
+    source: Source::None,
+    question: None,
+    carried: false,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Running,
+    AwaitResolve(u8),
+    AwaitAnswer(u8),
+    Done,
+    InputRequired,
+    Failed,
+}
+
+/// How a reply in `inputResponses` parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReplyKind {
+    Elicit,
+    Other,
+}
+
+/// Something the round noticed that a host may want to log (the reference logs the
+/// same events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    /// A reply was ignored because it does not answer the question asked last round
+    /// (INFO in the reference).
+    DiscardedReply {
+        /// The parameter.
+        param: usize,
+    },
+    /// A recorded answer was dropped because its question changed (DEBUG).
+    DroppedRecorded {
+        /// The parameter.
+        param: usize,
+    },
+    /// A recorded answer was dropped because it no longer validates, and the question
+    /// is asked again (deviation 3 from the reference, which fails the call).
+    DroppedInvalidRecorded {
+        /// The parameter.
+        param: usize,
+    },
+}
+
+impl Note {
+    /// The log line the reference writes for this event (`param_name` is the
+    /// parameter's name), and its level.
+    pub fn write_message(
+        &self,
+        param_name: &str,
+        out: &mut dyn core::fmt::Write,
+    ) -> core::fmt::Result {
+        use crate::pyfmt::PyRepr;
+        match self {
+            Note::DiscardedReply { .. } => write!(out, "Discarding the reply for {}: the question changed since it was asked", PyRepr(param_name)),
+            Note::DroppedRecorded { .. } => write!(out, "Dropping the recorded answer for {}: the question changed since it was asked", PyRepr(param_name)),
+            Note::DroppedInvalidRecorded { .. } => write!(out, "Dropping the recorded answer for {}: it no longer matches the requested schema, asking again", PyRepr(param_name)),
+        }
+    }
+    /// `"INFO"` or `"DEBUG"`, as the reference logs it.
+    pub fn level(&self) -> &'static str {
+        match self {
+            Note::DiscardedReply { .. } => "INFO",
+            _ => "DEBUG",
+        }
+    }
+    /// The parameter concerned.
+    pub fn param(&self) -> usize {
+        match *self {
+            Note::DiscardedReply { param }
+            | Note::DroppedRecorded { param }
+            | Note::DroppedInvalidRecorded { param } => param,
+        }
+    }
+}
+
+/// One round of one call. See the module docs for the drain rule.
+#[derive(Debug)]
+pub struct Round<'r, 'a, const N: usize = 32> {
+    plan: &'r Plan<'a, N>,
+    era: Era,
+    args: Value<'a>,
+    state: State<'a>,
+    replies: Option<Value<'a>>,
+    free: &'a mut [u8],
+    slots: [Slot<'a>; N],
+    cursor: usize,
+    phase: Phase,
+    error: Option<Error>,
+    notes: heapless::Vec<Note, N>,
+}
+
+fn digest_str(buf: &[u8; 22]) -> &str {
+    core::str::from_utf8(buf).unwrap_or("")
+}
+
+/// Classify one InputResponse the way the MCP types' union resolves it.
+fn classify_reply(v: Value<'_>) -> Option<ReplyKind> {
+    if v.kind() != Kind::Object {
+        return None;
+    }
+    if let Some(action) = v.get("action") {
+        Action::parse(action)?;
+        match v.get("content") {
+            None => {}
+            Some(c) if c.is_null() => {}
+            Some(c) if c.kind() == Kind::Object => {
+                for (_, x) in c.members() {
+                    let ok = match x.kind() {
+                        Kind::String | Kind::Number | Kind::Bool | Kind::Null => true,
+                        Kind::Array => x.items().all(|i| i.kind() == Kind::String),
+                        Kind::Object => false,
+                    };
+                    if !ok {
+                        return None;
+                    }
+                }
+            }
+            Some(_) => return None,
+        }
+        return Some(ReplyKind::Elicit);
+    }
+    if let Some(roots) = v.get("roots") {
+        let ok = roots.kind() == Kind::Array
+            && roots
+                .items()
+                .all(|r| r.get("uri").is_some_and(|u| u.kind() == Kind::String));
+        return ok.then_some(ReplyKind::Other);
+    }
+    if v.get("role").is_some() && v.get("content").is_some() && v.get("model").is_some() {
+        return Some(ReplyKind::Other);
+    }
+    None
+}
+
+impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
+    /// A 2026-07-28 round: the call's `arguments` (a JSON object), the plaintext
+    /// `requestState` (already unsealed; anything unreadable counts as no progress) and
+    /// the raw `inputResponses` object. `workspace` holds what the host hands over
+    /// later (resolver values and questions).
+    ///
+    /// Errors: arguments that are not a JSON object; `inputResponses` that is not an
+    /// object of InputResponses (the protocol layer's `-32602`).
+    pub fn modern(
+        plan: &'r Plan<'a, N>,
+        arguments: &'a str,
+        request_state: Option<&'a str>,
+        input_responses: Option<&'a str>,
+        workspace: &'a mut [u8],
+    ) -> Result<Self, Error> {
+        let mut round = Self::new(plan, Era::Modern, arguments, workspace)?;
+        round.state = State::decode(request_state);
+        if let Some(text) = input_responses {
+            let v = Value::parse(text).map_err(|_| Error::InputResponses {
+                key: name(""),
+                problem: "not valid JSON",
+            })?;
+            if !v.is_null() {
+                if v.kind() != Kind::Object {
+                    return Err(Error::InputResponses {
+                        key: name(""),
+                        problem: "must be a JSON object keyed by request name",
+                    });
+                }
+                for (k, r) in v.members() {
+                    if classify_reply(r).is_none() {
+                        let mut key = name("");
+                        for u in k.units() {
+                            if key.push(char::from_u32(u).unwrap_or('\u{fffd}')).is_err() {
+                                break;
+                            }
+                        }
+                        return Err(Error::InputResponses {
+                            key,
+                            problem: "matches no InputResponse shape (an ElicitResult needs \"action\" accept/decline/cancel and flat \"content\")",
+                        });
+                    }
+                }
+                round.replies = Some(v);
+            }
+        }
+        Ok(round)
+    }
+
+    /// A handshake-era round (≤ 2025-11-25): questions go out one at a time.
+    pub fn handshake(
+        plan: &'r Plan<'a, N>,
+        arguments: &'a str,
+        workspace: &'a mut [u8],
+    ) -> Result<Self, Error> {
+        Self::new(plan, Era::Handshake, arguments, workspace)
+    }
+
+    fn new(
+        plan: &'r Plan<'a, N>,
+        era: Era,
+        arguments: &'a str,
+        workspace: &'a mut [u8],
+    ) -> Result<Self, Error> {
+        let args = Value::parse(arguments).map_err(|_| Error::Arguments {
+            problem: "not valid JSON",
+        })?;
+        if args.kind() != Kind::Object {
+            return Err(Error::Arguments {
+                problem: "must be a JSON object",
+            });
+        }
+        Ok(Round {
+            plan,
+            era,
+            args,
+            state: State::default(),
+            replies: None,
+            free: workspace,
+            slots: [EMPTY; N],
+            cursor: 0,
+            phase: Phase::Running,
+            error: None,
+            notes: heapless::Vec::new(),
+        })
+    }
+
+    /// The era this round serves.
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// The plan this round runs.
+    pub fn plan(&self) -> &'r Plan<'a, N> {
+        self.plan
+    }
+
+    /// The terminal error, once the round has failed.
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+
+    /// What the round noticed so far (for the host's log).
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// Bytes of workspace still free.
+    pub fn workspace_left(&self) -> usize {
+        self.free.len()
+    }
+
+    fn fail(&mut self, e: Error) -> Error {
+        self.phase = Phase::Failed;
+        self.error = Some(e.clone());
+        e
+    }
+
+    fn copy_in(&mut self, text: &str) -> Result<&'a str, Error> {
+        let buf = core::mem::take(&mut self.free);
+        if text.len() > buf.len() {
+            let needed = text.len() - buf.len();
+            self.free = buf;
+            return Err(Error::Workspace { needed });
+        }
+        let (head, tail) = buf.split_at_mut(text.len());
+        head.copy_from_slice(text.as_bytes());
+        self.free = tail;
+        let head: &'a [u8] = head;
+        core::str::from_utf8(head).map_err(|_| Error::Workspace { needed: 0 })
+    }
+
+    /// Advance the round. See the module docs for the drain rule.
+    pub fn poll(&mut self) -> Result<Step, Error> {
+        match self.phase {
+            Phase::Failed => Err(self.error.clone().unwrap_or(Error::WrongStep {
+                expected: "nothing",
+                got: "poll",
+            })),
+            Phase::Done => Ok(Step::Done),
+            Phase::InputRequired => Ok(Step::InputRequired),
+            Phase::AwaitResolve(i) => Ok(Step::Resolve { param: i as usize }),
+            Phase::AwaitAnswer(i) => Ok(Step::Ask { param: i as usize }),
+            Phase::Running => match self.advance() {
+                Ok(s) => Ok(s),
+                Err(e) => Err(self.fail(e)),
+            },
+        }
+    }
+
+    fn advance(&mut self) -> Result<Step, Error> {
+        let plan = self.plan;
+        while self.cursor < plan.order.len() {
+            let i = plan.order[self.cursor] as usize;
+            let p = &plan.params[i];
+            match &p.ask {
+                Some(AskKind::Literal(q)) => {
+                    let question = Question {
+                        message: q.message,
+                        ty: p.ty,
+                        title: q.title,
+                        description: q.description,
+                        digest: q.digest,
+                    };
+                    self.cursor += 1;
+                    if let Some(step) = self.decide(i, question)? {
+                        return Ok(step);
+                    }
+                }
+                Some(AskKind::Resolver { needs, .. }) => {
+                    let mut waiting = false;
+                    for &j in needs.iter() {
+                        let j = j as usize;
+                        if plan.params[j].ask.is_some() {
+                            if self.slots[j].status != Status::Settled {
+                                waiting = true;
+                            }
+                        } else if self.args.get(plan.params[j].name).is_none()
+                            && plan.params[j].default.is_none()
+                        {
+                            return Err(Error::MissingArgument {
+                                name: name(plan.params[j].name),
+                            });
+                        }
+                    }
+                    if waiting {
+                        self.slots[i].status = Status::Waiting;
+                        self.cursor += 1;
+                        continue;
+                    }
+                    self.phase = Phase::AwaitResolve(i as u8);
+                    return Ok(Step::Resolve { param: i });
+                }
+                None => self.cursor += 1,
+            }
+        }
+        let pending = plan
+            .order
+            .iter()
+            .any(|&i| self.slots[i as usize].status == Status::Pending);
+        if pending {
+            self.phase = Phase::InputRequired;
+            Ok(Step::InputRequired)
+        } else {
+            self.phase = Phase::Done;
+            Ok(Step::Done)
+        }
+    }
+
+    /// Decide parameter `i` given the question it asks. Returns a step when the host
+    /// must act (handshake ask).
+    fn decide(&mut self, i: usize, q: Question<'a>) -> Result<Option<Step>, Error> {
+        self.slots[i].question = Some(q);
+        if self.era == Era::Handshake {
+            self.phase = Phase::AwaitAnswer(i as u8);
+            return Ok(Some(Step::Ask { param: i }));
+        }
+        let pname = self.plan.params[i].name;
+        let dbuf = digest_text(&q.digest);
+        let digest = digest_str(&dbuf);
+        // 1. A recorded answer to this same question.
+        let mut answer = None;
+        if let Some(rec) = self.state.answer(pname) {
+            if q_matches(rec.q, digest) {
+                let usable =
+                    rec.action != Action::Accept || rec.data.is_some_and(|d| q.ty.validate(d));
+                // Deviation 3: a recorded answer that no longer validates is dropped
+                // and asked again rather than failing the call.
+                if usable {
+                    answer = Some((rec.action, rec.data));
+                } else {
+                    let _ = self.notes.push(Note::DroppedInvalidRecorded { param: i });
+                }
+            } else {
+                let _ = self.notes.push(Note::DroppedRecorded { param: i });
+            }
+        }
+        // 2. A fresh reply, only for the question asked last round.
+        if answer.is_none() {
+            if let Some(reply) = self.replies.and_then(|r| r.get(pname)) {
+                if !self
+                    .state
+                    .asked(pname)
+                    .is_some_and(|a| q_matches(a, digest))
+                {
+                    let _ = self.notes.push(Note::DiscardedReply { param: i });
+                } else {
+                    if classify_reply(reply) != Some(ReplyKind::Elicit) {
+                        return Err(Error::NotElicitResult { param: name(pname) });
+                    }
+                    let action = Action::parse(reply.get("action").expect("classified"))
+                        .expect("classified");
+                    let content = reply.get("content").filter(|c| !c.is_null());
+                    if action == Action::Accept && content.is_none() {
+                        return Err(Error::AcceptedWithoutContent { param: name(pname) });
+                    }
+                    answer = Some((action, content));
+                }
+            }
+        }
+        match answer {
+            None => {
+                self.slots[i].status = Status::Pending;
+                Ok(None)
+            }
+            Some((action, content)) => {
+                self.settle(i, action, content)?;
+                self.slots[i].carried = true;
+                Ok(None)
+            }
+        }
+    }
+
+    fn settle(
+        &mut self,
+        i: usize,
+        action: Action,
+        content: Option<Value<'a>>,
+    ) -> Result<(), Error> {
+        let p = &self.plan.params[i];
+        let q = self.slots[i].question.expect("decided");
+        match action {
+            Action::Accept => {
+                let ok = content.is_some_and(|c| q.ty.validate(c));
+                if !ok {
+                    return Err(Error::SchemaMismatch {
+                        param: name(p.name),
+                    });
+                }
+            }
+            Action::Decline | Action::Cancel => {
+                if p.default.is_none() && !p.outcome {
+                    return Err(Error::Refused {
+                        param: name(p.name),
+                        cancelled: action == Action::Cancel,
+                    });
+                }
+            }
+        }
+        self.slots[i].status = Status::Settled;
+        self.slots[i].source = Source::Answer { action, content };
+        Ok(())
+    }
+
+    fn expect_resolve(&self, got: &'static str) -> Result<usize, Error> {
+        match self.phase {
+            Phase::AwaitResolve(i) => Ok(i as usize),
+            Phase::Failed => Err(self.error.clone().expect("failed rounds keep their error")),
+            Phase::AwaitAnswer(_) => Err(Error::WrongStep {
+                expected: "an answer to the Ask step",
+                got,
+            }),
+            _ => Err(Error::WrongStep {
+                expected: "a poll",
+                got,
+            }),
+        }
+    }
+
+    /// Answer the current [`Step::Resolve`] with the value the resolver returned (any
+    /// JSON): nothing is asked and nothing is carried.
+    pub fn resolve_value(&mut self, value_json: &str) -> Result<(), Error> {
+        let i = self.expect_resolve("resolve_value")?;
+        let pname = self.plan.params[i].name;
+        if Value::parse(value_json).is_err() {
+            return Err(Error::ResolverAnswer {
+                param: name(pname),
+                problem: "the value is not valid JSON",
+            });
+        }
+        let text = self.copy_in(value_json)?;
+        let v = Value::parse(text).map_err(|_| Error::ResolverAnswer {
+            param: name(pname),
+            problem: "the value is not valid JSON",
+        })?;
+        self.slots[i].status = Status::Settled;
+        self.slots[i].source = Source::Host(v);
+        self.cursor += 1;
+        self.phase = Phase::Running;
+        Ok(())
+    }
+
+    /// Answer the current [`Step::Resolve`] with the question the resolver decided to
+    /// ask: `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
+    /// (`type` defaults to the parameter's type).
+    pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
+        let i = self.expect_resolve("resolve_question")?;
+        let pname = self.plan.params[i].name;
+        let bad = |problem| Error::ResolverAnswer {
+            param: name(pname),
+            problem,
+        };
+        // Check before copying so a bad answer costs no workspace and changes nothing.
+        let probe =
+            Value::parse(question_json).map_err(|_| bad("the question is not valid JSON"))?;
+        check_question_shape(probe).map_err(bad)?;
+        let text = self.copy_in(question_json)?;
+        let v = Value::parse(text).map_err(|_| bad("the question is not valid JSON"))?;
+        let (message, ty, title, description) = match parse_question(v, &self.plan.params[i].ty) {
+            Ok(x) => x,
+            Err(problem) => return Err(self.fail(bad(problem))),
+        };
+        let digest = question_digest(message, &ty, title, description);
+        self.cursor += 1;
+        self.phase = Phase::Running;
+        match self.decide(
+            i,
+            Question {
+                message,
+                ty,
+                title,
+                description,
+                digest,
+            },
+        ) {
+            Ok(Some(step)) => {
+                // handshake: decide() moved to AwaitAnswer
+                let _ = step;
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Fail the current [`Step::Resolve`]: the resolver's own dependency `dependency`
+    /// could not be built. The round fails with the reference's message.
+    pub fn resolve_failed(&mut self, dependency: &str) -> Result<(), Error> {
+        let i = self.expect_resolve("resolve_failed")?;
+        let e = Error::ResolverDependency {
+            param: name(self.plan.params[i].name),
+            dependency: name(dependency),
+        };
+        Err(self.fail(e))
+    }
+
+    /// Handshake era: answer the current [`Step::Ask`] with the client's ElicitResult
+    /// (`{"action":"accept","content":{...}}`, `{"action":"decline"}`, ...).
+    pub fn answer(&mut self, elicit_result_json: &str) -> Result<(), Error> {
+        let i = match self.phase {
+            Phase::AwaitAnswer(i) => i as usize,
+            Phase::Failed => {
+                return Err(self.error.clone().expect("failed rounds keep their error"))
+            }
+            Phase::AwaitResolve(_) => {
+                return Err(Error::WrongStep {
+                    expected: "a resolve_* answer to the Resolve step",
+                    got: "answer",
+                })
+            }
+            _ => {
+                return Err(Error::WrongStep {
+                    expected: "a poll",
+                    got: "answer",
+                })
+            }
+        };
+        let pname = self.plan.params[i].name;
+        let probe = match Value::parse(elicit_result_json) {
+            Ok(v) => v,
+            Err(_) => return Err(self.fail(Error::NotElicitResult { param: name(pname) })),
+        };
+        if classify_reply(probe) != Some(ReplyKind::Elicit) {
+            return Err(self.fail(Error::NotElicitResult { param: name(pname) }));
+        }
+        let text = self.copy_in(elicit_result_json)?;
+        let v = Value::parse(text).map_err(|_| Error::NotElicitResult { param: name(pname) })?;
+        let action = Action::parse(v.get("action").expect("classified")).expect("classified");
+        let content = v.get("content").filter(|c| !c.is_null());
+        if action == Action::Accept && content.is_none() {
+            return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
+        }
+        if let Err(e) = self.settle(i, action, content) {
+            return Err(self.fail(e));
+        }
+        self.phase = Phase::Running;
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ outputs
+
+    /// During [`Step::Resolve`]: the resolver's inputs as a JSON object
+    /// `{"need": value, ...}` (arguments as the call sent them, elicited values settled).
+    pub fn write_resolve_inputs(&self, out: &mut dyn Sink) -> Result<(), Error> {
+        let Phase::AwaitResolve(i) = self.phase else {
+            return Err(self.error.clone().unwrap_or(Error::WrongStep {
+                expected: "a Resolve step",
+                got: "write_resolve_inputs",
+            }));
+        };
+        out.put(b"{");
+        for (k, need) in self.plan.needs(i as usize).enumerate() {
+            if k > 0 {
+                out.put(b",");
+            }
+            write_str(need, false, out);
+            out.put(b":");
+            let j = self.plan.index_of(need).expect("compiled");
+            self.write_param_value(j, Style::WIRE, out);
+        }
+        out.put(b"}");
+        Ok(())
+    }
+
+    /// [`Round::write_resolve_inputs`] into a caller buffer; returns the length, or
+    /// [`Error::BufferTooSmall`] with the size needed.
+    pub fn resolve_inputs_into(&self, buf: &mut [u8]) -> Result<usize, Error> {
+        let mut s = SliceSink::new(buf);
+        self.write_resolve_inputs(&mut s)?;
+        s.finish()
+            .map_err(|needed| Error::BufferTooSmall { needed })
+    }
+
+    /// The value a parameter has now (argument, default, resolver value or settled
+    /// answer) in `style`.
+    fn write_param_value(&self, j: usize, style: Style, out: &mut dyn Sink) {
+        let p = &self.plan.params[j];
+        if p.ask.is_none() {
+            match self.args.get(p.name).or(p.default) {
+                Some(v) => write_value(v, style, out),
+                None => out.put(b"null"),
+            }
+            return;
+        }
+        let slot = &self.slots[j];
+        match slot.source {
+            Source::None => out.put(b"null"),
+            Source::Host(v) => write_value(v, style, out),
+            Source::Answer { action, content } => {
+                let q = slot.question.expect("answered questions were asked");
+                let sep: &[u8] = if style.spaced { b", " } else { b"," };
+                let colon: &[u8] = if style.spaced { b": " } else { b":" };
+                if p.outcome {
+                    out.put(b"{\"action\"");
+                    out.put(colon);
+                    write_str(action.as_str(), style.ascii, out);
+                    if action == Action::Accept {
+                        out.put(sep);
+                        out.put(b"\"value\"");
+                        out.put(colon);
+                        q.ty.write_settled(content.expect("validated"), style, out);
+                    }
+                    out.put(b"}");
+                } else if action == Action::Accept {
+                    q.ty.write_settled(content.expect("validated"), style, out);
+                } else {
+                    match p.default {
+                        Some(d) => write_value(d, style, out),
+                        None => out.put(b"null"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// During [`Step::Ask`] (handshake era): the `elicitation/create` params
+    /// `{"mode":"form","message":...,"requestedSchema":...}`.
+    pub fn write_ask(&self, out: &mut dyn Sink) -> Result<(), Error> {
+        let Phase::AwaitAnswer(i) = self.phase else {
+            return Err(self.error.clone().unwrap_or(Error::WrongStep {
+                expected: "an Ask step",
+                got: "write_ask",
+            }));
+        };
+        let q = self.slots[i as usize].question.expect("asked");
+        write_params(
+            q.message,
+            &q.ty,
+            q.title,
+            q.description,
+            Render::wire(false),
+            out,
+        );
+        Ok(())
+    }
+
+    /// After [`Step::Done`]: the elicited parameters' values, `{"name": value, ...}` in
+    /// resolution order, rendered in `style` (use [`Style::WIRE`] for compact UTF-8).
+    pub fn write_values(&self, style: Style, out: &mut dyn Sink) -> Result<(), Error> {
+        if self.phase != Phase::Done {
+            return Err(self.error.clone().unwrap_or(Error::WrongStep {
+                expected: "Done",
+                got: "write_values",
+            }));
+        }
+        out.put(b"{");
+        for (k, &i) in self.plan.order.iter().enumerate() {
+            if k > 0 {
+                out.put(if style.spaced { b", " } else { b"," });
+            }
+            write_str(self.plan.params[i as usize].name, style.ascii, out);
+            out.put(if style.spaced { b": " } else { b":" });
+            self.write_param_value(i as usize, style, out);
+        }
+        out.put(b"}");
+        Ok(())
+    }
+
+    /// After [`Step::Done`]: one parameter's value (by signature index), elicited or not.
+    pub fn write_value_of(
+        &self,
+        param: usize,
+        style: Style,
+        out: &mut dyn Sink,
+    ) -> Result<(), Error> {
+        if self.phase != Phase::Done {
+            return Err(self.error.clone().unwrap_or(Error::WrongStep {
+                expected: "Done",
+                got: "write_value_of",
+            }));
+        }
+        if param >= self.plan.params.len() {
+            return Err(Error::WrongStep {
+                expected: "a parameter index of the plan",
+                got: "write_value_of",
+            });
+        }
+        self.write_param_value(param, style, out);
+        Ok(())
+    }
+
+    /// After [`Step::InputRequired`]: the `inputRequests` object,
+    /// `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8.
+    /// With `client_view`, a schema's top-level `title` is left out, as the MCP SDK's
+    /// 2026-07-28 serializer leaves it out (the digest still covers it).
+    pub fn write_input_requests(&self, client_view: bool, out: &mut dyn Sink) -> Result<(), Error> {
+        if self.phase != Phase::InputRequired {
+            return Err(self.error.clone().unwrap_or(Error::WrongStep {
+                expected: "InputRequired",
+                got: "write_input_requests",
+            }));
+        }
+        out.put(b"{");
+        let mut first = true;
+        for &i in self.plan.order.iter() {
+            let slot = &self.slots[i as usize];
+            if slot.status != Status::Pending {
+                continue;
+            }
+            if !first {
+                out.put(b",");
+            }
+            first = false;
+            write_str(self.plan.params[i as usize].name, false, out);
+            out.put(b":{\"method\":\"elicitation/create\",\"params\":");
+            let q = slot.question.expect("pending questions were rendered");
+            write_params(
+                q.message,
+                &q.ty,
+                q.title,
+                q.description,
+                Render::wire(client_view),
+                out,
+            );
+            out.put(b"}");
+        }
+        out.put(b"}");
+        Ok(())
+    }
+
+    /// After [`Step::InputRequired`]: the plaintext `requestState` to seal and send.
+    pub fn write_request_state(&self, out: &mut dyn Sink) -> Result<(), Error> {
+        if self.phase != Phase::InputRequired {
+            return Err(self.error.clone().unwrap_or(Error::WrongStep {
+                expected: "InputRequired",
+                got: "write_request_state",
+            }));
+        }
+        out.put(b"{\"v\":1,\"answers\":{");
+        let mut first = true;
+        for &i in self.plan.order.iter() {
+            let slot = &self.slots[i as usize];
+            if !slot.carried {
+                continue;
+            }
+            let Source::Answer { action, content } = slot.source else {
+                continue;
+            };
+            let q = slot.question.expect("answered");
+            if !first {
+                out.put(b",");
+            }
+            first = false;
+            write_str(self.plan.params[i as usize].name, true, out);
+            out.put(b":{\"action\":\"");
+            out.put(action.as_str().as_bytes());
+            out.put(b"\",\"data\":");
+            match content {
+                Some(c) => write_value(c, Style::STATE, out),
+                None => out.put(b"null"),
+            }
+            out.put(b",\"q\":\"");
+            out.put(&digest_text(&q.digest));
+            out.put(b"\"}");
+        }
+        out.put(b"},\"asked\":{");
+        let mut first = true;
+        for &i in self.plan.order.iter() {
+            let slot = &self.slots[i as usize];
+            if slot.status != Status::Pending {
+                continue;
+            }
+            if !first {
+                out.put(b",");
+            }
+            first = false;
+            write_str(self.plan.params[i as usize].name, true, out);
+            out.put(b":\"");
+            out.put(&digest_text(&slot.question.expect("pending").digest));
+            out.put(b"\"");
+        }
+        out.put(b"}}");
+        Ok(())
+    }
+
+    /// The digest (22 characters, base64url) of the question parameter `param` asks
+    /// this round, if it was rendered.
+    pub fn digest_of(&self, param: usize) -> Option<[u8; 22]> {
+        self.slots
+            .get(param)?
+            .question
+            .map(|q| digest_text(&q.digest))
+    }
+
+    /// The message text of the question parameter `param` asks this round (raw JSON
+    /// string contents), if rendered; write it decoded with [`write_json_str`].
+    pub fn write_message_of(&self, param: usize, out: &mut dyn Sink) -> bool {
+        match self.slots.get(param).and_then(|s| s.question) {
+            Some(q) => {
+                write_json_str(q.message, false, out);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+fn check_question_shape(v: Value<'_>) -> Result<(), &'static str> {
+    if v.kind() != Kind::Object {
+        return Err("a question must be an object {\"message\": ..., \"type\"?, \"title\"?, \"description\"?}");
+    }
+    for (k, _) in v.members() {
+        if !["message", "type", "title", "description"]
+            .iter()
+            .any(|x| k.eq_str(x))
+        {
+            return Err("a question has only \"message\", \"type\", \"title\" and \"description\"");
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::type_complexity)]
+fn parse_question<'a>(
+    v: Value<'a>,
+    param_ty: &Ty<'a>,
+) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>), &'static str> {
+    check_question_shape(v)?;
+    let message = v
+        .get("message")
+        .and_then(|m| m.as_str())
+        .ok_or("a question needs a string \"message\"")?;
+    let ty = match v.get("type") {
+        None => *param_ty,
+        Some(t) if t.is_null() => *param_ty,
+        Some(t) => Ty::compile(t, false)?,
+    };
+    let opt = |k: &str| -> Result<Option<Str<'a>>, &'static str> {
+        match v.get(k) {
+            None => Ok(None),
+            Some(x) if x.is_null() => Ok(None),
+            Some(x) => x
+                .as_str()
+                .map(Some)
+                .ok_or("a question's title and description must be strings"),
+        }
+    };
+    let title = opt("title")?;
+    let description = opt("description")?;
+    if (title.is_some() || description.is_some()) && !ty.wrapped() {
+        return Err("title and description label the wrapped value of a scalar, enum or array answer; an object type's fields carry their own");
+    }
+    Ok((message, ty, title, description))
+}

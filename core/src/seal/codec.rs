@@ -1,0 +1,489 @@
+//! The token codec: the SDK's `AESGCMRequestStateCodec`, byte for byte.
+
+use core::fmt;
+
+use aes_gcm::aead::generic_array::GenericArray;
+use aes_gcm::aead::{AeadInPlace, KeyInit};
+use aes_gcm::Aes256Gcm;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use hkdf::Hkdf;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use zeroize::Zeroizing;
+
+use super::{Reason, SealError, UnsealError};
+
+/// The format prefix every token starts with; it is also bound into the GCM associated data.
+pub const TOKEN_PREFIX: &str = "v1.";
+/// Length of the public key fingerprint (kid) that follows the prefix.
+pub const KID_LEN: usize = 4;
+/// Length of the AES-GCM nonce.
+pub const NONCE_LEN: usize = 12;
+/// Length of the AES-GCM authentication tag.
+pub const TAG_LEN: usize = 16;
+/// Shortest operator secret a [`KeyRing`] accepts (the SDK refuses shorter ones).
+pub const MIN_KEY_LEN: usize = 32;
+
+const KDF_INFO: &[u8] = b"mcp/request-state/v1/aes-256-gcm";
+const KID_INFO: &[u8] = b"mcp/request-state/v1/kid:";
+const HEADER_LEN: usize = KID_LEN + NONCE_LEN;
+/// Shortest decoded token body: kid, nonce and tag around an empty ciphertext.
+const MIN_RAW_LEN: usize = HEADER_LEN + TAG_LEN;
+const PREFIX_LEN: usize = TOKEN_PREFIX.len();
+
+/// Stretch an operator secret into the AES-256 key, as the SDK's `_derive_key` does:
+/// HKDF-SHA256 with no salt (RFC 5869: 32 zero bytes) and info
+/// `mcp/request-state/v1/aes-256-gcm`, 32 bytes of output.
+///
+/// The result is wiped when dropped.
+pub fn derive_key(secret: &[u8]) -> Zeroizing<[u8; 32]> {
+    let mut okm = Zeroizing::new([0u8; 32]);
+    Hkdf::<Sha256>::new(None, secret)
+        .expand(KDF_INFO, &mut okm[..])
+        .expect("32 bytes is a valid HKDF-SHA256 output length");
+    okm
+}
+
+/// The public fingerprint of a derived key: the first 4 bytes of
+/// SHA-256(`mcp/request-state/v1/kid:` ‖ key).
+pub fn key_id(key: &[u8; 32]) -> [u8; KID_LEN] {
+    let digest = Sha256::new()
+        .chain_update(KID_INFO)
+        .chain_update(key)
+        .finalize();
+    [digest[0], digest[1], digest[2], digest[3]]
+}
+
+/// Length of the base64url (unpadded) text for `n` bytes.
+pub(crate) const fn b64_len(n: usize) -> usize {
+    n / 3 * 4 + [0, 2, 3][n % 3]
+}
+
+/// Length of the bytes an unpadded base64url text of `chars` characters decodes to, or
+/// `None` when no canonical text has that length.
+pub(crate) const fn b64_decoded_len(chars: usize) -> Option<usize> {
+    match chars % 4 {
+        1 => None,
+        rem => Some(chars / 4 * 3 + [0, 0, 1, 2][rem]),
+    }
+}
+
+/// Length of the token sealing a payload of `payload_len` bytes.
+pub const fn token_len(payload_len: usize) -> usize {
+    PREFIX_LEN + b64_len(MIN_RAW_LEN + payload_len)
+}
+
+/// The GCM associated data: `v1.` ‖ kid.
+fn aad(kid: &[u8; KID_LEN]) -> [u8; PREFIX_LEN + KID_LEN] {
+    let mut aad = [0u8; PREFIX_LEN + KID_LEN];
+    aad[..PREFIX_LEN].copy_from_slice(TOKEN_PREFIX.as_bytes());
+    aad[PREFIX_LEN..].copy_from_slice(kid);
+    aad
+}
+
+/// Why a [`KeyRing`] cannot be built. These mirror the `ValueError`s of the SDK's
+/// `AESGCMRequestStateCodec` constructor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyRingError {
+    /// No key was given.
+    Empty,
+    /// More keys were given than the ring's capacity `N`.
+    TooMany {
+        /// The capacity.
+        max: usize,
+    },
+    /// A secret is shorter than [`MIN_KEY_LEN`] bytes.
+    KeyTooShort {
+        /// Position of the offending key.
+        index: usize,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// A secret derives the same key fingerprint as an earlier one (in practice: the same
+    /// secret twice).
+    DuplicateKey {
+        /// Position of the repeated key.
+        index: usize,
+    },
+}
+
+impl fmt::Display for KeyRingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            KeyRingError::Empty => f.write_str("request-state key ring requires at least one key"),
+            KeyRingError::TooMany { max } => {
+                write!(f, "request-state key ring holds at most {max} keys")
+            }
+            KeyRingError::KeyTooShort { index, len } => write!(
+                f,
+                "request-state keys must be at least {MIN_KEY_LEN} bytes of secret randomness; \
+                 keys[{index}] is {len} bytes"
+            ),
+            KeyRingError::DuplicateKey { index } => {
+                write!(f, "keys[{index}] duplicates an earlier ring key")
+            }
+        }
+    }
+}
+
+impl core::error::Error for KeyRingError {}
+
+struct RingKey {
+    kid: [u8; KID_LEN],
+    key: Zeroizing<[u8; 32]>,
+}
+
+impl RingKey {
+    fn cipher(&self) -> Aes256Gcm {
+        Aes256Gcm::new(GenericArray::from_slice(&self.key[..]))
+    }
+}
+
+/// A rotation ring of up to `N` AES-256-GCM keys: the first key seals, every key unseals.
+///
+/// This is the SDK's `AESGCMRequestStateCodec`. Each operator secret (at least 32 bytes; a
+/// `str` key in Python is its UTF-8 bytes) is stretched with [`derive_key`] and looked up
+/// by its public [`key_id`]. The derived keys are wiped when the ring is dropped, and so
+/// are the AES round keys of every cipher instance built from them.
+///
+/// Zero-downtime rotation, as the SDK documents it, each phase fully rolled out before the
+/// next: `[old, new]`, then `[new, old]`, then `[new]` after one TTL.
+///
+/// The codec level ([`KeyRing::seal_payload`] / [`KeyRing::unseal_payload`]) seals opaque
+/// bytes; [`Sealer`](super::Sealer) adds the claims envelope on top.
+pub struct KeyRing<const N: usize> {
+    keys: heapless::Vec<RingKey, N>,
+}
+
+impl<const N: usize> fmt::Debug for KeyRing<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Kid([u8; KID_LEN]);
+        impl fmt::Debug for Kid {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                for b in self.0 {
+                    write!(f, "{b:02x}")?;
+                }
+                Ok(())
+            }
+        }
+        f.debug_struct("KeyRing")
+            .field("kids", &f_list(self.keys.iter().map(|k| Kid(k.kid))))
+            .finish_non_exhaustive()
+    }
+}
+
+fn f_list<I: Iterator<Item = T> + Clone, T: fmt::Debug>(items: I) -> impl fmt::Debug {
+    struct L<I>(I);
+    impl<I: Iterator<Item = T> + Clone, T: fmt::Debug> fmt::Debug for L<I> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.debug_list().entries(self.0.clone()).finish()
+        }
+    }
+    L(items)
+}
+
+impl<const N: usize> KeyRing<N> {
+    /// Build a ring from operator secrets; `secrets[0]` seals.
+    ///
+    /// Refuses an empty list, more than `N` secrets, a secret shorter than
+    /// [`MIN_KEY_LEN`] bytes, and two secrets with the same fingerprint.
+    pub fn new(secrets: &[&[u8]]) -> Result<Self, KeyRingError> {
+        if secrets.is_empty() {
+            return Err(KeyRingError::Empty);
+        }
+        if secrets.len() > N {
+            return Err(KeyRingError::TooMany { max: N });
+        }
+        for (index, secret) in secrets.iter().enumerate() {
+            if secret.len() < MIN_KEY_LEN {
+                return Err(KeyRingError::KeyTooShort {
+                    index,
+                    len: secret.len(),
+                });
+            }
+        }
+        let mut keys = heapless::Vec::new();
+        for (index, secret) in secrets.iter().enumerate() {
+            let key = derive_key(secret);
+            let kid = key_id(&key);
+            if keys.iter().any(|k: &RingKey| bool::from(k.kid.ct_eq(&kid))) {
+                return Err(KeyRingError::DuplicateKey { index });
+            }
+            if keys.push(RingKey { kid, key }).is_err() {
+                return Err(KeyRingError::TooMany { max: N });
+            }
+        }
+        Ok(KeyRing { keys })
+    }
+
+    /// Number of keys in the ring (at least 1).
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Always false: a ring holds at least one key.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The fingerprint of the sealing key (the first one).
+    pub fn sealing_kid(&self) -> [u8; KID_LEN] {
+        self.keys[0].kid
+    }
+
+    /// The fingerprints of all keys, sealing key first.
+    pub fn kids(&self) -> impl Iterator<Item = [u8; KID_LEN]> + '_ {
+        self.keys.iter().map(|k| k.kid)
+    }
+
+    fn find(&self, kid: &[u8; KID_LEN]) -> Option<&RingKey> {
+        // The kid is public, but scan the whole ring anyway so the lookup time does not
+        // depend on which slot matched.
+        let mut found = None;
+        for key in self.keys.iter() {
+            if bool::from(key.kid.ct_eq(kid)) && found.is_none() {
+                found = Some(key);
+            }
+        }
+        found
+    }
+
+    /// Seal `payload` under the sealing key with the given `nonce`, writing the token
+    /// (`v1.` + base64url(kid ‖ nonce ‖ ciphertext ‖ tag)) into `out`.
+    ///
+    /// `out` needs [`token_len`]`(payload.len())` bytes; a shorter buffer gives
+    /// [`SealError::BufferTooSmall`] with that size. The nonce must be fresh random bytes
+    /// for every call: reusing a nonce under one key breaks AES-GCM.
+    pub fn seal_payload<'o>(
+        &self,
+        payload: &[u8],
+        nonce: [u8; NONCE_LEN],
+        out: &'o mut [u8],
+    ) -> Result<&'o str, SealError> {
+        self.seal_with(
+            payload.len(),
+            |buf| buf.copy_from_slice(payload),
+            &nonce,
+            out,
+        )
+    }
+
+    /// Seal a payload of `payload_len` bytes that `write` puts into the slice it is given
+    /// (exactly `payload_len` bytes long), so a caller can render straight into `out`.
+    pub(crate) fn seal_with<'o>(
+        &self,
+        payload_len: usize,
+        write: impl FnOnce(&mut [u8]),
+        nonce: &[u8; NONCE_LEN],
+        out: &'o mut [u8],
+    ) -> Result<&'o str, SealError> {
+        let raw_len = MIN_RAW_LEN + payload_len;
+        let total = PREFIX_LEN + b64_len(raw_len);
+        let Some(buf) = out.get_mut(..total) else {
+            return Err(SealError::BufferTooSmall { needed: total });
+        };
+        // Lay kid ‖ nonce ‖ payload ‖ tag at the end of the buffer, encrypt in place, then
+        // base64-encode forwards over it: the text never overtakes the bytes still unread.
+        let start = total - raw_len;
+        let mint = &self.keys[0];
+        {
+            let (header, rest) = buf[start..].split_at_mut(HEADER_LEN);
+            header[..KID_LEN].copy_from_slice(&mint.kid);
+            header[KID_LEN..].copy_from_slice(nonce);
+            let (body, tag_out) = rest.split_at_mut(payload_len);
+            write(body);
+            let tag = mint
+                .cipher()
+                .encrypt_in_place_detached(GenericArray::from_slice(nonce), &aad(&mint.kid), body)
+                .map_err(|_| SealError::PayloadTooLarge)?;
+            tag_out.copy_from_slice(&tag);
+        }
+        buf[..PREFIX_LEN].copy_from_slice(TOKEN_PREFIX.as_bytes());
+        encode_in_place(buf, start, PREFIX_LEN);
+        Ok(core::str::from_utf8(buf).expect("a token is ASCII"))
+    }
+
+    /// Reverse [`KeyRing::seal_payload`]: check and decode `token`, find its key and open
+    /// it, leaving the payload in `out` and returning it.
+    ///
+    /// The steps and their reasons are the SDK's: no `v1.` prefix, non-canonical base64url
+    /// (padding, stray characters, non-zero trailing bits) or a body under 32 bytes is
+    /// [`Reason::Malformed`]; a kid not in the ring is [`Reason::UnknownKey`]; a failed
+    /// GCM open is [`Reason::Seal`]. `out` needs the decoded body length (less than
+    /// `token.len()`); otherwise [`Reason::TooLarge`].
+    pub fn unseal_payload<'o>(
+        &self,
+        token: &str,
+        out: &'o mut [u8],
+    ) -> Result<&'o [u8], UnsealError> {
+        let raw_len = decode_token(token, out)?;
+        let range = self.open(out, raw_len)?;
+        Ok(&out[range])
+    }
+
+    /// Open the decoded token body `out[..raw_len]` in place; returns where the payload
+    /// now lies.
+    pub(crate) fn open(
+        &self,
+        out: &mut [u8],
+        raw_len: usize,
+    ) -> Result<core::ops::Range<usize>, Reason> {
+        if raw_len < MIN_RAW_LEN || raw_len > out.len() {
+            return Err(Reason::Malformed);
+        }
+        let mut kid = [0u8; KID_LEN];
+        kid.copy_from_slice(&out[..KID_LEN]);
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce.copy_from_slice(&out[KID_LEN..HEADER_LEN]);
+        let mut tag = [0u8; TAG_LEN];
+        tag.copy_from_slice(&out[raw_len - TAG_LEN..raw_len]);
+        let key = self.find(&kid).ok_or(Reason::UnknownKey)?;
+        let range = HEADER_LEN..raw_len - TAG_LEN;
+        key.cipher()
+            .decrypt_in_place_detached(
+                GenericArray::from_slice(&nonce),
+                &aad(&kid),
+                &mut out[range.clone()],
+                GenericArray::from_slice(&tag),
+            )
+            .map_err(|_| Reason::Seal)?;
+        Ok(range)
+    }
+}
+
+/// Check the prefix of `token` and decode its body into `out`; returns the body length.
+pub(crate) fn decode_token(token: &str, out: &mut [u8]) -> Result<usize, Reason> {
+    let body = token.strip_prefix(TOKEN_PREFIX).ok_or(Reason::Malformed)?;
+    let raw_len = b64_decoded_len(body.len()).ok_or(Reason::Malformed)?;
+    if raw_len < MIN_RAW_LEN {
+        return Err(Reason::Malformed);
+    }
+    let dst = out
+        .get_mut(..raw_len)
+        .ok_or(Reason::TooLarge { needed: raw_len })?;
+    match URL_SAFE_NO_PAD.decode_slice(body.as_bytes(), dst) {
+        Ok(n) if n == raw_len => Ok(raw_len),
+        _ => Err(Reason::Malformed),
+    }
+}
+
+/// Decode a token whose text (prefix included) already sits in `buf[..text_len]`, in
+/// place; returns the body length, now at `buf[..body_len]`.
+pub(crate) fn decode_token_in_place(buf: &mut [u8], text_len: usize) -> Result<usize, Reason> {
+    let text = buf.get(..text_len).ok_or(Reason::Malformed)?;
+    if !text.starts_with(TOKEN_PREFIX.as_bytes()) {
+        return Err(Reason::Malformed);
+    }
+    let chars = text_len - PREFIX_LEN;
+    let raw_len = b64_decoded_len(chars).ok_or(Reason::Malformed)?;
+    if raw_len < MIN_RAW_LEN {
+        return Err(Reason::Malformed);
+    }
+    // Decode forwards in whole 4-character groups through a small stack copy; the
+    // output (3 bytes per 4 characters) never overtakes the characters still unread.
+    let mut tmp = [0u8; 64];
+    let (mut r, mut w) = (PREFIX_LEN, 0usize);
+    while r < text_len {
+        let n = (text_len - r).min(tmp.len());
+        tmp[..n].copy_from_slice(&buf[r..r + n]);
+        r += n;
+        let m = b64_decoded_len(n).ok_or(Reason::Malformed)?;
+        match URL_SAFE_NO_PAD.decode_slice(&tmp[..n], &mut buf[w..w + m]) {
+            Ok(k) if k == m => w += m,
+            _ => return Err(Reason::Malformed),
+        }
+    }
+    Ok(raw_len)
+}
+
+/// Base64url-encode `buf[src..]` into `buf[dst..]` (which ends exactly at `buf.len()`).
+fn encode_in_place(buf: &mut [u8], src: usize, dst: usize) {
+    let mut tmp = [0u8; 48];
+    let (mut r, mut w) = (src, dst);
+    let end = buf.len();
+    while r < end {
+        let n = (end - r).min(tmp.len());
+        tmp[..n].copy_from_slice(&buf[r..r + n]);
+        r += n;
+        let m = b64_len(n);
+        let written = URL_SAFE_NO_PAD
+            .encode_slice(&tmp[..n], &mut buf[w..w + m])
+            .expect("sized exactly");
+        w += written;
+    }
+    debug_assert_eq!(w, end);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths() {
+        for n in 0..100usize {
+            let chars = b64_len(n);
+            assert_eq!(b64_decoded_len(chars), Some(n));
+        }
+        assert_eq!(b64_decoded_len(5), None);
+        assert_eq!(token_len(0), 3 + 43);
+    }
+
+    #[test]
+    fn round_trip_all_sizes() {
+        let ring = KeyRing::<2>::new(&[&[7u8; 32], &[9u8; 40]]).unwrap();
+        let mut payload = [0u8; 300];
+        for (i, b) in payload.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        for n in 0..payload.len() {
+            let mut out = [0u8; 512];
+            let token = ring
+                .seal_payload(&payload[..n], [n as u8; 12], &mut out)
+                .unwrap();
+            let token_buf: heapless::String<512> = token.try_into().unwrap();
+            assert_eq!(token_buf.len(), token_len(n));
+            let mut plain = [0u8; 512];
+            assert_eq!(
+                ring.unseal_payload(&token_buf, &mut plain).unwrap(),
+                &payload[..n]
+            );
+            // In-place decoding gives the same body.
+            let mut buf = [0u8; 512];
+            buf[..token_buf.len()].copy_from_slice(token_buf.as_bytes());
+            let raw_len = decode_token_in_place(&mut buf, token_buf.len()).unwrap();
+            let mut direct = [0u8; 512];
+            assert_eq!(decode_token(&token_buf, &mut direct).unwrap(), raw_len);
+            assert_eq!(buf[..raw_len], direct[..raw_len]);
+        }
+    }
+
+    #[test]
+    fn ring_errors() {
+        assert_eq!(KeyRing::<2>::new(&[]).unwrap_err(), KeyRingError::Empty);
+        assert_eq!(
+            KeyRing::<1>::new(&[&[1u8; 32], &[2u8; 32]]).unwrap_err(),
+            KeyRingError::TooMany { max: 1 }
+        );
+        assert_eq!(
+            KeyRing::<2>::new(&[&[1u8; 32], &[2u8; 31]]).unwrap_err(),
+            KeyRingError::KeyTooShort { index: 1, len: 31 }
+        );
+        assert_eq!(
+            KeyRing::<3>::new(&[&[1u8; 32], &[2u8; 32], &[1u8; 32]]).unwrap_err(),
+            KeyRingError::DuplicateKey { index: 2 }
+        );
+    }
+
+    #[test]
+    fn buffer_too_small_reports_needed() {
+        let ring = KeyRing::<1>::new(&[&[7u8; 32]]).unwrap();
+        let mut out = [0u8; 10];
+        assert_eq!(
+            ring.seal_payload(b"hello", [0; 12], &mut out).unwrap_err(),
+            SealError::BufferTooSmall {
+                needed: token_len(5)
+            }
+        );
+    }
+}

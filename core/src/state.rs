@@ -1,0 +1,123 @@
+//! The plaintext `requestState`: `{"v":1,"answers":{name:{"action","data","q"}},"asked":{name:q}}`.
+//!
+//! Decoding is all-or-nothing, as the reference's pydantic model is: anything that does
+//! not have exactly this shape is "no progress" (an empty state). Deviation from the
+//! reference: `v` must be the JSON integer `1` (the reference also takes `"1"`, `true`,
+//! `1.0`).
+
+use crate::json::{Kind, Number, Value};
+
+/// What the user did with a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Submitted content.
+    Accept,
+    /// Explicitly declined.
+    Decline,
+    /// Dismissed.
+    Cancel,
+}
+
+impl Action {
+    pub(crate) fn parse(v: Value<'_>) -> Option<Action> {
+        let s = v.as_str()?;
+        if s.eq_str("accept") {
+            Some(Action::Accept)
+        } else if s.eq_str("decline") {
+            Some(Action::Decline)
+        } else if s.eq_str("cancel") {
+            Some(Action::Cancel)
+        } else {
+            None
+        }
+    }
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Accept => "accept",
+            Action::Decline => "decline",
+            Action::Cancel => "cancel",
+        }
+    }
+}
+
+/// One recorded answer read from a state.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Recorded<'a> {
+    pub action: Action,
+    /// `None` when `data` is absent or `null`.
+    pub data: Option<Value<'a>>,
+    pub q: Value<'a>,
+}
+
+/// A decoded state (validated; lookups cannot fail on shape).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct State<'a> {
+    answers: Option<Value<'a>>,
+    asked: Option<Value<'a>>,
+}
+
+impl<'a> State<'a> {
+    /// Decode a plaintext state; anything unreadable is the empty state.
+    pub(crate) fn decode(text: Option<&'a str>) -> State<'a> {
+        text.and_then(Self::try_decode).unwrap_or_default()
+    }
+
+    fn try_decode(text: &'a str) -> Option<State<'a>> {
+        let doc = Value::parse(text).ok()?;
+        if doc.kind() != Kind::Object {
+            return None;
+        }
+        match doc.get("v")?.as_number()? {
+            Number::Int("1") => {}
+            _ => return None,
+        }
+        let answers = match doc.get("answers") {
+            None => None,
+            Some(a) if a.kind() == Kind::Object => {
+                for (_, entry) in a.members() {
+                    if entry.kind() != Kind::Object {
+                        return None;
+                    }
+                    Action::parse(entry.get("action")?)?;
+                    if entry.get("q")?.kind() != Kind::String {
+                        return None;
+                    }
+                }
+                Some(a)
+            }
+            Some(_) => return None,
+        };
+        let asked = match doc.get("asked") {
+            None => None,
+            Some(a) if a.kind() == Kind::Object => {
+                if a.members().any(|(_, q)| q.kind() != Kind::String) {
+                    return None;
+                }
+                Some(a)
+            }
+            Some(_) => return None,
+        };
+        Some(State { answers, asked })
+    }
+
+    /// The answer recorded for `name`, if any.
+    pub(crate) fn answer(&self, name: &str) -> Option<Recorded<'a>> {
+        let entry = self.answers?.get(name)?;
+        Some(Recorded {
+            action: Action::parse(entry.get("action")?)?,
+            data: entry.get("data").filter(|d| !d.is_null()),
+            q: entry.get("q")?,
+        })
+    }
+
+    /// The digest asked for `name` last round, if any.
+    pub(crate) fn asked(&self, name: &str) -> Option<Value<'a>> {
+        self.asked?.get(name)
+    }
+}
+
+/// True when a JSON string value equals the digest text.
+pub(crate) fn q_matches(q: Value<'_>, digest: &str) -> bool {
+    q.as_str().is_some_and(|s| s.eq_str(digest))
+}

@@ -1,0 +1,1238 @@
+//! Answer types: compiling them from the declaration, rendering their `requestedSchema`
+//! the way FastMCP renders it, validating answers strictly, and writing settled values.
+//!
+//! The type grammar (JSON):
+//!
+//! ```text
+//! type   := "string" | "integer" | "number" | "boolean"
+//!         | {"type":"string", "minLength"?, "maxLength"?, "format"?, "enum"?: [string, ...]}
+//!         | {"enum": [string, ...]}                                 single-select shorthand
+//!         | {"type":"integer"|"number", "minimum"?, "maximum"?}
+//!         | {"type":"boolean"}
+//!         | {"type":"array", "items": {"enum": [string, ...]}, "minItems"?, "maxItems"?}
+//!         | {"type":"object", "title"?: string, "properties": {name: field, ...}}
+//!         | {"schema": <requestedSchema>}                             sent verbatim
+//! field  := a scalar or array type object above, plus "title"?, "description"?, "default"?
+//! ```
+//!
+//! Scalars, enums and arrays are wrapped in an object with one required property
+//! `value`, as FastMCP wraps them; objects render as a pydantic model does (sorted keys,
+//! field titles derived from names, `required` = the fields without a default).
+
+use crate::json::{write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value};
+use crate::pyfmt::write_field_title;
+
+/// The kind of an answer type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeKind {
+    /// A string (optionally constrained).
+    String,
+    /// An integer.
+    Integer,
+    /// A number.
+    Number,
+    /// A boolean.
+    Boolean,
+    /// One of a list of strings.
+    Enum,
+    /// Several of a list of strings.
+    Multi,
+    /// An object of primitive fields.
+    Object,
+    /// A raw `requestedSchema`.
+    Schema,
+}
+
+/// A compiled answer type: its kind and the declaration text that defines it.
+#[derive(Debug, Clone, Copy)]
+pub struct Ty<'a> {
+    pub(crate) kind: TypeKind,
+    /// The type object (None for a shorthand string such as `"string"`).
+    pub(crate) spec: Option<Value<'a>>,
+    /// For Enum/Multi: the array of choices.
+    pub(crate) choices: Option<Value<'a>>,
+}
+
+/// Which form of a `requestedSchema` to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Render {
+    /// Sorted keys, ASCII escapes: the digest input.
+    pub digest: bool,
+    /// Leave out what the MCP SDK's 2026-07-28 serializer drops (top-level title).
+    pub client_view: bool,
+}
+
+impl Render {
+    pub(crate) const DIGEST: Render = Render {
+        digest: true,
+        client_view: false,
+    };
+    pub(crate) fn wire(client_view: bool) -> Render {
+        Render {
+            digest: false,
+            client_view,
+        }
+    }
+}
+
+/// Why a type is rejected (a static message, shown with the parameter's name).
+pub(crate) type TyError = &'static str;
+
+const STRING_KEYS: &[&str] = &[
+    "type",
+    "minLength",
+    "maxLength",
+    "format",
+    "enum",
+    "title",
+    "description",
+    "default",
+];
+const NUMBER_KEYS: &[&str] = &[
+    "type",
+    "minimum",
+    "maximum",
+    "title",
+    "description",
+    "default",
+];
+const BOOL_KEYS: &[&str] = &["type", "title", "description", "default"];
+const ARRAY_KEYS: &[&str] = &[
+    "type",
+    "items",
+    "minItems",
+    "maxItems",
+    "title",
+    "description",
+    "default",
+];
+const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
+
+fn only_keys(v: Value<'_>, allowed: &[&str]) -> Result<(), TyError> {
+    for (k, _) in v.members() {
+        if !allowed.iter().any(|a| k.eq_str(a)) {
+            return Err("the type uses a keyword outside the MCP elicitation subset (allowed: type, enum, minLength, maxLength, format, minimum, maximum, items, minItems, maxItems, title, description, default, properties)");
+        }
+    }
+    Ok(())
+}
+
+fn check_count(v: Option<Value<'_>>) -> Result<(), TyError> {
+    match v {
+        None => Ok(()),
+        Some(v) => match v.as_number() {
+            Some(Number::Int(t)) if !t.starts_with('-') => Ok(()),
+            _ => Err("minLength, maxLength, minItems and maxItems must be non-negative integers"),
+        },
+    }
+}
+
+fn check_bound(v: Option<Value<'_>>) -> Result<(), TyError> {
+    match v {
+        None => Ok(()),
+        Some(v) if v.kind() == Kind::Number => Ok(()),
+        Some(_) => Err("minimum and maximum must be numbers"),
+    }
+}
+
+fn check_choices(v: Value<'_>) -> Result<(), TyError> {
+    if v.kind() != Kind::Array || v.is_empty() {
+        return Err("enum must be a non-empty array of strings");
+    }
+    for item in v.items() {
+        if item.kind() != Kind::String {
+            return Err("enum must be a non-empty array of strings");
+        }
+    }
+    Ok(())
+}
+
+impl<'a> Ty<'a> {
+    /// Compile a type from the declaration. `field` allows the field-only keys
+    /// (title/description/default) and forbids objects and raw schemas.
+    pub(crate) fn compile(v: Value<'a>, field: bool) -> Result<Ty<'a>, TyError> {
+        if let Some(s) = v.as_str() {
+            let kind = if s.eq_str("string") {
+                TypeKind::String
+            } else if s.eq_str("integer") {
+                TypeKind::Integer
+            } else if s.eq_str("number") {
+                TypeKind::Number
+            } else if s.eq_str("boolean") {
+                TypeKind::Boolean
+            } else {
+                return Err("a type name must be one of \"string\", \"integer\", \"number\", \"boolean\" (or a type object)");
+            };
+            return Ok(Ty {
+                kind,
+                spec: None,
+                choices: None,
+            });
+        }
+        if v.kind() != Kind::Object {
+            return Err("a type must be a type name or a type object");
+        }
+        if let Some(schema) = v.get("schema") {
+            if field {
+                return Err("an object field cannot be a raw schema");
+            }
+            if v.len() != 1 {
+                return Err("a {\"schema\": ...} type takes no other keys");
+            }
+            check_raw_schema(schema)?;
+            return Ok(Ty {
+                kind: TypeKind::Schema,
+                spec: Some(schema),
+                choices: None,
+            });
+        }
+        let ty = match v.get("type") {
+            None => {
+                // {"enum": [...]} shorthand
+                let Some(choices) = v.get("enum") else {
+                    return Err("a type object needs \"type\" (or is {\"enum\": [...]} / {\"schema\": ...})");
+                };
+                only_keys(v, STRING_KEYS)?;
+                check_choices(choices)?;
+                return Ok(Ty {
+                    kind: TypeKind::Enum,
+                    spec: Some(v),
+                    choices: Some(choices),
+                });
+            }
+            Some(t) => t,
+        };
+        let t = ty.as_str().ok_or("\"type\" must be a string")?;
+        if t.eq_str("string") {
+            only_keys(v, STRING_KEYS)?;
+            check_count(v.get("minLength"))?;
+            check_count(v.get("maxLength"))?;
+            if let Some(f) = v.get("format") {
+                let ok = f
+                    .as_str()
+                    .is_some_and(|f| FORMATS.iter().any(|x| f.eq_str(x)));
+                if !ok {
+                    return Err(
+                        "format must be one of \"email\", \"uri\", \"date\", \"date-time\"",
+                    );
+                }
+            }
+            if let Some(choices) = v.get("enum") {
+                check_choices(choices)?;
+                return Ok(Ty {
+                    kind: TypeKind::Enum,
+                    spec: Some(v),
+                    choices: Some(choices),
+                });
+            }
+            Ok(Ty {
+                kind: TypeKind::String,
+                spec: Some(v),
+                choices: None,
+            })
+        } else if t.eq_str("integer") || t.eq_str("number") {
+            only_keys(v, NUMBER_KEYS)?;
+            check_bound(v.get("minimum"))?;
+            check_bound(v.get("maximum"))?;
+            let kind = if t.eq_str("integer") {
+                TypeKind::Integer
+            } else {
+                TypeKind::Number
+            };
+            Ok(Ty {
+                kind,
+                spec: Some(v),
+                choices: None,
+            })
+        } else if t.eq_str("boolean") {
+            only_keys(v, BOOL_KEYS)?;
+            Ok(Ty {
+                kind: TypeKind::Boolean,
+                spec: Some(v),
+                choices: None,
+            })
+        } else if t.eq_str("array") {
+            only_keys(v, ARRAY_KEYS)?;
+            check_count(v.get("minItems"))?;
+            check_count(v.get("maxItems"))?;
+            let items = v
+                .get("items")
+                .ok_or("an array type needs \"items\": {\"enum\": [...]}")?;
+            let choices = items
+                .get("enum")
+                .filter(|_| items.len() == 1 || (items.len() == 2 && items.get("type").is_some_and(|t| t.as_str().is_some_and(|s| s.eq_str("string")))))
+                .ok_or("array items must be {\"enum\": [strings]} (multi-select); other arrays are outside the MCP subset")?;
+            check_choices(choices)?;
+            Ok(Ty {
+                kind: TypeKind::Multi,
+                spec: Some(v),
+                choices: Some(choices),
+            })
+        } else if t.eq_str("object") {
+            if field {
+                return Err("nested objects are outside the MCP elicitation subset");
+            }
+            for (k, _) in v.members() {
+                if !(k.eq_str("type") || k.eq_str("title") || k.eq_str("properties")) {
+                    return Err("an object type takes only \"type\", \"title\" and \"properties\"");
+                }
+            }
+            if let Some(title) = v.get("title") {
+                if title.kind() != Kind::String {
+                    return Err("an object type's title must be a string");
+                }
+            }
+            let props = v
+                .get("properties")
+                .ok_or("an object type needs \"properties\"")?;
+            if props.kind() != Kind::Object || props.is_empty() {
+                return Err("\"properties\" must be a non-empty object of fields");
+            }
+            if props.members().count() != props.len() {
+                return Err("a field name appears twice in \"properties\"");
+            }
+            for (_, f) in props.members() {
+                let fty = Ty::compile(f, true)?;
+                if f.kind() != Kind::Object && fty.kind != TypeKind::Object {
+                    // shorthand field types are fine
+                }
+                for key in ["title", "description"] {
+                    if let Some(x) = f.get(key) {
+                        if x.kind() != Kind::String {
+                            return Err("a field's title and description must be strings");
+                        }
+                    }
+                }
+            }
+            Ok(Ty {
+                kind: TypeKind::Object,
+                spec: Some(v),
+                choices: None,
+            })
+        } else {
+            Err("\"type\" must be one of string, integer, number, boolean, array, object")
+        }
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> TypeKind {
+        self.kind
+    }
+
+    /// True when the schema is FastMCP's `{"value": ...}` wrapper.
+    pub(crate) fn wrapped(&self) -> bool {
+        !matches!(self.kind, TypeKind::Object | TypeKind::Schema)
+    }
+
+    fn key(&self, k: &str) -> Option<Value<'a>> {
+        self.spec.and_then(|s| s.get(k))
+    }
+
+    /// Render the `requestedSchema` object. `digest` selects the sorted, ASCII-escaped
+    /// digest form; otherwise the wire form in FastMCP's key order, UTF-8.
+    pub(crate) fn write_schema(
+        &self,
+        title: Option<Str<'_>>,
+        description: Option<Str<'_>>,
+        render: Render,
+        out: &mut dyn Sink,
+    ) {
+        let digest = render.digest;
+        let style = if digest { Style::DIGEST } else { Style::WIRE };
+        match self.kind {
+            TypeKind::Schema => {
+                let s = self.spec.expect("raw schemas have a spec");
+                if render.client_view {
+                    // The SDK's 2026-07-28 wire model keeps only these top-level keys.
+                    out.put(b"{");
+                    let mut first = true;
+                    for (k, v) in s.members() {
+                        if ["$schema", "properties", "required", "type"]
+                            .iter()
+                            .any(|x| k.eq_str(x))
+                        {
+                            if !first {
+                                out.put(b",");
+                            }
+                            first = false;
+                            write_json_str(k, false, out);
+                            out.put(b":");
+                            write_value(v, style, out);
+                        }
+                    }
+                    out.put(b"}");
+                } else {
+                    write_value(s, style, out);
+                }
+            }
+            TypeKind::Object => {
+                let spec = self.spec.expect("object types have a spec");
+                let props = spec.get("properties").expect("checked at compile");
+                out.put(b"{\"properties\":{");
+                let mut first = true;
+                for (name, field) in props.members() {
+                    if !first {
+                        out.put(b",");
+                    }
+                    first = false;
+                    write_json_str(name, style.ascii, out);
+                    out.put(b":");
+                    let fty = Ty::compile(field, true).expect("checked at compile");
+                    fty.write_property(Some(field), FieldTitle::Name(name), None, digest, out);
+                }
+                out.put(b"}");
+                let mut any_required = false;
+                for (name, field) in props.members() {
+                    if field.kind() == Kind::Object && field.get("default").is_some() {
+                        continue;
+                    }
+                    out.put(if any_required {
+                        b","
+                    } else {
+                        b",\"required\":["
+                    });
+                    any_required = true;
+                    write_json_str(name, style.ascii, out);
+                }
+                if any_required {
+                    out.put(b"]");
+                }
+                if let Some(t) = spec.get("title").filter(|_| !render.client_view) {
+                    out.put(b",\"title\":");
+                    write_value(t, style, out);
+                }
+                out.put(b",\"type\":\"object\"}");
+            }
+            _ => {
+                out.put(b"{\"properties\":{\"value\":");
+                let t = match title {
+                    Some(t) => FieldTitle::Given(t),
+                    None => FieldTitle::Value,
+                };
+                self.write_property(self.spec, t, description, digest, out);
+                out.put(b"},\"required\":[\"value\"],\"type\":\"object\"}");
+            }
+        }
+    }
+
+    /// One property schema, keys sorted as pydantic sorts them. `extra_description` is
+    /// FastMCP's `response_description`, which it appends after the sorted keys (the
+    /// digest form sorts it into place).
+    fn write_property(
+        &self,
+        field: Option<Value<'_>>,
+        title: FieldTitle<'_>,
+        extra_description: Option<Str<'_>>,
+        digest: bool,
+        out: &mut dyn Sink,
+    ) {
+        let style = if digest { Style::DIGEST } else { Style::WIRE };
+        let mut w = ObjWriter {
+            out,
+            first: true,
+            style,
+        };
+        let single = self
+            .choices
+            .filter(|c| c.len() == 1 && self.kind == TypeKind::Enum);
+        if let Some(c) = single {
+            w.key("const");
+            write_value(c.items().next().expect("one choice"), style, w.out);
+        }
+        if let Some(d) = field.and_then(|f| f.get("default")) {
+            w.key("default");
+            write_value(d, style, w.out);
+        }
+        let desc_in_field = field
+            .and_then(|f| f.get("description"))
+            .and_then(|d| d.as_str());
+        let desc_sorted = if digest {
+            extra_description.or(desc_in_field)
+        } else {
+            desc_in_field
+        };
+        if let Some(d) = desc_sorted {
+            w.key("description");
+            write_json_str(d, style.ascii, w.out);
+        }
+        if self.kind == TypeKind::Enum && single.is_none() {
+            w.key("enum");
+            write_value(self.choices.expect("enum has choices"), style, w.out);
+        }
+        if let Some(f) = self.key("format") {
+            w.key("format");
+            write_value(f, style, w.out);
+        }
+        if self.kind == TypeKind::Multi {
+            w.key("items");
+            let choices = self.choices.expect("multi has choices");
+            if choices.len() == 1 {
+                w.out.put(b"{\"const\":");
+                write_value(choices.items().next().expect("one"), style, w.out);
+            } else {
+                w.out.put(b"{\"enum\":");
+                write_value(choices, style, w.out);
+            }
+            w.out.put(b",\"type\":\"string\"}");
+        }
+        for k in [
+            "maxItems",
+            "maxLength",
+            "maximum",
+            "minItems",
+            "minLength",
+            "minimum",
+        ] {
+            if let Some(v) = self.key(k) {
+                w.key(k);
+                write_value(v, style, w.out);
+            }
+        }
+        w.key("title");
+        match title {
+            FieldTitle::Value => w.out.put(b"\"Value\""),
+            FieldTitle::Given(t) => write_json_str(t, style.ascii, w.out),
+            FieldTitle::Name(n) => {
+                if let Some(t) = field.and_then(|f| f.get("title")).and_then(|t| t.as_str()) {
+                    write_json_str(t, style.ascii, w.out);
+                } else {
+                    write_title_of(n, style.ascii, w.out);
+                }
+            }
+        }
+        w.key("type");
+        w.out.put(match self.kind {
+            TypeKind::String | TypeKind::Enum => b"\"string\"",
+            TypeKind::Integer => b"\"integer\"",
+            TypeKind::Number => b"\"number\"",
+            TypeKind::Boolean => b"\"boolean\"",
+            TypeKind::Multi => b"\"array\"",
+            TypeKind::Object | TypeKind::Schema => b"\"object\"",
+        });
+        if !digest {
+            if let Some(d) = extra_description {
+                w.key("description");
+                write_json_str(d, style.ascii, w.out);
+            }
+        }
+        w.out.put(b"}");
+    }
+}
+
+enum FieldTitle<'x> {
+    Value,
+    Given(Str<'x>),
+    Name(Str<'x>),
+}
+
+struct ObjWriter<'o> {
+    out: &'o mut dyn Sink,
+    first: bool,
+    style: Style,
+}
+
+impl ObjWriter<'_> {
+    fn key(&mut self, k: &str) {
+        self.out.put(if self.first { b"{" } else { b"," });
+        self.first = false;
+        crate::json::write_str(k, self.style.ascii, self.out);
+        self.out.put(b":");
+    }
+}
+
+/// pydantic's title for a field name, as a quoted JSON string.
+fn write_title_of(name: Str<'_>, ascii: bool, out: &mut dyn Sink) {
+    // Field names are plain in practice; decode into a small stack buffer.
+    let mut buf = [0u8; 256];
+    let mut len = 0usize;
+    let mut ok = true;
+    for u in name.units() {
+        match char::from_u32(u) {
+            Some(c) if len + c.len_utf8() <= buf.len() => {
+                c.encode_utf8(&mut buf[len..]);
+                len += c.len_utf8();
+            }
+            _ => ok = false,
+        }
+    }
+    let decoded = core::str::from_utf8(&buf[..len]).unwrap_or("");
+    if !ok {
+        write_json_str(name, ascii, out);
+        return;
+    }
+    let mut tbuf = [0u8; 512];
+    let mut tlen = 0usize;
+    write_field_title(decoded, |p| {
+        let end = (tlen + p.len()).min(tbuf.len());
+        let n = end - tlen;
+        tbuf[tlen..end].copy_from_slice(&p.as_bytes()[..n]);
+        tlen = end;
+    });
+    let title = core::str::from_utf8(&tbuf[..tlen]).unwrap_or("");
+    crate::json::write_str(title, ascii, out);
+}
+
+// ---------------------------------------------------------------------------------------
+// Raw schemas
+// ---------------------------------------------------------------------------------------
+
+const RAW_TOP: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "title",
+    "description",
+    "$schema",
+];
+const RAW_PROP: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "default",
+    "minLength",
+    "maxLength",
+    "format",
+    "minimum",
+    "maximum",
+    "enum",
+    "enumNames",
+    "oneOf",
+    "anyOf",
+    "items",
+    "minItems",
+    "maxItems",
+];
+
+fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
+    const TOP: TyError = "a raw requestedSchema must be {\"type\":\"object\",\"properties\":{...}} with optional required/title/description";
+    if s.kind() != Kind::Object
+        || !s
+            .get("type")
+            .is_some_and(|t| t.as_str().is_some_and(|t| t.eq_str("object")))
+    {
+        return Err(TOP);
+    }
+    for (k, _) in s.members() {
+        if !RAW_TOP.iter().any(|a| k.eq_str(a)) {
+            return Err(TOP);
+        }
+    }
+    let props = s
+        .get("properties")
+        .filter(|p| p.kind() == Kind::Object)
+        .ok_or(TOP)?;
+    for (_, p) in props.members() {
+        if p.kind() != Kind::Object {
+            return Err("every property of a raw requestedSchema must be an object");
+        }
+        for (k, _) in p.members() {
+            if !RAW_PROP.iter().any(|a| k.eq_str(a)) {
+                return Err("a raw requestedSchema property uses a keyword outside the MCP elicitation subset");
+            }
+        }
+        let t = p.get("type").and_then(|t| t.as_str());
+        let prim = t.is_some_and(|t| {
+            ["string", "integer", "number", "boolean"]
+                .iter()
+                .any(|x| t.eq_str(x))
+        });
+        let arr = t.is_some_and(|t| t.eq_str("array"));
+        if arr {
+            let items = p
+                .get("items")
+                .ok_or("an array property needs items with enum or anyOf of consts")?;
+            let ok = items.get("enum").is_some_and(|e| check_choices(e).is_ok())
+                || items.get("anyOf").is_some_and(|a| {
+                    a.kind() == Kind::Array
+                        && !a.is_empty()
+                        && a.items().all(|c| c.get("const").is_some())
+                });
+            if !ok {
+                return Err(
+                    "array properties must be multi-select: items with enum or anyOf of consts",
+                );
+            }
+        } else if !prim {
+            return Err("raw requestedSchema properties must be string, integer, number, boolean or a multi-select array");
+        }
+        for k in ["enum", "oneOf", "anyOf"] {
+            if let Some(e) = p.get(k) {
+                if e.kind() != Kind::Array {
+                    return Err("enum, oneOf and anyOf must be arrays");
+                }
+            }
+        }
+    }
+    if let Some(r) = s.get("required") {
+        if r.kind() != Kind::Array || r.items().any(|x| x.kind() != Kind::String) {
+            return Err("required must be an array of property names");
+        }
+        for name in r.items() {
+            let n = name.as_str().expect("checked");
+            if !props.members().any(|(k, _)| k.cmp_decoded(n).is_eq()) {
+                return Err("required names a property that is not in properties");
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Validation (strict: JSON types as MCP defines them) and settled values
+// ---------------------------------------------------------------------------------------
+
+fn num_f64(n: Number<'_>) -> f64 {
+    match n {
+        Number::Int(t) => t.parse::<f64>().unwrap_or(f64::NAN),
+        Number::Float(f) => f,
+    }
+}
+
+fn within_bounds(spec: Option<Value<'_>>, x: f64) -> bool {
+    let get = |k: &str| {
+        spec.and_then(|s| s.get(k))
+            .and_then(|v| v.as_number())
+            .map(num_f64)
+    };
+    if let Some(min) = get("minimum") {
+        if x < min {
+            return false;
+        }
+    }
+    if let Some(max) = get("maximum") {
+        if x > max {
+            return false;
+        }
+    }
+    true
+}
+
+fn count_ok(spec: Option<Value<'_>>, min_key: &str, max_key: &str, n: usize) -> bool {
+    let get = |k: &str| {
+        spec.and_then(|s| s.get(k))
+            .and_then(|v| v.as_number())
+            .map(num_f64)
+    };
+    if let Some(min) = get(min_key) {
+        if (n as f64) < min {
+            return false;
+        }
+    }
+    if let Some(max) = get(max_key) {
+        if (n as f64) > max {
+            return false;
+        }
+    }
+    true
+}
+
+fn in_choices(choices: Value<'_>, s: Str<'_>) -> bool {
+    choices
+        .items()
+        .any(|c| c.as_str().is_some_and(|c| c.cmp_decoded(s).is_eq()))
+}
+
+fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
+    let mut buf = [0u8; 128];
+    let Some(text) = decode_small(s, &mut buf) else {
+        // Longer than any date; fine for email/uri.
+        return !(format.eq_str("date") || format.eq_str("date-time"));
+    };
+    if format.eq_str("email") {
+        let Some(at) = text.rfind('@') else {
+            return false;
+        };
+        at > 0 && at + 1 < text.len() && !text.contains(char::is_whitespace)
+    } else if format.eq_str("uri") {
+        let Some(colon) = text.find(':') else {
+            return false;
+        };
+        let scheme = &text[..colon];
+        !scheme.is_empty()
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !text.contains(char::is_whitespace)
+    } else if format.eq_str("date") {
+        is_date(text)
+    } else if format.eq_str("date-time") {
+        is_date_time(text)
+    } else {
+        true
+    }
+}
+
+fn decode_small<'b>(s: Str<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
+    if let Some(p) = s.as_plain() {
+        if p.len() > buf.len() {
+            return None;
+        }
+        buf[..p.len()].copy_from_slice(p.as_bytes());
+        return core::str::from_utf8(&buf[..p.len()]).ok();
+    }
+    let mut len = 0;
+    for u in s.units() {
+        let c = char::from_u32(u)?;
+        if len + c.len_utf8() > buf.len() {
+            return None;
+        }
+        c.encode_utf8(&mut buf[len..]);
+        len += c.len_utf8();
+    }
+    core::str::from_utf8(&buf[..len]).ok()
+}
+
+fn digits(s: &str) -> Option<u32> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (Some(y), Some(m), Some(d)) = (digits(&s[..4]), digits(&s[5..7]), digits(&s[8..])) else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    (1..=12).contains(&m) && d >= 1 && d <= days[(m - 1) as usize]
+}
+
+fn is_date_time(s: &str) -> bool {
+    if s.len() < 20 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
+        return false;
+    }
+    let rest = &s[10..];
+    let Some(rest) = rest.strip_prefix(['T', 't', ' ']) else {
+        return false;
+    };
+    let b = rest.as_bytes();
+    if b.len() < 9 || b[2] != b':' || b[5] != b':' {
+        return false;
+    }
+    let (Some(h), Some(mi), Some(se)) =
+        (digits(&rest[..2]), digits(&rest[3..5]), digits(&rest[6..8]))
+    else {
+        return false;
+    };
+    if h > 23 || mi > 59 || se > 60 {
+        return false;
+    }
+    let mut tail = &rest[8..];
+    if let Some(frac) = tail.strip_prefix('.') {
+        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return false;
+        }
+        tail = &frac[n..];
+    }
+    if tail == "Z" || tail == "z" {
+        return true;
+    }
+    let tb = tail.as_bytes();
+    tb.len() == 6
+        && (tb[0] == b'+' || tb[0] == b'-')
+        && tb[3] == b':'
+        && digits(&tail[1..3]).is_some_and(|h| h <= 23)
+        && digits(&tail[4..6]).is_some_and(|m| m <= 59)
+}
+
+impl Ty<'_> {
+    /// Validate one scalar/enum/array value against this (non-object) type.
+    fn check_scalar(&self, v: Value<'_>) -> bool {
+        match self.kind {
+            TypeKind::String => {
+                let Some(s) = v.as_str() else { return false };
+                if !count_ok(self.spec, "minLength", "maxLength", s.char_len()) {
+                    return false;
+                }
+                match self.key("format").and_then(|f| f.as_str()) {
+                    Some(f) => format_ok(f, s),
+                    None => true,
+                }
+            }
+            TypeKind::Integer => match v.as_number() {
+                Some(Number::Int(t)) => within_bounds(self.spec, t.parse::<f64>().unwrap_or(0.0)),
+                Some(Number::Float(f)) => {
+                    f.is_finite() && f == libm_trunc(f) && within_bounds(self.spec, f)
+                }
+                None => false,
+            },
+            TypeKind::Number => match v.as_number() {
+                Some(n) => within_bounds(self.spec, num_f64(n)),
+                None => false,
+            },
+            TypeKind::Boolean => v.as_bool().is_some(),
+            TypeKind::Enum => v
+                .as_str()
+                .is_some_and(|s| in_choices(self.choices.expect("enum"), s)),
+            TypeKind::Multi => {
+                if v.kind() != Kind::Array {
+                    return false;
+                }
+                let choices = self.choices.expect("multi");
+                let mut n = 0;
+                for item in v.items() {
+                    n += 1;
+                    if !item.as_str().is_some_and(|s| in_choices(choices, s)) {
+                        return false;
+                    }
+                }
+                count_ok(self.spec, "minItems", "maxItems", n)
+            }
+            TypeKind::Object | TypeKind::Schema => false,
+        }
+    }
+
+    /// Validate accepted content (the `content` object of an ElicitResult).
+    pub(crate) fn validate(&self, content: Value<'_>) -> bool {
+        if content.kind() != Kind::Object {
+            return false;
+        }
+        match self.kind {
+            TypeKind::Object => {
+                let props = self
+                    .spec
+                    .and_then(|s| s.get("properties"))
+                    .expect("checked");
+                props.members().all(|(name, field)| {
+                    let fty = Ty::compile(field, true).expect("checked at compile");
+                    match get_decoded(content, name) {
+                        Some(v) => fty.check_scalar(v),
+                        None => field.kind() == Kind::Object && field.get("default").is_some(),
+                    }
+                })
+            }
+            TypeKind::Schema => check_raw_content(self.spec.expect("schema"), content),
+            _ => match content.get("value") {
+                Some(v) => self.check_scalar(v),
+                None => false,
+            },
+        }
+    }
+
+    /// Write the settled value of validated content (the Python value FastMCP settles
+    /// to, rendered with `style`).
+    pub(crate) fn write_settled(&self, content: Value<'_>, style: Style, out: &mut dyn Sink) {
+        match self.kind {
+            TypeKind::Object => {
+                let props = self
+                    .spec
+                    .and_then(|s| s.get("properties"))
+                    .expect("checked");
+                out.put(b"{");
+                let mut first = true;
+                for (name, field) in props.members() {
+                    if !first {
+                        out.put(if style.spaced { b", " } else { b"," });
+                    }
+                    first = false;
+                    write_json_str(name, style.ascii, out);
+                    out.put(if style.spaced { b": " } else { b":" });
+                    let fty = Ty::compile(field, true).expect("checked at compile");
+                    let v = get_decoded(content, name).or_else(|| field.get("default"));
+                    match v {
+                        Some(v) => fty.write_normalized(v, style, out),
+                        None => out.put(b"null"),
+                    }
+                }
+                out.put(b"}");
+            }
+            TypeKind::Schema => write_value(content, style, out),
+            _ => match content.get("value") {
+                Some(v) => self.write_normalized(v, style, out),
+                None => out.put(b"null"),
+            },
+        }
+    }
+
+    /// A value as the Python value of this type renders: ints for integer types,
+    /// floats for number types, everything else as is.
+    pub(crate) fn write_normalized(&self, v: Value<'_>, style: Style, out: &mut dyn Sink) {
+        match (self.kind, v.as_number()) {
+            (TypeKind::Number, Some(n)) => write_f64(num_f64(n), out),
+            (TypeKind::Integer, Some(Number::Float(f))) if f.is_finite() && f == libm_trunc(f) => {
+                write_integral_f64(f, out)
+            }
+            _ => write_value(v, style, out),
+        }
+    }
+}
+
+/// The member whose decoded key equals `name`'s decoded key (last one wins).
+fn get_decoded<'c>(obj: Value<'c>, name: Str<'_>) -> Option<Value<'c>> {
+    if let Some(p) = name.as_plain() {
+        return obj.get(p);
+    }
+    let mut found = None;
+    for (k, v) in obj.members() {
+        if k.cmp_decoded(name).is_eq() {
+            found = Some(v);
+        }
+    }
+    found
+}
+
+fn check_raw_content(schema: Value<'_>, content: Value<'_>) -> bool {
+    let Some(props) = schema.get("properties") else {
+        return false;
+    };
+    if let Some(req) = schema.get("required") {
+        for r in req.items() {
+            let Some(r) = r.as_str() else { return false };
+            if get_decoded(content, r).is_none() {
+                return false;
+            }
+        }
+    }
+    for (name, p) in props.members() {
+        let Some(v) = get_decoded(content, name) else {
+            continue;
+        };
+        if !check_raw_property(p, v) {
+            return false;
+        }
+    }
+    true
+}
+
+fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
+    let t = p.get("type").and_then(|t| t.as_str());
+    let is = |name: &str| t.is_some_and(|t| t.eq_str(name));
+    let base = if is("string") {
+        v.as_str().is_some_and(|s| {
+            count_ok(Some(p), "minLength", "maxLength", s.char_len())
+                && p.get("format")
+                    .and_then(|f| f.as_str())
+                    .is_none_or(|f| format_ok(f, s))
+        })
+    } else if is("integer") {
+        match v.as_number() {
+            Some(Number::Int(t)) => within_bounds(Some(p), t.parse::<f64>().unwrap_or(0.0)),
+            Some(Number::Float(f)) => {
+                f.is_finite() && f == libm_trunc(f) && within_bounds(Some(p), f)
+            }
+            None => false,
+        }
+    } else if is("number") {
+        v.as_number()
+            .is_some_and(|n| within_bounds(Some(p), num_f64(n)))
+    } else if is("boolean") {
+        v.as_bool().is_some()
+    } else if is("array") {
+        let Some(items) = p.get("items") else {
+            return false;
+        };
+        v.kind() == Kind::Array
+            && v.items().all(|item| const_or_enum_ok(items, item))
+            && count_ok(Some(p), "minItems", "maxItems", v.items().count())
+    } else {
+        false
+    };
+    base && const_or_enum_ok(p, v)
+}
+
+/// Checks `enum` / `oneOf` / `anyOf` (of consts) constraints when present.
+fn const_or_enum_ok(p: Value<'_>, v: Value<'_>) -> bool {
+    if let Some(e) = p.get("enum") {
+        if !e.items().any(|c| json_eq(c, v)) {
+            return false;
+        }
+    }
+    for k in ["oneOf", "anyOf"] {
+        if let Some(alts) = p.get(k) {
+            let consts = alts.items().filter_map(|a| a.get("const"));
+            let mut any_const = false;
+            let mut hit = false;
+            for c in consts {
+                any_const = true;
+                hit |= json_eq(c, v);
+            }
+            if any_const && !hit {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Semantic equality for scalars (strings decoded, numbers by value).
+fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
+    match (a.kind(), b.kind()) {
+        (Kind::String, Kind::String) => a
+            .as_str()
+            .zip(b.as_str())
+            .is_some_and(|(x, y)| x.cmp_decoded(y).is_eq()),
+        (Kind::Number, Kind::Number) => a
+            .as_number()
+            .zip(b.as_number())
+            .is_some_and(|(x, y)| num_f64(x) == num_f64(y)),
+        (Kind::Bool, Kind::Bool) => a.as_bool() == b.as_bool(),
+        (Kind::Null, Kind::Null) => true,
+        _ => false,
+    }
+}
+
+/// `f.trunc()` without std.
+pub(crate) fn libm_trunc(f: f64) -> f64 {
+    if !f.is_finite() || f.abs() >= 4503599627370496.0 {
+        return f;
+    }
+    let t = f as i64 as f64;
+    if t == 0.0 && f.is_sign_negative() {
+        -0.0
+    } else {
+        t
+    }
+}
+
+/// Write an integral, finite f64 as Python's `int(f)` prints (exact, any magnitude).
+pub(crate) fn write_integral_f64(f: f64, out: &mut dyn Sink) {
+    if f.abs() < 9.0e18 {
+        crate::json::write_i64(f as i64, out);
+        return;
+    }
+    // Exact decimal expansion of mantissa * 2^exp with a fixed digit buffer.
+    let bits = f.to_bits();
+    let neg = bits >> 63 == 1;
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1075;
+    let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    // little-endian base-1e9 limbs; 2^1024 < 1e309 needs 35 limbs
+    let mut limbs = [0u32; 40];
+    let mut n = 0usize;
+    let mut m = mant;
+    while m > 0 {
+        limbs[n] = (m % 1_000_000_000) as u32;
+        m /= 1_000_000_000;
+        n += 1;
+    }
+    for _ in 0..exp.max(0) {
+        let mut carry = 0u64;
+        for limb in limbs.iter_mut().take(n) {
+            let v = (*limb as u64) * 2 + carry;
+            *limb = (v % 1_000_000_000) as u32;
+            carry = v / 1_000_000_000;
+        }
+        if carry > 0 && n < limbs.len() {
+            limbs[n] = carry as u32;
+            n += 1;
+        }
+    }
+    if neg {
+        out.put(b"-");
+    }
+    let mut buf = [0u8; 9];
+    for (i, limb) in limbs[..n].iter().rev().enumerate() {
+        let mut v = *limb;
+        for b in buf.iter_mut().rev() {
+            *b = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        if i == 0 {
+            let start = buf.iter().position(|&b| b != b'0').unwrap_or(8);
+            out.put(&buf[start..]);
+        } else {
+            out.put(&buf);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Type identity and the reference's names for types
+// ---------------------------------------------------------------------------------------
+
+impl Ty<'_> {
+    /// Whether two types are the same type (for the declared-type check).
+    pub(crate) fn same_as(&self, other: &Ty<'_>) -> bool {
+        if self.kind != other.kind {
+            return false;
+        }
+        match self.kind {
+            TypeKind::Enum | TypeKind::Multi => {
+                let (a, b) = (self.choices.expect("c"), other.choices.expect("c"));
+                let subset = |x: Value<'_>, y: Value<'_>| {
+                    x.items().all(|i| y.items().any(|j| json_eq(i, j)))
+                };
+                subset(a, b) && subset(b, a)
+            }
+            _ => canonical_digest(self) == canonical_digest(other),
+        }
+    }
+
+    /// The reference's `repr` of the Python type this maps to.
+    pub(crate) fn write_py_name(&self, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        match self.kind {
+            TypeKind::String => out.write_str("<class 'str'>"),
+            TypeKind::Integer => out.write_str("<class 'int'>"),
+            TypeKind::Number => out.write_str("<class 'float'>"),
+            TypeKind::Boolean => out.write_str("<class 'bool'>"),
+            TypeKind::Enum | TypeKind::Multi => {
+                if self.kind == TypeKind::Multi {
+                    out.write_str("list[")?;
+                }
+                out.write_str("typing.Literal[")?;
+                for (i, c) in self.choices.expect("c").items().enumerate() {
+                    if i > 0 {
+                        out.write_str(", ")?;
+                    }
+                    let s = c.as_str().expect("strings");
+                    let mut buf = [0u8; 128];
+                    let text = decode_small(s, &mut buf).unwrap_or("...");
+                    write!(out, "{}", crate::pyfmt::PyRepr(text))?;
+                }
+                out.write_str("]")?;
+                if self.kind == TypeKind::Multi {
+                    out.write_str("]")?;
+                }
+                Ok(())
+            }
+            TypeKind::Object => {
+                let mut buf = [0u8; 128];
+                let title = self
+                    .spec
+                    .and_then(|s| s.get("title"))
+                    .and_then(|t| t.as_str())
+                    .and_then(|t| decode_small(t, &mut buf))
+                    .unwrap_or("Model");
+                write!(out, "<class '__main__.{title}'>")
+            }
+            TypeKind::Schema => out.write_str("<requestedSchema>"),
+        }
+    }
+}
+
+fn canonical_digest(t: &Ty<'_>) -> [u8; 32] {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    match t.spec {
+        Some(s) => write_value(s, Style::DIGEST, &mut h),
+        None => {
+            h.put(b"{\"type\":");
+            h.put(match t.kind {
+                TypeKind::String => b"\"string\"}",
+                TypeKind::Integer => b"\"integer\"}",
+                TypeKind::Number => b"\"number\"}",
+                _ => b"\"boolean\"}",
+            });
+        }
+    }
+    h.finalize().into()
+}
