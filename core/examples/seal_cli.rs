@@ -23,7 +23,7 @@ use serde_json::{json, Value as J};
 const MAX_KEYS: usize = 8;
 
 fn hex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd-length hex {s:?}"));
     }
     (0..s.len())

@@ -10,6 +10,8 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "alloc")]
+pub mod decl;
 pub mod error;
 pub mod json;
 pub mod plan;
@@ -26,3 +28,8 @@ pub use state::Action;
 pub use types::TypeKind;
 #[cfg(feature = "seal")]
 pub mod seal;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

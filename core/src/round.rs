@@ -983,3 +983,34 @@ fn parse_question<'a>(
     }
     Ok((message, ty, title, description))
 }
+
+#[cfg(feature = "alloc")]
+impl<const N: usize> Round<'_, '_, N> {
+    fn owned(
+        f: impl FnOnce(&mut alloc::vec::Vec<u8>) -> Result<(), Error>,
+    ) -> Result<alloc::string::String, Error> {
+        let mut v = alloc::vec::Vec::new();
+        f(&mut v)?;
+        alloc::string::String::from_utf8(v).map_err(|_| Error::BufferTooSmall { needed: 0 })
+    }
+    /// [`Round::write_resolve_inputs`] as a `String`.
+    pub fn resolve_inputs_json(&self) -> Result<alloc::string::String, Error> {
+        Self::owned(|v| self.write_resolve_inputs(v))
+    }
+    /// [`Round::write_ask`] as a `String`.
+    pub fn ask_json(&self) -> Result<alloc::string::String, Error> {
+        Self::owned(|v| self.write_ask(v))
+    }
+    /// [`Round::write_values`] (compact UTF-8) as a `String`.
+    pub fn values_json(&self) -> Result<alloc::string::String, Error> {
+        Self::owned(|v| self.write_values(Style::WIRE, v))
+    }
+    /// [`Round::write_input_requests`] as a `String`.
+    pub fn input_requests_json(&self, client_view: bool) -> Result<alloc::string::String, Error> {
+        Self::owned(|v| self.write_input_requests(client_view, v))
+    }
+    /// [`Round::write_request_state`] as a `String`.
+    pub fn request_state(&self) -> Result<alloc::string::String, Error> {
+        Self::owned(|v| self.write_request_state(v))
+    }
+}

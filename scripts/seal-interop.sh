@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Cross-implementation check of sealed requestState: elicit-core's `seal` module against
+# the MCP Python SDK (mcp==2.3.0) — tokens sealed by either side must verify on the other,
+# identical inputs must give identical tokens, and every flipped bit must be rejected by
+# both for the same reason. See tests/interop/seal/interop.py.
+#
+# Python: $ELICIT_PY if set (an interpreter with mcp==2.3.0 installed); otherwise
+# .venv-interop/ at the repository root, created on first use
+# (`python3 -m venv` + `pip install mcp==2.3.0`).
+#
+# The last line printed is `N passed, M failed`; the exit status is non-zero on failure.
+set -euo pipefail
+
+export RUSTUP_AUTO_INSTALL=0
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+if [[ -n "${ELICIT_PY:-}" ]]; then
+    py="$ELICIT_PY"
+else
+    venv="$root/.venv-interop"
+    py="$venv/bin/python"
+    if [[ ! -x "$py" ]] || ! "$py" -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null; then
+        echo "seal-interop: setting up $venv with mcp==2.3.0" >&2
+        python3 -m venv "$venv"
+        "$py" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" >&2
+    fi
+fi
+
+echo "seal-interop: building the seal_cli example" >&2
+cargo build --quiet -p elicit-core --no-default-features --features seal,std --example seal_cli >&2
+target_dir="$(cargo metadata --format-version 1 --no-deps | "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+cli="$target_dir/debug/examples/seal_cli"
+
+exec "$py" "$root/tests/interop/seal/interop.py" "$cli"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The README's test command: installs what it needs, then runs every test.
+#
+#   scripts/test.sh            everything
+#   QUICK=1 scripts/test.sh    skip the slow interop/differential steps
+#
+# Exits non-zero when any step fails; the last line summarises the steps.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export RUSTUP_AUTO_INSTALL=0
+export CARGO_TERM_COLOR=never
+
+passed=0; failed=0; failures=()
+step() {
+  local name="$1"; shift
+  echo
+  echo "=== $name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "=== ok: $name ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "=== FAILED: $name ($((SECONDS - t0)) s)"
+  fi
+}
+
+# --- toolchain (pinned in rust-toolchain.toml; never `rustup update`) ---------------
+toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if ! rustup run "$toolchain" rustc --version >/dev/null 2>&1; then
+  rustup toolchain install "$toolchain" --profile minimal -c rustfmt,clippy
+fi
+rustup component add --toolchain "$toolchain" rustfmt clippy >/dev/null 2>&1 || true
+rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf >/dev/null 2>&1 || true
+
+step "cargo fmt --check" cargo fmt --all --check
+step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-features -- -D warnings
+step "cargo test (workspace)" cargo test --workspace --all-features
+step "no_std build thumbv7em (no default features)" \
+  cargo build -p elicit-core --no-default-features --target thumbv7em-none-eabihf
+if grep -q '^seal' core/Cargo.toml; then
+  step "no_std build thumbv7em (seal)" \
+    cargo build -p elicit-core --no-default-features --features seal --target thumbv7em-none-eabihf
+fi
+step "demo runs (scripted, both eras)" bash -c '
+  set -e
+  cargo run -q -p booking-demo -- --script | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
+  cargo run -q -p booking-demo -- --script --era handshake | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
+  cargo run -q -p booking-demo -- --script --destination London | tail -1 | grep -qx "Booked London (LHR) on 2026-08-01, seat window"'
+
+if [ -x scripts/test-c.sh ] || [ -f scripts/test-c.sh ]; then
+  step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
+fi
+if [ -z "${QUICK:-}" ]; then
+  if [ -f scripts/seal-interop.sh ]; then
+    step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
+  fi
+  if [ -f scripts/differential.sh ]; then
+    step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
+  fi
+fi
+
+echo
+if [ "$failed" -gt 0 ]; then
+  echo "failed steps: ${failures[*]}"
+fi
+echo "test.sh steps: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
