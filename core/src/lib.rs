@@ -30,6 +30,6 @@ pub use types::TypeKind;
 pub mod seal;
 
 /// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "std"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
