@@ -25,6 +25,8 @@ else
         python3 -m venv "$venv"
         "$py" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" >&2
     fi
+    # Keep the environment out of git whatever the repository's .gitignore says.
+    [[ -e "$venv/.gitignore" ]] || printf '*\n' > "$venv/.gitignore"
 fi
 
 echo "seal-interop: building the seal_cli example" >&2
