@@ -462,6 +462,31 @@ impl<'a> Value<'a> {
 }
 
 impl<'a> Str<'a> {
+    /// `s` as the contents of a JSON string (what lies between the quotes), if it is
+    /// valid as such: no unescaped quote or control character, only JSON escapes.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_contents(s: &'a str) -> Option<Str<'a>> {
+        let b = s.as_bytes();
+        let mut pos = 0;
+        while let Some(&c) = b.get(pos) {
+            match c {
+                b'"' | 0..=0x1f => return None,
+                b'\\' => match b.get(pos + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => pos += 2,
+                    Some(b'u') => {
+                        let hex = b.get(pos + 2..pos + 6)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        pos += 6;
+                    }
+                    _ => return None,
+                },
+                _ => pos += 1,
+            }
+        }
+        Some(Str(s))
+    }
     /// The raw contents (escapes intact, no quotes).
     pub fn raw(self) -> &'a str {
         self.0
@@ -656,6 +681,9 @@ pub struct Style {
     pub spaced: bool,
     /// `sort_keys`
     pub sort_keys: bool,
+    /// Non-finite floats (a literal like `1e400`) as `null`, as pydantic's JSON mode
+    /// serializes them; otherwise `Infinity`/`-Infinity`/`NaN` like `json.dumps`.
+    pub nonfinite_null: bool,
 }
 
 impl Style {
@@ -664,24 +692,28 @@ impl Style {
         ascii: true,
         spaced: false,
         sort_keys: false,
+        nonfinite_null: true,
     };
     /// `json.dumps(v, separators=(",", ":"), sort_keys=True)` — the digest input.
     pub const DIGEST: Style = Style {
         ascii: true,
         spaced: false,
         sort_keys: true,
+        nonfinite_null: true,
     };
     /// Compact UTF-8 (non-ASCII kept) — wire output.
     pub const WIRE: Style = Style {
         ascii: false,
         spaced: false,
         sort_keys: false,
+        nonfinite_null: true,
     };
     /// `json.dumps(v, ensure_ascii=False)` — the oracle's `--compact` output.
     pub const PY_UTF8: Style = Style {
         ascii: false,
         spaced: true,
         sort_keys: false,
+        nonfinite_null: false,
     };
 
     fn item_sep(self) -> &'static [u8] {
@@ -798,6 +830,7 @@ pub fn write_value<S: Sink + ?Sized>(v: Value<'_>, style: Style, sink: &mut S) {
             // Python's int("-0") is 0; no other integer literal changes (no leading zeros).
             Some(Number::Int("-0")) => sink.put(b"0"),
             Some(Number::Int(s)) => sink.put(s.as_bytes()),
+            Some(Number::Float(f)) if style.nonfinite_null && !f.is_finite() => sink.put(b"null"),
             Some(Number::Float(f)) => write_f64(f, sink),
             None => sink.put(v.0.as_bytes()),
         },
@@ -1832,8 +1865,16 @@ mod tests {
     const PY_SCRIPT: &str = r#"
 import json, re, sys
 SUR = re.compile('[\ud800-\udfff]')
-STYLES = [(True, (',', ':'), False), (True, (',', ':'), True),
-          (False, (',', ':'), False), (False, (', ', ': '), False)]
+STYLES = [(True, (',', ':'), False, True), (True, (',', ':'), True, True),
+          (False, (',', ':'), False, True), (False, (', ', ': '), False, False)]
+def fin(x):
+    if isinstance(x, float) and (x != x or x in (float('inf'), float('-inf'))):
+        return None
+    if isinstance(x, list):
+        return [fin(i) for i in x]
+    if isinstance(x, dict):
+        return {k: fin(w) for k, w in x.items()}
+    return x
 out = []
 for line in sys.stdin:
     doc = bytes.fromhex(line.strip()).decode('utf-8')
@@ -1843,8 +1884,8 @@ for line in sys.stdin:
         out.append('ERR')
         continue
     res = []
-    for ascii, seps, sort_keys in STYLES:
-        s = json.dumps(v, ensure_ascii=ascii, separators=seps, sort_keys=sort_keys)
+    for ascii, seps, sort_keys, null in STYLES:
+        s = json.dumps(fin(v) if null else v, ensure_ascii=ascii, separators=seps, sort_keys=sort_keys)
         if not ascii:
             s = SUR.sub(lambda m: '\\u%04x' % ord(m.group()), s)
         res.append(s.encode('utf-8').hex())

@@ -19,6 +19,8 @@ mod pyfmt;
 pub mod round;
 mod state;
 pub mod types;
+#[cfg(feature = "serde")]
+pub mod wire;
 
 pub use error::Error;
 pub use json::{Sink, SliceSink, Style};

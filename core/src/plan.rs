@@ -52,30 +52,42 @@ pub const MAX_NEEDS: usize = 16;
 
 /// A question fixed in the declaration, with its digest computed once at compile time.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct LiteralQ<'a> {
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub message: Str<'a>,
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub title: Option<Str<'a>>,
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub description: Option<Str<'a>>,
+    /// Not carried in plan bytes: recomputed (and so always consistent) on load.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub digest: [u8; 16],
 }
 
 /// How a parameter is asked.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum AskKind<'a> {
-    Literal(LiteralQ<'a>),
+    Literal(#[cfg_attr(feature = "serde", serde(borrow))] LiteralQ<'a>),
     Resolver {
         needs: heapless::Vec<u8, MAX_NEEDS>,
+        #[cfg_attr(feature = "serde", serde(borrow))]
         declares: Option<Ty<'a>>,
     },
 }
 
 /// One parameter of the tool.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Param<'a> {
     pub name: &'a str,
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub ty: Ty<'a>,
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub default: Option<Value<'a>>,
     /// `None` for a model-supplied argument.
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub ask: Option<AskKind<'a>>,
     pub outcome: bool,
 }

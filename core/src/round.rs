@@ -27,7 +27,7 @@ use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
 };
 use crate::plan::{digest_text, question_digest, write_params, AskKind, Plan};
-use crate::state::{q_matches, Action, State};
+use crate::state::{q_matches, Action, Recorded, State};
 use crate::types::{Render, Ty};
 
 /// Which protocol era the round serves.
@@ -99,6 +99,13 @@ struct Slot<'a> {
     question: Option<Question<'a>>,
     /// Whether the answer is carried in the next state.
     carried: bool,
+    /// The state's `answers` entry for this parameter (last one wins), found once per
+    /// round by [`Round::index`].
+    recorded: Option<Value<'a>>,
+    /// The state's `asked` digest for this parameter.
+    asked: Option<Value<'a>>,
+    /// This parameter's reply in `inputResponses`.
+    reply: Option<Value<'a>>,
 }
 
 const EMPTY: Slot<'static> = Slot {
@@ -106,6 +113,9 @@ const EMPTY: Slot<'static> = Slot {
     source: Source::None,
     question: None,
     carried: false,
+    recorded: None,
+    asked: None,
+    reply: None,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,6 +204,8 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     phase: Phase,
     error: Option<Error>,
     notes: heapless::Vec<Note, N>,
+    /// Whether the state and replies were matched to slots yet (on the first poll).
+    indexed: bool,
 }
 
 fn digest_str(buf: &[u8; 22]) -> &str {
@@ -247,6 +259,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     ///
     /// Errors: arguments that are not a JSON object; `inputResponses` that is not an
     /// object of InputResponses (the protocol layer's `-32602`).
+    #[inline]
     pub fn modern(
         plan: &'r Plan<'a, N>,
         arguments: &'a str,
@@ -254,8 +267,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         input_responses: Option<&'a str>,
         workspace: &'a mut [u8],
     ) -> Result<Self, Error> {
-        let mut round = Self::new(plan, Era::Modern, arguments, workspace)?;
-        round.state = State::decode(request_state);
+        let args = Self::parse_arguments(arguments)?;
+        let mut replies = None;
         if let Some(text) = input_responses {
             let v = Value::parse(text).map_err(|_| Error::InputResponses {
                 key: name(""),
@@ -282,27 +295,38 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         });
                     }
                 }
-                round.replies = Some(v);
+                replies = Some(v);
             }
         }
-        Ok(round)
+        Ok(Self::build(
+            plan,
+            Era::Modern,
+            args,
+            State::decode(request_state),
+            replies,
+            workspace,
+        ))
     }
 
     /// A handshake-era round (≤ 2025-11-25): questions go out one at a time.
+    #[inline]
     pub fn handshake(
         plan: &'r Plan<'a, N>,
         arguments: &'a str,
         workspace: &'a mut [u8],
     ) -> Result<Self, Error> {
-        Self::new(plan, Era::Handshake, arguments, workspace)
+        let args = Self::parse_arguments(arguments)?;
+        Ok(Self::build(
+            plan,
+            Era::Handshake,
+            args,
+            State::default(),
+            None,
+            workspace,
+        ))
     }
 
-    fn new(
-        plan: &'r Plan<'a, N>,
-        era: Era,
-        arguments: &'a str,
-        workspace: &'a mut [u8],
-    ) -> Result<Self, Error> {
+    fn parse_arguments(arguments: &'a str) -> Result<Value<'a>, Error> {
         let args = Value::parse(arguments).map_err(|_| Error::Arguments {
             problem: "not valid JSON",
         })?;
@@ -311,19 +335,77 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 problem: "must be a JSON object",
             });
         }
-        Ok(Round {
+        Ok(args)
+    }
+
+    /// The round as one struct literal, so it is built in place: a round holds `N`
+    /// slots inline, and every move after construction would copy them all.
+    #[inline]
+    fn build(
+        plan: &'r Plan<'a, N>,
+        era: Era,
+        args: Value<'a>,
+        state: State<'a>,
+        replies: Option<Value<'a>>,
+        workspace: &'a mut [u8],
+    ) -> Self {
+        Round {
             plan,
             era,
             args,
-            state: State::default(),
-            replies: None,
+            state,
+            replies,
             free: workspace,
             slots: [EMPTY; N],
             cursor: 0,
             phase: Phase::Running,
             error: None,
             notes: heapless::Vec::new(),
-        })
+            indexed: false,
+        }
+    }
+
+    /// Match the state's `answers` and `asked` entries and the replies to parameters,
+    /// once per round: one pass over each object instead of a scan per parameter (the
+    /// keys usually come in resolution order, so the next parameter is tried first).
+    /// A repeated key keeps its last entry, as a Python dict does.
+    fn index(&mut self) {
+        self.indexed = true;
+        let plan = self.plan;
+        let order = &plan.order;
+        let find = |guess: &mut usize, key: Str<'_>| -> Option<usize> {
+            if let Some(&i) = order.get(*guess) {
+                if key.eq_str(plan.params[i as usize].name) {
+                    *guess += 1;
+                    return Some(i as usize);
+                }
+            }
+            let pos = order
+                .iter()
+                .position(|&i| key.eq_str(plan.params[i as usize].name))?;
+            *guess = pos + 1;
+            Some(order[pos] as usize)
+        };
+        let mut guess = 0;
+        for (k, entry) in self.state.answers() {
+            if let Some(i) = find(&mut guess, k) {
+                self.slots[i].recorded = Some(entry);
+            }
+        }
+        let mut guess = 0;
+        for (k, q) in self.state.asked_all() {
+            if let Some(i) = find(&mut guess, k) {
+                self.slots[i].asked = Some(q);
+            }
+        }
+        if let Some(replies) = self.replies {
+            let mut guess = 0;
+            for (k, r) in replies.members() {
+                if let Some(i) = find(&mut guess, k) {
+                    self.slots[i].reply = Some(r);
+                }
+            }
+        }
     }
 
     /// The era this round serves.
@@ -390,6 +472,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     fn advance(&mut self) -> Result<Step, Error> {
+        if !self.indexed {
+            self.index();
+        }
         let plan = self.plan;
         while self.cursor < plan.order.len() {
             let i = plan.order[self.cursor] as usize;
@@ -461,7 +546,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let digest = digest_str(&dbuf);
         // 1. A recorded answer to this same question.
         let mut answer = None;
-        if let Some(rec) = self.state.answer(pname) {
+        if let Some(rec) = self.slots[i].recorded.and_then(Recorded::of) {
             if q_matches(rec.q, digest) {
                 let usable =
                     rec.action != Action::Accept || rec.data.is_some_and(|d| q.ty.validate(d));
@@ -478,11 +563,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         // 2. A fresh reply, only for the question asked last round.
         if answer.is_none() {
-            if let Some(reply) = self.replies.and_then(|r| r.get(pname)) {
-                if !self
-                    .state
-                    .asked(pname)
-                    .is_some_and(|a| q_matches(a, digest))
+            if let Some(reply) = self.slots[i].reply {
+                if !self.slots[i].asked.is_some_and(|a| q_matches(a, digest))
                 {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
@@ -689,15 +771,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 got: "write_resolve_inputs",
             }));
         };
+        let needs: &[u8] = match &self.plan.params[i as usize].ask {
+            Some(AskKind::Resolver { needs, .. }) => needs,
+            _ => &[],
+        };
         out.put(b"{");
-        for (k, need) in self.plan.needs(i as usize).enumerate() {
+        for (k, &j) in needs.iter().enumerate() {
             if k > 0 {
                 out.put(b",");
             }
-            write_str(need, false, out);
+            write_str(self.plan.params[j as usize].name, false, out);
             out.put(b":");
-            let j = self.plan.index_of(need).expect("compiled");
-            self.write_param_value(j, Style::WIRE, out);
+            self.write_param_value(j as usize, Style::WIRE, out);
         }
         out.put(b"}");
         Ok(())

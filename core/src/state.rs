@@ -5,7 +5,7 @@
 //! reference: `v` must be the JSON integer `1` (the reference also takes `"1"`, `true`,
 //! `1.0`).
 
-use crate::json::{Kind, Number, Value};
+use crate::json::{Kind, Number, Str, Value};
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,19 +101,36 @@ impl<'a> State<'a> {
         Some(State { answers, asked })
     }
 
-    /// The answer recorded for `name`, if any.
-    pub(crate) fn answer(&self, name: &str) -> Option<Recorded<'a>> {
-        let entry = self.answers?.get(name)?;
-        Some(Recorded {
-            action: Action::parse(entry.get("action")?)?,
-            data: entry.get("data").filter(|d| !d.is_null()),
-            q: entry.get("q")?,
-        })
+    /// The `answers` members (name, entry), in document order, duplicates included.
+    pub(crate) fn answers(&self) -> impl Iterator<Item = (Str<'a>, Value<'a>)> {
+        self.answers.into_iter().flat_map(|a| a.members())
     }
 
-    /// The digest asked for `name` last round, if any.
-    pub(crate) fn asked(&self, name: &str) -> Option<Value<'a>> {
-        self.asked?.get(name)
+    /// The `asked` members (name, digest), in document order, duplicates included.
+    pub(crate) fn asked_all(&self) -> impl Iterator<Item = (Str<'a>, Value<'a>)> {
+        self.asked.into_iter().flat_map(|a| a.members())
+    }
+}
+
+impl<'a> Recorded<'a> {
+    /// Read one `answers` entry (checked by [`State::decode`]) in a single pass; a
+    /// repeated key keeps its last value, as `Value::get` does.
+    pub(crate) fn of(entry: Value<'a>) -> Option<Recorded<'a>> {
+        let (mut action, mut data, mut q) = (None, None, None);
+        for (k, v) in entry.members() {
+            if k.eq_str("action") {
+                action = Some(v);
+            } else if k.eq_str("data") {
+                data = Some(v);
+            } else if k.eq_str("q") {
+                q = Some(v);
+            }
+        }
+        Some(Recorded {
+            action: Action::parse(action?)?,
+            data: data.filter(|d| !d.is_null()),
+            q: q?,
+        })
     }
 }
 

@@ -24,6 +24,7 @@ use crate::pyfmt::write_field_title;
 
 /// The kind of an answer type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TypeKind {
     /// A string (optionally constrained).
     String,
@@ -44,12 +45,18 @@ pub enum TypeKind {
 }
 
 /// A compiled answer type: its kind and the declaration text that defines it.
+///
+/// With the `serde` feature it (de)serializes as part of a plan's bytes; a
+/// deserialized type is only trusted once [`crate::Plan`]'s loader has checked it.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Ty<'a> {
     pub(crate) kind: TypeKind,
     /// The type object (None for a shorthand string such as `"string"`).
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub(crate) spec: Option<Value<'a>>,
     /// For Enum/Multi: the array of choices.
+    #[cfg_attr(feature = "serde", serde(borrow))]
     pub(crate) choices: Option<Value<'a>>,
 }
 
@@ -185,6 +192,17 @@ impl<'a> Ty<'a> {
                 spec: Some(schema),
                 choices: None,
             });
+        }
+        let is_object = v
+            .get("type")
+            .is_some_and(|t| t.as_str().is_some_and(|t| t.eq_str("object")));
+        if !field
+            && !is_object
+            && ["title", "description", "default"]
+                .iter()
+                .any(|k| v.get(k).is_some())
+        {
+            return Err("title, description and default belong on an object type's fields; label a question with the elicit's \"title\"/\"description\" and give the parameter its own \"default\"");
         }
         let ty = match v.get("type") {
             None => {
@@ -369,12 +387,23 @@ impl<'a> Ty<'a> {
                 let spec = self.spec.expect("object types have a spec");
                 let props = spec.get("properties").expect("checked at compile");
                 out.put(b"{\"properties\":{");
-                let mut first = true;
-                for (name, field) in props.members() {
-                    if !first {
+                // The digest form sorts the field names too (`sort_keys` is recursive);
+                // names are distinct (checked at compile), so pick the next one each time.
+                let mut last: Option<Str<'_>> = None;
+                for (i, member) in props.members().enumerate() {
+                    let (name, field) = if digest {
+                        props
+                            .members()
+                            .filter(|(k, _)| last.is_none_or(|l| k.cmp_decoded(l).is_gt()))
+                            .min_by(|(x, _), (y, _)| x.cmp_decoded(*y))
+                            .unwrap_or(member)
+                    } else {
+                        member
+                    };
+                    last = Some(name);
+                    if i > 0 {
                         out.put(b",");
                     }
-                    first = false;
                     write_json_str(name, style.ascii, out);
                     out.put(b":");
                     let fty = Ty::compile(field, true).expect("checked at compile");
@@ -603,7 +632,7 @@ const RAW_PROP: &[&str] = &[
     "maxItems",
 ];
 
-fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
+pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
     const TOP: TyError = "a raw requestedSchema must be {\"type\":\"object\",\"properties\":{...}} with optional required/title/description";
     if s.kind() != Kind::Object
         || !s
@@ -876,8 +905,9 @@ impl Ty<'_> {
                 }
                 None => false,
             },
+            // A literal that overflows to ±inf is refused: it has no JSON rendering.
             TypeKind::Number => match v.as_number() {
-                Some(n) => within_bounds(self.spec, num_f64(n)),
+                Some(n) => num_f64(n).is_finite() && within_bounds(self.spec, num_f64(n)),
                 None => false,
             },
             TypeKind::Boolean => v.as_bool().is_some(),
@@ -1034,7 +1064,7 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
         }
     } else if is("number") {
         v.as_number()
-            .is_some_and(|n| within_bounds(Some(p), num_f64(n)))
+            .is_some_and(|n| num_f64(n).is_finite() && within_bounds(Some(p), num_f64(n)))
     } else if is("boolean") {
         v.as_bool().is_some()
     } else if is("array") {

@@ -101,7 +101,10 @@ pub fn questions(requests: &Value) -> Vec<(String, String)> {
         .iter()
         .map(|(k, r)| {
             assert_eq!(r["method"], "elicitation/create");
-            (k.clone(), r["params"]["message"].as_str().unwrap().to_owned())
+            (
+                k.clone(),
+                r["params"]["message"].as_str().unwrap().to_owned(),
+            )
         })
         .collect()
 }
@@ -193,7 +196,12 @@ impl<'r> Host<'r> {
     }
 
     /// Answer a Resolve step; panics on host misuse (not on round failure).
-    fn resolve<const N: usize>(&self, round: &mut Round<'_, '_, N>, plan: &Plan<'_, N>, param: usize) {
+    fn resolve<const N: usize>(
+        &self,
+        round: &mut Round<'_, '_, N>,
+        plan: &Plan<'_, N>,
+        param: usize,
+    ) {
         let pname = plan.name(param).unwrap();
         let mut inputs = Vec::new();
         round.write_resolve_inputs(&mut inputs).unwrap();
@@ -257,7 +265,8 @@ impl<'r> Host<'r> {
             .iter()
             .map(|n| {
                 let mut m = String::new();
-                n.write_message(plan.name(n.param()).unwrap(), &mut m).unwrap();
+                n.write_message(plan.name(n.param()).unwrap(), &mut m)
+                    .unwrap();
                 format!("{} {m}", n.level())
             })
             .collect();
@@ -365,8 +374,9 @@ pub fn compile_error(declaration: &Value) -> String {
 /// [`compile_error`] with capacity `N`.
 pub fn compile_error_n<const N: usize>(declaration: &Value) -> String {
     let text = declaration.to_string();
-    match Plan::<N>::compile(&text) {
-        Ok(_) => panic!("expected a compile error for {text}"),
+    let result = Plan::<N>::compile(&text).map(|_| ());
+    match result {
+        Ok(()) => panic!("expected a compile error for {text}"),
         Err(e) => e.to_string(),
     }
 }

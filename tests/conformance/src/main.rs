@@ -7,6 +7,9 @@
 //! declaration (`str` → `"string"`, `Literal[...]` → `{"enum": [...]}`, a pydantic model
 //! → an object type, ...), and its data-driven resolvers (`template`, `known`) run here,
 //! as the host runs resolvers.
+//!
+//! With `--ffi` the engine is driven through the C ABI (elicit-ffi's `extern "C"`
+//! functions) instead of the core API; the output must not change (`tests/ffi_vectors.rs`).
 
 use std::io::{Read, Write};
 
@@ -16,7 +19,11 @@ use elicit_core::{Error, Plan, Round, Step};
 
 const CAP: usize = 128;
 
+/// `--ffi`: drive the engine through the C ABI (elicit-ffi) instead of the core API.
+mod ffi_host;
+
 fn main() {
+    ffi_host::init_from_args();
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         eprintln!("elicit-conformance: cannot read stdin: {e}");
@@ -353,11 +360,8 @@ fn scenario(sc: Value<'_>) -> Result<String, String> {
     let debug = sc.get("debug").and_then(|d| d.as_bool()).unwrap_or(false);
     let params = sc.get("parameters").ok_or("scenario without parameters")?;
     let mut sticky = compile_sticky(params, &tool)?;
-    if let Err(e) = Plan::<CAP>::compile(&sticky.declaration) {
-        return Ok(format!(
-            "{{\"registration_error\":{}}}",
-            jstr(&e.to_string())
-        ));
+    if let Some(e) = ffi_host::registration_error(&sticky.declaration) {
+        return Ok(format!("{{\"registration_error\":{}}}", jstr(&e)));
     }
     let mut arguments = sc.get("arguments").map(wire).unwrap_or_else(|| "{}".into());
     let mut prev_state: Option<String> = None;
@@ -367,11 +371,8 @@ fn scenario(sc: Value<'_>) -> Result<String, String> {
     for rnd in rounds.items() {
         if let Some(p) = rnd.get("parameters") {
             sticky = compile_sticky(p, &tool)?;
-            if let Err(e) = Plan::<CAP>::compile(&sticky.declaration) {
-                rounds_out.push(format!(
-                    "{{\"registration_error\":{}}}",
-                    jstr(&e.to_string())
-                ));
+            if let Some(e) = ffi_host::registration_error(&sticky.declaration) {
+                rounds_out.push(format!("{{\"registration_error\":{}}}", jstr(&e)));
                 prev_state = None;
                 continue;
             }
@@ -413,6 +414,9 @@ fn one_round(
     replies: Option<&str>,
     debug: bool,
 ) -> Result<(String, Option<String>), String> {
+    if ffi_host::enabled() {
+        return ffi_host::one_round(sticky, arguments, request_state, replies, debug);
+    }
     let plan = Plan::<CAP>::compile(&sticky.declaration).map_err(|e| e.to_string())?;
     let mut workspace = vec![0u8; 1 << 16];
     let state_in = match request_state {

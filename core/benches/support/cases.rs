@@ -1,0 +1,212 @@
+//! The reference benchmark's cases (`reference/oracle/bench.py`), as elicit-core
+//! declarations, and one timed round of each.
+//!
+//! - `indep-N` (N = 1, 4, 16, 64): N independent **literal** questions
+//!   `q{i}: Annotated[str, Elicit("Question number {i}?")]`, string answers.
+//! - `chain-8`: `q0` literal `"First?"`; `q{i}` (i ≥ 1) is a **resolver** that needs
+//!   `q{i-1}` and asks `f"After {q{i-1}}, then?"` (declared answer type `str`).
+//!
+//! Rounds, as bench.py times them:
+//! - `first`: nothing answered (no state, no replies) → input required;
+//! - `final`: the state from the previous round plus replies for what that round asked
+//!   (`{"action":"accept","content":{"value":"ans-<name>"}}`, as `fm_reply` builds
+//!   them) → every value.
+//!
+//! A timed round is the whole engine call a server makes: create the round (parse the
+//! arguments, decode the plaintext state, check `inputResponses`), drain it (running the
+//! chain's resolvers in the "host", which formats the question from the resolver
+//! inputs), and write the outputs (`inputRequests` + `requestState`, or the values) into
+//! a caller buffer. The reference's time covers the same (its outputs are Python objects,
+//! not serialized, so ours does slightly more). Shared by `benches/rounds.rs` and
+//! `examples/bench_driver.rs`.
+#![allow(dead_code)]
+
+use elicit_core::json::{SliceSink, Style, Value};
+use elicit_core::{Plan, Round, Step};
+
+/// Capacity that fits 64 parameters.
+pub const CAP: usize = 80;
+/// Workspace for resolver questions (chain-8 needs a few hundred bytes).
+pub const WORKSPACE: usize = 4096;
+/// Output buffer for one round's outputs (indep-64 first round writes ~12 KB).
+pub const OUT: usize = 1 << 15;
+
+/// The cases in bench.py's order: (label, kind, n).
+pub const CASES: &[(&str, Kind, usize)] = &[
+    ("indep-1", Kind::Indep, 1),
+    ("indep-4", Kind::Indep, 4),
+    ("indep-16", Kind::Indep, 16),
+    ("indep-64", Kind::Indep, 64),
+    ("chain-8", Kind::Chain, 8),
+];
+
+/// Independent literal questions, or a resolver chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `indep-N`
+    Indep,
+    /// `chain-N`
+    Chain,
+}
+
+/// The declaration for a case.
+pub fn declaration(kind: Kind, n: usize) -> String {
+    let mut params = Vec::new();
+    for i in 0..n {
+        params.push(match (kind, i) {
+            (Kind::Indep, _) => {
+                format!(r#"{{"name":"q{i}","elicit":{{"message":"Question number {i}?"}}}}"#)
+            }
+            (Kind::Chain, 0) => r#"{"name":"q0","elicit":{"message":"First?"}}"#.to_string(),
+            (Kind::Chain, _) => format!(
+                r#"{{"name":"q{i}","elicit":{{"needs":["q{}"],"declares":"string"}}}}"#,
+                i - 1
+            ),
+        });
+    }
+    format!(r#"{{"tool":"tool","parameters":[{}]}}"#, params.join(","))
+}
+
+/// What a round ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Input required: bytes of `inputRequests` and of `requestState` written.
+    Ask(usize, usize),
+    /// Done: bytes of the values written.
+    Values(usize),
+}
+
+/// The chain's resolver, run by the host: `{"q{i-1}": "<answer>"}` →
+/// `{"message":"After <answer>, then?"}` written into `question`.
+fn chain_resolver(inputs: &[u8], question: &mut [u8]) -> usize {
+    let text = core::str::from_utf8(inputs).expect("utf8");
+    let v = Value::parse(text).expect("inputs are JSON");
+    let (_, prev) = v.members().next().expect("one input");
+    let prev = prev.as_str().expect("a string answer").raw();
+    let mut s = SliceSink::new(question);
+    use elicit_core::Sink;
+    s.put(b"{\"message\":\"After ");
+    s.put(prev.as_bytes());
+    s.put(b", then?\"}");
+    s.finish().expect("question buffer")
+}
+
+/// One round, as a server runs it. `out` receives the outputs.
+pub fn run_round<const N: usize>(
+    plan: &Plan<'_, N>,
+    state: Option<&str>,
+    replies: Option<&str>,
+    workspace: &mut [u8],
+    out: &mut [u8],
+) -> Outcome {
+    let mut round = Round::modern(plan, "{}", state, replies, workspace).expect("round starts");
+    let mut inputs = [0u8; 256];
+    let mut question = [0u8; 256];
+    loop {
+        match round.poll().expect("round runs") {
+            Step::Resolve { .. } => {
+                let n = round.resolve_inputs_into(&mut inputs).expect("inputs");
+                let q = chain_resolver(&inputs[..n], &mut question);
+                let q = core::str::from_utf8(&question[..q]).expect("utf8");
+                round.resolve_question(q).expect("question accepted");
+            }
+            Step::Ask { .. } => unreachable!("modern rounds batch their questions"),
+            Step::Done => {
+                let mut s = SliceSink::new(out);
+                round.write_values(Style::WIRE, &mut s).expect("values");
+                return Outcome::Values(s.finish().expect("output buffer"));
+            }
+            Step::InputRequired => {
+                let (a, b) = out.split_at_mut(out.len() / 2);
+                let mut s = SliceSink::new(a);
+                round.write_input_requests(false, &mut s).expect("requests");
+                let na = s.finish().expect("output buffer");
+                let mut s = SliceSink::new(b);
+                round.write_request_state(&mut s).expect("state");
+                let nb = s.finish().expect("output buffer");
+                return Outcome::Ask(na, nb);
+            }
+        }
+    }
+}
+
+/// A case's first and final round inputs, found by driving rounds to completion the way
+/// bench.py's `fm_states` does.
+pub struct Case {
+    /// The label (`indep-16`, ...).
+    pub label: &'static str,
+    /// The declaration text.
+    pub declaration: String,
+    /// Rounds to completion (asks + the final one).
+    pub rounds: usize,
+    /// The final round's plaintext state.
+    pub final_state: String,
+    /// The final round's replies.
+    pub final_replies: String,
+    /// Questions rendered in the final round (the chain's resolvers run again).
+    pub n: usize,
+    /// Case kind.
+    pub kind: Kind,
+}
+
+/// `fm_reply`: accept every asked name with `ans-<name>`.
+fn replies_for(requests: &str) -> String {
+    let v = Value::parse(requests).expect("requests JSON");
+    let items: Vec<String> = v
+        .members()
+        .map(|(k, _)| {
+            format!(
+                r#""{0}":{{"action":"accept","content":{{"value":"ans-{0}"}}}}"#,
+                k.raw()
+            )
+        })
+        .collect();
+    format!("{{{}}}", items.join(","))
+}
+
+impl Case {
+    /// Build a case.
+    pub fn new(label: &'static str, kind: Kind, n: usize) -> Case {
+        let declaration = declaration(kind, n);
+        let plan = Plan::<CAP>::compile(&declaration).expect("declaration compiles");
+        let mut ws = vec![0u8; WORKSPACE];
+        let mut out = vec![0u8; OUT];
+        let (mut state, mut replies): (Option<String>, Option<String>) = (None, None);
+        let mut rounds = 0;
+        #[allow(clippy::while_let_loop)]
+        loop {
+            rounds += 1;
+            match run_round(
+                &plan,
+                state.as_deref(),
+                replies.as_deref(),
+                &mut ws,
+                &mut out,
+            ) {
+                Outcome::Values(_) => break,
+                Outcome::Ask(na, nb) => {
+                    let requests = core::str::from_utf8(&out[..na]).expect("utf8");
+                    let half = out.len() / 2;
+                    let s = core::str::from_utf8(&out[half..half + nb]).expect("utf8");
+                    replies = Some(replies_for(requests));
+                    state = Some(s.to_string());
+                }
+            }
+        }
+        drop(plan);
+        Case {
+            label,
+            declaration,
+            rounds,
+            final_state: state.expect("at least one ask"),
+            final_replies: replies.expect("at least one ask"),
+            n,
+            kind,
+        }
+    }
+
+    /// Every case of bench.py.
+    pub fn all() -> Vec<Case> {
+        CASES.iter().map(|&(l, k, n)| Case::new(l, k, n)).collect()
+    }
+}

@@ -1,0 +1,81 @@
+//! A small driver for profiling the benchmark cases under valgrind/callgrind:
+//! runs one case's round `ITERS` times (no criterion, no timing code in the way).
+//!
+//! ```text
+//! cargo build --release -p elicit-core --example bench_driver
+//! valgrind --tool=callgrind target/release/examples/bench_driver indep-16 first 1000
+//! ```
+//!
+//! Cases and rounds as in `benches/rounds.rs` (`indep-1|4|16|64`, `chain-8`;
+//! `first|final|compile`). Prints the instructions-free summary: what the round wrote.
+
+use std::hint::black_box;
+
+use elicit_core::Plan;
+
+#[path = "../benches/support/cases.rs"]
+mod cases;
+use cases::{run_round, Case, CAP, CASES, OUT, WORKSPACE};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("sizes") {
+        println!(
+            "size_of: Plan<{CAP}> = {} B, Round<{CAP}> = {} B, Error = {} B",
+            std::mem::size_of::<Plan<'static, CAP>>(),
+            std::mem::size_of::<elicit_core::Round<'static, 'static, CAP>>(),
+            std::mem::size_of::<elicit_core::Error>(),
+        );
+        return;
+    }
+    let label = args.get(1).map(String::as_str).unwrap_or("indep-16");
+    let which = args.get(2).map(String::as_str).unwrap_or("first");
+    let iters: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let Some(&(label, kind, n)) = CASES.iter().find(|c| c.0 == label) else {
+        eprintln!(
+            "unknown case {label}; one of {:?}",
+            CASES.iter().map(|c| c.0).collect::<Vec<_>>()
+        );
+        std::process::exit(2);
+    };
+    let case = Case::new(label, kind, n);
+    let plan = Plan::<CAP>::compile(&case.declaration).expect("compiles");
+    let mut ws = vec![0u8; WORKSPACE];
+    let mut out = vec![0u8; OUT];
+    let (state, replies) = match which {
+        "first" => (None, None),
+        "final" => (
+            Some(case.final_state.as_str()),
+            Some(case.final_replies.as_str()),
+        ),
+        "compile" => {
+            for _ in 0..iters {
+                black_box(
+                    Plan::<CAP>::compile(black_box(&case.declaration))
+                        .expect("compiles")
+                        .len(),
+                );
+            }
+            println!("{label} compile x{iters}");
+            return;
+        }
+        other => {
+            eprintln!("unknown round {other}; first, final or compile");
+            std::process::exit(2);
+        }
+    };
+    let mut last = None;
+    for _ in 0..iters {
+        last = Some(black_box(run_round(
+            &plan,
+            black_box(state),
+            black_box(replies),
+            &mut ws,
+            &mut out,
+        )));
+    }
+    println!(
+        "{label} {which} x{iters}: {last:?} ({} rounds to completion)",
+        case.rounds
+    );
+}

@@ -1,0 +1,288 @@
+//! Compiled plans as bytes (feature `serde`).
+//!
+//! A [`Plan`] can be compiled once, where there is room for the declaration compiler
+//! (a build script, a host tool), written with [`Plan::to_postcard`], and loaded on a
+//! small device with [`Plan::from_postcard`], which neither parses the JSON declaration
+//! nor links [`Plan::compile`]. The loaded plan borrows its strings from the bytes
+//! (zero-copy), as a compiled plan borrows them from the declaration text.
+//!
+//! # Format
+//!
+//! ```text
+//! byte 0      PLAN_FORMAT_VERSION
+//! byte 1      number of parameters (so a too-small capacity N is reported as such)
+//! bytes 2..   postcard of the plan: {tool, params, order}
+//! ```
+//!
+//! The bytes are checked on load, so a corrupted or hand-made plan is an error and never
+//! a panic later: every JSON fragment is validated, every answer type must be one the
+//! type compiler produces, resolver needs and the resolution order must be consistent
+//! (each resolver after the elicited parameters it needs, so no cycle), and the literal
+//! questions' digests are recomputed rather than read.
+//!
+//! Plans also implement serde's `Serialize`/`Deserialize` (without the two header bytes),
+//! with the same checks on deserialization, for hosts that carry them in another format.
+
+use serde::de::{Deserialize, Deserializer, Error as _};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use crate::error::{name, Error, MAX_NAME};
+use crate::json::{Str, Value};
+use crate::plan::{question_digest, AskKind, Param, Plan};
+use crate::types::{check_raw_schema, Ty, TypeKind};
+
+/// The first byte of [`Plan::to_postcard`]'s output; bumped whenever the layout changes.
+pub const PLAN_FORMAT_VERSION: u8 = 1;
+
+impl Serialize for Value<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.raw())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Value<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <&'de str>::deserialize(d)?;
+        match Value::parse(text) {
+            Ok(v) if v.raw().len() == text.len() => Ok(v),
+            _ => Err(D::Error::custom(
+                "a JSON fragment of the plan is not valid JSON",
+            )),
+        }
+    }
+}
+
+impl Serialize for Str<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.raw())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <&'de str>::deserialize(d)?;
+        Str::from_contents(text).ok_or_else(|| {
+            D::Error::custom("a string of the plan is not valid JSON string contents")
+        })
+    }
+}
+
+impl<const N: usize> Serialize for Plan<'_, N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Plan", 3)?;
+        st.serialize_field("tool", self.tool)?;
+        st.serialize_field("params", &self.params)?;
+        st.serialize_field("order", &self.order)?;
+        st.end()
+    }
+}
+
+/// The plan as it comes off the wire, before it is checked.
+#[derive(serde::Deserialize)]
+struct PlanWire<'a, const N: usize> {
+    tool: &'a str,
+    #[serde(borrow)]
+    params: heapless::Vec<Param<'a>, N>,
+    order: heapless::Vec<u8, N>,
+}
+
+impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wire = PlanWire::<'a, N>::deserialize(d)?;
+        check(wire).map_err(D::Error::custom)
+    }
+}
+
+fn bad(at: &str, problem: &'static str) -> Error {
+    Error::Declaration {
+        at: name(at),
+        problem,
+    }
+}
+
+const MALFORMED: &str =
+    "the compiled plan's bytes are truncated or malformed; write them again with Plan::to_postcard";
+
+/// True when `t` is exactly what the type compiler makes of its own text.
+fn ty_ok(t: &Ty<'_>) -> bool {
+    match (t.kind, t.spec) {
+        (TypeKind::String | TypeKind::Integer | TypeKind::Number | TypeKind::Boolean, None) => {
+            t.choices.is_none()
+        }
+        (_, None) => false,
+        (TypeKind::Schema, Some(s)) => t.choices.is_none() && check_raw_schema(s).is_ok(),
+        (kind, Some(spec)) => match Ty::compile(spec, false) {
+            Ok(c) => c.kind == kind && c.choices.map(Value::raw) == t.choices.map(Value::raw),
+            Err(_) => false,
+        },
+    }
+}
+
+/// Check a deserialized plan and recompute what is derived (the literal digests).
+fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Error> {
+    let PlanWire {
+        tool,
+        mut params,
+        order,
+    } = wire;
+    if N > 255 {
+        return Err(Error::Capacity {
+            what: "parameters (the capacity N may be at most 255)",
+            limit: 255,
+        });
+    }
+    let name_ok = |n: &str| !n.is_empty() && n.len() <= MAX_NAME;
+    if !name_ok(tool) {
+        return Err(bad("plan", "the tool name must be 1 to 64 bytes long"));
+    }
+    let len = params.len();
+    for i in 0..len {
+        let p = &params[i];
+        if !name_ok(p.name) {
+            return Err(bad("plan", "parameter names must be 1 to 64 bytes long"));
+        }
+        if params[..i].iter().any(|q| q.name == p.name) {
+            return Err(Error::DuplicateName { name: name(p.name) });
+        }
+        if !ty_ok(&p.ty) {
+            return Err(bad(p.name, "the compiled answer type is inconsistent"));
+        }
+        if p.outcome && p.ask.is_none() {
+            return Err(bad(
+                p.name,
+                "\"outcome\" needs \"elicit\": only an elicited parameter has an outcome",
+            ));
+        }
+        match &p.ask {
+            None => {}
+            Some(AskKind::Resolver { needs, declares }) => {
+                if needs.iter().any(|&j| j as usize >= len) {
+                    return Err(bad(
+                        p.name,
+                        "a resolver needs a parameter the plan does not have",
+                    ));
+                }
+                if let Some(d) = declares {
+                    if !ty_ok(d) || !d.same_as(&p.ty) {
+                        return Err(bad(p.name, "the resolver's declared type is inconsistent"));
+                    }
+                }
+            }
+            Some(AskKind::Literal(q))
+                if (q.title.is_some() || q.description.is_some()) && !p.ty.wrapped() =>
+            {
+                return Err(bad(p.name, "title and description label the wrapped value of a scalar, enum or array answer"));
+            }
+            Some(AskKind::Literal(_)) => {}
+        }
+        let ty = p.ty;
+        if let Some(AskKind::Literal(q)) = &mut params[i].ask {
+            q.digest = question_digest(q.message, &ty, q.title, q.description);
+        }
+    }
+    // The resolution order: every elicited parameter exactly once, each resolver after
+    // the elicited parameters it needs (which also rules out cycles).
+    let mut placed = [false; 256];
+    for &i in order.iter() {
+        let i = i as usize;
+        let Some(p) = params.get(i) else {
+            return Err(bad(
+                "plan",
+                "the resolution order names a parameter the plan does not have",
+            ));
+        };
+        if p.ask.is_none() || placed[i] {
+            return Err(bad(p.name, "the resolution order is inconsistent"));
+        }
+        if let Some(AskKind::Resolver { needs, .. }) = &p.ask {
+            let later = needs
+                .iter()
+                .any(|&j| params[j as usize].ask.is_some() && !placed[j as usize]);
+            if later {
+                return Err(bad(
+                    p.name,
+                    "the resolution order puts a resolver before what it needs",
+                ));
+            }
+        }
+        placed[i] = true;
+    }
+    if params.iter().filter(|p| p.ask.is_some()).count() != order.len() {
+        return Err(bad(
+            "plan",
+            "the resolution order leaves out an elicited parameter",
+        ));
+    }
+    Ok(Plan {
+        tool,
+        params,
+        order,
+    })
+}
+
+impl<'a, const N: usize> Plan<'a, N> {
+    /// Load a plan written by [`Plan::to_postcard`], borrowing its strings from `bytes`.
+    /// No JSON declaration is parsed and [`Plan::compile`] is not needed (nor linked).
+    ///
+    /// Errors: [`Error::Capacity`] when the plan has more than `N` parameters;
+    /// [`Error::Declaration`] (at `"plan"` or a parameter) when the bytes come from
+    /// another format version, are malformed, or describe an inconsistent plan.
+    pub fn from_postcard(bytes: &'a [u8]) -> Result<Self, Error> {
+        let Some((&version, rest)) = bytes.split_first() else {
+            return Err(bad("plan", MALFORMED));
+        };
+        if version != PLAN_FORMAT_VERSION {
+            return Err(bad("plan", "the compiled plan was written in another format version; compile the declaration again with this version of elicit-core"));
+        }
+        let Some((&count, rest)) = rest.split_first() else {
+            return Err(bad("plan", MALFORMED));
+        };
+        if count as usize > N {
+            return Err(Error::Capacity {
+                what: "parameters",
+                limit: N,
+            });
+        }
+        let (wire, tail) = postcard::take_from_bytes::<PlanWire<'a, N>>(rest)
+            .map_err(|_| bad("plan", MALFORMED))?;
+        if !tail.is_empty() || wire.params.len() != count as usize {
+            return Err(bad("plan", MALFORMED));
+        }
+        check(wire)
+    }
+}
+
+impl<const N: usize> Plan<'_, N> {
+    /// Length of [`Plan::to_postcard`]'s output.
+    pub fn postcard_len(&self) -> usize {
+        let body = postcard::serialize_with_flavor::<Self, _, usize>(
+            self,
+            postcard::ser_flavors::Size::default(),
+        );
+        2 + body.unwrap_or(0)
+    }
+
+    /// Write the plan as bytes for [`Plan::from_postcard`]: the format version, the
+    /// parameter count, then the plan in postcard. Returns the length written, or
+    /// [`Error::BufferTooSmall`] with the size needed.
+    pub fn to_postcard(&self, out: &mut [u8]) -> Result<usize, Error> {
+        let needed = self.postcard_len();
+        let too_small = Error::BufferTooSmall { needed };
+        if out.len() < needed {
+            return Err(too_small);
+        }
+        out[0] = PLAN_FORMAT_VERSION;
+        out[1] = self.params.len() as u8;
+        let written = postcard::to_slice(self, &mut out[2..needed]).map_err(|_| too_small)?;
+        Ok(2 + written.len())
+    }
+
+    /// [`Plan::to_postcard`] into a new `Vec`.
+    #[cfg(feature = "alloc")]
+    pub fn to_postcard_vec(&self) -> alloc::vec::Vec<u8> {
+        let mut out = alloc::vec![0u8; self.postcard_len()];
+        let n = self.to_postcard(&mut out).expect("sized by postcard_len");
+        out.truncate(n);
+        out
+    }
+}

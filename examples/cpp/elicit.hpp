@@ -1,0 +1,268 @@
+// elicit.hpp: a small C++17 RAII wrapper over the elicit C ABI (include/elicit.h).
+//
+// - elicit::Plan and elicit::Round own their handles like std::unique_ptr (movable,
+//   not copyable); the C handles are freed in the destructors.
+// - Every failing call throws elicit::Error, carrying the elicit_result code and the
+//   message (elicit_round_last_error, or the constructor's error buffer). A 4xx code
+//   (Error::is_tool_error) means the tool call fails with that message; 3xx means the
+//   call's inputs were invalid (ELICIT_ERR_INPUT_RESPONSES is JSON-RPC -32602).
+// - Outputs come back as std::string (a size query, then the read).
+// - A Round refers to its Plan by reference count inside the library: destroying the
+//   Plan first is fine.
+#ifndef ELICIT_HPP
+#define ELICIT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "elicit.h"
+
+namespace elicit {
+
+/// A failed call: the elicit_result code and the library's message.
+class Error : public std::runtime_error {
+public:
+    Error(elicit_result code, const std::string &message)
+        : std::runtime_error(message), code_(code) {}
+    /// The ELICIT_ERR_* code.
+    elicit_result code() const noexcept { return code_; }
+    /// True for 4xx codes: the tool call fails with what() as its error text.
+    bool is_tool_error() const noexcept { return code_ >= 400 && code_ < 500; }
+
+private:
+    elicit_result code_;
+};
+
+namespace detail {
+
+inline const std::uint8_t *bytes(std::string_view s) noexcept {
+    return reinterpret_cast<const std::uint8_t *>(s.data());
+}
+
+inline std::string describe(elicit_result code, std::string_view detail) {
+    std::string text = elicit_result_str(code);
+    if (!detail.empty()) {
+        text += " (";
+        text += detail;
+        text += ")";
+    }
+    return text;
+}
+
+struct PlanDeleter {
+    void operator()(elicit_plan *p) const noexcept { elicit_plan_free(p); }
+};
+
+struct RoundDeleter {
+    void operator()(elicit_round *r) const noexcept { elicit_round_free(r); }
+};
+
+}  // namespace detail
+
+/// What a round needs next.
+enum class StepKind : std::uint32_t {
+    Resolve = ELICIT_STEP_RESOLVE,
+    Ask = ELICIT_STEP_ASK,
+    Done = ELICIT_STEP_DONE,
+    InputRequired = ELICIT_STEP_INPUT_REQUIRED,
+};
+
+/// A step from Round::poll: the kind and the parameter it concerns (ELICIT_NO_PARAM for
+/// Done and InputRequired).
+struct Step {
+    StepKind kind;
+    std::size_t param;
+};
+
+/// A compiled tool declaration (thread-safe, immutable).
+class Plan {
+public:
+    /// Compile a JSON declaration; throws Error (a 2xx code) with the reason.
+    static Plan compile(std::string_view declaration) {
+        elicit_plan *raw = nullptr;
+        char err[ELICIT_MESSAGE_CAP];
+        std::size_t err_len = 0;
+        elicit_result rc = elicit_plan_new(detail::bytes(declaration), declaration.size(),
+                                           &raw, reinterpret_cast<std::uint8_t *>(err),
+                                           sizeof err, &err_len);
+        if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
+        return Plan(raw);
+    }
+
+    /// The tool's name (valid while this Plan lives).
+    std::string_view tool() const {
+        const std::uint8_t *p = nullptr;
+        std::size_t n = 0;
+        check(elicit_plan_tool_name(get(), &p, &n));
+        return std::string_view(reinterpret_cast<const char *>(p), n);
+    }
+    /// Number of parameters, model-supplied and elicited.
+    std::size_t param_count() const {
+        std::size_t n = 0;
+        check(elicit_plan_param_count(get(), &n));
+        return n;
+    }
+    /// Name of parameter `index` (valid while this Plan lives).
+    std::string_view param_name(std::size_t index) const {
+        const std::uint8_t *p = nullptr;
+        std::size_t n = 0;
+        check(elicit_plan_param_name(get(), index, &p, &n));
+        return std::string_view(reinterpret_cast<const char *>(p), n);
+    }
+    /// The index of the parameter called `name`, if any.
+    std::optional<std::size_t> index_of(std::string_view name) const {
+        std::size_t i = 0;
+        elicit_result rc = elicit_plan_param_index(get(), detail::bytes(name), name.size(), &i);
+        if (rc == ELICIT_ERR_NOT_FOUND) return std::nullopt;
+        check(rc);
+        return i;
+    }
+    /// Whether parameter `index` is elicited (hide it from inputSchema).
+    bool is_elicited(std::size_t index) const {
+        bool b = false;
+        check(elicit_plan_param_is_elicited(get(), index, &b));
+        return b;
+    }
+    /// Whether parameter `index` is filled by a host resolver.
+    bool has_resolver(std::size_t index) const {
+        bool b = false;
+        check(elicit_plan_param_has_resolver(get(), index, &b));
+        return b;
+    }
+
+    const elicit_plan *get() const noexcept { return handle_.get(); }
+
+private:
+    explicit Plan(elicit_plan *raw) : handle_(raw) {}
+    static void check(elicit_result rc) {
+        if (rc != ELICIT_OK) throw Error(rc, detail::describe(rc, {}));
+    }
+    std::unique_ptr<elicit_plan, detail::PlanDeleter> handle_;
+};
+
+/// One round of one tool call (one thread at a time).
+class Round {
+public:
+    /// A 2026-07-28 round. `request_state` is the unsealed requestState, if any;
+    /// `input_responses` the raw inputResponses object, if any. Throws Error (3xx for
+    /// invalid call inputs).
+    static Round modern(const Plan &plan, std::string_view arguments,
+                        std::optional<std::string_view> request_state = std::nullopt,
+                        std::optional<std::string_view> input_responses = std::nullopt,
+                        std::size_t workspace_size = 0) {
+        elicit_round *raw = nullptr;
+        char err[ELICIT_MESSAGE_CAP];
+        std::size_t err_len = 0;
+        elicit_result rc = elicit_round_new_modern(
+            plan.get(), detail::bytes(arguments), arguments.size(),
+            request_state ? detail::bytes(*request_state) : nullptr,
+            request_state ? request_state->size() : 0,
+            input_responses ? detail::bytes(*input_responses) : nullptr,
+            input_responses ? input_responses->size() : 0, workspace_size, &raw,
+            reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
+        if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
+        return Round(raw);
+    }
+
+    /// A handshake-era round (questions one at a time).
+    static Round handshake(const Plan &plan, std::string_view arguments,
+                           std::size_t workspace_size = 0) {
+        elicit_round *raw = nullptr;
+        char err[ELICIT_MESSAGE_CAP];
+        std::size_t err_len = 0;
+        elicit_result rc = elicit_round_new_handshake(
+            plan.get(), detail::bytes(arguments), arguments.size(), workspace_size, &raw,
+            reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
+        if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
+        return Round(raw);
+    }
+
+    /// Advance (see the drain rule in elicit.h); throws Error when the round failed.
+    Step poll() {
+        std::uint32_t kind = 0;
+        std::size_t param = 0;
+        check(elicit_round_poll(get(), &kind, &param));
+        return Step{static_cast<StepKind>(kind), param};
+    }
+
+    std::string resolve_inputs() { return read(elicit_round_resolve_inputs); }
+    std::string ask() { return read(elicit_round_ask); }
+    std::string values() { return read(elicit_round_values); }
+    std::string request_state() { return read(elicit_round_request_state); }
+    std::string input_requests(bool client_view = false) {
+        std::uint32_t flags = client_view ? ELICIT_REQUESTS_CLIENT_VIEW : 0;
+        return read([flags](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
+            return elicit_round_input_requests(r, flags, b, c, n);
+        });
+    }
+    std::string value_of(std::size_t param) {
+        return read([param](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
+            return elicit_round_value_of(r, param, b, c, n);
+        });
+    }
+
+    void resolve_value(std::string_view json) {
+        check(elicit_round_resolve_value(get(), detail::bytes(json), json.size()));
+    }
+    void resolve_question(std::string_view json) {
+        check(elicit_round_resolve_question(get(), detail::bytes(json), json.size()));
+    }
+    /// Report that the resolver's dependency could not be built: the round fails (the
+    /// next poll() throws the tool error).
+    void resolve_failed(std::string_view dependency) {
+        elicit_result rc =
+            elicit_round_resolve_failed(get(), detail::bytes(dependency), dependency.size());
+        if (rc != ELICIT_ERR_RESOLVER_DEPENDENCY) check(rc);
+    }
+    void answer(std::string_view elicit_result_json) {
+        check(elicit_round_answer(get(), detail::bytes(elicit_result_json),
+                                  elicit_result_json.size()));
+    }
+
+    /// The message of the last failed call on this round ("" if none).
+    std::string last_error() const {
+        std::size_t n = 0;
+        if (elicit_round_last_error(handle_.get(), nullptr, 0, &n) != ELICIT_OK) return {};
+        std::string s(n, '\0');
+        if (elicit_round_last_error(handle_.get(), reinterpret_cast<std::uint8_t *>(&s[0]),
+                                    s.size(), &n) != ELICIT_OK) {
+            return {};
+        }
+        s.resize(n);
+        return s;
+    }
+
+    elicit_round *get() noexcept { return handle_.get(); }
+
+private:
+    explicit Round(elicit_round *raw) : handle_(raw) {}
+
+    void check(elicit_result rc) const {
+        if (rc != ELICIT_OK) {
+            std::string message = last_error();
+            throw Error(rc, message.empty() ? detail::describe(rc, {}) : message);
+        }
+    }
+
+    template <class Reader>
+    std::string read(Reader reader) {
+        std::size_t needed = 0;
+        check(reader(get(), nullptr, 0, &needed));
+        std::string s(needed, '\0');
+        std::size_t len = 0;
+        check(reader(get(), reinterpret_cast<std::uint8_t *>(&s[0]), s.size(), &len));
+        s.resize(len);
+        return s;
+    }
+
+    std::unique_ptr<elicit_round, detail::RoundDeleter> handle_;
+};
+
+}  // namespace elicit
+
+#endif  // ELICIT_HPP

@@ -1,0 +1,518 @@
+//! elicit-ffi: the C ABI of elicit-core.
+//!
+//! `include/elicit.h` is generated from this crate by cbindgen (see `cbindgen.toml`);
+//! every comment on a public item here is copied into the header, so they are written
+//! for C readers.
+//!
+//! This is the only crate of the workspace with `unsafe` code. The rules it follows
+//! (DESIGN.md §5): opaque handles; UTF-8 JSON in as `(ptr, len)`; output into caller
+//! buffers as `(buf, cap, out_len)`; `uint32_t` result codes mapped from the engine's
+//! error by an exhaustive `match`; every entry point checks its pointers and runs inside
+//! one panic-catching wrapper; a handle that panicked is poisoned.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+#![allow(non_camel_case_types)]
+// The engine's error is large by design (names inline, no heap).
+#![allow(clippy::result_large_err)]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use elicit_core::{Error, Sink};
+
+mod plan;
+mod round;
+
+pub use plan::*;
+pub use round::*;
+
+// ------------------------------------------------------------------------- versions
+
+/// Major version of the C ABI. A change here breaks existing callers.
+pub const ELICIT_ABI_VERSION_MAJOR: u32 = 0;
+/// Minor version of the C ABI: additions that keep existing callers working.
+pub const ELICIT_ABI_VERSION_MINOR: u32 = 1;
+/// Patch version of the C ABI: fixes with no interface change.
+pub const ELICIT_ABI_VERSION_PATCH: u32 = 0;
+/// The ABI version this header describes, as `(major << 16) | (minor << 8) | patch`;
+/// compare it with `elicit_abi_version()` at start-up to detect a mismatched library.
+pub const ELICIT_ABI_VERSION: u32 =
+    (ELICIT_ABI_VERSION_MAJOR << 16) | (ELICIT_ABI_VERSION_MINOR << 8) | ELICIT_ABI_VERSION_PATCH;
+
+/// Most parameters (model-supplied arguments and elicited ones together) a plan holds.
+pub const ELICIT_MAX_PARAMS: usize = 64;
+/// The workspace a round gets when `workspace_size` is 0: 64 KiB.
+pub const ELICIT_DEFAULT_WORKSPACE: usize = 65536;
+/// A message buffer of this many bytes holds any error or note message whole; longer
+/// ones are cut (at a UTF-8 character boundary) where a call documents cutting.
+pub const ELICIT_MESSAGE_CAP: usize = 1024;
+
+/// The version of the linked library, as `(major << 16) | (minor << 8) | patch`; equal
+/// to `ELICIT_ABI_VERSION` when the header and the library match.
+///
+/// Safe to call at any time from any thread.
+#[no_mangle]
+pub extern "C" fn elicit_abi_version() -> u32 {
+    ELICIT_ABI_VERSION
+}
+
+// ---------------------------------------------------------------------- result codes
+
+/// The result of every fallible call: 0 on success, otherwise one of the
+/// `ELICIT_ERR_*` codes. Values are grouped and never reused:
+///
+/// - `0`: success;
+/// - `1xx`: the caller broke the calling contract (a NULL pointer, text that is not
+///   UTF-8, a buffer too small, a step answered out of order, ...); fix the host;
+/// - `2xx`: the declaration was rejected by `elicit_plan_new`; fix the declaration;
+/// - `3xx`: the call's inputs are invalid (`ELICIT_ERR_INPUT_RESPONSES` is the
+///   protocol's `-32602`);
+/// - `4xx`: resolution failed: the tool call fails with the round's message (read it
+///   with `elicit_round_last_error`), exactly as the reference fails it;
+/// - `9xx`: a panic inside the library (the handle is now poisoned) or an engine error
+///   this ABI version does not know.
+///
+/// `elicit_result_str` names a code; the handle's last-error message gives the detail.
+pub type elicit_result = u32;
+
+/// Success.
+pub const ELICIT_OK: elicit_result = 0;
+
+/// A pointer argument that must not be NULL was NULL (or an optional input was NULL
+/// with a non-zero length, or `buf` was NULL with a non-zero `cap`).
+pub const ELICIT_ERR_NULL: elicit_result = 100;
+/// A text input is not valid UTF-8.
+pub const ELICIT_ERR_UTF8: elicit_result = 101;
+/// The output buffer is too small; `*out_len` holds the number of bytes needed and the
+/// buffer is left untouched.
+pub const ELICIT_ERR_BUFFER_TOO_SMALL: elicit_result = 102;
+/// The call does not fit the round's current step: a step answered out of order, an
+/// output read before its step, or the drain rule broken (see `elicit_round_poll`).
+/// Nothing changed; poll and follow the step it returns.
+pub const ELICIT_ERR_WRONG_STEP: elicit_result = 103;
+/// The round's workspace is full; nothing changed. Create rounds with a larger
+/// `workspace_size`.
+pub const ELICIT_ERR_WORKSPACE_FULL: elicit_result = 104;
+/// A parameter or note index is out of range.
+pub const ELICIT_ERR_INDEX: elicit_result = 105;
+/// An argument has a value the call does not accept (unknown flag bits, a length
+/// larger than `PTRDIFF_MAX`).
+pub const ELICIT_ERR_INVALID_ARGUMENT: elicit_result = 106;
+/// No parameter has the name given.
+pub const ELICIT_ERR_NOT_FOUND: elicit_result = 107;
+/// A size the caller asked for (inputs plus workspace) could not be allocated.
+pub const ELICIT_ERR_TOO_LARGE: elicit_result = 108;
+/// The host's resolver answer (value or question) is invalid. When the text is not
+/// JSON, or not a question object, nothing changed and the step may be answered
+/// again; when it is a question object the engine cannot use (a bad `type`, say), the
+/// round has failed. `elicit_round_poll` tells which.
+pub const ELICIT_ERR_RESOLVER_ANSWER: elicit_result = 109;
+
+/// The declaration is not valid JSON.
+pub const ELICIT_ERR_DECLARATION_JSON: elicit_result = 200;
+/// The declaration is JSON but not a valid declaration (the message names the place).
+pub const ELICIT_ERR_DECLARATION: elicit_result = 201;
+/// Two parameters share a name.
+pub const ELICIT_ERR_DUPLICATE_NAME: elicit_result = 202;
+/// A resolver needs a name that is neither an argument nor an elicited parameter.
+pub const ELICIT_ERR_UNKNOWN_NEED: elicit_result = 203;
+/// Resolvers need each other in a cycle (the message shows the path).
+pub const ELICIT_ERR_CYCLE: elicit_result = 204;
+/// A resolver's declared answer type contradicts its parameter's type.
+pub const ELICIT_ERR_DECLARED_TYPE_MISMATCH: elicit_result = 205;
+/// The tool declares elicited parameters and also returns its own InputRequiredResult.
+pub const ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED: elicit_result = 206;
+/// An answer type outside the MCP elicitation schema subset.
+pub const ELICIT_ERR_UNSUPPORTED_SCHEMA: elicit_result = 207;
+/// A fixed capacity was exceeded (more than `ELICIT_MAX_PARAMS` parameters, or a
+/// resolver with too many needs).
+pub const ELICIT_ERR_CAPACITY: elicit_result = 208;
+
+/// The call's `arguments` are not a JSON object.
+pub const ELICIT_ERR_ARGUMENTS: elicit_result = 300;
+/// A model-supplied argument that a resolver needs is missing from the call.
+pub const ELICIT_ERR_MISSING_ARGUMENT: elicit_result = 301;
+/// `inputResponses` is malformed: answer the request with JSON-RPC error `-32602`.
+pub const ELICIT_ERR_INPUT_RESPONSES: elicit_result = 302;
+
+/// A reply is a valid InputResponse but not an elicitation result.
+pub const ELICIT_ERR_NOT_ELICIT_RESULT: elicit_result = 400;
+/// An `accept` reply carries no content.
+pub const ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT: elicit_result = 401;
+/// Accepted content does not match the requested schema.
+pub const ELICIT_ERR_SCHEMA_MISMATCH: elicit_result = 402;
+/// The user declined a required parameter (one with no default).
+pub const ELICIT_ERR_DECLINED: elicit_result = 403;
+/// The user cancelled a required parameter (one with no default).
+pub const ELICIT_ERR_CANCELLED: elicit_result = 404;
+/// The host reported with `elicit_round_resolve_failed` that a resolver's own
+/// dependency could not be built.
+pub const ELICIT_ERR_RESOLVER_DEPENDENCY: elicit_result = 405;
+
+/// This call panicked inside the library. The handle it was given is now poisoned.
+pub const ELICIT_ERR_PANIC: elicit_result = 900;
+/// The handle is poisoned by an earlier panic; only `*_last_error` and `*_free` still
+/// work on it.
+pub const ELICIT_ERR_POISONED: elicit_result = 901;
+/// An engine error this ABI version has no code for (the message tells what it is).
+pub const ELICIT_ERR_OTHER: elicit_result = 999;
+
+/// The code for an engine error: one arm per variant the engine has today.
+pub(crate) fn code_of(e: &Error) -> elicit_result {
+    match e {
+        Error::DeclarationJson(_) => ELICIT_ERR_DECLARATION_JSON,
+        Error::Declaration { .. } => ELICIT_ERR_DECLARATION,
+        Error::DuplicateName { .. } => ELICIT_ERR_DUPLICATE_NAME,
+        Error::UnknownNeed { .. } => ELICIT_ERR_UNKNOWN_NEED,
+        Error::Cycle { .. } => ELICIT_ERR_CYCLE,
+        Error::DeclaredTypeMismatch { .. } => ELICIT_ERR_DECLARED_TYPE_MISMATCH,
+        Error::MixedWithInputRequired { .. } => ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED,
+        Error::UnsupportedSchema { .. } => ELICIT_ERR_UNSUPPORTED_SCHEMA,
+        Error::Capacity { .. } => ELICIT_ERR_CAPACITY,
+        Error::Arguments { .. } => ELICIT_ERR_ARGUMENTS,
+        Error::MissingArgument { .. } => ELICIT_ERR_MISSING_ARGUMENT,
+        Error::InputResponses { .. } => ELICIT_ERR_INPUT_RESPONSES,
+        Error::NotElicitResult { .. } => ELICIT_ERR_NOT_ELICIT_RESULT,
+        Error::AcceptedWithoutContent { .. } => ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT,
+        Error::SchemaMismatch { .. } => ELICIT_ERR_SCHEMA_MISMATCH,
+        Error::Refused {
+            cancelled: false, ..
+        } => ELICIT_ERR_DECLINED,
+        Error::Refused {
+            cancelled: true, ..
+        } => ELICIT_ERR_CANCELLED,
+        Error::ResolverDependency { .. } => ELICIT_ERR_RESOLVER_DEPENDENCY,
+        Error::WrongStep { .. } => ELICIT_ERR_WRONG_STEP,
+        Error::ResolverAnswer { .. } => ELICIT_ERR_RESOLVER_ANSWER,
+        Error::Workspace { .. } => ELICIT_ERR_WORKSPACE_FULL,
+        Error::BufferTooSmall { .. } => ELICIT_ERR_BUFFER_TOO_SMALL,
+        // `Error` is #[non_exhaustive]: a variant added to the engine later reads as
+        // "other" until this ABI gives it a code.
+        _ => ELICIT_ERR_OTHER,
+    }
+}
+
+/// A static, NUL-terminated description of a result code (its name, a colon and a
+/// sentence), e.g. `"ELICIT_ERR_NULL: a required pointer argument is NULL"`. Unknown
+/// codes give `"unknown elicit_result code"`. Never NULL; the string is static: do not
+/// free it.
+///
+/// Safe to call at any time from any thread.
+#[no_mangle]
+pub extern "C" fn elicit_result_str(code: elicit_result) -> *const core::ffi::c_char {
+    let s: &'static core::ffi::CStr = catch(|| result_cstr(code))
+        .unwrap_or(c"ELICIT_ERR_PANIC: a panic occurred inside the library");
+    s.as_ptr()
+}
+
+fn result_cstr(code: elicit_result) -> &'static core::ffi::CStr {
+    match code {
+        ELICIT_OK => c"ELICIT_OK: success",
+        ELICIT_ERR_NULL => c"ELICIT_ERR_NULL: a required pointer argument is NULL",
+        ELICIT_ERR_UTF8 => c"ELICIT_ERR_UTF8: a text input is not valid UTF-8",
+        ELICIT_ERR_BUFFER_TOO_SMALL => {
+            c"ELICIT_ERR_BUFFER_TOO_SMALL: the output buffer is too small; *out_len holds the size needed"
+        }
+        ELICIT_ERR_WRONG_STEP => {
+            c"ELICIT_ERR_WRONG_STEP: the call does not fit the round's current step; poll and follow the step"
+        }
+        ELICIT_ERR_WORKSPACE_FULL => {
+            c"ELICIT_ERR_WORKSPACE_FULL: the round's workspace is full; use a larger workspace_size"
+        }
+        ELICIT_ERR_INDEX => c"ELICIT_ERR_INDEX: an index is out of range",
+        ELICIT_ERR_INVALID_ARGUMENT => {
+            c"ELICIT_ERR_INVALID_ARGUMENT: an argument has a value the call does not accept"
+        }
+        ELICIT_ERR_NOT_FOUND => c"ELICIT_ERR_NOT_FOUND: no parameter has that name",
+        ELICIT_ERR_TOO_LARGE => c"ELICIT_ERR_TOO_LARGE: the requested size cannot be allocated",
+        ELICIT_ERR_RESOLVER_ANSWER => {
+            c"ELICIT_ERR_RESOLVER_ANSWER: the host's resolver answer is invalid"
+        }
+        ELICIT_ERR_DECLARATION_JSON => {
+            c"ELICIT_ERR_DECLARATION_JSON: the declaration is not valid JSON"
+        }
+        ELICIT_ERR_DECLARATION => c"ELICIT_ERR_DECLARATION: the declaration is invalid",
+        ELICIT_ERR_DUPLICATE_NAME => c"ELICIT_ERR_DUPLICATE_NAME: two parameters share a name",
+        ELICIT_ERR_UNKNOWN_NEED => {
+            c"ELICIT_ERR_UNKNOWN_NEED: a resolver needs a name that is not a parameter"
+        }
+        ELICIT_ERR_CYCLE => c"ELICIT_ERR_CYCLE: resolvers need each other in a cycle",
+        ELICIT_ERR_DECLARED_TYPE_MISMATCH => {
+            c"ELICIT_ERR_DECLARED_TYPE_MISMATCH: a resolver's declared type contradicts its parameter"
+        }
+        ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED => {
+            c"ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED: elicited parameters and a hand-returned InputRequiredResult"
+        }
+        ELICIT_ERR_UNSUPPORTED_SCHEMA => {
+            c"ELICIT_ERR_UNSUPPORTED_SCHEMA: an answer type outside the MCP elicitation subset"
+        }
+        ELICIT_ERR_CAPACITY => c"ELICIT_ERR_CAPACITY: a fixed capacity was exceeded",
+        ELICIT_ERR_ARGUMENTS => c"ELICIT_ERR_ARGUMENTS: the call's arguments are not a JSON object",
+        ELICIT_ERR_MISSING_ARGUMENT => {
+            c"ELICIT_ERR_MISSING_ARGUMENT: an argument a resolver needs is missing"
+        }
+        ELICIT_ERR_INPUT_RESPONSES => {
+            c"ELICIT_ERR_INPUT_RESPONSES: inputResponses is malformed (JSON-RPC -32602)"
+        }
+        ELICIT_ERR_NOT_ELICIT_RESULT => {
+            c"ELICIT_ERR_NOT_ELICIT_RESULT: a reply is not an elicitation result"
+        }
+        ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT => {
+            c"ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT: an accepted answer carries no content"
+        }
+        ELICIT_ERR_SCHEMA_MISMATCH => {
+            c"ELICIT_ERR_SCHEMA_MISMATCH: an answer does not match the requested schema"
+        }
+        ELICIT_ERR_DECLINED => c"ELICIT_ERR_DECLINED: a required parameter was declined",
+        ELICIT_ERR_CANCELLED => c"ELICIT_ERR_CANCELLED: a required parameter was cancelled",
+        ELICIT_ERR_RESOLVER_DEPENDENCY => {
+            c"ELICIT_ERR_RESOLVER_DEPENDENCY: a resolver's dependency could not be built"
+        }
+        ELICIT_ERR_PANIC => c"ELICIT_ERR_PANIC: a panic occurred inside the library; the handle is poisoned",
+        ELICIT_ERR_POISONED => c"ELICIT_ERR_POISONED: the handle is poisoned by an earlier panic",
+        ELICIT_ERR_OTHER => c"ELICIT_ERR_OTHER: an engine error this ABI version has no code for",
+        _ => c"unknown elicit_result code",
+    }
+}
+
+// -------------------------------------------------------------------- shared helpers
+
+/// A failed call: its code and the message the handle keeps.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub code: elicit_result,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: elicit_result, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+    pub fn null(what: &str) -> Self {
+        Failure::new(ELICIT_ERR_NULL, format!("{what} is NULL"))
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure {
+            code: code_of(&e),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// The one panic-catching wrapper: every entry point runs its body through it.
+pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        let what = if let Some(s) = payload.downcast_ref::<&str>() {
+            s
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.as_str()
+        } else {
+            "(no message)"
+        };
+        format!("a panic occurred inside elicit (the handle is now poisoned): {what}")
+    })
+}
+
+/// Borrow `(ptr, len)` as bytes. NULL is an error (for a required input).
+///
+/// # Safety
+/// When `ptr` is not NULL it must point to `len` readable bytes that stay unchanged
+/// for `'a`.
+pub(crate) unsafe fn input<'a>(
+    ptr: *const u8,
+    len: usize,
+    what: &str,
+) -> Result<&'a [u8], Failure> {
+    if ptr.is_null() {
+        return Err(Failure::null(what));
+    }
+    if len > isize::MAX as usize {
+        return Err(Failure::new(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            format!("{what}: the length {len} is larger than PTRDIFF_MAX"),
+        ));
+    }
+    // SAFETY: non-NULL, length bounded by isize::MAX, and the caller guarantees `len`
+    // readable bytes.
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+}
+
+/// Borrow an optional input: NULL (with length 0) is `None`.
+///
+/// # Safety
+/// As [`input`].
+pub(crate) unsafe fn optional_input<'a>(
+    ptr: *const u8,
+    len: usize,
+    what: &str,
+) -> Result<Option<&'a [u8]>, Failure> {
+    if ptr.is_null() {
+        if len != 0 {
+            return Err(Failure::new(
+                ELICIT_ERR_NULL,
+                format!("{what} is NULL but its length is {len}; pass NULL with length 0 for none"),
+            ));
+        }
+        return Ok(None);
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { input(ptr, len, what) }.map(Some)
+}
+
+/// Check that bytes are UTF-8.
+pub(crate) fn utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, Failure> {
+    core::str::from_utf8(bytes).map_err(|e| {
+        Failure::new(
+            ELICIT_ERR_UTF8,
+            format!(
+                "{what} is not valid UTF-8 (invalid byte at offset {})",
+                e.valid_up_to()
+            ),
+        )
+    })
+}
+
+/// A required out-param.
+///
+/// # Safety
+/// When not NULL, `ptr` must be valid for a write of `T`.
+pub(crate) unsafe fn out_param<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, Failure> {
+    // SAFETY: the caller guarantees a valid, writable `T` when not NULL.
+    unsafe { ptr.as_mut() }.ok_or_else(|| Failure::null(what))
+}
+
+struct Count(usize);
+
+impl Sink for Count {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+}
+
+struct Slice<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+}
+
+impl Sink for Slice<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        // Only reached after counting proved the whole output fits.
+        if let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            dst.copy_from_slice(bytes);
+        }
+        self.len += bytes.len();
+    }
+}
+
+/// Check the pointers of an output triple before anything else is looked at.
+///
+/// # Safety
+/// `out_len` NULL or writable.
+pub(crate) unsafe fn check_out_args<'a>(
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> Result<&'a mut usize, Failure> {
+    // SAFETY: forwarded from the caller.
+    let out_len = unsafe { out_param(out_len, "out_len") }?;
+    if buf.is_null() && cap != 0 {
+        return Err(Failure::new(
+            ELICIT_ERR_NULL,
+            format!("buf is NULL but cap is {cap}; pass NULL with cap 0 for a size query"),
+        ));
+    }
+    if cap > isize::MAX as usize {
+        return Err(Failure::new(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            format!("cap {cap} is larger than PTRDIFF_MAX"),
+        ));
+    }
+    Ok(out_len)
+}
+
+/// The output convention: render with `f` into `(buf, cap)`; `*out_len` receives the
+/// length written, or on `ELICIT_ERR_BUFFER_TOO_SMALL` the length needed. `buf = NULL,
+/// cap = 0` is a size query (success, `*out_len` = size needed). The buffer is written
+/// only when the whole output fits.
+///
+/// # Safety
+/// `buf` must be NULL or valid for `cap` writable bytes; `out_len` NULL or writable.
+pub(crate) unsafe fn write_out(
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+    f: &dyn Fn(&mut dyn Sink) -> Result<(), Error>,
+) -> Result<(), Failure> {
+    // SAFETY: forwarded from the caller.
+    let out_len = unsafe { check_out_args(buf, cap, out_len) }?;
+    let mut count = Count(0);
+    f(&mut count)?;
+    let needed = count.0;
+    if buf.is_null() {
+        *out_len = needed;
+        return Ok(());
+    }
+    if needed > cap {
+        *out_len = needed;
+        return Err(Failure::from(Error::BufferTooSmall { needed }));
+    }
+    // SAFETY: non-NULL, `cap` bounded by isize::MAX, caller guarantees `cap` writable
+    // bytes.
+    let slice = unsafe { core::slice::from_raw_parts_mut(buf, cap) };
+    let mut sink = Slice { buf: slice, len: 0 };
+    f(&mut sink)?;
+    *out_len = sink.len;
+    Ok(())
+}
+
+/// Copy `text` whole under the output convention.
+///
+/// # Safety
+/// As [`write_out`].
+pub(crate) unsafe fn write_text(
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+    text: &str,
+) -> Result<(), Failure> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_out(buf, cap, out_len, &|s| {
+            s.put(text.as_bytes());
+            Ok(())
+        })
+    }
+}
+
+/// Write an error message into an optional `(err_buf, err_cap, err_len)` triple, cut at
+/// a character boundary to fit. Both pointers may be NULL.
+///
+/// # Safety
+/// `err_buf` NULL or valid for `err_cap` writable bytes; `err_len` NULL or writable.
+pub(crate) unsafe fn write_error_message(
+    message: &str,
+    err_buf: *mut u8,
+    err_cap: usize,
+    err_len: *mut usize,
+) {
+    let mut n = 0;
+    if !err_buf.is_null() && err_cap <= isize::MAX as usize {
+        n = message.len().min(err_cap);
+        while !message.is_char_boundary(n) {
+            n -= 1;
+        }
+        // SAFETY: non-NULL and the caller guarantees `err_cap >= n` writable bytes.
+        let dst = unsafe { core::slice::from_raw_parts_mut(err_buf, n) };
+        dst.copy_from_slice(&message.as_bytes()[..n]);
+    }
+    // SAFETY: the caller guarantees `err_len` is NULL or writable.
+    if let Some(len) = unsafe { err_len.as_mut() } {
+        *len = n;
+    }
+}

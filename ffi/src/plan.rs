@@ -1,0 +1,370 @@
+//! `elicit_plan`: a compiled declaration.
+
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use elicit_core::Plan;
+
+use crate::{
+    catch, elicit_result, input, out_param, utf8, write_error_message, Failure, ELICIT_ERR_INDEX,
+    ELICIT_ERR_NOT_FOUND, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED, ELICIT_MAX_PARAMS, ELICIT_OK,
+};
+
+/// The engine's plan type at the ABI's capacity.
+///
+/// cbindgen:ignore
+pub(crate) type CorePlan = Plan<'static, ELICIT_MAX_PARAMS>;
+
+/// The compiled plan and the declaration text it borrows, freed together when the last
+/// handle or round referring to them goes away.
+pub(crate) struct PlanInner {
+    /// Borrows `text`; dropped before it.
+    plan: ManuallyDrop<CorePlan>,
+    /// A `Box<str>` turned into a raw pointer so `plan` can borrow it as `'static`.
+    text: *mut str,
+}
+
+// SAFETY: `text` is an owned, never-mutated heap string (as a `Box<str>` would be,
+// which is Send + Sync); `plan` is Send + Sync (asserted below).
+unsafe impl Send for PlanInner {}
+// SAFETY: as above; nothing in PlanInner is mutated after construction.
+unsafe impl Sync for PlanInner {}
+
+/// The plan a round shares between threads must be Send + Sync by itself.
+#[allow(dead_code)]
+fn plan_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CorePlan>();
+}
+
+impl PlanInner {
+    pub(crate) fn plan(&self) -> &CorePlan {
+        &self.plan
+    }
+}
+
+impl Drop for PlanInner {
+    fn drop(&mut self) {
+        // SAFETY: `plan` is dropped exactly once, here, before the text it borrows;
+        // `text` came from Box::into_raw and is reclaimed exactly once.
+        unsafe {
+            ManuallyDrop::drop(&mut self.plan);
+            drop(Box::from_raw(self.text));
+        }
+    }
+}
+
+/// A compiled tool declaration (opaque).
+///
+/// Create it with `elicit_plan_new`, free it with `elicit_plan_free`. A plan is
+/// immutable: every function taking a `const elicit_plan *` may be called on the same
+/// plan from several threads at once (it is `Send + Sync`), including
+/// `elicit_round_new_modern`/`elicit_round_new_handshake`. Rounds keep the plan's data
+/// alive by reference counting, so a plan may be freed while rounds created from it are
+/// still in use; the rounds stay valid.
+pub struct elicit_plan {
+    pub(crate) inner: Arc<PlanInner>,
+    poisoned: AtomicBool,
+}
+
+/// Run `f` on a plan handle: NULL and poison checks, the panic wrapper, poisoning.
+///
+/// # Safety
+/// `plan` must be NULL or a live handle from `elicit_plan_new`.
+pub(crate) unsafe fn with_plan(
+    plan: *const elicit_plan,
+    f: impl FnOnce(&elicit_plan) -> Result<(), Failure>,
+) -> elicit_result {
+    // SAFETY: the caller guarantees NULL or a live handle.
+    let Some(h) = (unsafe { plan.as_ref() }) else {
+        return crate::ELICIT_ERR_NULL;
+    };
+    if h.poisoned.load(Ordering::Acquire) {
+        return ELICIT_ERR_POISONED;
+    }
+    match catch(|| f(h)) {
+        Ok(Ok(())) => ELICIT_OK,
+        Ok(Err(fail)) => fail.code,
+        Err(_) => {
+            h.poisoned.store(true, Ordering::Release);
+            ELICIT_ERR_PANIC
+        }
+    }
+}
+
+impl elicit_plan {
+    pub(crate) fn plan(&self) -> &CorePlan {
+        self.inner.plan()
+    }
+
+    fn param_index(&self, index: usize) -> Result<usize, Failure> {
+        if index < self.plan().len() {
+            Ok(index)
+        } else {
+            Err(Failure::new(
+                ELICIT_ERR_INDEX,
+                format!(
+                    "parameter index {index} is out of range (the plan has {})",
+                    self.plan().len()
+                ),
+            ))
+        }
+    }
+}
+
+/// Compile a tool declaration (UTF-8 JSON, `declaration_len` bytes, not NUL-terminated;
+/// the format is documented in elicit-core's `plan` module and the README).
+///
+/// On success `*out` receives a new plan that the caller owns and must release with
+/// `elicit_plan_free`. The plan keeps its own copy of the text: the caller's buffer may
+/// be reused as soon as this returns.
+///
+/// On failure (`ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`, a
+/// `2xx` declaration code, `ELICIT_ERR_PANIC`) `*out` is left untouched and, when
+/// `err_buf` is not NULL, the message (UTF-8, not NUL-terminated, cut at a character
+/// boundary to fit `err_cap`; `ELICIT_MESSAGE_CAP` bytes always suffice) is written to
+/// `err_buf` and its length to `*err_len`. `err_buf` and `err_len` are optional (NULL).
+///
+/// # Safety
+/// `declaration` must point to `declaration_len` readable bytes; `out` must be valid for
+/// a write; `err_buf` NULL or valid for `err_cap` writable bytes; `err_len` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_new(
+    declaration: *const u8,
+    declaration_len: usize,
+    out: *mut *mut elicit_plan,
+    err_buf: *mut u8,
+    err_cap: usize,
+    err_len: *mut usize,
+) -> elicit_result {
+    let run = || -> Result<(), Failure> {
+        // SAFETY: forwarded from the caller's contract.
+        let out = unsafe { out_param(out, "out") }?;
+        // SAFETY: forwarded from the caller's contract.
+        let bytes = unsafe { input(declaration, declaration_len, "declaration") }?;
+        let text = utf8(bytes, "declaration")?;
+        let raw: *mut str = Box::into_raw(Box::<str>::from(text));
+        // SAFETY: `raw` is a fresh allocation, alive until PlanInner reclaims it, and
+        // never mutated; the plan borrowing it is dropped before it.
+        let text: &'static str = unsafe { &*raw };
+        match CorePlan::compile(text) {
+            Ok(plan) => {
+                let handle = Box::new(elicit_plan {
+                    inner: Arc::new(PlanInner {
+                        plan: ManuallyDrop::new(plan),
+                        text: raw,
+                    }),
+                    poisoned: AtomicBool::new(false),
+                });
+                *out = Box::into_raw(handle);
+                Ok(())
+            }
+            Err(e) => {
+                // SAFETY: nothing borrows the text any more (the error owns its data).
+                drop(unsafe { Box::from_raw(raw) });
+                Err(Failure::from(e))
+            }
+        }
+    };
+    let (code, message) = match catch(run) {
+        Ok(Ok(())) => return ELICIT_OK,
+        Ok(Err(f)) => (f.code, f.message),
+        Err(m) => (ELICIT_ERR_PANIC, m),
+    };
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { write_error_message(&message, err_buf, err_cap, err_len) };
+    code
+}
+
+/// Release a plan handle. NULL is accepted and ignored. Rounds created from the plan
+/// stay valid (they hold their own reference); the plan's memory goes with the last of
+/// them. Never free the same handle twice, nor while another thread uses it.
+///
+/// # Safety
+/// `plan` must be NULL or a handle from `elicit_plan_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_free(plan: *mut elicit_plan) {
+    if plan.is_null() {
+        return;
+    }
+    // SAFETY: a live handle from Box::into_raw, freed once by contract.
+    let _ = catch(|| drop(unsafe { Box::from_raw(plan) }));
+}
+
+/// The tool's name: `*name` points to `*name_len` bytes of UTF-8 (not NUL-terminated)
+/// owned by the plan, valid until the plan is freed.
+///
+/// # Safety
+/// `plan` NULL or live; `name` and `name_len` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_tool_name(
+    plan: *const elicit_plan,
+    name: *mut *const u8,
+    name_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            let name = out_param(name, "name")?;
+            let name_len = out_param(name_len, "name_len")?;
+            let tool = h.plan().tool();
+            *name = tool.as_ptr();
+            *name_len = tool.len();
+            Ok(())
+        })
+    }
+}
+
+/// The number of parameters (model-supplied and elicited), written to `*count`.
+/// Parameter indices run from 0 to count - 1 in signature order.
+///
+/// # Safety
+/// `plan` NULL or live; `count` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_param_count(
+    plan: *const elicit_plan,
+    count: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            *out_param(count, "count")? = h.plan().len();
+            Ok(())
+        })
+    }
+}
+
+/// The name of parameter `index`: `*name` points to `*name_len` bytes of UTF-8 (not
+/// NUL-terminated) owned by the plan, valid until the plan is freed.
+/// `ELICIT_ERR_INDEX` when `index` is out of range.
+///
+/// # Safety
+/// `plan` NULL or live; `name` and `name_len` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_param_name(
+    plan: *const elicit_plan,
+    index: usize,
+    name: *mut *const u8,
+    name_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            let name = out_param(name, "name")?;
+            let name_len = out_param(name_len, "name_len")?;
+            let i = h.param_index(index)?;
+            let n = h.plan().name(i).unwrap_or("");
+            *name = n.as_ptr();
+            *name_len = n.len();
+            Ok(())
+        })
+    }
+}
+
+/// The index of the parameter called `name` (`name_len` bytes of UTF-8), written to
+/// `*index`; `ELICIT_ERR_NOT_FOUND` when there is none.
+///
+/// # Safety
+/// `plan` NULL or live; `name` valid for `name_len` bytes; `index` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_param_index(
+    plan: *const elicit_plan,
+    name: *const u8,
+    name_len: usize,
+    index: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            let index = out_param(index, "index")?;
+            let wanted = utf8(input(name, name_len, "name")?, "name")?;
+            match h.plan().index_of(wanted) {
+                Some(i) => {
+                    *index = i;
+                    Ok(())
+                }
+                None => Err(Failure::new(
+                    ELICIT_ERR_NOT_FOUND,
+                    format!("no parameter is called {wanted:?}"),
+                )),
+            }
+        })
+    }
+}
+
+/// Whether parameter `index` is elicited (asked of the user rather than supplied by the
+/// model), written to `*elicited`. A server leaves elicited parameters out of the
+/// tool's `inputSchema`.
+///
+/// # Safety
+/// `plan` NULL or live; `elicited` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_param_is_elicited(
+    plan: *const elicit_plan,
+    index: usize,
+    elicited: *mut bool,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            let elicited = out_param(elicited, "elicited")?;
+            let i = h.param_index(index)?;
+            *elicited = h.plan().is_elicited(i);
+            Ok(())
+        })
+    }
+}
+
+/// Whether parameter `index` is filled by a resolver that the host runs when a round
+/// polls `ELICIT_STEP_RESOLVE` for it, written to `*has_resolver`.
+///
+/// # Safety
+/// `plan` NULL or live; `has_resolver` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_param_has_resolver(
+    plan: *const elicit_plan,
+    index: usize,
+    has_resolver: *mut bool,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            let has_resolver = out_param(has_resolver, "has_resolver")?;
+            let i = h.param_index(index)?;
+            *has_resolver = h.plan().has_resolver(i);
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_call_poisons_the_plan() {
+        let decl = br#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#;
+        let mut plan: *mut elicit_plan = core::ptr::null_mut();
+        // SAFETY: valid buffers.
+        unsafe {
+            assert_eq!(
+                elicit_plan_new(
+                    decl.as_ptr(),
+                    decl.len(),
+                    &mut plan,
+                    core::ptr::null_mut(),
+                    0,
+                    core::ptr::null_mut()
+                ),
+                ELICIT_OK
+            );
+            assert_eq!(with_plan(plan, |_| panic!("boom")), ELICIT_ERR_PANIC);
+            let mut n = 0usize;
+            assert_eq!(elicit_plan_param_count(plan, &mut n), ELICIT_ERR_POISONED);
+            assert_eq!(n, 0);
+            elicit_plan_free(plan);
+        }
+    }
+}
