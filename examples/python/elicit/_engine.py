@@ -1,0 +1,794 @@
+"""Plan, Round and the step objects: a typed, memory-safe layer over the C ABI."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from ctypes import POINTER, byref, c_bool, c_size_t, c_uint8, c_uint32, string_at
+from typing import (
+    Any,
+    Callable,
+    ClassVar,
+    Iterator,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Tuple,
+    Type,
+    Union,
+)
+
+from . import _ffi
+from .constants import MESSAGE_CAP, NO_PARAM, REQUESTS_CLIENT_VIEW, NoteLevel, Result, StepKind
+from .errors import ClosedError, ElicitError, NotFoundError, UsageError, WrongStepError, error_for
+
+__all__ = [
+    "Ask",
+    "Done",
+    "InputRequired",
+    "JsonText",
+    "Note",
+    "Param",
+    "Plan",
+    "Resolve",
+    "Round",
+    "Step",
+    "dumps",
+]
+
+#: Raw JSON text: ``str`` (encoded as UTF-8) or ``bytes`` (passed as they are).
+JsonText = Union[str, bytes]
+
+_OK = int(Result.OK)
+_TOO_SMALL = int(Result.ERR_BUFFER_TOO_SMALL)
+
+
+def dumps(value: Any) -> bytes:
+    """A Python value as the engine's input: compact UTF-8 JSON, non-ASCII kept.
+
+    ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``; NaN and the
+    infinities are refused (``ValueError``: they are not JSON). A string holding a lone
+    surrogate has no UTF-8 form, so such a value is sent ASCII-escaped instead (the
+    same JSON value).
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        return text.encode("ascii")
+
+
+def _text(raw: JsonText) -> bytes:
+    if isinstance(raw, str):
+        return raw.encode("utf-8")
+    if isinstance(raw, (bytes, bytearray, memoryview)):
+        return bytes(raw)
+    raise TypeError(f"expected JSON text as str or bytes, got {type(raw).__name__}")
+
+
+def _object_or_text(value: Union[Mapping[str, Any], JsonText]) -> bytes:
+    """A mapping is serialized with :func:`dumps`; ``str``/``bytes`` are JSON text."""
+    if isinstance(value, Mapping):
+        return dumps(value)
+    return _text(value)
+
+
+def _message(buf: Any, length: c_size_t) -> str:
+    n = min(int(length.value), MESSAGE_CAP)
+    return string_at(buf, n).decode("utf-8", "replace") if n else ""
+
+
+def _borrowed(ptr: Any, length: c_size_t) -> str:
+    """A (pointer, length) text owned by the plan, copied out as ``str``."""
+    n = int(length.value)
+    return string_at(ptr, n).decode("utf-8") if n else ""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a plan, in signature order."""
+
+    index: int
+    name: str
+    #: asked of the user (left out of the tool's ``inputSchema``) rather than supplied
+    elicited: bool
+    #: filled by a resolver the host runs on a :class:`Resolve` step
+    has_resolver: bool
+
+
+class Note(NamedTuple):
+    """An event a host may log (``elicit_round_note``)."""
+
+    level: NoteLevel
+    param: int
+    name: str
+    message: str
+
+
+# ------------------------------------------------------------------------------ Plan
+
+
+class Plan:
+    """A compiled tool declaration (``elicit_plan``): immutable and thread-safe.
+
+    ``declaration`` is a mapping (serialized with :func:`dumps`) or raw JSON text.
+    Raises :class:`~elicit.DeclarationError` (``2xx``) when the engine rejects it.
+
+    Use it as a context manager or call :meth:`close`; after that every method raises
+    :class:`~elicit.ClosedError`. Rounds already created stay valid (they hold their own
+    reference in the library). One plan may start rounds from many threads at once;
+    closing it waits for no one: calls in flight finish first, then it is freed.
+    """
+
+    def __init__(self, declaration: Union[Mapping[str, Any], JsonText]) -> None:
+        self._handle: Any = None
+        self._lock = threading.Lock()
+        self._users = 0
+        self._closing = False
+        lib = _ffi.load()
+        self._lib = lib
+        text = _object_or_text(declaration)
+        out = _ffi.PlanPtr()
+        err = (c_uint8 * MESSAGE_CAP)()
+        err_len = c_size_t(0)
+        rc = int(lib.elicit_plan_new(text, len(text), byref(out), err, MESSAGE_CAP, byref(err_len)))
+        if rc != _OK:
+            raise error_for(rc, _message(err, err_len))
+        self._handle = out
+        try:
+            self._tool_name, self._params = self._describe(out)
+        except BaseException:
+            self.close()
+            raise
+        self._names: Tuple[str, ...] = tuple(p.name for p in self._params)
+
+    def _describe(self, h: Any) -> Tuple[str, Tuple[Param, ...]]:
+        lib = self._lib
+        ptr = POINTER(c_uint8)()
+        n = c_size_t(0)
+        self._check(lib.elicit_plan_tool_name(h, byref(ptr), byref(n)))
+        tool = _borrowed(ptr, n)
+        count = c_size_t(0)
+        self._check(lib.elicit_plan_param_count(h, byref(count)))
+        params = []
+        for i in range(int(count.value)):
+            self._check(lib.elicit_plan_param_name(h, i, byref(ptr), byref(n)))
+            name = _borrowed(ptr, n)
+            elicited = c_bool(False)
+            resolver = c_bool(False)
+            self._check(lib.elicit_plan_param_is_elicited(h, i, byref(elicited)))
+            self._check(lib.elicit_plan_param_has_resolver(h, i, byref(resolver)))
+            params.append(Param(i, name, bool(elicited.value), bool(resolver.value)))
+        return tool, tuple(params)
+
+    @staticmethod
+    def _check(rc: Any) -> None:
+        code = int(rc)
+        if code != _OK:
+            raise error_for(code, f"plan call failed: {_ffi.load().result_str(code)}")
+
+    # ------------------------------------------------------------- handle lifetime
+
+    def _acquire(self) -> Any:
+        with self._lock:
+            if self._closing or self._handle is None:
+                raise ClosedError("plan")
+            self._users += 1
+            return self._handle
+
+    def _release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._closing and self._users == 0:
+                self._free_locked()
+
+    def _free_locked(self) -> None:
+        h, self._handle = self._handle, None
+        if h is not None:
+            self._lib.elicit_plan_free(h)
+
+    def close(self) -> None:
+        """Release the plan (idempotent). Rounds created from it stay valid."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed before the lock existed
+            return
+        with lock:
+            self._closing = True
+            if self._users == 0:
+                self._free_locked()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closing
+
+    def __enter__(self) -> "Plan":
+        if self._closing:
+            raise ClosedError("plan")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closing else "open"
+        name = getattr(self, "_tool_name", "?")
+        return f"<elicit.Plan {name!r} {state}>"
+
+    # --------------------------------------------------------------- description
+
+    def _open(self) -> None:
+        if self._closing:
+            raise ClosedError("plan")
+
+    @property
+    def tool_name(self) -> str:
+        """The declaration's ``tool`` name."""
+        self._open()
+        return self._tool_name
+
+    @property
+    def params(self) -> Tuple[Param, ...]:
+        """Every parameter (model-supplied and elicited) in signature order."""
+        self._open()
+        return self._params
+
+    @property
+    def elicited(self) -> Tuple[str, ...]:
+        """The names of the elicited parameters (left out of the tool's inputSchema)."""
+        self._open()
+        return tuple(p.name for p in self._params if p.elicited)
+
+    def index_of(self, name: str) -> int:
+        """The index of parameter ``name`` (``elicit_plan_param_index``).
+
+        :class:`~elicit.NotFoundError` (also a ``KeyError``) when there is none.
+        """
+        raw = name.encode("utf-8")
+        index = c_size_t(0)
+        h = self._acquire()
+        try:
+            rc = int(self._lib.elicit_plan_param_index(h, raw, len(raw), byref(index)))
+        finally:
+            self._release()
+        if rc != _OK:
+            raise error_for(rc, f"no parameter is called {name!r}")
+        return int(index.value)
+
+    def param(self, key: Union[int, str]) -> Param:
+        """A parameter by index or by name."""
+        self._open()
+        if isinstance(key, str):
+            return self._params[self.index_of(key)]
+        if not 0 <= key < len(self._params):
+            raise UsageError(int(Result.ERR_INDEX), f"parameter index {key} is out of range")
+        return self._params[key]
+
+    # -------------------------------------------------------------------- rounds
+
+    def modern(
+        self,
+        arguments: Union[Mapping[str, Any], JsonText, None] = None,
+        *,
+        request_state: Optional[JsonText] = None,
+        input_responses: Union[Mapping[str, Any], JsonText, None] = None,
+        workspace_size: int = 0,
+    ) -> "Round":
+        """Start a 2026-07-28 round (``elicit_round_new_modern``).
+
+        ``arguments`` (default ``{}``) and ``input_responses`` are mappings or raw JSON
+        text; ``request_state`` is the plaintext state the client sent back (already
+        unsealed), or ``None``. Raises :class:`~elicit.CallInputError` for bad
+        arguments and :class:`~elicit.InputResponsesError` (JSON-RPC ``-32602``) for a
+        malformed ``inputResponses``.
+        """
+        args = b"{}" if arguments is None else _object_or_text(arguments)
+        state = None if request_state is None else _text(request_state)
+        replies = None if input_responses is None else _object_or_text(input_responses)
+        size = _workspace(workspace_size)
+        out = _ffi.RoundPtr()
+        err = (c_uint8 * MESSAGE_CAP)()
+        err_len = c_size_t(0)
+        h = self._acquire()
+        try:
+            rc = int(
+                self._lib.elicit_round_new_modern(
+                    h,
+                    args,
+                    len(args),
+                    state,
+                    0 if state is None else len(state),
+                    replies,
+                    0 if replies is None else len(replies),
+                    size,
+                    byref(out),
+                    err,
+                    MESSAGE_CAP,
+                    byref(err_len),
+                )
+            )
+        finally:
+            self._release()
+        if rc != _OK:
+            raise error_for(rc, _message(err, err_len))
+        return Round(self._lib, out, self._names, "modern")
+
+    def handshake(
+        self,
+        arguments: Union[Mapping[str, Any], JsonText, None] = None,
+        *,
+        workspace_size: int = 0,
+    ) -> "Round":
+        """Start a handshake-era round (questions one at a time, :class:`Ask` steps)."""
+        args = b"{}" if arguments is None else _object_or_text(arguments)
+        size = _workspace(workspace_size)
+        out = _ffi.RoundPtr()
+        err = (c_uint8 * MESSAGE_CAP)()
+        err_len = c_size_t(0)
+        h = self._acquire()
+        try:
+            rc = int(
+                self._lib.elicit_round_new_handshake(
+                    h, args, len(args), size, byref(out), err, MESSAGE_CAP, byref(err_len)
+                )
+            )
+        finally:
+            self._release()
+        if rc != _OK:
+            raise error_for(rc, _message(err, err_len))
+        return Round(self._lib, out, self._names, "handshake")
+
+
+def _workspace(size: int) -> int:
+    if not isinstance(size, int) or size < 0:
+        raise ValueError(f"workspace_size must be a non-negative int, got {size!r}")
+    return size
+
+
+# ----------------------------------------------------------------------------- steps
+
+
+class Step:
+    """What the round needs next (from :meth:`Round.poll` or :meth:`Round.steps`)."""
+
+    kind: ClassVar[StepKind]
+    #: the parameter the step concerns (``None`` for :class:`Done`/:class:`InputRequired`)
+    param: Optional[int]
+    name: Optional[str]
+
+    def __init__(self, round_: "Round", param: Optional[int], name: Optional[str]) -> None:
+        self.round = round_
+        self.param = param
+        self.name = name
+        #: set once the step was answered successfully (Resolve, Ask)
+        self.answered = False
+
+    @property
+    def terminal(self) -> bool:
+        """True for :class:`Done` and :class:`InputRequired`."""
+        return self.kind in (StepKind.DONE, StepKind.INPUT_REQUIRED)
+
+    def __repr__(self) -> str:
+        if self.name is None:
+            return f"<{type(self).__name__}>"
+        return f"<{type(self).__name__} {self.name!r} (#{self.param})>"
+
+
+class Resolve(Step):
+    """Run the resolver of :attr:`name` with :meth:`inputs`, then answer with
+    :meth:`value`, :meth:`question` or :meth:`fail`."""
+
+    kind = StepKind.RESOLVE
+    param: int
+    name: str
+
+    def inputs(self) -> dict[str, Any]:
+        """The resolver's inputs ``{need: value}``."""
+        value: dict[str, Any] = json.loads(self.round.resolve_inputs_bytes())
+        return value
+
+    def inputs_bytes(self) -> bytes:
+        return self.round.resolve_inputs_bytes()
+
+    def value(self, value: Any) -> None:
+        """The resolver returned a value (nothing is asked)."""
+        self.round.resolve_value(value)
+        self.answered = True
+
+    def value_json(self, text: JsonText) -> None:
+        self.round.resolve_value_json(text)
+        self.answered = True
+
+    def question(self, question: Union[str, Mapping[str, Any]]) -> None:
+        """The resolver asks: a message, or ``{"message", "type"?, "title"?, "description"?}``."""
+        self.round.resolve_question(question)
+        self.answered = True
+
+    def question_json(self, text: JsonText) -> None:
+        self.round.resolve_question_json(text)
+        self.answered = True
+
+    def fail(self, dependency: str) -> None:
+        """The resolver's own dependency could not be built: the round fails
+        (:class:`~elicit.ResolutionError`, raised here)."""
+        self.round.resolve_failed(dependency)
+
+
+class Ask(Step):
+    """Handshake era: put :meth:`request` to the client over ``elicitation/create``
+    and pass its ElicitResult to :meth:`answer`."""
+
+    kind = StepKind.ASK
+    param: int
+    name: str
+
+    def request(self) -> dict[str, Any]:
+        """The ``elicitation/create`` params ``{"mode", "message", "requestedSchema"}``."""
+        value: dict[str, Any] = json.loads(self.round.ask_bytes())
+        return value
+
+    def request_bytes(self) -> bytes:
+        return self.round.ask_bytes()
+
+    def answer(self, result: Mapping[str, Any]) -> None:
+        """The client's ElicitResult (``{"action": ..., "content"?: ...}``)."""
+        self.round.answer(result)
+        self.answered = True
+
+    def answer_json(self, text: JsonText) -> None:
+        self.round.answer_json(text)
+        self.answered = True
+
+    def accept(self, value: Any) -> None:
+        """``{"action": "accept", "content": {"value": value}}``."""
+        self.answer({"action": "accept", "content": {"value": value}})
+
+    def decline(self) -> None:
+        self.answer({"action": "decline"})
+
+    def cancel(self) -> None:
+        self.answer({"action": "cancel"})
+
+
+class Done(Step):
+    """Every elicited parameter is settled: read :meth:`values`, run the tool body."""
+
+    kind = StepKind.DONE
+
+    def values(self) -> dict[str, Any]:
+        return self.round.values()
+
+    def values_bytes(self) -> bytes:
+        return self.round.values_bytes()
+
+    def value_of(self, key: Union[int, str]) -> Any:
+        return self.round.value_of(key)
+
+
+class InputRequired(Step):
+    """Modern era: answer the call with an InputRequiredResult built from
+    :meth:`input_requests` and (sealed) :meth:`request_state`."""
+
+    kind = StepKind.INPUT_REQUIRED
+
+    def input_requests(self, client_view: bool = False) -> dict[str, Any]:
+        return self.round.input_requests(client_view)
+
+    def input_requests_bytes(self, client_view: bool = False) -> bytes:
+        return self.round.input_requests_bytes(client_view)
+
+    def request_state(self) -> str:
+        return self.round.request_state()
+
+    def request_state_bytes(self) -> bytes:
+        return self.round.request_state_bytes()
+
+
+_STEP_TYPES: dict[int, Type[Step]] = {
+    int(StepKind.RESOLVE): Resolve,
+    int(StepKind.ASK): Ask,
+    int(StepKind.DONE): Done,
+    int(StepKind.INPUT_REQUIRED): InputRequired,
+}
+
+# ----------------------------------------------------------------------------- Round
+
+_Reader = Callable[..., Any]
+
+
+class Round:
+    """One round of one tool call (``elicit_round``), created by :meth:`Plan.modern`
+    or :meth:`Plan.handshake`.
+
+    Use it as a context manager or call :meth:`close`; afterwards every method raises
+    :class:`~elicit.ClosedError`. A round is used by one thread at a time: calls from
+    several threads are serialized by a lock (never a crash, but no parallelism).
+    Outputs of any size are read whole (a too-small buffer is grown and the read
+    retried).
+    """
+
+    #: The first output buffer's size; it grows to fit as needed.
+    initial_buffer_size: ClassVar[int] = 1024
+
+    def __init__(self, lib: _ffi.Lib, handle: Any, names: Tuple[str, ...], era: str) -> None:
+        self._lib = lib
+        self._handle: Any = handle
+        self._names = names
+        self._lock = threading.RLock()
+        self._cap = max(0, int(self.initial_buffer_size))
+        self._buf: Any = (c_uint8 * self._cap)()
+        self._answers = 0  # successful answers so far (for steps())
+        #: ``"modern"`` or ``"handshake"``
+        self.era = era
+
+    # ------------------------------------------------------------- handle lifetime
+
+    def close(self) -> None:
+        """Free the round (idempotent)."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            h, self._handle = self._handle, None
+            if h is not None:
+                self._lib.elicit_round_free(h)
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def __enter__(self) -> "Round":
+        self._live()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"<elicit.Round {self.era} {'closed' if self.closed else 'open'}>"
+
+    def _live(self) -> Any:
+        h = self._handle
+        if h is None:
+            raise ClosedError("round")
+        return h
+
+    def _fail(self, h: Any, rc: int) -> ElicitError:
+        try:
+            message = self._last_error(h).decode("utf-8", "replace")
+        except ElicitError:
+            message = ""
+        return error_for(rc, message)
+
+    def _read(self, h: Any, fn: _Reader, *lead: Any) -> bytes:
+        """A reader call (``..., buf, cap, out_len``), growing the buffer as needed."""
+        out_len = c_size_t(0)
+        while True:
+            rc = int(fn(h, *lead, self._buf, self._cap, byref(out_len)))
+            needed = int(out_len.value)
+            if rc == _OK and needed <= self._cap:
+                return string_at(self._buf, needed) if needed else b""
+            if rc != _OK and rc != _TOO_SMALL:
+                raise self._fail(h, rc)
+            self._cap = max(needed, 2 * self._cap)
+            self._buf = (c_uint8 * self._cap)()
+
+    def _last_error(self, h: Any) -> bytes:
+        out_len = c_size_t(0)
+        while True:
+            rc = int(self._lib.elicit_round_last_error(h, self._buf, self._cap, byref(out_len)))
+            needed = int(out_len.value)
+            if rc == _OK and needed <= self._cap:
+                return string_at(self._buf, needed) if needed else b""
+            if rc != _OK and rc != _TOO_SMALL:
+                raise error_for(rc, "")
+            self._cap = max(needed, 2 * self._cap)
+            self._buf = (c_uint8 * self._cap)()
+
+    def _output(self, fn: _Reader, *lead: Any) -> bytes:
+        with self._lock:
+            return self._read(self._live(), fn, *lead)
+
+    def _input(self, fn: _Reader, text: bytes) -> None:
+        with self._lock:
+            h = self._live()
+            rc = int(fn(h, text, len(text)))
+            if rc != _OK:
+                raise self._fail(h, rc)
+            self._answers += 1
+
+    def _index(self, key: Union[int, str]) -> int:
+        if isinstance(key, str):
+            try:
+                return self._names.index(key)
+            except ValueError:
+                raise NotFoundError(
+                    int(Result.ERR_NOT_FOUND), f"no parameter is called {key!r}"
+                ) from None
+        return key
+
+    def param_name(self, index: int) -> str:
+        """The name of parameter ``index`` (signature order)."""
+        return self._names[index]
+
+    # ---------------------------------------------------------------------- steps
+
+    def poll_raw(self) -> Tuple[StepKind, int]:
+        """``elicit_round_poll``: ``(step kind, param index or NO_PARAM)``.
+
+        A failed round raises its error (``3xx`` :class:`~elicit.CallInputError`,
+        ``4xx`` :class:`~elicit.ResolutionError`) on this and every later call.
+        """
+        with self._lock:
+            h = self._live()
+            step = c_uint32(0)
+            param = c_size_t(0)
+            rc = int(self._lib.elicit_round_poll(h, byref(step), byref(param)))
+            if rc != _OK:
+                raise self._fail(h, rc)
+            return StepKind(step.value), int(param.value)
+
+    def poll(self) -> Step:
+        """The current step as a :class:`Resolve`, :class:`Ask`, :class:`Done` or
+        :class:`InputRequired` object (polling again without answering gives it again)."""
+        kind, param = self.poll_raw()
+        if param == NO_PARAM:
+            return _STEP_TYPES[kind](self, None, None)
+        return _STEP_TYPES[kind](self, param, self._names[param])
+
+    def steps(self) -> Iterator[Step]:
+        """Drive the round: yields each step until a terminal one (Done or
+        InputRequired), which is yielded last.
+
+        Every :class:`Resolve` and :class:`Ask` must be answered (through the step
+        object or the round) before the loop asks for the next one, else
+        :class:`~elicit.WrongStepError`. The round's failure (``3xx``/``4xx``) is
+        raised from the loop, also when an answer that failed it was caught.
+        """
+        while True:
+            step = self.poll()
+            answers = self._answers
+            yield step
+            if step.terminal:
+                return
+            if self._answers == answers:
+                # Nothing was answered: a failed round raises its error here.
+                self.poll_raw()
+                raise WrongStepError(
+                    int(Result.ERR_WRONG_STEP),
+                    f"the {step.kind.name} step for {step.name!r} was not answered "
+                    "before the next step was requested",
+                )
+
+    # -------------------------------------------------------------------- readers
+
+    def resolve_inputs_bytes(self) -> bytes:
+        """During RESOLVE: the resolver's inputs as the engine's JSON bytes."""
+        return self._output(self._lib.elicit_round_resolve_inputs)
+
+    def resolve_inputs(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.resolve_inputs_bytes())
+        return value
+
+    def ask_bytes(self) -> bytes:
+        """During ASK: the ``elicitation/create`` params, JSON bytes."""
+        return self._output(self._lib.elicit_round_ask)
+
+    def ask(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.ask_bytes())
+        return value
+
+    def values_bytes(self) -> bytes:
+        """After DONE: the elicited values, compact UTF-8 JSON in resolution order."""
+        return self._output(self._lib.elicit_round_values)
+
+    def values(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.values_bytes())
+        return value
+
+    def value_of_bytes(self, key: Union[int, str]) -> bytes:
+        """After DONE: one parameter's value (by index or name), JSON bytes."""
+        index = self._index(key)
+        if index < 0:
+            raise UsageError(int(Result.ERR_INDEX), f"parameter index {index} is out of range")
+        return self._output(self._lib.elicit_round_value_of, index)
+
+    def value_of(self, key: Union[int, str]) -> Any:
+        return json.loads(self.value_of_bytes(key))
+
+    def input_requests_bytes(self, client_view: bool = False, *, flags: Optional[int] = None) -> bytes:
+        """After INPUT_REQUIRED: the ``inputRequests`` object, JSON bytes.
+
+        ``client_view`` renders them as the MCP SDK's client-side model does
+        (``ELICIT_REQUESTS_CLIENT_VIEW``); ``flags`` passes raw flag bits instead.
+        """
+        bits = (REQUESTS_CLIENT_VIEW if client_view else 0) if flags is None else flags
+        return self._output(self._lib.elicit_round_input_requests, bits)
+
+    def input_requests(self, client_view: bool = False) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.input_requests_bytes(client_view))
+        return value
+
+    def request_state_bytes(self) -> bytes:
+        """After INPUT_REQUIRED: the plaintext ``requestState`` (ASCII JSON) to seal."""
+        return self._output(self._lib.elicit_round_request_state)
+
+    def request_state(self) -> str:
+        return self.request_state_bytes().decode("ascii")
+
+    def note_count(self) -> int:
+        with self._lock:
+            h = self._live()
+            count = c_size_t(0)
+            rc = int(self._lib.elicit_round_note_count(h, byref(count)))
+            if rc != _OK:
+                raise self._fail(h, rc)
+            return int(count.value)
+
+    def note(self, index: int) -> Note:
+        """Note ``index`` (in the order they happened)."""
+        with self._lock:
+            h = self._live()
+            level = c_uint32(0)
+            param = c_size_t(0)
+            text = self._read(h, self._lib.elicit_round_note, index, byref(level), byref(param))
+            p = int(param.value)
+            name = self._names[p] if p < len(self._names) else ""
+            return Note(NoteLevel(level.value), p, name, text.decode("utf-8"))
+
+    def notes(self) -> List[Note]:
+        """Every note so far (available in every state, failed rounds included)."""
+        with self._lock:
+            return [self.note(i) for i in range(self.note_count())]
+
+    def last_error_bytes(self) -> bytes:
+        """The message of the most recent failed call on this round (empty if none)."""
+        with self._lock:
+            return self._last_error(self._live())
+
+    def last_error(self) -> str:
+        return self.last_error_bytes().decode("utf-8", "replace")
+
+    # -------------------------------------------------------------------- answers
+
+    def resolve_value(self, value: Any) -> None:
+        """Answer RESOLVE with the value the resolver returned (any JSON value)."""
+        self._input(self._lib.elicit_round_resolve_value, dumps(value))
+
+    def resolve_value_json(self, text: JsonText) -> None:
+        self._input(self._lib.elicit_round_resolve_value, _text(text))
+
+    def resolve_question(self, question: Union[str, Mapping[str, Any]]) -> None:
+        """Answer RESOLVE with a question: a message, or a question object."""
+        q = {"message": question} if isinstance(question, str) else question
+        self._input(self._lib.elicit_round_resolve_question, dumps(q))
+
+    def resolve_question_json(self, text: JsonText) -> None:
+        self._input(self._lib.elicit_round_resolve_question, _text(text))
+
+    def resolve_failed(self, dependency: str) -> None:
+        """Fail RESOLVE: the resolver's dependency could not be built. The round
+        fails: this raises :class:`~elicit.ResolutionError` with the reference message."""
+        self._input(self._lib.elicit_round_resolve_failed, dependency.encode("utf-8"))
+
+    def answer(self, result: Mapping[str, Any]) -> None:
+        """Answer ASK with the client's ElicitResult."""
+        self._input(self._lib.elicit_round_answer, dumps(result))
+
+    def answer_json(self, text: JsonText) -> None:
+        self._input(self._lib.elicit_round_answer, _text(text))

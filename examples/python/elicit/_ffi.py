@@ -1,0 +1,299 @@
+"""Low level: locating and loading ``libelicit_ffi``, and the ctypes prototypes.
+
+Every function of ``include/elicit.h`` is listed in :data:`SIGNATURES` with its
+``restype`` and ``argtypes``; :func:`load` applies them to the loaded library, so a
+call with a wrong argument type fails in ctypes (``ctypes.ArgumentError``) instead of
+reaching C.
+
+Type mapping (C → ctypes):
+
+=============================  ============================================
+``elicit_result``, ``uint32_t``  ``c_uint32``
+``size_t``                     ``c_size_t``
+``const uint8_t *`` (input)    ``c_char_p``: ``bytes`` pass without a copy,
+                               ``None`` is NULL (the length says how many
+                               bytes are read: no NUL terminator is needed)
+``uint8_t *`` (output buffer)  ``POINTER(c_uint8)``
+``const uint8_t **``           ``POINTER(POINTER(c_uint8))``
+``size_t *``                   ``POINTER(c_size_t)``
+``uint32_t *``                 ``POINTER(c_uint32)``
+``bool *``                     ``POINTER(c_bool)``
+``[const] struct elicit_plan *``   ``POINTER(ElicitPlan)``
+``struct elicit_plan **``      ``POINTER(POINTER(ElicitPlan))``
+``const char *`` (return)      ``c_char_p`` (static, NUL-terminated)
+=============================  ============================================
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from ctypes import POINTER, c_bool, c_char_p, c_size_t, c_uint8, c_uint32
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+__all__ = [
+    "ABI_MAJOR",
+    "ABI_MINOR",
+    "ElicitPlan",
+    "ElicitRound",
+    "LIB_ENV",
+    "Lib",
+    "LibraryError",
+    "LibraryNotFoundError",
+    "SIGNATURES",
+    "find_library",
+    "library_filename",
+    "load",
+]
+
+#: The environment variable that names the library file (or the folder holding it).
+LIB_ENV = "ELICIT_LIB"
+
+#: The C ABI this binding is written against: the library must have the same major
+#: version and at least this minor version.
+ABI_MAJOR = 0
+ABI_MINOR = 1
+
+BUILD_HINT = "build it with cargo build --release -p elicit-ffi or set ELICIT_LIB"
+
+
+class ElicitPlan(ctypes.Structure):
+    """``struct elicit_plan`` (opaque: only pointers to it are used)."""
+
+
+class ElicitRound(ctypes.Structure):
+    """``struct elicit_round`` (opaque: only pointers to it are used)."""
+
+
+PlanPtr = POINTER(ElicitPlan)
+RoundPtr = POINTER(ElicitRound)
+
+_result = c_uint32
+_u8_in = c_char_p
+_u8_out = POINTER(c_uint8)
+_u8_ptr_out = POINTER(POINTER(c_uint8))
+_size_out = POINTER(c_size_t)
+
+# A reader: (round, buf, cap, out_len).
+_READER: List[Any] = [RoundPtr, _u8_out, c_size_t, _size_out]
+# (round, text, text_len).
+_TEXT_IN: List[Any] = [RoundPtr, _u8_in, c_size_t]
+
+#: name → (restype, argtypes), for every function of include/elicit.h.
+SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
+    "elicit_abi_version": (c_uint32, []),
+    "elicit_result_str": (c_char_p, [_result]),
+    "elicit_plan_new": (
+        _result,
+        [_u8_in, c_size_t, POINTER(PlanPtr), _u8_out, c_size_t, _size_out],
+    ),
+    "elicit_plan_free": (None, [PlanPtr]),
+    "elicit_plan_tool_name": (_result, [PlanPtr, _u8_ptr_out, _size_out]),
+    "elicit_plan_param_count": (_result, [PlanPtr, _size_out]),
+    "elicit_plan_param_name": (_result, [PlanPtr, c_size_t, _u8_ptr_out, _size_out]),
+    "elicit_plan_param_index": (_result, [PlanPtr, _u8_in, c_size_t, _size_out]),
+    "elicit_plan_param_is_elicited": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
+    "elicit_plan_param_has_resolver": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
+    "elicit_round_new_modern": (
+        _result,
+        [
+            PlanPtr,
+            _u8_in,
+            c_size_t,
+            _u8_in,
+            c_size_t,
+            _u8_in,
+            c_size_t,
+            c_size_t,
+            POINTER(RoundPtr),
+            _u8_out,
+            c_size_t,
+            _size_out,
+        ],
+    ),
+    "elicit_round_new_handshake": (
+        _result,
+        [PlanPtr, _u8_in, c_size_t, c_size_t, POINTER(RoundPtr), _u8_out, c_size_t, _size_out],
+    ),
+    "elicit_round_free": (None, [RoundPtr]),
+    "elicit_round_poll": (_result, [RoundPtr, POINTER(c_uint32), _size_out]),
+    "elicit_round_resolve_inputs": (_result, _READER),
+    "elicit_round_resolve_value": (_result, _TEXT_IN),
+    "elicit_round_resolve_question": (_result, _TEXT_IN),
+    "elicit_round_resolve_failed": (_result, _TEXT_IN),
+    "elicit_round_ask": (_result, _READER),
+    "elicit_round_answer": (_result, _TEXT_IN),
+    "elicit_round_values": (_result, _READER),
+    "elicit_round_value_of": (_result, [RoundPtr, c_size_t, _u8_out, c_size_t, _size_out]),
+    "elicit_round_input_requests": (
+        _result,
+        [RoundPtr, c_uint32, _u8_out, c_size_t, _size_out],
+    ),
+    "elicit_round_request_state": (_result, _READER),
+    "elicit_round_note_count": (_result, [RoundPtr, _size_out]),
+    "elicit_round_note": (
+        _result,
+        [RoundPtr, c_size_t, POINTER(c_uint32), _size_out, _u8_out, c_size_t, _size_out],
+    ),
+    "elicit_round_last_error": (_result, _READER),
+}
+
+
+class LibraryError(OSError):
+    """The library could not be found or loaded, or its ABI version does not fit."""
+
+
+class LibraryNotFoundError(LibraryError):
+    """No ``libelicit_ffi`` was found (see :func:`find_library`)."""
+
+
+def library_filename(platform: Optional[str] = None) -> str:
+    """The cdylib's file name on this platform (``libelicit_ffi.so`` on Linux)."""
+    plat = sys.platform if platform is None else platform
+    if plat == "darwin":
+        return "libelicit_ffi.dylib"
+    if plat.startswith("win") or plat == "cygwin":
+        return "elicit_ffi.dll"
+    return "libelicit_ffi.so"
+
+
+def _repo_roots(starts: Sequence[Path]) -> List[Path]:
+    """Ancestors of ``starts`` that look like the cargo workspace (``Cargo.toml``)."""
+    roots: List[Path] = []
+    for start in starts:
+        for d in [start, *start.parents]:
+            if (d / "Cargo.toml").is_file() and d not in roots:
+                roots.append(d)
+    return roots
+
+
+def candidate_paths(
+    env: Optional[Mapping[str, str]] = None, starts: Optional[Sequence[Path]] = None
+) -> List[Path]:
+    """Where :func:`find_library` looks, in order (``ELICIT_LIB`` alone when it is set).
+
+    Without ``ELICIT_LIB``: ``$CARGO_TARGET_DIR/{release,debug}`` when that is set, then
+    ``target/release`` and ``target/debug`` of every enclosing cargo workspace (a folder
+    with a ``Cargo.toml``) of this package's folder and of the working directory.
+    """
+    env = os.environ if env is None else env
+    name = library_filename()
+    explicit = env.get(LIB_ENV)
+    if explicit:
+        p = Path(explicit)
+        return [p / name if p.is_dir() else p]
+    if starts is None:
+        starts = [Path(__file__).resolve().parent, Path.cwd().resolve()]
+    out: List[Path] = []
+    target_dir = env.get("CARGO_TARGET_DIR")
+    if target_dir:
+        t = Path(target_dir)
+        out += [t / "release" / name, t / "debug" / name]
+    for root in _repo_roots(starts):
+        out += [root / "target" / "release" / name, root / "target" / "debug" / name]
+    return out
+
+
+def find_library(
+    env: Optional[Mapping[str, str]] = None, starts: Optional[Sequence[Path]] = None
+) -> Path:
+    """The path of the library to load; :class:`LibraryNotFoundError` when there is none."""
+    env = os.environ if env is None else env
+    candidates = candidate_paths(env, starts)
+    for p in candidates:
+        if p.is_file():
+            return p
+    if env.get(LIB_ENV):
+        raise LibraryNotFoundError(
+            f"{LIB_ENV}={env[LIB_ENV]!r} does not name an existing {library_filename()}; "
+            f"{BUILD_HINT}"
+        )
+    if candidates:
+        where = "looked in: " + ", ".join(str(p) for p in candidates)
+    else:
+        around = starts if starts is not None else [Path(__file__).resolve().parent, Path.cwd()]
+        where = "no $ELICIT_LIB and no cargo workspace around " + " or ".join(str(p) for p in around)
+    raise LibraryNotFoundError(f"{library_filename()} not found ({where}); {BUILD_HINT}")
+
+
+class Lib:
+    """The loaded library, with every function of the header typed.
+
+    Attributes named after the C functions are the ctypes function objects (their
+    ``argtypes``/``restype`` set from :data:`SIGNATURES`).
+    """
+
+    elicit_abi_version: Callable[..., Any]
+    elicit_result_str: Callable[..., Any]
+    elicit_plan_new: Callable[..., Any]
+    elicit_plan_free: Callable[..., Any]
+    elicit_plan_tool_name: Callable[..., Any]
+    elicit_plan_param_count: Callable[..., Any]
+    elicit_plan_param_name: Callable[..., Any]
+    elicit_plan_param_index: Callable[..., Any]
+    elicit_plan_param_is_elicited: Callable[..., Any]
+    elicit_plan_param_has_resolver: Callable[..., Any]
+    elicit_round_new_modern: Callable[..., Any]
+    elicit_round_new_handshake: Callable[..., Any]
+    elicit_round_free: Callable[..., Any]
+    elicit_round_poll: Callable[..., Any]
+    elicit_round_resolve_inputs: Callable[..., Any]
+    elicit_round_resolve_value: Callable[..., Any]
+    elicit_round_resolve_question: Callable[..., Any]
+    elicit_round_resolve_failed: Callable[..., Any]
+    elicit_round_ask: Callable[..., Any]
+    elicit_round_answer: Callable[..., Any]
+    elicit_round_values: Callable[..., Any]
+    elicit_round_value_of: Callable[..., Any]
+    elicit_round_input_requests: Callable[..., Any]
+    elicit_round_request_state: Callable[..., Any]
+    elicit_round_note_count: Callable[..., Any]
+    elicit_round_note: Callable[..., Any]
+    elicit_round_last_error: Callable[..., Any]
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.cdll = ctypes.CDLL(str(path))
+        except OSError as e:
+            raise LibraryError(f"cannot load {path}: {e}; {BUILD_HINT}") from e
+        for name, (restype, argtypes) in SIGNATURES.items():
+            try:
+                fn = getattr(self.cdll, name)
+            except AttributeError as e:
+                raise LibraryError(f"{path} has no function {name}; {BUILD_HINT}") from e
+            fn.restype = restype
+            fn.argtypes = argtypes
+            setattr(self, name, fn)
+        version = int(self.elicit_abi_version())
+        self.abi_version = version
+        major, minor = version >> 16, (version >> 8) & 0xFF
+        if major != ABI_MAJOR or minor < ABI_MINOR:
+            raise LibraryError(
+                f"{path} has C ABI {major}.{minor}.{version & 0xFF}; this binding needs "
+                f"{ABI_MAJOR}.{ABI_MINOR}.x or a later minor version; {BUILD_HINT}"
+            )
+
+    def result_str(self, code: int) -> str:
+        """``elicit_result_str(code)`` as text."""
+        raw = self.elicit_result_str(code)
+        return bytes(raw).decode("utf-8", "replace") if raw else ""
+
+
+_loaded: Optional[Lib] = None
+_load_lock = threading.Lock()
+
+
+def load() -> Lib:
+    """The library, loaded (once per process) from :func:`find_library`'s path."""
+    global _loaded
+    lib = _loaded
+    if lib is not None:
+        return lib
+    with _load_lock:
+        if _loaded is None:
+            _loaded = Lib(find_library())
+        return _loaded

@@ -1,0 +1,73 @@
+"""The ``#define`` constants of ``include/elicit.h`` (a test checks they match)."""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+
+ABI_VERSION_MAJOR = 0
+ABI_VERSION_MINOR = 1
+ABI_VERSION_PATCH = 0
+ABI_VERSION = (ABI_VERSION_MAJOR << 16) | (ABI_VERSION_MINOR << 8) | ABI_VERSION_PATCH
+
+MAX_PARAMS = 64
+DEFAULT_WORKSPACE = 65536
+MESSAGE_CAP = 1024
+
+#: ``ELICIT_NO_PARAM``: ``(size_t)~0``, the ``param`` of DONE and INPUT_REQUIRED.
+NO_PARAM = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
+
+REQUESTS_CLIENT_VIEW = 1
+
+
+class StepKind(enum.IntEnum):
+    """``ELICIT_STEP_*``: what ``elicit_round_poll`` says the round needs next."""
+
+    RESOLVE = 1
+    ASK = 2
+    DONE = 3
+    INPUT_REQUIRED = 4
+
+
+class NoteLevel(enum.IntEnum):
+    """``ELICIT_NOTE_*``: a note's log level (the values are ``logging``'s)."""
+
+    DEBUG = 10
+    INFO = 20
+
+
+class Result(enum.IntEnum):
+    """``elicit_result`` codes (``ELICIT_OK`` and ``ELICIT_ERR_*``)."""
+
+    OK = 0
+    ERR_NULL = 100
+    ERR_UTF8 = 101
+    ERR_BUFFER_TOO_SMALL = 102
+    ERR_WRONG_STEP = 103
+    ERR_WORKSPACE_FULL = 104
+    ERR_INDEX = 105
+    ERR_INVALID_ARGUMENT = 106
+    ERR_NOT_FOUND = 107
+    ERR_TOO_LARGE = 108
+    ERR_RESOLVER_ANSWER = 109
+    ERR_DECLARATION_JSON = 200
+    ERR_DECLARATION = 201
+    ERR_DUPLICATE_NAME = 202
+    ERR_UNKNOWN_NEED = 203
+    ERR_CYCLE = 204
+    ERR_DECLARED_TYPE_MISMATCH = 205
+    ERR_MIXED_WITH_INPUT_REQUIRED = 206
+    ERR_UNSUPPORTED_SCHEMA = 207
+    ERR_CAPACITY = 208
+    ERR_ARGUMENTS = 300
+    ERR_MISSING_ARGUMENT = 301
+    ERR_INPUT_RESPONSES = 302
+    ERR_NOT_ELICIT_RESULT = 400
+    ERR_ACCEPTED_WITHOUT_CONTENT = 401
+    ERR_SCHEMA_MISMATCH = 402
+    ERR_DECLINED = 403
+    ERR_CANCELLED = 404
+    ERR_RESOLVER_DEPENDENCY = 405
+    ERR_PANIC = 900
+    ERR_POISONED = 901
+    ERR_OTHER = 999

@@ -1,0 +1,140 @@
+"""Exceptions: one class per group of ``elicit_result`` codes.
+
+=========  =======================  ==========================================
+codes      class                    meaning
+=========  =======================  ==========================================
+``1xx``    :class:`UsageError`      the host broke the calling contract
+``2xx``    :class:`DeclarationError`  the declaration was rejected
+``3xx``    :class:`CallInputError`  the call's inputs are invalid
+``4xx``    :class:`ResolutionError`  the tool call fails with ``message``
+``9xx``    :class:`InternalError`   a panic in the library, or an unknown code
+=========  =======================  ==========================================
+
+Every exception carries ``code`` (the number), ``code_name`` (``"ELICIT_ERR_..."``)
+and ``message`` (the engine's wording, exactly: for a :class:`ResolutionError` it is
+the text the tool call fails with).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Type
+
+from .constants import Result
+
+__all__ = [
+    "CallInputError",
+    "ClosedError",
+    "DeclarationError",
+    "ElicitError",
+    "InputResponsesError",
+    "InternalError",
+    "NotFoundError",
+    "ResolutionError",
+    "UsageError",
+    "WrongStepError",
+    "code_name",
+    "error_for",
+]
+
+
+def code_name(code: int) -> str:
+    """``"ELICIT_ERR_NULL"`` for 100, ``"ELICIT_OK"`` for 0, ``"unknown"`` otherwise."""
+    try:
+        return "ELICIT_" + Result(code).name
+    except ValueError:
+        return "unknown"
+
+
+class ElicitError(Exception):
+    """Base of every error the engine reports."""
+
+    code: int
+    code_name: str
+    message: str
+
+    def __init__(self, code: int, message: str) -> None:
+        self.code = code
+        self.code_name = code_name(code)
+        self.message = message
+        super().__init__(code, message)
+
+    def __str__(self) -> str:
+        text = self.message or "(no message)"
+        return f"{text} [{self.code_name} {self.code}]"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code}, message={self.message!r})"
+
+
+class UsageError(ElicitError):
+    """``1xx``: the host broke the calling contract (fix the host)."""
+
+
+class WrongStepError(UsageError):
+    """``ELICIT_ERR_WRONG_STEP`` (103): the call does not fit the round's current step."""
+
+
+class NotFoundError(UsageError, KeyError):
+    """``ELICIT_ERR_NOT_FOUND`` (107): no parameter has that name."""
+
+    def __str__(self) -> str:  # KeyError would quote the args tuple
+        return ElicitError.__str__(self)
+
+
+class ClosedError(UsageError, ValueError):
+    """The plan or round was closed: the binding refuses to touch a freed handle.
+
+    Its ``code`` is ``ELICIT_ERR_NULL``: a closed handle is a NULL one.
+    """
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            int(Result.ERR_NULL), f"this {what} is closed; it cannot be used after close()"
+        )
+
+
+class DeclarationError(ElicitError):
+    """``2xx``: ``elicit_plan_new`` rejected the declaration (fix the declaration)."""
+
+
+class CallInputError(ElicitError):
+    """``3xx``: the call's inputs are invalid (arguments, ``inputResponses``)."""
+
+
+class InputResponsesError(CallInputError):
+    """``ELICIT_ERR_INPUT_RESPONSES`` (302): answer with JSON-RPC error ``-32602``."""
+
+    jsonrpc_code = -32602
+
+
+class ResolutionError(ElicitError):
+    """``4xx``: resolution failed; the tool call fails with :attr:`message`."""
+
+
+class InternalError(ElicitError):
+    """``9xx``: a panic inside the library (the handle is poisoned) or an unknown code."""
+
+
+_SPECIFIC: Dict[int, Type[ElicitError]] = {
+    int(Result.ERR_WRONG_STEP): WrongStepError,
+    int(Result.ERR_NOT_FOUND): NotFoundError,
+    int(Result.ERR_INPUT_RESPONSES): InputResponsesError,
+}
+
+
+def error_for(code: int, message: str) -> ElicitError:
+    """The exception for a non-zero ``elicit_result``."""
+    cls = _SPECIFIC.get(code)
+    if cls is None:
+        group = code // 100
+        if group == 1:
+            cls = UsageError
+        elif group == 2:
+            cls = DeclarationError
+        elif group == 3:
+            cls = CallInputError
+        elif group == 4:
+            cls = ResolutionError
+        else:
+            cls = InternalError
+    return cls(code, message)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# test-python.sh: prove the Python binding (examples/python, ctypes over the cdylib).
+#
+#  1. builds elicit-ffi (release) and points ELICIT_LIB at libelicit_ffi.so;
+#  2. creates or reuses the venv .venv-python (its own .gitignore keeps it out of git)
+#     and installs pytest, mypy and the package (editable) into it when missing;
+#  3. type-checks the package, its tests and the examples with mypy --strict;
+#  4. runs examples/python/booking.py (the book_flight flow, both eras);
+#  5. runs the leak check: 100,000 rounds through the binding, RSS at start and end
+#     (fails only when RSS grew past 50 MB: a measurement, not a timing assertion);
+#  6. runs the pytest suite (-q); its summary is this script's last line.
+#
+# Exits non-zero on any failure. LEAK_ROUNDS=N changes the leak check's round count.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export RUSTUP_AUTO_INSTALL=0
+export PATH="$HOME/.cargo/bin:$PATH"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+PY=${PYTHON:-python3}
+VENV="$ROOT/.venv-python"
+PKG="$ROOT/examples/python"
+PYTEST_SPEC=${PYTEST_SPEC:-"pytest>=8,<10"}
+MYPY_SPEC=${MYPY_SPEC:-"mypy>=1.10,<3"}
+LEAK_ROUNDS=${LEAK_ROUNDS:-100000}
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# ------------------------------------------------------------------------ 1. build
+step "building elicit-ffi (release)"
+cargo build -p elicit-ffi --release
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+case "$(uname -s)" in
+    Darwin) LIBNAME=libelicit_ffi.dylib ;;
+    *) LIBNAME=libelicit_ffi.so ;;
+esac
+export ELICIT_LIB="$TARGET_DIR/release/$LIBNAME"
+[ -f "$ELICIT_LIB" ] || { echo "missing $ELICIT_LIB" >&2; exit 1; }
+echo "ELICIT_LIB=$ELICIT_LIB"
+
+# ------------------------------------------------------------------------- 2. venv
+step "venv $VENV"
+if [ ! -x "$VENV/bin/python" ]; then
+    if ! "$PY" -m venv "$VENV" 2>/dev/null; then
+        # Debian splits venv (ensurepip) out of the interpreter.
+        rm -rf "$VENV"
+        apt-get install -y python3-venv >/dev/null 2>&1 ||
+            { apt-get update >/dev/null && apt-get install -y python3-venv >/dev/null; }
+        "$PY" -m venv "$VENV"
+    fi
+fi
+echo '*' >"$VENV/.gitignore"
+VPY="$VENV/bin/python"
+if ! "$VPY" -c 'import pytest, mypy' 2>/dev/null; then
+    "$VPY" -m pip install -q "$PYTEST_SPEC" "$MYPY_SPEC"
+fi
+# (Re)install the package when it is missing or installed from somewhere else.
+if ! "$VPY" - "$PKG" <<'EOF' 2>/dev/null; then
+import pathlib, sys, elicit
+sys.exit(0 if pathlib.Path(elicit.__file__).resolve().parent == pathlib.Path(sys.argv[1]) / "elicit" else 1)
+EOF
+    "$VPY" -m pip install -q -e "$PKG"
+fi
+"$VPY" -c 'import sys, pytest, mypy.version, elicit; print(f"python {sys.version.split()[0]}, pytest {pytest.__version__}, mypy {mypy.version.__version__}, elicit {elicit.__version__} from {elicit.__file__}")'
+"$VPY" -c 'import elicit; print(f"library {elicit.load().path}, C ABI version {elicit.abi_version():#08x}")'
+
+# ------------------------------------------------------------------------- 3. mypy
+step "mypy --strict (package, tests, examples)"
+(cd "$PKG" && "$VPY" -m mypy --strict --cache-dir "$VENV/mypy-cache")
+
+# ---------------------------------------------------------------------- 4. booking
+step "booking.py"
+"$VPY" "$PKG/booking.py" >"$VENV/booking.log" 2>&1 || { cat "$VENV/booking.log"; echo "FAILED: booking.py" >&2; exit 1; }
+cat "$VENV/booking.log"
+
+# -------------------------------------------------------------------- 5. leak check
+step "leak check ($LEAK_ROUNDS rounds)"
+"$VPY" "$PKG/leak_check.py" --rounds "$LEAK_ROUNDS"
+
+# ------------------------------------------------------------------------ 6. pytest
+step "pytest"
+cd "$PKG"
+exec "$VPY" -m pytest -q -p no:cacheprovider tests
