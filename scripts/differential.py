@@ -1436,6 +1436,8 @@ def main() -> int:
     ap.add_argument("--minimize", type=int, default=10,
                     help="minimize at most this many unexplained scenarios (0: none)")
     ap.add_argument("--show", type=int, default=3, help="unexplained cases to print")
+    ap.add_argument("--explained", type=Path,
+                    help="also write the explained scenarios (deviations, surrogate input)")
     ap.add_argument("--fake-runner", action="store_true", help=argparse.SUPPRESS)
     opts = ap.parse_args()
 
@@ -1506,6 +1508,14 @@ def main() -> int:
     opts.out.write_text(json.dumps({"seed": opts.seed, "count": len(texts), "runner": opts.runner,
                                     "unexplained": report}, ensure_ascii=False, indent=1) + "\n",
                         encoding="utf-8")
+    if opts.explained:
+        opts.explained.parent.mkdir(parents=True, exist_ok=True)
+        opts.explained.write_text(json.dumps([
+            {"index": c.index, "deviations": dict(sorted(c.devs.items())), "input_text": c.text,
+             "surrogate_input": c.base_doc if c.base_doc is not c.doc else None,
+             "oracle_surrogate": c.base_out, "ours": c.ours}
+            for c in cases if c.status == "explained"], ensure_ascii=False, indent=1) + "\n",
+            encoding="utf-8")
     for entry in report[: opts.show]:
         print(f"UNEXPLAINED #{entry['index']} round {entry['round']}: {entry['reason']}")
         print(f"  input:  {entry['input_text'][:1500]}")

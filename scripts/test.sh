@@ -56,6 +56,9 @@ if [ -z "${QUICK:-}" ]; then
   if [ -f scripts/seal-interop.sh ]; then
     step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
   fi
+  if [ -f scripts/test-mcp.sh ]; then
+    step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
+  fi
   if [ -f scripts/differential.sh ]; then
     step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
   fi

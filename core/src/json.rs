@@ -330,6 +330,17 @@ fn value_end(b: &[u8], pos: usize) -> usize {
     }
 }
 
+/// `s` without its leading whitespace and `sep` bytes (ASCII, so any cut is a char
+/// boundary).
+fn skip_sep(s: &str, sep: u8) -> &str {
+    let n = s
+        .as_bytes()
+        .iter()
+        .position(|&c| !(is_ws(c) || c == sep))
+        .unwrap_or(s.len());
+    s.get(n..).unwrap_or("")
+}
+
 /// Split validated text at a value start into the value and what follows it.
 fn split_value(s: &str) -> (&str, &str) {
     let end = value_end(s.as_bytes(), 0);
@@ -530,19 +541,14 @@ impl<'a> Str<'a> {
 impl<'a> Iterator for Members<'a> {
     type Item = (Str<'a>, Value<'a>);
     fn next(&mut self) -> Option<Self::Item> {
-        let s = self
-            .rest
-            .trim_start_matches(|c| WS.contains(&c) || c == ',');
+        let s = skip_sep(self.rest, b',');
         if !s.starts_with('"') {
             self.rest = "";
             return None;
         }
         let kend = string_end(s.as_bytes(), 0);
         let key = Str(s.get(1..kend.saturating_sub(1)).unwrap_or(""));
-        let after = s
-            .get(kend..)
-            .unwrap_or("")
-            .trim_start_matches(|c| WS.contains(&c) || c == ':');
+        let after = skip_sep(s.get(kend..).unwrap_or(""), b':');
         let (value, rest) = split_value(after);
         self.rest = rest;
         Some((key, Value(value)))
@@ -552,9 +558,7 @@ impl<'a> Iterator for Members<'a> {
 impl<'a> Iterator for Items<'a> {
     type Item = Value<'a>;
     fn next(&mut self) -> Option<Self::Item> {
-        let s = self
-            .rest
-            .trim_start_matches(|c| WS.contains(&c) || c == ',');
+        let s = skip_sep(self.rest, b',');
         if s.is_empty() || s.starts_with(']') {
             self.rest = "";
             return None;

@@ -142,12 +142,52 @@ pub(crate) fn question_digest(
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
 ) -> [u8; 16] {
-    let mut h = sha2::Sha256::new();
+    let mut h = HashSink::new();
     write_params(message, ty, title, description, Render::DIGEST, &mut h);
-    let full: [u8; 32] = h.finalize().into();
+    let full = h.finish();
     let mut out = [0u8; 16];
     out.copy_from_slice(&full[..16]);
     out
+}
+
+/// SHA-256 over many small writes: gathers them into whole blocks first (the renderers
+/// write a few bytes at a time, and each `update` call has a fixed cost).
+pub(crate) struct HashSink {
+    h: sha2::Sha256,
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl HashSink {
+    pub(crate) fn new() -> Self {
+        HashSink {
+            h: sha2::Sha256::new(),
+            buf: [0; 256],
+            len: 0,
+        }
+    }
+    pub(crate) fn finish(mut self) -> [u8; 32] {
+        self.h.update(&self.buf[..self.len]);
+        self.h.finalize().into()
+    }
+}
+
+impl Sink for HashSink {
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            dst.copy_from_slice(bytes);
+            self.len += bytes.len();
+            return;
+        }
+        self.h.update(&self.buf[..self.len]);
+        self.len = 0;
+        if bytes.len() >= self.buf.len() {
+            self.h.update(bytes);
+        } else {
+            self.buf[..bytes.len()].copy_from_slice(bytes);
+            self.len = bytes.len();
+        }
+    }
 }
 
 /// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
@@ -526,9 +566,19 @@ impl<const N: usize> Plan<'_, N> {
 
 /// base64url (no padding) of a 16-byte digest: 22 ASCII bytes.
 pub(crate) fn digest_text(d: &[u8; 16]) -> [u8; 22] {
-    use base64::Engine;
+    // Hand-rolled: the general engine costs more than the hashing on this hot path.
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = [0u8; 22];
-    let _ = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode_slice(d, &mut out);
+    for k in 0..5 {
+        let n =
+            (u32::from(d[3 * k]) << 16) | (u32::from(d[3 * k + 1]) << 8) | u32::from(d[3 * k + 2]);
+        out[4 * k] = A[(n >> 18) as usize & 63];
+        out[4 * k + 1] = A[(n >> 12) as usize & 63];
+        out[4 * k + 2] = A[(n >> 6) as usize & 63];
+        out[4 * k + 3] = A[n as usize & 63];
+    }
+    out[20] = A[(d[15] >> 2) as usize];
+    out[21] = A[((d[15] & 3) << 4) as usize];
     out
 }
 
@@ -536,9 +586,9 @@ pub(crate) fn digest_text(d: &[u8; 16]) -> [u8; 22] {
 /// sorted-key, compact, ASCII-escaped rendering, first 16 bytes, base64url without
 /// padding — exactly the reference's `_digest`.
 pub fn digest_params(params: Value<'_>) -> [u8; 22] {
-    let mut h = sha2::Sha256::new();
+    let mut h = HashSink::new();
     crate::json::write_value(params, crate::json::Style::DIGEST, &mut h);
-    let full: [u8; 32] = h.finalize().into();
+    let full = h.finish();
     let mut d = [0u8; 16];
     d.copy_from_slice(&full[..16]);
     digest_text(&d)

@@ -17,7 +17,7 @@
 //!
 //! # Memory
 //!
-//! The round holds no heap memory: `N` slots (one per parameter) inline, and a caller
+//! The round holds no heap memory: room for `N` slots (one per parameter) inline, and a caller
 //! workspace (`&mut [u8]`) into which it copies the JSON the host hands it (resolver
 //! values and questions, handshake replies). The call's inputs (arguments, state,
 //! replies) are borrowed.
@@ -199,12 +199,15 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     state: State<'a>,
     replies: Option<Value<'a>>,
     free: &'a mut [u8],
-    slots: [Slot<'a>; N],
+    /// One slot per parameter (signature order), filled on the first poll: creating a
+    /// round costs nothing per unused unit of capacity.
+    slots: heapless::Vec<Slot<'a>, N>,
     cursor: usize,
     phase: Phase,
     error: Option<Error>,
     notes: heapless::Vec<Note, N>,
-    /// Whether the state and replies were matched to slots yet (on the first poll).
+    /// Whether the slots were laid out and the state and replies matched to them yet
+    /// (on the first poll).
     indexed: bool,
 }
 
@@ -356,7 +359,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             state,
             replies,
             free: workspace,
-            slots: [EMPTY; N],
+            slots: heapless::Vec::new(),
             cursor: 0,
             phase: Phase::Running,
             error: None,
@@ -372,6 +375,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     fn index(&mut self) {
         self.indexed = true;
         let plan = self.plan;
+        self.slots.clear();
+        for _ in 0..plan.params.len() {
+            // Cannot fail: a plan holds at most N parameters.
+            let _ = self.slots.push(EMPTY);
+        }
         let order = &plan.order;
         let find = |guess: &mut usize, key: Str<'_>| -> Option<usize> {
             if let Some(&i) = order.get(*guess) {
@@ -542,6 +550,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Ok(Some(Step::Ask { param: i }));
         }
         let pname = self.plan.params[i].name;
+        if self.slots[i].recorded.is_none() && self.slots[i].reply.is_none() {
+            // Nothing recorded, nothing replied: asked this round.
+            self.slots[i].status = Status::Pending;
+            return Ok(None);
+        }
         let dbuf = digest_text(&q.digest);
         let digest = digest_str(&dbuf);
         // 1. A recorded answer to this same question.
@@ -564,8 +577,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // 2. A fresh reply, only for the question asked last round.
         if answer.is_none() {
             if let Some(reply) = self.slots[i].reply {
-                if !self.slots[i].asked.is_some_and(|a| q_matches(a, digest))
-                {
+                if !self.slots[i].asked.is_some_and(|a| q_matches(a, digest)) {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
                     if classify_reply(reply) != Some(ReplyKind::Elicit) {
@@ -1021,16 +1033,21 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 }
 
+const QUESTION_NOT_OBJECT: &str =
+    "a question must be an object {\"message\": ..., \"type\"?, \"title\"?, \"description\"?}";
+const QUESTION_UNKNOWN_KEY: &str =
+    "a question has only \"message\", \"type\", \"title\" and \"description\"";
+
 fn check_question_shape(v: Value<'_>) -> Result<(), &'static str> {
     if v.kind() != Kind::Object {
-        return Err("a question must be an object {\"message\": ..., \"type\"?, \"title\"?, \"description\"?}");
+        return Err(QUESTION_NOT_OBJECT);
     }
     for (k, _) in v.members() {
         if !["message", "type", "title", "description"]
             .iter()
             .any(|x| k.eq_str(x))
         {
-            return Err("a question has only \"message\", \"type\", \"title\" and \"description\"");
+            return Err(QUESTION_UNKNOWN_KEY);
         }
     }
     Ok(())
@@ -1041,18 +1058,34 @@ fn parse_question<'a>(
     v: Value<'a>,
     param_ty: &Ty<'a>,
 ) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>), &'static str> {
-    check_question_shape(v)?;
-    let message = v
-        .get("message")
+    if v.kind() != Kind::Object {
+        return Err(QUESTION_NOT_OBJECT);
+    }
+    // One pass (the shape check and the lookups together; last occurrence wins).
+    let (mut message, mut ty_v, mut title_v, mut description_v) = (None, None, None, None);
+    for (k, x) in v.members() {
+        if k.eq_str("message") {
+            message = Some(x);
+        } else if k.eq_str("type") {
+            ty_v = Some(x);
+        } else if k.eq_str("title") {
+            title_v = Some(x);
+        } else if k.eq_str("description") {
+            description_v = Some(x);
+        } else {
+            return Err(QUESTION_UNKNOWN_KEY);
+        }
+    }
+    let message = message
         .and_then(|m| m.as_str())
         .ok_or("a question needs a string \"message\"")?;
-    let ty = match v.get("type") {
+    let ty = match ty_v {
         None => *param_ty,
         Some(t) if t.is_null() => *param_ty,
         Some(t) => Ty::compile(t, false)?,
     };
-    let opt = |k: &str| -> Result<Option<Str<'a>>, &'static str> {
-        match v.get(k) {
+    let opt = |x: Option<Value<'a>>| -> Result<Option<Str<'a>>, &'static str> {
+        match x {
             None => Ok(None),
             Some(x) if x.is_null() => Ok(None),
             Some(x) => x
@@ -1061,8 +1094,8 @@ fn parse_question<'a>(
                 .ok_or("a question's title and description must be strings"),
         }
     };
-    let title = opt("title")?;
-    let description = opt("description")?;
+    let title = opt(title_v)?;
+    let description = opt(description_v)?;
     if (title.is_some() || description.is_some()) && !ty.wrapped() {
         return Err("title and description label the wrapped value of a scalar, enum or array answer; an object type's fields carry their own");
     }

@@ -68,19 +68,29 @@ impl<'a> State<'a> {
         if doc.kind() != Kind::Object {
             return None;
         }
-        match doc.get("v")?.as_number()? {
+        // One pass over the top level (a repeated key keeps its last value).
+        let (mut v, mut answers, mut asked) = (None, None, None);
+        for (k, x) in doc.members() {
+            if k.eq_str("v") {
+                v = Some(x);
+            } else if k.eq_str("answers") {
+                answers = Some(x);
+            } else if k.eq_str("asked") {
+                asked = Some(x);
+            }
+        }
+        match v?.as_number()? {
             Number::Int("1") => {}
             _ => return None,
         }
-        let answers = match doc.get("answers") {
+        let answers = match answers {
             None => None,
             Some(a) if a.kind() == Kind::Object => {
                 for (_, entry) in a.members() {
                     if entry.kind() != Kind::Object {
                         return None;
                     }
-                    Action::parse(entry.get("action")?)?;
-                    if entry.get("q")?.kind() != Kind::String {
+                    if Recorded::of(entry)?.q.kind() != Kind::String {
                         return None;
                     }
                 }
@@ -88,7 +98,7 @@ impl<'a> State<'a> {
             }
             Some(_) => return None,
         };
-        let asked = match doc.get("asked") {
+        let asked = match asked {
             None => None,
             Some(a) if a.kind() == Kind::Object => {
                 if a.members().any(|(_, q)| q.kind() != Kind::String) {

@@ -432,6 +432,24 @@ impl<'a> Ty<'a> {
                 }
                 out.put(b",\"type\":\"object\"}");
             }
+            _ if self.spec.is_none() && title.is_none() && description.is_none() => {
+                // A shorthand scalar ("string", ...): the schema is a constant, the same
+                // bytes in the digest and wire forms (its keys are already sorted).
+                out.put(match self.kind {
+                    TypeKind::Integer => {
+                        b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}"
+                    }
+                    TypeKind::Number => {
+                        b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"number\"}},\"required\":[\"value\"],\"type\":\"object\"}"
+                    }
+                    TypeKind::Boolean => {
+                        b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"boolean\"}},\"required\":[\"value\"],\"type\":\"object\"}"
+                    }
+                    _ => {
+                        b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"string\"}},\"required\":[\"value\"],\"type\":\"object\"}"
+                    }
+                });
+            }
             _ => {
                 out.put(b"{\"properties\":{\"value\":");
                 let t = match title {
@@ -978,10 +996,16 @@ impl Ty<'_> {
                     write_json_str(name, style.ascii, out);
                     out.put(if style.spaced { b": " } else { b":" });
                     let fty = Ty::compile(field, true).expect("checked at compile");
-                    let v = get_decoded(content, name).or_else(|| field.get("default"));
-                    match v {
-                        Some(v) => fty.write_normalized(v, style, out),
-                        None => out.put(b"null"),
+                    match (get_decoded(content, name), field.get("default")) {
+                        (Some(v), _) => fty.write_normalized(v, style, out),
+                        // pydantic never validates a default, and serializes an integer
+                        // field's float default as the float it is; a number field's
+                        // integer default does become a float.
+                        (None, Some(d)) if fty.kind == TypeKind::Integer => {
+                            write_value(d, style, out)
+                        }
+                        (None, Some(d)) => fty.write_normalized(d, style, out),
+                        (None, None) => out.put(b"null"),
                     }
                 }
                 out.put(b"}");

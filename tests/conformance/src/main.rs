@@ -370,12 +370,15 @@ fn scenario(sc: Value<'_>) -> Result<String, String> {
     let rounds = sc.get("rounds").unwrap_or(default_rounds);
     for rnd in rounds.items() {
         if let Some(p) = rnd.get("parameters") {
-            sticky = compile_sticky(p, &tool)?;
-            if let Some(e) = ffi_host::registration_error(&sticky.declaration) {
+            // A redeploy that fails registration keeps the previous tool (as the
+            // reference does: the failed registration never replaces it).
+            let candidate = compile_sticky(p, &tool)?;
+            if let Some(e) = ffi_host::registration_error(&candidate.declaration) {
                 rounds_out.push(format!("{{\"registration_error\":{}}}", jstr(&e)));
                 prev_state = None;
                 continue;
             }
+            sticky = candidate;
         }
         if let Some(a) = rnd.get("arguments") {
             arguments = wire(a);

@@ -29,7 +29,8 @@ const EXPECTED_DEVIATIONS: &[&str] = &[
 ];
 
 fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors")
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors");
+    dir.canonicalize().unwrap_or(dir)
 }
 
 fn trim_final_newline(s: &str) -> &str {
