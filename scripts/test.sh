@@ -49,6 +49,9 @@ step "demo runs (scripted, both eras)" bash -c '
 if [ -x scripts/test-c.sh ] || [ -f scripts/test-c.sh ]; then
   step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 fi
+if [ -f scripts/run-firmware.sh ]; then
+  step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
+fi
 if [ -f scripts/test-python.sh ]; then
   step "Python ctypes binding: mypy, pytest, leak loop" bash scripts/test-python.sh
 fi

@@ -135,7 +135,7 @@ fn errors_are_reported_not_panicked() {
                             _ => break,
                         }
                     }
-                }
+                };
             };
         }
     }

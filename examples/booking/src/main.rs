@@ -200,6 +200,8 @@ fn modern(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
                     let answer = client.answer(&name, req.get("params").expect("params"));
                     answers.push(format!("{}:{answer}", quote(&name)));
                 }
+                // The round borrows this round's state and replies; end it first.
+                drop(round);
                 replies = Some(format!("{{{}}}", answers.join(",")));
                 state = Some(new_state);
             }

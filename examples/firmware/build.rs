@@ -1,0 +1,74 @@
+//! Host side of the firmware build:
+//!
+//! 1. `memory.x` onto the linker's search path (cortex-m-rt's `link.x` includes it);
+//! 2. the JSON declarations in `decl/` compiled with elicit-core's declaration compiler
+//!    (here, on the host) into plan bytes (`Plan::to_postcard`: a format-version byte, the
+//!    parameter count, postcard), which the device loads with `Plan::from_postcard`;
+//! 3. the expected transcript (`expected.txt`, the lines this build's features print)
+//!    reduced to its SHA-256 and line count, which the device checks its own against.
+
+use std::env;
+use std::fs;
+use std::path::PathBuf;
+
+use elicit_core::Plan;
+use sha2::{Digest, Sha256};
+
+const DECLARATIONS: &[&str] = &["book_flight", "survey16"];
+
+fn main() {
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+
+    fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+    println!("cargo:rustc-link-search={}", out.display());
+    println!("cargo:rerun-if-changed=memory.x");
+
+    for name in DECLARATIONS {
+        let path = format!("decl/{name}.json");
+        println!("cargo:rerun-if-changed={path}");
+        let json = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // The host's capacity only bounds compilation; the device picks its own N.
+        let plan: Plan<'_, 255> =
+            Plan::compile(&json).unwrap_or_else(|e| panic!("{path} does not compile: {e}"));
+        let bytes = plan.to_postcard_vec();
+        // The round trip the device will do, checked here too.
+        Plan::<'_, 255>::from_postcard(&bytes).expect("plan bytes load back");
+        fs::write(out.join(format!("{name}.plan")), &bytes).expect("write plan");
+    }
+
+    // Lines are tagged `[seal] `, `[postcard] ` or `[json] ` when only builds with that
+    // feature print them.
+    println!("cargo:rerun-if-changed=expected.txt");
+    let seal = env::var_os("CARGO_FEATURE_SEAL").is_some();
+    let json = env::var_os("CARGO_FEATURE_JSON_PLAN").is_some();
+    let expected = fs::read_to_string("expected.txt").unwrap_or_default();
+    let mut sha = Sha256::new();
+    let mut lines = 0u32;
+    for line in expected.lines() {
+        let keep = if line.starts_with("[seal] ") {
+            seal
+        } else if line.starts_with("[postcard] ") {
+            !json
+        } else if line.starts_with("[json] ") {
+            json
+        } else {
+            !line.starts_with('#')
+        };
+        if keep {
+            sha.update(line.as_bytes());
+            sha.update(b"\n");
+            lines += 1;
+        }
+    }
+    let digest: [u8; 32] = sha.finalize().into();
+    fs::write(
+        out.join("expected.rs"),
+        format!(
+            "/// SHA-256 of the expected transcript for this build's features.\n\
+             pub const EXPECTED_SHA256: [u8; 32] = {digest:?};\n\
+             /// Its number of lines.\n\
+             pub const EXPECTED_LINES: u32 = {lines};\n"
+        ),
+    )
+    .expect("write expected.rs");
+}

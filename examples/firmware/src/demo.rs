@@ -1,0 +1,404 @@
+//! The transcript demo: every round printed, every RAM figure measured, the transcript
+//! checked against `expected.txt`.
+
+use core::fmt;
+use core::mem::size_of;
+
+use elicit_core::json::Value;
+#[cfg(feature = "seal")]
+use elicit_core::seal::{Binding, KeyRing, Sealer, UnixTime};
+use elicit_core::{Error, Plan, Round, SliceSink};
+
+use crate::host::*;
+use crate::stack;
+use crate::transcript::Transcript;
+
+include!(concat!(env!("OUT_DIR"), "/expected.rs"));
+
+/// RAM of one measured call: static + plan + peak stack (Round, workspace, engine and
+/// host frames) + the I/O text it read; and with the text it wrote, when that is
+/// buffered in RAM rather than streamed out through a `Sink`.
+fn ram_line(t: &mut Transcript, what: &str, plan: usize, peak: usize, io_in: usize, io_out: usize) {
+    let st = stack::static_ram();
+    let streamed = st + plan + peak + io_in;
+    say!(
+        t,
+        "# ram {what}: {} B with its output buffered, {streamed} B streaming it = static {st} + plan {plan} + stack peak {peak} + input text {io_in} (+ output text {io_out})",
+        streamed + io_out
+    );
+}
+
+/// Run a batched conversation to the end. Returns whether the values matched.
+fn modern_conversation<const N: usize, const WS: usize>(
+    t: &mut Transcript,
+    tool: &Tool<N>,
+    script: Script,
+    expected: &str,
+    #[cfg(feature = "seal")] sealer: &Sealer<'static, 1>,
+) {
+    let args = "{}";
+    let mut carried = [0u8; STATE_CAP];
+    let mut carried_len: Option<usize> = None;
+    let mut replies = [0u8; REPLIES_CAP];
+    let mut replies_len: Option<usize> = None;
+    let mut out = [0u8; OUT_CAP];
+    let mut state_out = [0u8; STATE_CAP];
+    let mut token_out = [0u8; STATE_CAP];
+    let mut state_in = [0u8; STATE_CAP];
+    for n in 1..=4u32 {
+        say!(t, "-- round {n}");
+        #[cfg(feature = "seal")]
+        let seal = SealCtx {
+            sealer,
+            now: UnixTime::from_secs(1_780_000_000 + 30 * u64::from(n)),
+            entropy: next_entropy(),
+        };
+        #[cfg(not(feature = "seal"))]
+        let seal = SealCtx(core::marker::PhantomData);
+        let mut log_buf = [0u8; 512];
+        let mut log = Log::new(&mut log_buf);
+        let echoed = carried_len.map(|l| utf8(&carried[..l]));
+        let reply_text = replies_len.map(|l| utf8(&replies[..l]));
+        let io_in = args.len() + echoed.map_or(0, str::len) + reply_text.map_or(0, str::len);
+        let (r, peak) = stack::measure(|| {
+            modern_round::<N, WS>(
+                tool,
+                args,
+                echoed,
+                reply_text,
+                &seal,
+                &mut state_in,
+                &mut out,
+                &mut state_out,
+                &mut token_out,
+                &mut log,
+            )
+        });
+        #[cfg(feature = "seal")]
+        if echoed.is_some() {
+            say!(t, "[seal] unsealed the echoed requestState");
+        }
+        log.print(t);
+        match r {
+            Err(e) => {
+                t.fail(format_args!("{} round {n} failed: {e}", tool.name));
+                return;
+            }
+            Ok(Outcome::Done { values, unsealed }) => {
+                ram_line(
+                    t,
+                    &ram_what(tool.name, "batched round", n),
+                    size_of::<Plan<'static, N>>(),
+                    peak,
+                    io_in + unsealed,
+                    values,
+                );
+                let v = utf8(&out[..values]);
+                say!(t, "== resolved: {v}");
+                if v != expected {
+                    t.fail(format_args!("{} values, expected {expected}", tool.name));
+                }
+                return;
+            }
+            Ok(Outcome::InputRequired {
+                requests,
+                state,
+                token,
+                unsealed,
+            }) => {
+                ram_line(
+                    t,
+                    &ram_what(tool.name, "batched round", n),
+                    size_of::<Plan<'static, N>>(),
+                    peak,
+                    io_in + unsealed,
+                    requests + state + token,
+                );
+                let req_text = utf8(&out[..requests]);
+                let state_text = utf8(&state_out[..state]);
+                let reqs = Value::parse(req_text).unwrap_or(Value::parse("{}").expect("json"));
+                let mut names: heapless::String<256> = heapless::String::new();
+                for (i, (k, _)) in reqs.members().enumerate() {
+                    if i > 0 {
+                        let _ = names.push_str(", ");
+                    }
+                    let _ = names.push_str(k.raw());
+                }
+                say!(
+                    t,
+                    "  InputRequiredResult asks {}: {names}",
+                    reqs.members().count()
+                );
+                say!(t, "  inputRequests: {req_text}");
+                say!(t, "  requestState: {state_text}");
+                // What travels to the client and comes back: the sealed token, or the
+                // plaintext state itself.
+                #[cfg(feature = "seal")]
+                {
+                    let tok = utf8(&token_out[..token]);
+                    say!(t, "[seal] sealed requestState ({token} bytes): {tok}");
+                    carried[..token].copy_from_slice(&token_out[..token]);
+                    carried_len = Some(token);
+                    if n == 1 {
+                        tamper_check(t, tool, sealer, &seal, tok);
+                    }
+                }
+                #[cfg(not(feature = "seal"))]
+                {
+                    let _ = token;
+                    carried[..state].copy_from_slice(&state_out[..state]);
+                    carried_len = Some(state);
+                }
+                // The client answers every question from its script.
+                for (k, req) in reqs.members() {
+                    let message = req
+                        .get("params")
+                        .and_then(|p| p.get("message"))
+                        .and_then(|m| m.as_str())
+                        .map_or("", |m| m.raw());
+                    say!(t, "  ? {message} -> {}", scripted(script, k.raw()));
+                }
+                match client_replies(script, reqs, &mut replies) {
+                    Ok(l) => replies_len = Some(l),
+                    Err(needed) => {
+                        t.fail(format_args!("replies need {needed} bytes"));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    t.fail(format_args!("{}: no result after 4 rounds", tool.name));
+}
+
+fn ram_what(tool: &str, what: &str, n: u32) -> heapless::String<64> {
+    let mut s = heapless::String::new();
+    let _ = fmt::Write::write_fmt(&mut s, format_args!("{tool} {what} {n}"));
+    s
+}
+
+/// A token that was tampered with (one character changed) is refused.
+#[cfg(feature = "seal")]
+fn tamper_check<const N: usize>(
+    t: &mut Transcript,
+    tool: &Tool<N>,
+    sealer: &Sealer<'static, 1>,
+    seal: &SealCtx<'_>,
+    token: &str,
+) {
+    let mut bad = [0u8; STATE_CAP];
+    let b = &mut bad[..token.len()];
+    b.copy_from_slice(token.as_bytes());
+    let i = b.len() / 2;
+    b[i] = if b[i] == b'A' { b'B' } else { b'A' };
+    let binding = Binding::new("tools/call", tool.name, Value::parse("{}").ok());
+    let mut out = [0u8; STATE_CAP];
+    match sealer.unseal(utf8(b), &binding, None, seal.now, &mut out) {
+        Err(e) => say!(
+            t,
+            "[seal] a tampered requestState is refused: {e} ({})",
+            e.reason().as_str()
+        ),
+        Ok(_) => t.fail(format_args!("a tampered token was accepted")),
+    }
+}
+
+fn handshake_conversation<const N: usize, const WS: usize>(
+    t: &mut Transcript,
+    tool: &Tool<N>,
+    script: Script,
+    expected: &str,
+) {
+    let mut out = [0u8; 512];
+    let mut log_buf = [0u8; 2048];
+    let mut log = Log::new(&mut log_buf);
+    let (r, peak) =
+        stack::measure(|| handshake_call::<N, WS>(tool, "{}", script, &mut out, &mut log));
+    log.print(t);
+    match r {
+        Ok(n) => {
+            // The I/O of the whole call: the asks written and the replies read.
+            let (io_in, io_out) = (2 + log.replies_in, n + log.asks_out);
+            ram_line(
+                t,
+                &ram_what(tool.name, "handshake call", 1),
+                size_of::<Plan<'static, N>>(),
+                peak,
+                io_in,
+                io_out,
+            );
+            let v = utf8(&out[..n]);
+            say!(t, "== resolved: {v}");
+            if v != expected {
+                t.fail(format_args!("{} values, expected {expected}", tool.name));
+            }
+        }
+        Err(e) => t.fail(format_args!("{} handshake failed: {e}", tool.name)),
+    }
+}
+
+// ------------------------------------------------------------------- capacities
+
+/// Load a plan (see [`load_plan`]) and say how.
+fn load<const N: usize>(
+    t: &mut Transcript,
+    name: &str,
+    index: usize,
+) -> Result<Plan<'static, N>, Error> {
+    let plan = load_plan::<N>(index)?;
+    #[cfg(not(feature = "json-plan"))]
+    {
+        let bytes = [BOOKING_PLAN, SURVEY_PLAN][index];
+        say!(
+            t,
+            "[postcard] plan {name}: loaded from {} bytes (format {}), {} parameters, capacity N={N}",
+            bytes.len(),
+            bytes[0],
+            plan.len()
+        );
+    }
+    #[cfg(feature = "json-plan")]
+    say!(
+        t,
+        "[json] plan {name}: compiled on the device from {} bytes of JSON, {} parameters, capacity N={N}",
+        [BOOKING_JSON, SURVEY_JSON][index].len(),
+        plan.len()
+    );
+    Ok(plan)
+}
+
+/// Each capacity the firmware chose, too small once on purpose: the error says so.
+fn capacity_demos(t: &mut Transcript, booking: &Tool<BOOKING_N>) {
+    // 1. Too many parameters for the plan's capacity N.
+    match load::<4>(t, "book_flight", 0) {
+        Err(e @ Error::Capacity { .. }) => say!(t, "capacity: book_flight in a Plan<4> -> {e}"),
+        Err(e) => t.fail(format_args!("Plan<4>: unexpected error {e}")),
+        Ok(_) => t.fail(format_args!("a Plan<4> held 5 parameters")),
+    }
+    // 2. A workspace too small for the client's reply (handshake era copies it in).
+    let mut ws = [0u8; 16];
+    let r = Round::handshake(&booking.plan, "{}", &mut ws).and_then(|mut round| {
+        round.poll()?;
+        round.answer(scripted(PARIS, "destination"))
+    });
+    match r {
+        Err(e @ Error::Workspace { .. }) => say!(
+            t,
+            "capacity: a 16-byte workspace for a handshake reply -> {e}"
+        ),
+        Err(e) => t.fail(format_args!("workspace: unexpected error {e}")),
+        Ok(()) => t.fail(format_args!("a 16-byte workspace held a reply")),
+    }
+    // 3. An output buffer too small for the round's inputRequests.
+    let mut ws = [0u8; BOOKING_WS];
+    let mut small = [0u8; 64];
+    let r = Round::modern(&booking.plan, "{}", None, None, &mut ws).and_then(|mut round| {
+        round.poll()?;
+        let mut s = SliceSink::new(&mut small);
+        round.write_input_requests(false, &mut s)?;
+        sink_len(&s)
+    });
+    match r {
+        Err(e @ Error::BufferTooSmall { .. }) => {
+            say!(t, "capacity: a 64-byte buffer for inputRequests -> {e}")
+        }
+        Err(e) => t.fail(format_args!("buffer: unexpected error {e}")),
+        Ok(_) => t.fail(format_args!("64 bytes held the inputRequests")),
+    }
+}
+
+// ------------------------------------------------------------------- main
+
+/// The whole demo; true when every check passed and the transcript matches.
+pub fn run(t: &mut Transcript) -> bool {
+    say!(
+        t,
+        "elicit-firmware: elicit-core on QEMU mps2-an386 (Cortex-M4F), no_std, no allocator"
+    );
+    let booking = match load::<BOOKING_N>(t, "book_flight", 0) {
+        Ok(plan) => Tool {
+            name: "book_flight",
+            plan,
+            resolve: booking_resolve,
+        },
+        Err(e) => {
+            t.fail(format_args!("book_flight plan: {e}"));
+            return false;
+        }
+    };
+    let survey = match load::<SURVEY_N>(t, "survey16", 1) {
+        Ok(plan) => Tool {
+            name: "survey16",
+            plan,
+            resolve: no_resolvers,
+        },
+        Err(e) => {
+            t.fail(format_args!("survey16 plan: {e}"));
+            return false;
+        }
+    };
+    say!(
+        t,
+        "# sizes: Plan<{BOOKING_N}> {} B, Plan<{SURVEY_N}> {} B, Round<{BOOKING_N}> {} B, Round<{SURVEY_N}> {} B, Error {} B; workspaces {BOOKING_WS}/{HANDSHAKE_WS}/{SURVEY_WS} B",
+        size_of::<Plan<'static, BOOKING_N>>(),
+        size_of::<Plan<'static, SURVEY_N>>(),
+        size_of::<Round<'static, 'static, BOOKING_N>>(),
+        size_of::<Round<'static, 'static, SURVEY_N>>(),
+        size_of::<Error>(),
+    );
+    capacity_demos(t, &booking);
+
+    #[cfg(feature = "seal")]
+    let sealer = {
+        // Demo key and nonces: a device derives the key from provisioned secret storage
+        // and draws every nonce from its TRNG.
+        const SECRET: &[u8; 32] = b"elicit-firmware-demo-secret-0001";
+        let ring = KeyRing::<1>::new(&[SECRET]).expect("a 32-byte secret");
+        let sealer = Sealer::new(ring, Some("elicit-firmware"));
+        say!(
+            t,
+            "# sizes: Sealer<1> (AES-256-GCM key schedule, HKDF-derived) {} B",
+            size_of::<Sealer<'static, 1>>()
+        );
+        sealer
+    };
+
+    say!(t, "== book_flight, batched rounds (2026-07-28): Paris");
+    modern_conversation::<BOOKING_N, BOOKING_WS>(
+        t,
+        &booking,
+        PARIS,
+        PARIS_VALUES,
+        #[cfg(feature = "seal")]
+        &sealer,
+    );
+    say!(
+        t,
+        "== book_flight, one question at a time (2025-11-25): London, seat declined"
+    );
+    handshake_conversation::<BOOKING_N, HANDSHAKE_WS>(t, &booking, LONDON, LONDON_VALUES);
+    say!(
+        t,
+        "== survey16, batched rounds (2026-07-28): 16 questions at once"
+    );
+    modern_conversation::<SURVEY_N, SURVEY_WS>(
+        t,
+        &survey,
+        SURVEY,
+        SURVEY_VALUES,
+        #[cfg(feature = "seal")]
+        &sealer,
+    );
+
+    let lines = t.lines;
+    let digest = t.digest();
+    let matches = digest == EXPECTED_SHA256 && lines == EXPECTED_LINES;
+    say!(
+        t,
+        "# transcript: {lines} lines; expected.txt has {EXPECTED_LINES} for this build: {}",
+        if matches { "identical" } else { "DIFFERENT" }
+    );
+    let failures = t.failures;
+    say!(t, "# checks failed: {failures}");
+    matches && failures == 0
+}
