@@ -43,27 +43,50 @@ pub(crate) fn write_field_title<W: FnMut(&str)>(name: &str, mut out: W) {
     // become spaces and are stripped too.
     let trimmed = trimmed.trim_start_matches(|c: char| c.is_whitespace() || c == '_');
     for c in trimmed.chars() {
-        let cased = c.is_lowercase() || c.is_uppercase();
         if c == '_' {
             out(" ");
             prev_cased = false;
             continue;
         }
-        if cased {
-            if prev_cased {
-                for l in c.to_lowercase() {
-                    out(l.encode_utf8(&mut buf));
-                }
-            } else {
-                for u in c.to_uppercase() {
-                    out(u.encode_utf8(&mut buf));
-                }
-            }
+        let cased = is_cased(c);
+        if cased && prev_cased {
+            for_lower(c, |l| out(l.encode_utf8(&mut buf)));
+        } else if cased {
+            for_upper(c, |u| out(u.encode_utf8(&mut buf)));
         } else {
             out(c.encode_utf8(&mut buf));
         }
         prev_cased = cased;
     }
+}
+
+// Python's `str.title()` knows every cased character. With the `unicode-titles`
+// feature (on by default) so do we; without it (firmware builds) only ASCII letters are
+// cased, which keeps core's ~28 KB of Unicode case tables out of the image. Field names
+// are ASCII in practice; a non-ASCII letter is then kept as written.
+#[cfg(feature = "unicode-titles")]
+fn is_cased(c: char) -> bool {
+    c.is_lowercase() || c.is_uppercase()
+}
+#[cfg(feature = "unicode-titles")]
+fn for_lower(c: char, mut f: impl FnMut(char)) {
+    c.to_lowercase().for_each(&mut f)
+}
+#[cfg(feature = "unicode-titles")]
+fn for_upper(c: char, mut f: impl FnMut(char)) {
+    c.to_uppercase().for_each(&mut f)
+}
+#[cfg(not(feature = "unicode-titles"))]
+fn is_cased(c: char) -> bool {
+    c.is_ascii_alphabetic()
+}
+#[cfg(not(feature = "unicode-titles"))]
+fn for_lower(c: char, mut f: impl FnMut(char)) {
+    f(c.to_ascii_lowercase())
+}
+#[cfg(not(feature = "unicode-titles"))]
+fn for_upper(c: char, mut f: impl FnMut(char)) {
+    f(c.to_ascii_uppercase())
 }
 
 #[cfg(test)]
