@@ -10,7 +10,7 @@
 #   ORACLE_DIR      the oracle checkout (default /work/shared/reference/oracle)
 #   ORACLE_OFFLINE  passed through to install.sh (1: never call pip)
 set -euo pipefail
-ORACLE_DIR="${ORACLE_DIR:-/work/shared/reference/oracle}"
+ORACLE_DIR="${ORACLE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../shared/reference/oracle" 2>/dev/null && pwd || echo /work/shared/reference/oracle)}"
 VENV="${ORACLE_VENV:-$HOME/.cache/oracle-venv}"
 if [[ ! -x "$ORACLE_DIR/install.sh" ]]; then
   echo "oracle-env: no install.sh in $ORACLE_DIR" >&2
