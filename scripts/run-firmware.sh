@@ -31,7 +31,7 @@ done
 
 # --- tools -----------------------------------------------------------------------------
 toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
-if ! rustup target list --installed --toolchain "$toolchain" 2>/dev/null | grep -qx thumbv7em-none-eabihf; then
+if ! grep -qx thumbv7em-none-eabihf <<<"$(rustup target list --installed --toolchain "$toolchain" 2>/dev/null)"; then
   rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf
 fi
 if ! command -v qemu-system-arm >/dev/null; then

@@ -95,7 +95,9 @@ for p in "${PROGRAMS[@]}"; do
     build "$p.static" "$lang" "$src" static
     build "$p.dynamic" "$lang" "$src" dynamic
     # The dynamic build really uses the shared library.
-    if ! ldd "$OUT/$p.dynamic" | grep -q libelicit_ffi.so; then
+    # (capture first: `ldd | grep -q` can die of SIGPIPE under pipefail)
+    deps=$(ldd "$OUT/$p.dynamic")
+    if ! grep -q libelicit_ffi.so <<<"$deps"; then
         echo "$p.dynamic is not linked against libelicit_ffi.so" >&2
         exit 1
     fi

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# miri over elicit-core (undefined behaviour in the core and in the unsafe of its
+# dependencies: heapless, sha2, aes-gcm, base64, ...).
+#
+#   scripts/miri.sh            the chosen subset (see below), a few minutes
+#   MIRI_FULL=1 scripts/miri.sh  every test of elicit-core (all features; slow)
+#
+# The subset: the library's unit tests (with seal), the engine and seed integration
+# tests, the seal vectors, and the property tests with few cases (PROPTEST_CASES=4:
+# miri runs each case ~100x slower than native). Left out: seal_props (hundreds of
+# AES-GCM cases), no_alloc (a counting global allocator, covered natively),
+# plan_postcard, and doctests. Installs the miri component on the nightly toolchain
+# when missing. Prints the elapsed time.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export RUSTUP_AUTO_INSTALL=0
+if ! grep -q '^miri' <<<"$(rustup +nightly component list --installed 2>/dev/null)"; then
+  rustup +nightly component add miri rust-src || exit 2
+fi
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+# Isolation off: proptest reads/writes its regression files; no test reads the clock.
+export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
+export PROPTEST_CASES="${PROPTEST_CASES:-4}"
+cargo +nightly miri setup >/dev/null 2>&1 || exit 2
+t0=$SECONDS
+status=0
+run() {
+  echo "=== cargo +nightly miri test -p elicit-core $*"
+  if ! cargo +nightly miri test -p elicit-core "$@"; then status=1; fi
+}
+if [ -n "${MIRI_FULL:-}" ]; then
+  run --all-features
+else
+  run --features seal --lib
+  run --test engine --test seed --test props
+  run --features seal --test seal_vectors
+fi
+echo "=== miri: $([ $status = 0 ] && echo ok || echo FAILED) in $((SECONDS - t0)) s"
+exit $status
