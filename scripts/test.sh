@@ -62,6 +62,9 @@ if [ -z "${QUICK:-}" ]; then
   if [ -f scripts/test-mcp.sh ]; then
     step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
   fi
+  if [ -f scripts/fuzz.sh ]; then
+    step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+  fi
   if [ -f scripts/differential.sh ]; then
     step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
   fi

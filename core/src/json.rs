@@ -127,10 +127,49 @@ fn skip_digits(b: &[u8], mut pos: usize) -> usize {
     pos
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The 8 bytes at `pos` as a little-endian word, when there are 8.
+fn word_at(b: &[u8], pos: usize) -> Option<u64> {
+    let chunk: [u8; 8] = b.get(pos..pos.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// Non-zero when some byte of `w` equals `c` (SWAR; no false negatives, and a word
+/// with no such byte gives exactly 0).
+fn has_byte(w: u64, c: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(c));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// Non-zero when some byte of `w` is below 0x20 (exact for a zero result).
+fn has_control(w: u64) -> u64 {
+    w.wrapping_sub(ONES * 0x20) & !w & HIGHS
+}
+
+/// Index of the first byte at or after `pos` that is interesting inside a string (a
+/// quote, a backslash, or with `controls` a control character), looking 8 bytes at a
+/// time; near the end of `b` (under 8 bytes left) it returns where it stopped and the
+/// caller goes on byte by byte.
+fn skip_plain_words(b: &[u8], mut pos: usize, controls: bool) -> usize {
+    while let Some(w) = word_at(b, pos) {
+        let hit =
+            has_byte(w, b'"') | has_byte(w, b'\\') | if controls { has_control(w) } else { 0 };
+        if hit != 0 {
+            // The lowest flagged byte is a true match (a borrow only runs upwards).
+            return pos + (hit.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    pos
+}
+
 /// Validate the string whose opening quote is at `pos`; the index after its closing quote.
 fn scan_string(b: &[u8], pos: usize) -> Result<usize, JsonError> {
     let mut pos = pos + 1;
     loop {
+        pos = skip_plain_words(b, pos, true);
         let Some(&c) = b.get(pos) else {
             return Err(syntax(pos));
         };
@@ -281,7 +320,9 @@ fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
 /// End (exclusive) of the string whose opening quote is at `pos` (validated text).
 fn string_end(b: &[u8], pos: usize) -> usize {
     let mut pos = pos + 1;
-    while let Some(&c) = b.get(pos) {
+    loop {
+        pos = skip_plain_words(b, pos, false);
+        let Some(&c) = b.get(pos) else { break };
         match c {
             b'"' => return pos + 1,
             b'\\' => pos += 2,
@@ -508,10 +549,16 @@ impl<'a> Str<'a> {
     }
     /// True when the decoded string equals `s`.
     pub fn eq_str(self, s: &str) -> bool {
-        match self.as_plain() {
-            Some(p) => p == s,
-            None => self.units().eq(s.chars().map(u32::from)),
+        // Every escape is longer than the UTF-8 of what it stands for, so contents no
+        // longer than `s` equal it only byte for byte, and longer ones only through an
+        // escape (no scan for a backslash on the common paths).
+        if self.0.len() <= s.len() {
+            return self.0 == s;
         }
+        if !self.0.as_bytes().contains(&b'\\') {
+            return false;
+        }
+        self.units().eq(s.chars().map(u32::from))
     }
     /// The contents as `&str` when they contain no escape.
     pub fn as_plain(self) -> Option<&'a str> {

@@ -220,9 +220,24 @@ fn classify_reply(v: Value<'_>) -> Option<ReplyKind> {
     if v.kind() != Kind::Object {
         return None;
     }
-    if let Some(action) = v.get("action") {
+    // One pass for the keys that decide (a repeated key keeps its last value).
+    let (mut action, mut content, mut roots, mut role, mut model) = (None, None, None, None, None);
+    for (k, x) in v.members() {
+        if k.eq_str("action") {
+            action = Some(x);
+        } else if k.eq_str("content") {
+            content = Some(x);
+        } else if k.eq_str("roots") {
+            roots = Some(x);
+        } else if k.eq_str("role") {
+            role = Some(x);
+        } else if k.eq_str("model") {
+            model = Some(x);
+        }
+    }
+    if let Some(action) = action {
         Action::parse(action)?;
-        match v.get("content") {
+        match content {
             None => {}
             Some(c) if c.is_null() => {}
             Some(c) if c.kind() == Kind::Object => {
@@ -241,14 +256,14 @@ fn classify_reply(v: Value<'_>) -> Option<ReplyKind> {
         }
         return Some(ReplyKind::Elicit);
     }
-    if let Some(roots) = v.get("roots") {
+    if let Some(roots) = roots {
         let ok = roots.kind() == Kind::Array
             && roots
                 .items()
                 .all(|r| r.get("uri").is_some_and(|u| u.kind() == Kind::String));
         return ok.then_some(ReplyKind::Other);
     }
-    if v.get("role").is_some() && v.get("content").is_some() && v.get("model").is_some() {
+    if role.is_some() && content.is_some() && model.is_some() {
         return Some(ReplyKind::Other);
     }
     None
@@ -580,12 +595,20 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 if !self.slots[i].asked.is_some_and(|a| q_matches(a, digest)) {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
-                    if classify_reply(reply) != Some(ReplyKind::Elicit) {
-                        return Err(Error::NotElicitResult { param: name(pname) });
+                    // Every reply was classified when the round was created: one with an
+                    // "action" is an ElicitResult (its action and content checked then).
+                    let (mut action, mut content) = (None, None);
+                    for (k, x) in reply.members() {
+                        if k.eq_str("action") {
+                            action = Some(x);
+                        } else if k.eq_str("content") {
+                            content = Some(x);
+                        }
                     }
-                    let action = Action::parse(reply.get("action").expect("classified"))
-                        .expect("classified");
-                    let content = reply.get("content").filter(|c| !c.is_null());
+                    let Some(action) = action.and_then(Action::parse) else {
+                        return Err(Error::NotElicitResult { param: name(pname) });
+                    };
+                    let content = content.filter(|c| !c.is_null());
                     if action == Action::Accept && content.is_none() {
                         return Err(Error::AcceptedWithoutContent { param: name(pname) });
                     }

@@ -1,0 +1,251 @@
+//! Shared pieces of the fuzz targets: a declaration that uses every answer type, a
+//! canned host, and the invariants checked after every call.
+
+use elicit_core::json::{Style, Value};
+use elicit_core::{Error, Plan, Round, Step};
+
+/// Capacity used by the targets.
+pub const CAP: usize = 32;
+
+/// A declaration with every answer type, literal questions, resolvers (one needing an
+/// argument), defaults, an outcome parameter and a raw schema.
+pub const RICH: &str = r#"{"tool":"book","parameters":[
+ {"name":"item"},
+ {"name":"destination","elicit":{"message":"Where would you like to fly?"}},
+ {"name":"airport","elicit":{"needs":["destination"],"declares":"string"}},
+ {"name":"date","type":{"type":"string","format":"date"},"elicit":{"message":"When?"}},
+ {"name":"proceed","type":"boolean","elicit":{"needs":["destination","date"]}},
+ {"name":"seat","type":{"enum":["window","aisle"]},"default":null,
+  "elicit":{"message":"Window or aisle?","title":"Seat","description":"Where to sit"}},
+ {"name":"extras","type":{"type":"array","items":{"enum":["meal","bag","wifi"]},"maxItems":2},
+  "default":[],"elicit":{"message":"Extras?"}},
+ {"name":"count","type":{"type":"integer","minimum":1,"maximum":9},"elicit":{"message":"How many?"}},
+ {"name":"budget","type":{"type":"number","minimum":0},"default":100.5,"elicit":{"message":"Budget?"}},
+ {"name":"contact","type":{"type":"object","title":"Contact","properties":{
+   "email":{"type":"string","format":"email"},"phone":{"type":"string","default":""},
+   "age":{"type":"integer","minimum":0}}},"elicit":{"needs":["item"]}},
+ {"name":"confirm","type":"boolean","outcome":true,"elicit":{"message":"Go ahead?"}},
+ {"name":"raw","type":{"schema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}},
+  "elicit":{"message":"Raw?"}}
+]}"#;
+
+/// Arguments for [`RICH`].
+pub const RICH_ARGS: &str = r#"{"item":"flight"}"#;
+
+/// Texts a host may hand the engine (resolver values and questions, ElicitResults),
+/// good and bad.
+pub const POOL: &[&str] = &[
+    r#"{"message":"Which airport?"}"#,
+    r#"{"message":"Pick one","type":{"enum":["a","b"]},"title":"T","description":"D"}"#,
+    r#"{"message":"Contact?","type":{"type":"object","properties":{"n":{"type":"string"}}}}"#,
+    r#"{"message":"x","type":"integer"}"#,
+    r#"{"message":1}"#,
+    r#"{"msg":"x"}"#,
+    r#""CDG""#,
+    "true",
+    "null",
+    r#"{"action":"accept","content":{"value":"Paris"}}"#,
+    r#"{"action":"accept","content":{"value":true}}"#,
+    r#"{"action":"accept","content":{"value":3}}"#,
+    r#"{"action":"accept","content":{"email":"a@b.co","age":3}}"#,
+    r#"{"action":"accept"}"#,
+    r#"{"action":"decline"}"#,
+    r#"{"action":"cancel"}"#,
+    r#"{"action":"maybe"}"#,
+    "{",
+    "",
+];
+
+/// Assert `bytes` is one JSON document.
+pub fn check_json(what: &str, bytes: &[u8]) {
+    let text = std::str::from_utf8(bytes).unwrap_or_else(|_| panic!("{what}: not UTF-8"));
+    if let Err(e) = Value::parse(text) {
+        panic!("{what}: not JSON ({e:?}): {text}");
+    }
+}
+
+/// Write every output the round's current step allows and check each is JSON; check
+/// that outputs for other steps are refused.
+pub fn check_outputs<const N: usize>(round: &Round<'_, '_, N>, step: Option<Step>) {
+    let mut out = Vec::new();
+    let r = round.write_resolve_inputs(&mut out);
+    assert_eq!(
+        r.is_ok(),
+        matches!(step, Some(Step::Resolve { .. })),
+        "resolve inputs: {r:?}"
+    );
+    if r.is_ok() {
+        check_json("resolve inputs", &out);
+    }
+    out.clear();
+    let r = round.write_ask(&mut out);
+    assert_eq!(
+        r.is_ok(),
+        matches!(step, Some(Step::Ask { .. })),
+        "ask: {r:?}"
+    );
+    if r.is_ok() {
+        check_json("ask", &out);
+    }
+    for style in [Style::WIRE, Style::STATE, Style::DIGEST] {
+        out.clear();
+        let r = round.write_values(style, &mut out);
+        assert_eq!(r.is_ok(), step == Some(Step::Done), "values: {r:?}");
+        if r.is_ok() {
+            check_json("values", &out);
+        }
+    }
+    for view in [false, true] {
+        out.clear();
+        let r = round.write_input_requests(view, &mut out);
+        assert_eq!(
+            r.is_ok(),
+            step == Some(Step::InputRequired),
+            "requests: {r:?}"
+        );
+        if r.is_ok() {
+            check_json("input requests", &out);
+        }
+    }
+    out.clear();
+    let r = round.write_request_state(&mut out);
+    assert_eq!(r.is_ok(), step == Some(Step::InputRequired), "state: {r:?}");
+    if r.is_ok() {
+        check_json("request state", &out);
+        check_state_round_trips(round.plan(), &out);
+    }
+    for i in 0..round.plan().len() + 1 {
+        let _ = round.digest_of(i);
+        let mut m = Vec::new();
+        if round.write_message_of(i, &mut m) {
+            check_json("message", &m);
+        }
+    }
+}
+
+/// A state we wrote must read back: a new round over it starts.
+fn check_state_round_trips<const N: usize>(plan: &Plan<'_, N>, state: &[u8]) {
+    let text = std::str::from_utf8(state).expect("state is UTF-8");
+    let mut ws = vec![0u8; 1 << 14];
+    let round = Round::modern(plan, RICH_ARGS_OR_EMPTY, Some(text), None, &mut ws);
+    assert!(
+        round.is_ok(),
+        "a written state must start a round: {:?}",
+        round.err()
+    );
+}
+
+const RICH_ARGS_OR_EMPTY: &str = "{}";
+
+/// The step a round is at, without advancing it (a second poll returns the same step).
+fn snapshot<const N: usize>(round: &mut Round<'_, '_, N>) -> Result<Step, Error> {
+    round.poll()
+}
+
+/// After a host call returned `err`: either the round failed with that same error and
+/// keeps it, or nothing changed (`before` is the step it was at).
+pub fn check_error<const N: usize>(
+    round: &mut Round<'_, '_, N>,
+    err: &Error,
+    before: &Result<Step, Error>,
+) {
+    match round.error() {
+        Some(kept) => {
+            assert_eq!(kept, err, "a failed round keeps the error it reported");
+            assert_eq!(round.poll().as_ref().err(), Some(err), "failure is sticky");
+        }
+        None => {
+            let now = snapshot(round);
+            assert_eq!(&now, before, "a refused call must change nothing ({err:?})");
+        }
+    }
+}
+
+/// Drive a round with host actions chosen by `script` bytes; texts come from `pool`.
+/// Checks the invariants after every call.
+pub fn drive<const N: usize>(round: &mut Round<'_, '_, N>, script: &[u8], pool: &[&str]) {
+    let pick = |b: u8| pool[b as usize % pool.len()];
+    let mut it = script.iter().copied();
+    let mut steps = 0;
+    while let Some(op) = it.next() {
+        steps += 1;
+        if steps > 256 {
+            break;
+        }
+        let before = round.poll();
+        if let Ok(s) = before {
+            check_outputs(round, Some(s));
+        } else {
+            check_outputs(round, None);
+        }
+        let arg = it.next().unwrap_or(0);
+        let r = match op % 6 {
+            0 => continue,
+            1 => round.resolve_value(pick(arg)),
+            2 => round.resolve_question(pick(arg)),
+            3 => round.resolve_failed(pick(arg)),
+            4 => round.answer(pick(arg)),
+            _ => {
+                // A sensible host: do what the step asks, with a text from the pool.
+                match before {
+                    Ok(Step::Resolve { .. }) if arg % 2 == 0 => {
+                        round.resolve_question(pick(arg / 2))
+                    }
+                    Ok(Step::Resolve { .. }) => round.resolve_value(pick(arg / 2)),
+                    Ok(Step::Ask { .. }) => round.answer(pick(arg)),
+                    _ => continue,
+                }
+            }
+        };
+        if let Err(e) = r {
+            check_error(round, &e, &before);
+        }
+    }
+    let last = round.poll();
+    check_outputs(round, last.ok());
+}
+
+/// Split fuzz input at NUL bytes into UTF-8 parts (invalid UTF-8 → `None`).
+pub fn parts(data: &[u8]) -> Vec<Option<&str>> {
+    data.split(|&b| b == 0)
+        .map(|p| std::str::from_utf8(p).ok())
+        .collect()
+}
+
+/// A canned host that answers every Resolve with a question (or value) derived from
+/// the inputs, until the round ends.
+pub fn run_canned<const N: usize>(
+    round: &mut Round<'_, '_, N>,
+    value_first: bool,
+) -> Result<Step, Error> {
+    let mut k = 0;
+    loop {
+        let step = round.poll()?;
+        check_outputs(round, Some(step));
+        match step {
+            Step::Resolve { param } => {
+                let mut inputs = Vec::new();
+                round.write_resolve_inputs(&mut inputs)?;
+                k += 1;
+                if value_first && k % 2 == 1 {
+                    round.resolve_value(r#""given""#)?;
+                } else if round.plan().name(param) == Some("contact") {
+                    round.resolve_question(r#"{"message":"Contact?"}"#)?;
+                } else {
+                    let q = format!(
+                        "{{\"message\":\"With {} inputs?\"}}",
+                        std::str::from_utf8(&inputs).map(|s| s.len()).unwrap_or(0)
+                    );
+                    round.resolve_question(&q)?;
+                }
+            }
+            Step::Ask { .. } => round.answer(r#"{"action":"decline"}"#)?,
+            done => return Ok(done),
+        }
+    }
+}
+
+/// The compiled [`RICH`] plan.
+pub fn rich() -> Plan<'static, CAP> {
+    Plan::compile(RICH).expect("the rich declaration compiles")
+}
