@@ -462,6 +462,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         e
     }
 
+    /// The error for reading an output the current step does not offer: the terminal
+    /// error once the round failed, else [`Error::WrongStep`].
+    fn out_of_step(&self, expected: &'static str, got: &'static str) -> Error {
+        self.error
+            .clone()
+            .unwrap_or(Error::WrongStep { expected, got })
+    }
+
     fn copy_in(&mut self, text: &str) -> Result<&'a str, Error> {
         let buf = core::mem::take(&mut self.free);
         if text.len() > buf.len() {
@@ -801,10 +809,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// `{"need": value, ...}` (arguments as the call sent them, elicited values settled).
     pub fn write_resolve_inputs(&self, out: &mut dyn Sink) -> Result<(), Error> {
         let Phase::AwaitResolve(i) = self.phase else {
-            return Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "a Resolve step",
-                got: "write_resolve_inputs",
-            }));
+            return Err(self.out_of_step("a Resolve step", "write_resolve_inputs"));
         };
         let needs: &[u8] = match &self.plan.params[i as usize].ask {
             Some(AskKind::Resolver { needs, .. }) => needs,
@@ -878,10 +883,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// `{"mode":"form","message":...,"requestedSchema":...}`.
     pub fn write_ask(&self, out: &mut dyn Sink) -> Result<(), Error> {
         let Phase::AwaitAnswer(i) = self.phase else {
-            return Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "an Ask step",
-                got: "write_ask",
-            }));
+            return Err(self.out_of_step("an Ask step", "write_ask"));
         };
         let q = self.slots[i as usize].question.expect("asked");
         write_params(
@@ -899,10 +901,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// resolution order, rendered in `style` (use [`Style::WIRE`] for compact UTF-8).
     pub fn write_values(&self, style: Style, out: &mut dyn Sink) -> Result<(), Error> {
         if self.phase != Phase::Done {
-            return Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "Done",
-                got: "write_values",
-            }));
+            return Err(self.out_of_step("Done", "write_values"));
         }
         out.put(b"{");
         for (k, &i) in self.plan.order.iter().enumerate() {
@@ -925,10 +924,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         out: &mut dyn Sink,
     ) -> Result<(), Error> {
         if self.phase != Phase::Done {
-            return Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "Done",
-                got: "write_value_of",
-            }));
+            return Err(self.out_of_step("Done", "write_value_of"));
         }
         if param >= self.plan.params.len() {
             return Err(Error::WrongStep {
@@ -946,10 +942,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// 2026-07-28 serializer leaves it out (the digest still covers it).
     pub fn write_input_requests(&self, client_view: bool, out: &mut dyn Sink) -> Result<(), Error> {
         if self.phase != Phase::InputRequired {
-            return Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "InputRequired",
-                got: "write_input_requests",
-            }));
+            return Err(self.out_of_step("InputRequired", "write_input_requests"));
         }
         out.put(b"{");
         let mut first = true;
@@ -982,10 +975,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// After [`Step::InputRequired`]: the plaintext `requestState` to seal and send.
     pub fn write_request_state(&self, out: &mut dyn Sink) -> Result<(), Error> {
         if self.phase != Phase::InputRequired {
-            return Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "InputRequired",
-                got: "write_request_state",
-            }));
+            return Err(self.out_of_step("InputRequired", "write_request_state"));
         }
         out.put(b"{\"v\":1,\"answers\":{");
         let mut first = true;
