@@ -74,5 +74,5 @@ echo
 if [ "$failed" -gt 0 ]; then
   echo "failed steps: ${failures[*]}"
 fi
-echo "test.sh steps: $passed passed, $failed failed"
+echo "steps: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
