@@ -462,6 +462,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         e
     }
 
+    /// The parameters asked this round (signature index and slot), in resolution order.
+    fn pending(&self) -> impl Iterator<Item = (usize, &Slot<'a>)> + '_ {
+        self.plan
+            .order
+            .iter()
+            .map(|&i| (i as usize, &self.slots[i as usize]))
+            .filter(|(_, slot)| slot.status == Status::Pending)
+    }
+
     /// The error for reading an output the current step does not offer: the terminal
     /// error once the round failed, else [`Error::WrongStep`].
     fn out_of_step(&self, expected: &'static str, got: &'static str) -> Error {
@@ -946,16 +955,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         out.put(b"{");
         let mut first = true;
-        for &i in self.plan.order.iter() {
-            let slot = &self.slots[i as usize];
-            if slot.status != Status::Pending {
-                continue;
-            }
+        for (i, slot) in self.pending() {
             if !first {
                 out.put(b",");
             }
             first = false;
-            write_str(self.plan.params[i as usize].name, false, out);
+            write_str(self.plan.params[i].name, false, out);
             out.put(b":{\"method\":\"elicitation/create\",\"params\":");
             let q = slot.question.expect("pending questions were rendered");
             write_params(
@@ -1006,16 +1011,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         out.put(b"},\"asked\":{");
         let mut first = true;
-        for &i in self.plan.order.iter() {
-            let slot = &self.slots[i as usize];
-            if slot.status != Status::Pending {
-                continue;
-            }
+        for (i, slot) in self.pending() {
             if !first {
                 out.put(b",");
             }
             first = false;
-            write_str(self.plan.params[i as usize].name, true, out);
+            write_str(self.plan.params[i].name, true, out);
             out.put(b":\"");
             out.put(&digest_text(&slot.question.expect("pending").digest));
             out.put(b"\"");
