@@ -560,11 +560,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 None => self.cursor += 1,
             }
         }
-        let pending = plan
-            .order
-            .iter()
-            .any(|&i| self.slots[i as usize].status == Status::Pending);
-        if pending {
+        if self.pending().next().is_some() {
             self.phase = Phase::InputRequired;
             Ok(Step::InputRequired)
         } else {
