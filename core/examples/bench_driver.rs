@@ -39,9 +39,6 @@ fn main() {
         std::process::exit(2);
     };
     let case = Case::new(label, kind, n);
-    let plan = Plan::<CAP>::compile(&case.declaration).expect("compiles");
-    let mut ws = vec![0u8; WORKSPACE];
-    let mut out = vec![0u8; OUT];
     let (state, replies) = match which {
         "first" => (None, None),
         "final" => (
@@ -64,6 +61,27 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // Plans sized to the case, as in benches/rounds.rs.
+    let last = match n {
+        0..=8 => repeat::<8>(&case.declaration, state, replies, iters),
+        9..=16 => repeat::<16>(&case.declaration, state, replies, iters),
+        _ => repeat::<CAP>(&case.declaration, state, replies, iters),
+    };
+    println!(
+        "{label} {which} x{iters}: {last:?} ({} rounds to completion)",
+        case.rounds
+    );
+}
+
+fn repeat<const N: usize>(
+    declaration: &str,
+    state: Option<&str>,
+    replies: Option<&str>,
+    iters: usize,
+) -> Option<cases::Outcome> {
+    let plan = Plan::<N>::compile(declaration).expect("compiles");
+    let mut ws = vec![0u8; WORKSPACE];
+    let mut out = vec![0u8; OUT];
     let mut last = None;
     for _ in 0..iters {
         last = Some(black_box(run_round(
@@ -74,8 +92,5 @@ fn main() {
             &mut out,
         )));
     }
-    println!(
-        "{label} {which} x{iters}: {last:?} ({} rounds to completion)",
-        case.rounds
-    );
+    last
 }

@@ -92,11 +92,25 @@ struct Question<'a> {
     digest: [u8; 16],
 }
 
+/// Which question a slot asks this round, kept small: a literal question lives in the
+/// plan, a resolver's in the workspace (re-read when an output needs it).
+#[derive(Debug, Clone, Copy)]
+enum Asks<'a> {
+    /// Not rendered (yet) this round.
+    Nothing,
+    /// The plan's literal question.
+    Literal,
+    /// The resolver's question JSON (validated, in the workspace).
+    Resolver(Value<'a>),
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Slot<'a> {
     status: Status,
     source: Source<'a>,
-    question: Option<Question<'a>>,
+    asks: Asks<'a>,
+    /// The digest of the question in `asks`.
+    digest: [u8; 16],
     /// Whether the answer is carried in the next state.
     carried: bool,
     /// The state's `answers` entry for this parameter (last one wins), found once per
@@ -111,7 +125,8 @@ struct Slot<'a> {
 const EMPTY: Slot<'static> = Slot {
     status: Status::Unvisited,
     source: Source::None,
-    question: None,
+    asks: Asks::Nothing,
+    digest: [0; 16],
     carried: false,
     recorded: None,
     asked: None,
@@ -277,7 +292,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     ///
     /// Errors: arguments that are not a JSON object; `inputResponses` that is not an
     /// object of InputResponses (the protocol layer's `-32602`).
-    #[inline]
+    #[inline(always)]
     pub fn modern(
         plan: &'r Plan<'a, N>,
         arguments: &'a str,
@@ -358,7 +373,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// The round as one struct literal, so it is built in place: a round holds `N`
     /// slots inline, and every move after construction would copy them all.
-    #[inline]
+    #[inline(always)]
     fn build(
         plan: &'r Plan<'a, N>,
         era: Era,
@@ -529,7 +544,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         digest: q.digest,
                     };
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, question)? {
+                    if let Some(step) = self.decide(i, question, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -569,10 +584,38 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
     }
 
+    /// The question parameter `i` asks this round, if it was rendered: a literal one
+    /// from the plan, a resolver's re-read from the workspace.
+    fn question(&self, i: usize) -> Option<Question<'a>> {
+        let slot = self.slots.get(i)?;
+        let p = self.plan.params.get(i)?;
+        match (slot.asks, &p.ask) {
+            (Asks::Literal, Some(AskKind::Literal(q))) => Some(Question {
+                message: q.message,
+                ty: p.ty,
+                title: q.title,
+                description: q.description,
+                digest: q.digest,
+            }),
+            (Asks::Resolver(v), _) => {
+                let (message, ty, title, description) = parse_question(v, &p.ty).ok()?;
+                Some(Question {
+                    message,
+                    ty,
+                    title,
+                    description,
+                    digest: slot.digest,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// Decide parameter `i` given the question it asks. Returns a step when the host
     /// must act (handshake ask).
-    fn decide(&mut self, i: usize, q: Question<'a>) -> Result<Option<Step>, Error> {
-        self.slots[i].question = Some(q);
+    fn decide(&mut self, i: usize, q: Question<'a>, asks: Asks<'a>) -> Result<Option<Step>, Error> {
+        self.slots[i].asks = asks;
+        self.slots[i].digest = q.digest;
         if self.era == Era::Handshake {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
@@ -635,7 +678,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 Ok(None)
             }
             Some((action, content)) => {
-                self.settle(i, action, content)?;
+                self.settle(i, &q.ty, action, content)?;
                 self.slots[i].carried = true;
                 Ok(None)
             }
@@ -645,14 +688,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     fn settle(
         &mut self,
         i: usize,
+        ty: &Ty<'a>,
         action: Action,
         content: Option<Value<'a>>,
     ) -> Result<(), Error> {
         let p = &self.plan.params[i];
-        let q = self.slots[i].question.expect("decided");
         match action {
             Action::Accept => {
-                let ok = content.is_some_and(|c| q.ty.validate(c));
+                let ok = content.is_some_and(|c| ty.validate(c));
                 if !ok {
                     return Err(Error::SchemaMismatch {
                         param: name(p.name),
@@ -743,6 +786,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 description,
                 digest,
             },
+            Asks::Resolver(v),
         ) {
             Ok(Some(step)) => {
                 // handshake: decide() moved to AwaitAnswer
@@ -801,7 +845,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if action == Action::Accept && content.is_none() {
             return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
         }
-        if let Err(e) = self.settle(i, action, content) {
+        let ty = self.question(i).map_or(self.plan.params[i].ty, |q| q.ty);
+        if let Err(e) = self.settle(i, &ty, action, content) {
             return Err(self.fail(e));
         }
         self.phase = Phase::Running;
@@ -858,7 +903,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Source::None => out.put(b"null"),
             Source::Host(v) => write_value(v, style, out),
             Source::Answer { action, content } => {
-                let q = slot.question.expect("answered questions were asked");
+                let ty = self.question(j).map_or(p.ty, |q| q.ty);
                 let sep: &[u8] = if style.spaced { b", " } else { b"," };
                 let colon: &[u8] = if style.spaced { b": " } else { b":" };
                 if p.outcome {
@@ -869,11 +914,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         out.put(sep);
                         out.put(b"\"value\"");
                         out.put(colon);
-                        q.ty.write_settled(content.expect("validated"), style, out);
+                        match content {
+                            Some(c) => ty.write_settled(c, style, out),
+                            None => out.put(b"null"),
+                        }
                     }
                     out.put(b"}");
                 } else if action == Action::Accept {
-                    q.ty.write_settled(content.expect("validated"), style, out);
+                    match content {
+                        Some(c) => ty.write_settled(c, style, out),
+                        None => out.put(b"null"),
+                    }
                 } else {
                     match p.default {
                         Some(d) => write_value(d, style, out),
@@ -890,7 +941,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let Phase::AwaitAnswer(i) = self.phase else {
             return Err(self.out_of_step("an Ask step", "write_ask"));
         };
-        let q = self.slots[i as usize].question.expect("asked");
+        let Some(q) = self.question(i as usize) else {
+            return Err(self.out_of_step("an Ask step", "write_ask"));
+        };
         write_params(
             q.message,
             &q.ty,
@@ -951,14 +1004,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         out.put(b"{");
         let mut first = true;
-        for (i, slot) in self.pending() {
+        for (i, _) in self.pending() {
+            let Some(q) = self.question(i) else { continue };
             if !first {
                 out.put(b",");
             }
             first = false;
             write_str(self.plan.params[i].name, false, out);
             out.put(b":{\"method\":\"elicitation/create\",\"params\":");
-            let q = slot.question.expect("pending questions were rendered");
             write_params(
                 q.message,
                 &q.ty,
@@ -988,7 +1041,6 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             let Source::Answer { action, content } = slot.source else {
                 continue;
             };
-            let q = slot.question.expect("answered");
             if !first {
                 out.put(b",");
             }
@@ -1002,7 +1054,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 None => out.put(b"null"),
             }
             out.put(b",\"q\":\"");
-            out.put(&digest_text(&q.digest));
+            out.put(&digest_text(&slot.digest));
             out.put(b"\"}");
         }
         out.put(b"},\"asked\":{");
@@ -1014,7 +1066,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             first = false;
             write_str(self.plan.params[i].name, true, out);
             out.put(b":\"");
-            out.put(&digest_text(&slot.question.expect("pending").digest));
+            out.put(&digest_text(&slot.digest));
             out.put(b"\"");
         }
         out.put(b"}}");
@@ -1024,16 +1076,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// The digest (22 characters, base64url) of the question parameter `param` asks
     /// this round, if it was rendered.
     pub fn digest_of(&self, param: usize) -> Option<[u8; 22]> {
-        self.slots
-            .get(param)?
-            .question
-            .map(|q| digest_text(&q.digest))
+        let slot = self.slots.get(param)?;
+        match slot.asks {
+            Asks::Nothing => None,
+            _ => Some(digest_text(&slot.digest)),
+        }
     }
 
     /// The message text of the question parameter `param` asks this round (raw JSON
     /// string contents), if rendered; write it decoded with [`write_json_str`].
     pub fn write_message_of(&self, param: usize, out: &mut dyn Sink) -> bool {
-        match self.slots.get(param).and_then(|s| s.question) {
+        match self.question(param) {
             Some(q) => {
                 write_json_str(q.message, false, out);
                 true
