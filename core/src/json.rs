@@ -78,13 +78,17 @@ pub enum Number<'a> {
 /// Iterator over an object's members in document order (duplicates included).
 #[derive(Debug, Clone)]
 pub struct Members<'a> {
-    rest: &'a str,
+    /// The object's text (validated), read from `pos` on.
+    text: &'a str,
+    pos: usize,
 }
 
 /// Iterator over an array's items in document order.
 #[derive(Debug, Clone)]
 pub struct Items<'a> {
-    rest: &'a str,
+    /// The array's text (validated), read from `pos` on.
+    text: &'a str,
+    pos: usize,
 }
 
 /// Iterator over a [`Str`]'s code points, escapes decoded. A valid surrogate pair is one
@@ -371,23 +375,6 @@ fn value_end(b: &[u8], pos: usize) -> usize {
     }
 }
 
-/// `s` without its leading whitespace and `sep` bytes (ASCII, so any cut is a char
-/// boundary).
-fn skip_sep(s: &str, sep: u8) -> &str {
-    let n = s
-        .as_bytes()
-        .iter()
-        .position(|&c| !(is_ws(c) || c == sep))
-        .unwrap_or(s.len());
-    s.get(n..).unwrap_or("")
-}
-
-/// Split validated text at a value start into the value and what follows it.
-fn split_value(s: &str) -> (&str, &str) {
-    let end = value_end(s.as_bytes(), 0);
-    (s.get(..end).unwrap_or(s), s.get(end..).unwrap_or(""))
-}
-
 /// Decoded-key equality (the test a `dict` applies), with raw fast paths.
 fn key_eq(a: Str<'_>, b: Str<'_>) -> bool {
     if a.0 == b.0 {
@@ -473,19 +460,19 @@ impl<'a> Value<'a> {
     }
     /// The members, if an object (an empty iterator otherwise).
     pub fn members(self) -> Members<'a> {
-        let rest = match self.kind() {
-            Kind::Object => self.0.get(1..).unwrap_or(""),
+        let text = match self.kind() {
+            Kind::Object => self.0,
             _ => "",
         };
-        Members { rest }
+        Members { text, pos: 1 }
     }
     /// The items, if an array (an empty iterator otherwise).
     pub fn items(self) -> Items<'a> {
-        let rest = match self.kind() {
-            Kind::Array => self.0.get(1..).unwrap_or(""),
+        let text = match self.kind() {
+            Kind::Array => self.0,
             _ => "",
         };
-        Items { rest }
+        Items { text, pos: 1 }
     }
     /// The member named `key` (the last one when a key repeats, as a Python dict keeps).
     pub fn get(self, key: &str) -> Option<Value<'a>> {
@@ -585,33 +572,58 @@ impl<'a> Str<'a> {
     }
 }
 
+/// The first index at or after `pos` that is neither whitespace nor `sep`.
+#[inline]
+fn skip_sep_at(b: &[u8], mut pos: usize, sep: u8) -> usize {
+    while let Some(&c) = b.get(pos) {
+        if c != sep && !is_ws(c) {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
 impl<'a> Iterator for Members<'a> {
     type Item = (Str<'a>, Value<'a>);
     fn next(&mut self) -> Option<Self::Item> {
-        let s = skip_sep(self.rest, b',');
-        if !s.starts_with('"') {
-            self.rest = "";
+        let b = self.text.as_bytes();
+        let p = skip_sep_at(b, self.pos, b',');
+        if b.get(p) != Some(&b'"') {
+            self.pos = b.len();
             return None;
         }
-        let kend = string_end(s.as_bytes(), 0);
-        let key = Str(s.get(1..kend.saturating_sub(1)).unwrap_or(""));
-        let after = skip_sep(s.get(kend..).unwrap_or(""), b':');
-        let (value, rest) = split_value(after);
-        self.rest = rest;
-        Some((key, Value(value)))
+        let kend = string_end(b, p);
+        let vstart = skip_sep_at(b, kend, b':');
+        let vend = value_end(b, vstart);
+        // Cuts at ASCII delimiters of validated text are char boundaries.
+        let (Some(key), Some(value)) = (
+            self.text.get(p + 1..kend.saturating_sub(1).max(p + 1)),
+            self.text.get(vstart..vend),
+        ) else {
+            self.pos = b.len();
+            return None;
+        };
+        self.pos = vend;
+        Some((Str(key), Value(value)))
     }
 }
 
 impl<'a> Iterator for Items<'a> {
     type Item = Value<'a>;
     fn next(&mut self) -> Option<Self::Item> {
-        let s = skip_sep(self.rest, b',');
-        if s.is_empty() || s.starts_with(']') {
-            self.rest = "";
+        let b = self.text.as_bytes();
+        let p = skip_sep_at(b, self.pos, b',');
+        if matches!(b.get(p), None | Some(b']')) {
+            self.pos = b.len();
             return None;
         }
-        let (value, rest) = split_value(s);
-        self.rest = rest;
+        let vend = value_end(b, p);
+        let Some(value) = self.text.get(p..vend) else {
+            self.pos = b.len();
+            return None;
+        };
+        self.pos = vend;
         Some(Value(value))
     }
 }

@@ -23,11 +23,12 @@
 //! replies) are borrowed.
 
 use crate::error::{name, Error};
+use crate::json::Number;
 use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
 };
 use crate::plan::{digest_text, question_digest, write_params, AskKind, Plan};
-use crate::state::{q_matches, Action, Recorded, State};
+use crate::state::{q_matches, Action, Recorded};
 use crate::types::{Render, Ty};
 
 /// Which protocol era the round serves.
@@ -118,8 +119,8 @@ struct Slot<'a> {
     recorded: Option<Value<'a>>,
     /// The state's `asked` digest for this parameter.
     asked: Option<Value<'a>>,
-    /// This parameter's reply in `inputResponses`.
-    reply: Option<Value<'a>>,
+    /// This parameter's reply in `inputResponses`, classified.
+    reply: Option<Reply<'a>>,
 }
 
 const EMPTY: Slot<'static> = Slot {
@@ -144,9 +145,14 @@ enum Phase {
 }
 
 /// How a reply in `inputResponses` parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ReplyKind {
-    Elicit,
+#[derive(Debug, Clone, Copy)]
+enum Reply<'a> {
+    /// An ElicitResult: its action and its content (`None` when absent or null).
+    Elicit {
+        action: Action,
+        content: Option<Value<'a>>,
+    },
+    /// Another InputResponse (roots, sampling): not an answer to a question.
     Other,
 }
 
@@ -211,8 +217,6 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     plan: &'r Plan<'a, N>,
     era: Era,
     args: Value<'a>,
-    state: State<'a>,
-    replies: Option<Value<'a>>,
     free: &'a mut [u8],
     /// One slot per parameter (signature order), filled on the first poll: creating a
     /// round costs nothing per unused unit of capacity.
@@ -221,9 +225,6 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     phase: Phase,
     error: Option<Error>,
     notes: heapless::Vec<Note, N>,
-    /// Whether the slots were laid out and the state and replies matched to them yet
-    /// (on the first poll).
-    indexed: bool,
 }
 
 fn digest_str(buf: &[u8; 22]) -> &str {
@@ -231,7 +232,7 @@ fn digest_str(buf: &[u8; 22]) -> &str {
 }
 
 /// Classify one InputResponse the way the MCP types' union resolves it.
-fn classify_reply(v: Value<'_>) -> Option<ReplyKind> {
+fn classify_reply(v: Value<'_>) -> Option<Reply<'_>> {
     if v.kind() != Kind::Object {
         return None;
     }
@@ -251,10 +252,10 @@ fn classify_reply(v: Value<'_>) -> Option<ReplyKind> {
         }
     }
     if let Some(action) = action {
-        Action::parse(action)?;
-        match content {
-            None => {}
-            Some(c) if c.is_null() => {}
+        let action = Action::parse(action)?;
+        let content = match content {
+            None => None,
+            Some(c) if c.is_null() => None,
             Some(c) if c.kind() == Kind::Object => {
                 for (_, x) in c.members() {
                     let ok = match x.kind() {
@@ -266,20 +267,21 @@ fn classify_reply(v: Value<'_>) -> Option<ReplyKind> {
                         return None;
                     }
                 }
+                Some(c)
             }
             Some(_) => return None,
-        }
-        return Some(ReplyKind::Elicit);
+        };
+        return Some(Reply::Elicit { action, content });
     }
     if let Some(roots) = roots {
         let ok = roots.kind() == Kind::Array
             && roots
                 .items()
                 .all(|r| r.get("uri").is_some_and(|u| u.kind() == Kind::String));
-        return ok.then_some(ReplyKind::Other);
+        return ok.then_some(Reply::Other);
     }
     if role.is_some() && content.is_some() && model.is_some() {
-        return Some(ReplyKind::Other);
+        return Some(Reply::Other);
     }
     None
 }
@@ -314,31 +316,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         problem: "must be a JSON object keyed by request name",
                     });
                 }
-                for (k, r) in v.members() {
-                    if classify_reply(r).is_none() {
-                        let mut key = name("");
-                        for u in k.units() {
-                            if key.push(char::from_u32(u).unwrap_or('\u{fffd}')).is_err() {
-                                break;
-                            }
-                        }
-                        return Err(Error::InputResponses {
-                            key,
-                            problem: "matches no InputResponse shape (an ElicitResult needs \"action\" accept/decline/cancel and flat \"content\")",
-                        });
-                    }
-                }
                 replies = Some(v);
             }
         }
-        Ok(Self::build(
-            plan,
-            Era::Modern,
-            args,
-            State::decode(request_state),
-            replies,
-            workspace,
-        ))
+        let mut round = Self::build(plan, Era::Modern, args, workspace);
+        round.index(request_state, replies)?;
+        Ok(round)
     }
 
     /// A handshake-era round (≤ 2025-11-25): questions go out one at a time.
@@ -349,14 +332,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         workspace: &'a mut [u8],
     ) -> Result<Self, Error> {
         let args = Self::parse_arguments(arguments)?;
-        Ok(Self::build(
-            plan,
-            Era::Handshake,
-            args,
-            State::default(),
-            None,
-            workspace,
-        ))
+        let mut round = Self::build(plan, Era::Handshake, args, workspace);
+        round.index(None, None)?;
+        Ok(round)
     }
 
     fn parse_arguments(arguments: &'a str) -> Result<Value<'a>, Error> {
@@ -374,38 +352,37 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// The round as one struct literal, so it is built in place: a round holds `N`
     /// slots inline, and every move after construction would copy them all.
     #[inline(always)]
-    fn build(
-        plan: &'r Plan<'a, N>,
-        era: Era,
-        args: Value<'a>,
-        state: State<'a>,
-        replies: Option<Value<'a>>,
-        workspace: &'a mut [u8],
-    ) -> Self {
+    fn build(plan: &'r Plan<'a, N>, era: Era, args: Value<'a>, workspace: &'a mut [u8]) -> Self {
         Round {
             plan,
             era,
             args,
-            state,
-            replies,
             free: workspace,
             slots: heapless::Vec::new(),
             cursor: 0,
             phase: Phase::Running,
             error: None,
             notes: heapless::Vec::new(),
-            indexed: false,
         }
     }
 
-    /// Match the state's `answers` and `asked` entries and the replies to parameters,
-    /// once per round: one pass over each object instead of a scan per parameter (the
-    /// keys usually come in resolution order, so the next parameter is tried first).
-    /// A repeated key keeps its last entry, as a Python dict does.
-    fn index(&mut self) {
-        self.indexed = true;
+    /// Lay out the slots and match the replies and the state's `answers` and `asked`
+    /// entries to parameters, once per round, while checking them: one pass over each
+    /// object instead of a scan per parameter (keys usually come in resolution order,
+    /// so the next parameter is tried first). A repeated key keeps its last entry, as a
+    /// Python dict does.
+    ///
+    /// Every reply must be an InputResponse (else [`Error::InputResponses`]). The state
+    /// is all-or-nothing, as the reference's pydantic model is: anything without exactly
+    /// the shape `{"v":1,"answers":{name:{"action","data","q"}},"asked":{name:q}}` is no
+    /// progress. Deviation: `v` must be the JSON integer `1` (the reference also takes
+    /// `"1"`, `true`, `1.0`).
+    fn index(
+        &mut self,
+        request_state: Option<&'a str>,
+        replies: Option<Value<'a>>,
+    ) -> Result<(), Error> {
         let plan = self.plan;
-        self.slots.clear();
         for _ in 0..plan.params.len() {
             // Cannot fail: a plan holds at most N parameters.
             let _ = self.slots.push(EMPTY);
@@ -424,26 +401,87 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             *guess = pos + 1;
             Some(order[pos] as usize)
         };
-        let mut guess = 0;
-        for (k, entry) in self.state.answers() {
-            if let Some(i) = find(&mut guess, k) {
-                self.slots[i].recorded = Some(entry);
-            }
-        }
-        let mut guess = 0;
-        for (k, q) in self.state.asked_all() {
-            if let Some(i) = find(&mut guess, k) {
-                self.slots[i].asked = Some(q);
-            }
-        }
-        if let Some(replies) = self.replies {
+        if let Some(replies) = replies {
             let mut guess = 0;
             for (k, r) in replies.members() {
+                let Some(reply) = classify_reply(r) else {
+                    let mut key = name("");
+                    for u in k.units() {
+                        if key.push(char::from_u32(u).unwrap_or('\u{fffd}')).is_err() {
+                            break;
+                        }
+                    }
+                    return Err(Error::InputResponses {
+                        key,
+                        problem: "matches no InputResponse shape (an ElicitResult needs \"action\" accept/decline/cancel and flat \"content\")",
+                    });
+                };
                 if let Some(i) = find(&mut guess, k) {
-                    self.slots[i].reply = Some(r);
+                    self.slots[i].reply = Some(reply);
                 }
             }
         }
+        let Some(text) = request_state else {
+            return Ok(());
+        };
+        let state_ok = (|| -> Option<()> {
+            let doc = Value::parse(text).ok()?;
+            if doc.kind() != Kind::Object {
+                return None;
+            }
+            // One pass over the top level (a repeated key keeps its last value).
+            let (mut v, mut answers, mut asked) = (None, None, None);
+            for (k, x) in doc.members() {
+                if k.eq_str("v") {
+                    v = Some(x);
+                } else if k.eq_str("answers") {
+                    answers = Some(x);
+                } else if k.eq_str("asked") {
+                    asked = Some(x);
+                }
+            }
+            if v?.as_number()? != Number::Int("1") {
+                return None;
+            }
+            if let Some(a) = answers {
+                if a.kind() != Kind::Object {
+                    return None;
+                }
+                let mut guess = 0;
+                for (k, entry) in a.members() {
+                    if entry.kind() != Kind::Object || Recorded::of(entry)?.q.kind() != Kind::String
+                    {
+                        return None;
+                    }
+                    if let Some(i) = find(&mut guess, k) {
+                        self.slots[i].recorded = Some(entry);
+                    }
+                }
+            }
+            if let Some(a) = asked {
+                if a.kind() != Kind::Object {
+                    return None;
+                }
+                let mut guess = 0;
+                for (k, q) in a.members() {
+                    if q.kind() != Kind::String {
+                        return None;
+                    }
+                    if let Some(i) = find(&mut guess, k) {
+                        self.slots[i].asked = Some(q);
+                    }
+                }
+            }
+            Some(())
+        })();
+        if state_ok.is_none() {
+            // Unreadable: no progress at all.
+            for slot in self.slots.iter_mut() {
+                slot.recorded = None;
+                slot.asked = None;
+            }
+        }
+        Ok(())
     }
 
     /// The era this round serves.
@@ -527,9 +565,6 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     fn advance(&mut self) -> Result<Step, Error> {
-        if !self.indexed {
-            self.index();
-        }
         let plan = self.plan;
         while self.cursor < plan.order.len() {
             let i = plan.order[self.cursor] as usize;
@@ -651,20 +686,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 if !self.slots[i].asked.is_some_and(|a| q_matches(a, digest)) {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
-                    // Every reply was classified when the round was created: one with an
-                    // "action" is an ElicitResult (its action and content checked then).
-                    let (mut action, mut content) = (None, None);
-                    for (k, x) in reply.members() {
-                        if k.eq_str("action") {
-                            action = Some(x);
-                        } else if k.eq_str("content") {
-                            content = Some(x);
-                        }
-                    }
-                    let Some(action) = action.and_then(Action::parse) else {
+                    let Reply::Elicit { action, content } = reply else {
                         return Err(Error::NotElicitResult { param: name(pname) });
                     };
-                    let content = content.filter(|c| !c.is_null());
                     if action == Action::Accept && content.is_none() {
                         return Err(Error::AcceptedWithoutContent { param: name(pname) });
                     }
@@ -835,13 +859,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Ok(v) => v,
             Err(_) => return Err(self.fail(Error::NotElicitResult { param: name(pname) })),
         };
-        if classify_reply(probe) != Some(ReplyKind::Elicit) {
+        if !matches!(classify_reply(probe), Some(Reply::Elicit { .. })) {
             return Err(self.fail(Error::NotElicitResult { param: name(pname) }));
         }
         let text = self.copy_in(elicit_result_json)?;
         let v = Value::parse(text).map_err(|_| Error::NotElicitResult { param: name(pname) })?;
-        let action = Action::parse(v.get("action").expect("classified")).expect("classified");
-        let content = v.get("content").filter(|c| !c.is_null());
+        let Some(Reply::Elicit { action, content }) = classify_reply(v) else {
+            return Err(self.fail(Error::NotElicitResult { param: name(pname) }));
+        };
         if action == Action::Accept && content.is_none() {
             return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
         }
