@@ -1,4 +1,8 @@
-//! Every error the engine reports, with messages that name the parameter and what to do.
+//! Every error the engine reports, with messages that name the parameter and what to do:
+//! [`CompileError`] when a declaration (or a compiled plan's bytes) is rejected, [`Error`]
+//! when a round fails. The two are separate so that the round's `Result`s stay small (the
+//! round's error holds at most two names; the compile error also holds a cycle path and
+//! rendered types).
 //!
 //! Messages of errors that the reference (FastMCP's declared elicitation) also raises are
 //! byte-identical to the reference's, names quoted the way Python's `repr` quotes them
@@ -36,14 +40,16 @@ pub(crate) fn detail(s: &str) -> Detail {
     n
 }
 
-/// An error of the engine. Compile errors come from [`crate::Plan::compile`]; round
-/// errors are terminal for the round that reports them (every later call on that round
-/// returns the same error).
+/// Why a declaration (or a compiled plan's bytes) was rejected: the error of
+/// [`crate::Plan::compile`] and [`crate::Plan::from_postcard`].
+///
+/// Kept apart from the round's [`Error`] because it carries several names, a cycle path
+/// and rendered types inline (no heap), which would make every `Result` of the round
+/// machine as large.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 #[allow(clippy::large_enum_variant)] // inline names: no heap
-pub enum Error {
-    // ----- declaration (compile) -----
+pub enum CompileError {
     /// The declaration is not JSON.
     DeclarationJson(JsonError),
     /// The declaration is JSON but not a valid declaration. `at` names the place
@@ -105,7 +111,14 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+}
 
+/// An error of a round (or of writing output into a caller's buffer). Round errors are
+/// terminal for the round that reports them (every later call on that round returns the
+/// same error). Declarations are rejected with [`CompileError`] instead.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
     // ----- call inputs -----
     /// The call's arguments are not a JSON object.
     Arguments {
@@ -184,9 +197,9 @@ pub enum Error {
     },
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use Error::*;
+        use CompileError::*;
         match self {
             DeclarationJson(e) => write!(
                 f,
@@ -247,6 +260,14 @@ impl fmt::Display for Error {
                 f,
                 "Capacity exceeded: more than {limit} {what}; compile with a larger capacity"
             ),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Error::*;
+        match self {
             Arguments { problem } => write!(f, "Invalid tool arguments: {problem}"),
             MissingArgument { name } => write!(
                 f,
@@ -312,6 +333,9 @@ impl fmt::Display for Error {
         }
     }
 }
+
+#[cfg(feature = "std")]
+impl std::error::Error for CompileError {}
 
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
