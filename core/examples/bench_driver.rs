@@ -21,10 +21,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("sizes") {
         println!(
-            "size_of: Plan<{CAP}> = {} B, Round<{CAP}> = {} B, Error = {} B",
+            "size_of: Plan<{CAP}> = {} B, Round<{CAP}> = {} B, Error = {} B, CompileError = {} B",
             std::mem::size_of::<Plan<'static, CAP>>(),
             std::mem::size_of::<elicit_core::Round<'static, 'static, CAP>>(),
             std::mem::size_of::<elicit_core::Error>(),
+            std::mem::size_of::<elicit_core::CompileError>(),
         );
         return;
     }

@@ -1,4 +1,8 @@
-//! Every error the engine reports, with messages that name the parameter and what to do.
+//! Every error the engine reports, with messages that name the parameter and what to do:
+//! [`CompileError`] when a declaration (or a compiled plan's bytes) is rejected, [`Error`]
+//! when a round fails. The two are separate so that the round's `Result`s stay small (the
+//! round's error holds at most two names; the compile error also holds a cycle path and
+//! rendered types).
 //!
 //! Messages of errors that the reference (FastMCP's declared elicitation) also raises are
 //! byte-identical to the reference's, names quoted the way Python's `repr` quotes them
@@ -12,38 +16,162 @@ use crate::pyfmt::PyRepr;
 /// Longest parameter or tool name the engine stores (bytes of UTF-8).
 pub const MAX_NAME: usize = 64;
 /// A parameter or tool name held inside an error.
-pub type Name = heapless::String<MAX_NAME>;
+pub type Name = Text<MAX_NAME>;
 /// Room for a cycle path or a rendered type name inside an error.
-pub type Detail = heapless::String<192>;
+pub type Detail = Text<192>;
 
-pub(crate) fn name(s: &str) -> Name {
-    let mut n = Name::new();
-    for c in s.chars() {
-        if n.push(c).is_err() {
-            break;
+/// Up to `N` bytes of UTF-8 held inline (no heap) with a one-byte length: the names and
+/// details inside errors. `N` is at most 255. It reads as a `&str` (it derefs to one).
+///
+/// The one-byte length (rather than a `usize`) keeps the round's [`Error`] small: it
+/// holds up to two of these.
+#[derive(Clone)]
+pub struct Text<const N: usize> {
+    len: u8,
+    bytes: [u8; N],
+}
+
+impl<const N: usize> Text<N> {
+    const FITS: () = assert!(N <= 255, "a Text holds at most 255 bytes");
+
+    /// An empty text.
+    pub const fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::FITS;
+        Text {
+            len: 0,
+            bytes: [0; N],
         }
     }
-    n
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        // Only whole `str`s are ever appended, so this never fails.
+        core::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
+    }
+
+    /// Append `s` whole, or return `Err(())` and change nothing when it does not fit.
+    #[allow(clippy::result_unit_err)] // the shape of heapless::String::push_str
+    pub fn push_str(&mut self, s: &str) -> Result<(), ()> {
+        let at = self.len as usize;
+        let end = at + s.len();
+        if end > N {
+            return Err(());
+        }
+        self.bytes[at..end].copy_from_slice(s.as_bytes());
+        self.len = end as u8;
+        Ok(())
+    }
+
+    /// Append `c`, or return `Err(())` and change nothing when it does not fit.
+    #[allow(clippy::result_unit_err)] // the shape of heapless::String::push
+    pub fn push(&mut self, c: char) -> Result<(), ()> {
+        self.push_str(c.encode_utf8(&mut [0u8; 4]))
+    }
+
+    /// `s`, cut after its last whole character that fits.
+    pub fn truncated(s: &str) -> Self {
+        let mut t = Self::new();
+        for c in s.chars() {
+            if t.push(c).is_err() {
+                break;
+            }
+        }
+        t
+    }
+}
+
+impl<const N: usize> Default for Text<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> core::ops::Deref for Text<N> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl<const N: usize> AsRef<str> for Text<N> {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl<'s, const N: usize> TryFrom<&'s str> for Text<N> {
+    type Error = ();
+    /// `s` whole, or `Err(())` when it is longer than `N` bytes.
+    fn try_from(s: &'s str) -> Result<Self, ()> {
+        let mut t = Self::new();
+        t.push_str(s)?;
+        Ok(t)
+    }
+}
+
+impl<const N: usize> fmt::Write for Text<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push_str(s).map_err(|()| fmt::Error)
+    }
+}
+
+impl<const N: usize> fmt::Debug for Text<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl<const N: usize> fmt::Display for Text<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl<const N: usize> PartialEq for Text<N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl<const N: usize> Eq for Text<N> {}
+
+impl<const N: usize> PartialEq<str> for Text<N> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl<const N: usize> PartialEq<&str> for Text<N> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl<const N: usize> core::hash::Hash for Text<N> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+pub(crate) fn name(s: &str) -> Name {
+    Name::truncated(s)
 }
 
 pub(crate) fn detail(s: &str) -> Detail {
-    let mut n = Detail::new();
-    for c in s.chars() {
-        if n.push(c).is_err() {
-            break;
-        }
-    }
-    n
+    Detail::truncated(s)
 }
 
-/// An error of the engine. Compile errors come from [`crate::Plan::compile`]; round
-/// errors are terminal for the round that reports them (every later call on that round
-/// returns the same error).
+/// Why a declaration (or a compiled plan's bytes) was rejected: the error of
+/// [`crate::Plan::compile`] and [`crate::Plan::from_postcard`].
+///
+/// Kept apart from the round's [`Error`] because it carries several names, a cycle path
+/// and rendered types inline (no heap), which would make every `Result` of the round
+/// machine as large.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 #[allow(clippy::large_enum_variant)] // inline names: no heap
-pub enum Error {
-    // ----- declaration (compile) -----
+pub enum CompileError {
     /// The declaration is not JSON.
     DeclarationJson(JsonError),
     /// The declaration is JSON but not a valid declaration. `at` names the place
@@ -105,7 +233,14 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+}
 
+/// An error of a round (or of writing output into a caller's buffer). Round errors are
+/// terminal for the round that reports them (every later call on that round returns the
+/// same error). Declarations are rejected with [`CompileError`] instead.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
     // ----- call inputs -----
     /// The call's arguments are not a JSON object.
     Arguments {
@@ -184,9 +319,9 @@ pub enum Error {
     },
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use Error::*;
+        use CompileError::*;
         match self {
             DeclarationJson(e) => write!(
                 f,
@@ -247,6 +382,14 @@ impl fmt::Display for Error {
                 f,
                 "Capacity exceeded: more than {limit} {what}; compile with a larger capacity"
             ),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Error::*;
+        match self {
             Arguments { problem } => write!(f, "Invalid tool arguments: {problem}"),
             MissingArgument { name } => write!(
                 f,
@@ -314,4 +457,44 @@ impl fmt::Display for Error {
 }
 
 #[cfg(feature = "std")]
+impl std::error::Error for CompileError {}
+
+#[cfg(feature = "std")]
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString;
+
+    #[test]
+    fn text_keeps_whole_characters() {
+        let full = "a".repeat(MAX_NAME);
+        assert_eq!(name(&full).as_str(), full);
+        // 63 ASCII bytes and a 2-byte character: the character does not fit.
+        let long = std::format!("{}é", "a".repeat(MAX_NAME - 1));
+        assert_eq!(name(&long).as_str(), &long[..MAX_NAME - 1]);
+        let mut t = Name::try_from("ab").unwrap();
+        assert_eq!(t.push_str(&full), Err(()));
+        assert_eq!(t, "ab");
+        assert!(Name::try_from(full.as_str()).is_ok());
+        assert!(Name::try_from(long.as_str()).is_err());
+        assert_eq!(std::format!("{t:?}"), "\"ab\"");
+    }
+
+    #[test]
+    fn round_errors_stay_small_and_hold_whole_names() {
+        // Two names of MAX_NAME bytes with one-byte lengths, the tag, padding.
+        assert!(core::mem::size_of::<Error>() <= 2 * (MAX_NAME + 1) + 2 * size_of::<usize>());
+        let (p, d) = ("p".repeat(MAX_NAME), "d".repeat(MAX_NAME));
+        let e = Error::ResolverDependency {
+            param: name(&p),
+            dependency: name(&d),
+        };
+        assert_eq!(
+            e.to_string(),
+            std::format!("The resolver for '{p}' depends on '{d}', which could not be resolved")
+        );
+    }
+}

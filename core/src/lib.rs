@@ -2,7 +2,8 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
-// Errors carry their names inline (no heap), so they are large by design.
+// Errors carry their names inline (no heap), so they are large by design (the round's
+// `Error` less so than `CompileError`).
 #![allow(clippy::result_large_err)]
 
 #[cfg(feature = "alloc")]
@@ -22,7 +23,7 @@ pub mod types;
 #[cfg(feature = "serde")]
 pub mod wire;
 
-pub use error::Error;
+pub use error::{CompileError, Error};
 pub use json::{Sink, SliceSink, Style};
 pub use plan::Plan;
 pub use round::{Era, Note, Round, Step};

@@ -43,7 +43,7 @@
 
 use sha2::Digest;
 
-use crate::error::{detail, name, Error, MAX_NAME};
+use crate::error::{detail, name, CompileError, MAX_NAME};
 use crate::json::{write_json_str, Kind, Sink, Str, Value};
 use crate::types::{Render, Ty, TypeKind};
 
@@ -104,14 +104,14 @@ pub struct Plan<'a, const N: usize = 32> {
     pub(crate) order: heapless::Vec<u8, N>,
 }
 
-fn decl_err(at: &str, problem: &'static str) -> Error {
-    Error::Declaration {
+fn decl_err(at: &str, problem: &'static str) -> CompileError {
+    CompileError::Declaration {
         at: name(at),
         problem,
     }
 }
 
-fn plain<'a>(v: Value<'a>, at: &str, what: &'static str) -> Result<&'a str, Error> {
+fn plain<'a>(v: Value<'a>, at: &str, what: &'static str) -> Result<&'a str, CompileError> {
     let s = v.as_str().ok_or_else(|| decl_err(at, what))?;
     let p = s
         .as_plain()
@@ -127,7 +127,7 @@ fn opt_str<'a>(
     key: &str,
     at: &str,
     problem: &'static str,
-) -> Result<Option<Str<'a>>, Error> {
+) -> Result<Option<Str<'a>>, CompileError> {
     match v.get(key) {
         None => Ok(None),
         Some(x) if x.is_null() => Ok(None),
@@ -220,8 +220,8 @@ pub(crate) fn write_params(
 
 impl<'a, const N: usize> Plan<'a, N> {
     /// Compile a JSON declaration (see the module docs for the format).
-    pub fn compile(declaration: &'a str) -> Result<Self, Error> {
-        let doc = Value::parse(declaration).map_err(Error::DeclarationJson)?;
+    pub fn compile(declaration: &'a str) -> Result<Self, CompileError> {
+        let doc = Value::parse(declaration).map_err(CompileError::DeclarationJson)?;
         if doc.kind() != Kind::Object {
             return Err(decl_err(
                 "tool",
@@ -248,7 +248,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             .filter(|p| p.kind() == Kind::Array)
             .ok_or_else(|| decl_err("tool", "\"parameters\" must be an array of parameters"))?;
         if N > 255 {
-            return Err(Error::Capacity {
+            return Err(CompileError::Capacity {
                 what: "parameters (the capacity N may be at most 255)",
                 limit: 255,
             });
@@ -277,7 +277,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 }
             }
             if params.iter().any(|q: &Param<'_>| q.name == pname) {
-                return Err(Error::DuplicateName { name: name(pname) });
+                return Err(CompileError::DuplicateName { name: name(pname) });
             }
             let ty = match p.get("type") {
                 None => Ty {
@@ -285,10 +285,12 @@ impl<'a, const N: usize> Plan<'a, N> {
                     spec: None,
                     choices: None,
                 },
-                Some(t) => Ty::compile(t, false).map_err(|problem| Error::UnsupportedSchema {
-                    param: name(pname),
-                    problem,
-                })?,
+                Some(t) => {
+                    Ty::compile(t, false).map_err(|problem| CompileError::UnsupportedSchema {
+                        param: name(pname),
+                        problem,
+                    })?
+                }
             };
             let outcome = match p.get("outcome") {
                 None => false,
@@ -314,7 +316,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                     ask,
                     outcome,
                 })
-                .map_err(|_| Error::Capacity {
+                .map_err(|_| CompileError::Capacity {
                     what: "parameters",
                     limit: N,
                 })?;
@@ -332,7 +334,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                     let mut annotated = detail("");
                     let _ = d.write_py_name(&mut declared);
                     let _ = p.ty.write_py_name(&mut annotated);
-                    return Err(Error::DeclaredTypeMismatch {
+                    return Err(CompileError::DeclaredTypeMismatch {
                         tool: name(tool),
                         param: name(p.name),
                         declared,
@@ -349,13 +351,13 @@ impl<'a, const N: usize> Plan<'a, N> {
             for n in e.get("needs").expect("resolver").items() {
                 let nname = n.as_str().and_then(|s| s.as_plain()).unwrap_or("");
                 let Some(j) = params.iter().position(|q| q.name == nname) else {
-                    return Err(Error::UnknownNeed {
+                    return Err(CompileError::UnknownNeed {
                         tool: name(tool),
                         param: name(p.name),
                         need: name(nname),
                     });
                 };
-                needs.push(j as u8).map_err(|_| Error::Capacity {
+                needs.push(j as u8).map_err(|_| CompileError::Capacity {
                     what: "needs of one resolver",
                     limit: MAX_NEEDS,
                 })?;
@@ -382,12 +384,12 @@ impl<'a, const N: usize> Plan<'a, N> {
             }
         }
         if returns_ask && !plan.order.is_empty() {
-            return Err(Error::MixedWithInputRequired { tool: name(tool) });
+            return Err(CompileError::MixedWithInputRequired { tool: name(tool) });
         }
         Ok(plan)
     }
 
-    fn compile_ask(e: Value<'a>, pname: &str, ty: &Ty<'a>) -> Result<AskKind<'a>, Error> {
+    fn compile_ask(e: Value<'a>, pname: &str, ty: &Ty<'a>) -> Result<AskKind<'a>, CompileError> {
         if e.kind() != Kind::Object {
             return Err(decl_err(pname, "\"elicit\" must be an object with \"message\" (a literal question) or \"needs\" (a resolver)"));
         }
@@ -410,7 +412,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 let title = opt_str(e, "title", pname, "\"title\" must be a string")?;
                 let description = opt_str(e, "description", pname, "\"description\" must be a string")?;
                 if (title.is_some() || description.is_some()) && !ty.wrapped() {
-                    return Err(Error::UnsupportedSchema {
+                    return Err(CompileError::UnsupportedSchema {
                         param: name(pname),
                         problem: "a question's title and description label the wrapped value of a scalar, enum or array answer; for an object type, put titles and descriptions on its fields",
                     });
@@ -429,11 +431,11 @@ impl<'a, const N: usize> Plan<'a, N> {
                     plain(x, pname, "\"needs\" must be an array of parameter names")?;
                 }
                 if n.items().count() > MAX_NEEDS {
-                    return Err(Error::Capacity { what: "needs of one resolver", limit: MAX_NEEDS });
+                    return Err(CompileError::Capacity { what: "needs of one resolver", limit: MAX_NEEDS });
                 }
                 let declares = match e.get("declares") {
                     None => None,
-                    Some(d) => Some(Ty::compile(d, false).map_err(|problem| Error::UnsupportedSchema { param: name(pname), problem })?),
+                    Some(d) => Some(Ty::compile(d, false).map_err(|problem| CompileError::UnsupportedSchema { param: name(pname), problem })?),
                 };
                 Ok(AskKind::Resolver { needs: heapless::Vec::new(), declares })
             }
@@ -447,7 +449,7 @@ impl<'a, const N: usize> Plan<'a, N> {
         visiting: &mut [bool; 256],
         done: &mut [bool; 256],
         trail: &mut heapless::Vec<u8, 256>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), CompileError> {
         if done[i] {
             return Ok(());
         }
@@ -458,7 +460,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 let _ = path.push_str(" -> ");
             }
             let _ = path.push_str(self.params[i].name);
-            return Err(Error::Cycle {
+            return Err(CompileError::Cycle {
                 tool: name(self.tool),
                 path,
             });

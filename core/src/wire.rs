@@ -26,7 +26,7 @@
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::error::{name, Error, MAX_NAME};
+use crate::error::{name, CompileError, Error, MAX_NAME};
 use crate::json::{Str, Value};
 use crate::plan::{question_digest, AskKind, Param, Plan};
 use crate::types::{check_raw_schema, Ty, TypeKind};
@@ -93,8 +93,8 @@ impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
     }
 }
 
-fn bad(at: &str, problem: &'static str) -> Error {
-    Error::Declaration {
+fn bad(at: &str, problem: &'static str) -> CompileError {
+    CompileError::Declaration {
         at: name(at),
         problem,
     }
@@ -119,14 +119,14 @@ fn ty_ok(t: &Ty<'_>) -> bool {
 }
 
 /// Check a deserialized plan and recompute what is derived (the literal digests).
-fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Error> {
+fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, CompileError> {
     let PlanWire {
         tool,
         mut params,
         order,
     } = wire;
     if N > 255 {
-        return Err(Error::Capacity {
+        return Err(CompileError::Capacity {
             what: "parameters (the capacity N may be at most 255)",
             limit: 255,
         });
@@ -142,7 +142,7 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Error
             return Err(bad("plan", "parameter names must be 1 to 64 bytes long"));
         }
         if params[..i].iter().any(|q| q.name == p.name) {
-            return Err(Error::DuplicateName { name: name(p.name) });
+            return Err(CompileError::DuplicateName { name: name(p.name) });
         }
         if !ty_ok(&p.ty) {
             return Err(bad(p.name, "the compiled answer type is inconsistent"));
@@ -224,10 +224,11 @@ impl<'a, const N: usize> Plan<'a, N> {
     /// Load a plan written by [`Plan::to_postcard`], borrowing its strings from `bytes`.
     /// No JSON declaration is parsed and [`Plan::compile`] is not needed (nor linked).
     ///
-    /// Errors: [`Error::Capacity`] when the plan has more than `N` parameters;
-    /// [`Error::Declaration`] (at `"plan"` or a parameter) when the bytes come from
-    /// another format version, are malformed, or describe an inconsistent plan.
-    pub fn from_postcard(bytes: &'a [u8]) -> Result<Self, Error> {
+    /// Errors: [`CompileError::Capacity`] when the plan has more than `N` parameters;
+    /// [`CompileError::Declaration`] (at `"plan"` or a parameter) or
+    /// [`CompileError::DuplicateName`] when the bytes come from another format version,
+    /// are malformed, or describe an inconsistent plan.
+    pub fn from_postcard(bytes: &'a [u8]) -> Result<Self, CompileError> {
         let Some((&version, rest)) = bytes.split_first() else {
             return Err(bad("plan", MALFORMED));
         };
@@ -238,7 +239,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             return Err(bad("plan", MALFORMED));
         };
         if count as usize > N {
-            return Err(Error::Capacity {
+            return Err(CompileError::Capacity {
                 what: "parameters",
                 limit: N,
             });

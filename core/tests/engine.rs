@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use elicit_core::{Error, Plan, Round, SliceSink, Step, Style};
+use elicit_core::{CompileError, Error, Plan, Round, SliceSink, Step, Style};
 use serde_json::{json, Value};
 
 /// A tool with one literal question `X?` of type `ty` for parameter `x`.
@@ -1139,7 +1139,7 @@ mod compile_errors {
         let text = decl.to_string();
         assert!(matches!(
             Plan::<2>::compile(&text),
-            Err(Error::Capacity {
+            Err(CompileError::Capacity {
                 what: "parameters",
                 limit: 2
             })

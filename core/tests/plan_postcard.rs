@@ -2,7 +2,7 @@
 #![cfg(feature = "serde")]
 
 use elicit_core::wire::PLAN_FORMAT_VERSION;
-use elicit_core::{Error, Plan, Round, SliceSink, Step};
+use elicit_core::{CompileError, Error, Plan, Round, SliceSink, Step};
 
 const BOOKING: &str = r#"{"tool":"book_flight","parameters":[
  {"name":"destination","elicit":{"message":"Where would you like to fly?"}},
@@ -92,7 +92,7 @@ fn errors_are_reported_not_panicked() {
     );
     assert!(matches!(
         Plan::<'_, 4>::from_postcard(&bytes),
-        Err(Error::Capacity {
+        Err(CompileError::Capacity {
             what: "parameters",
             limit: 4
         })

@@ -7,18 +7,19 @@
 //! This is the only crate of the workspace with `unsafe` code. The rules it follows
 //! (DESIGN.md §5): opaque handles; UTF-8 JSON in as `(ptr, len)`; output into caller
 //! buffers as `(buf, cap, out_len)`; `uint32_t` result codes mapped from the engine's
-//! error by an exhaustive `match`; every entry point checks its pointers and runs inside
-//! one panic-catching wrapper; a handle that panicked is poisoned.
+//! errors (compile and round) by exhaustive `match`es; every entry point checks its
+//! pointers and runs inside one panic-catching wrapper; a handle that panicked is
+//! poisoned.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 #![allow(non_camel_case_types)]
-// The engine's error is large by design (names inline, no heap).
+// The engine's errors are large by design (names inline, no heap).
 #![allow(clippy::result_large_err)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use elicit_core::{Error, Sink};
+use elicit_core::{CompileError, Error, Sink};
 
 mod plan;
 mod round;
@@ -157,18 +158,27 @@ pub const ELICIT_ERR_POISONED: elicit_result = 901;
 /// An engine error this ABI version has no code for (the message tells what it is).
 pub const ELICIT_ERR_OTHER: elicit_result = 999;
 
-/// The code for an engine error: one arm per variant the engine has today.
+/// The code for an engine compile error: one arm per variant the engine has today.
+pub(crate) fn compile_code_of(e: &CompileError) -> elicit_result {
+    match e {
+        CompileError::DeclarationJson(_) => ELICIT_ERR_DECLARATION_JSON,
+        CompileError::Declaration { .. } => ELICIT_ERR_DECLARATION,
+        CompileError::DuplicateName { .. } => ELICIT_ERR_DUPLICATE_NAME,
+        CompileError::UnknownNeed { .. } => ELICIT_ERR_UNKNOWN_NEED,
+        CompileError::Cycle { .. } => ELICIT_ERR_CYCLE,
+        CompileError::DeclaredTypeMismatch { .. } => ELICIT_ERR_DECLARED_TYPE_MISMATCH,
+        CompileError::MixedWithInputRequired { .. } => ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED,
+        CompileError::UnsupportedSchema { .. } => ELICIT_ERR_UNSUPPORTED_SCHEMA,
+        CompileError::Capacity { .. } => ELICIT_ERR_CAPACITY,
+        // `CompileError` is #[non_exhaustive]: a variant added to the engine later reads
+        // as "other" until this ABI gives it a code.
+        _ => ELICIT_ERR_OTHER,
+    }
+}
+
+/// The code for an engine round error: one arm per variant the engine has today.
 pub(crate) fn code_of(e: &Error) -> elicit_result {
     match e {
-        Error::DeclarationJson(_) => ELICIT_ERR_DECLARATION_JSON,
-        Error::Declaration { .. } => ELICIT_ERR_DECLARATION,
-        Error::DuplicateName { .. } => ELICIT_ERR_DUPLICATE_NAME,
-        Error::UnknownNeed { .. } => ELICIT_ERR_UNKNOWN_NEED,
-        Error::Cycle { .. } => ELICIT_ERR_CYCLE,
-        Error::DeclaredTypeMismatch { .. } => ELICIT_ERR_DECLARED_TYPE_MISMATCH,
-        Error::MixedWithInputRequired { .. } => ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED,
-        Error::UnsupportedSchema { .. } => ELICIT_ERR_UNSUPPORTED_SCHEMA,
-        Error::Capacity { .. } => ELICIT_ERR_CAPACITY,
         Error::Arguments { .. } => ELICIT_ERR_ARGUMENTS,
         Error::MissingArgument { .. } => ELICIT_ERR_MISSING_ARGUMENT,
         Error::InputResponses { .. } => ELICIT_ERR_INPUT_RESPONSES,
@@ -300,6 +310,15 @@ impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         Failure {
             code: code_of(&e),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<CompileError> for Failure {
+    fn from(e: CompileError) -> Self {
+        Failure {
+            code: compile_code_of(&e),
             message: e.to_string(),
         }
     }

@@ -7,7 +7,7 @@ use core::mem::size_of;
 use elicit_core::json::Value;
 #[cfg(feature = "seal")]
 use elicit_core::seal::{Binding, KeyRing, Sealer, UnixTime};
-use elicit_core::{Error, Plan, Round, SliceSink};
+use elicit_core::{CompileError, Error, Plan, Round, SliceSink};
 
 use crate::host::*;
 use crate::stack;
@@ -244,7 +244,7 @@ fn load<const N: usize>(
     t: &mut Transcript,
     name: &str,
     index: usize,
-) -> Result<Plan<'static, N>, Error> {
+) -> Result<Plan<'static, N>, CompileError> {
     let plan = load_plan::<N>(index)?;
     #[cfg(not(feature = "json-plan"))]
     {
@@ -271,7 +271,9 @@ fn load<const N: usize>(
 fn capacity_demos(t: &mut Transcript, booking: &Tool<BOOKING_N>) {
     // 1. Too many parameters for the plan's capacity N.
     match load::<4>(t, "book_flight", 0) {
-        Err(e @ Error::Capacity { .. }) => say!(t, "capacity: book_flight in a Plan<4> -> {e}"),
+        Err(e @ CompileError::Capacity { .. }) => {
+            say!(t, "capacity: book_flight in a Plan<4> -> {e}")
+        }
         Err(e) => t.fail(format_args!("Plan<4>: unexpected error {e}")),
         Ok(_) => t.fail(format_args!("a Plan<4> held 5 parameters")),
     }
@@ -339,12 +341,13 @@ pub fn run(t: &mut Transcript) -> bool {
     };
     say!(
         t,
-        "# sizes: Plan<{BOOKING_N}> {} B, Plan<{SURVEY_N}> {} B, Round<{BOOKING_N}> {} B, Round<{SURVEY_N}> {} B, Error {} B; workspaces {BOOKING_WS}/{HANDSHAKE_WS}/{SURVEY_WS} B",
+        "# sizes: Plan<{BOOKING_N}> {} B, Plan<{SURVEY_N}> {} B, Round<{BOOKING_N}> {} B, Round<{SURVEY_N}> {} B, Error {} B, CompileError {} B; workspaces {BOOKING_WS}/{HANDSHAKE_WS}/{SURVEY_WS} B",
         size_of::<Plan<'static, BOOKING_N>>(),
         size_of::<Plan<'static, SURVEY_N>>(),
         size_of::<Round<'static, 'static, BOOKING_N>>(),
         size_of::<Round<'static, 'static, SURVEY_N>>(),
         size_of::<Error>(),
+        size_of::<CompileError>(),
     );
     capacity_demos(t, &booking);
 

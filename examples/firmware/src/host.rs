@@ -8,7 +8,7 @@ use core::fmt;
 use elicit_core::json::Value;
 #[cfg(feature = "seal")]
 use elicit_core::seal::{Binding, Entropy, Reason, Sealer, UnixTime};
-use elicit_core::{Error, Plan, Round, Sink, SliceSink, Step, Style};
+use elicit_core::{CompileError, Error, Plan, Round, Sink, SliceSink, Step, Style};
 
 #[cfg(not(feature = "quiet"))]
 use crate::transcript::Transcript;
@@ -493,7 +493,7 @@ pub(crate) fn handshake_call<const N: usize, const WS: usize>(
 /// Load a plan: from the bytes build.rs compiled (default), or by compiling the JSON
 /// declaration here (feature `json-plan`, to measure what that costs). `index` 0 is
 /// `book_flight`, 1 is `survey16`.
-pub(crate) fn load_plan<const N: usize>(index: usize) -> Result<Plan<'static, N>, Error> {
+pub(crate) fn load_plan<const N: usize>(index: usize) -> Result<Plan<'static, N>, CompileError> {
     #[cfg(not(feature = "json-plan"))]
     return Plan::from_postcard([BOOKING_PLAN, SURVEY_PLAN][index]);
     #[cfg(feature = "json-plan")]
