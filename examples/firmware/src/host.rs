@@ -15,10 +15,15 @@ use crate::transcript::Transcript;
 
 // ------------------------------------------------------------------- capacities
 
-/// Capacity (parameters) of the booking plan: it has 5.
-pub(crate) const BOOKING_N: usize = 8;
-/// Capacity of the survey plan: it has 16.
-pub(crate) const SURVEY_N: usize = 16;
+/// Capacity (parameters) of every plan on this device: the survey has 16, the booking
+/// tool 5. One capacity for all tools means one copy of the engine's code: each `N` a
+/// firmware uses instantiates the generic round again (a second `N = 8` for the booking
+/// tool cost 7.9 KB of flash to save 640 B of RAM in its rounds).
+pub(crate) const N: usize = 16;
+/// Capacity of the booking plan.
+pub(crate) const BOOKING_N: usize = N;
+/// Capacity of the survey plan.
+pub(crate) const SURVEY_N: usize = N;
 /// Workspace of a batched booking round: the resolvers' questions are copied into it.
 pub(crate) const BOOKING_WS: usize = 160;
 /// Workspace of a handshake booking call: resolver answers and the five client replies.
