@@ -249,7 +249,7 @@ impl ErrOut {
         ErrOut {
             buf: vec![FILL; cap + 8],
             cap,
-            use_buf: mode % 6 != 0 && mode & 0x40 == 0,
+            use_buf: !mode.is_multiple_of(6) && mode & 0x40 == 0,
             use_len: mode & 0x80 == 0,
             len: UNSET,
         }
@@ -331,6 +331,9 @@ fn cap_mode(mode: u8, extra: u8, needed: usize) -> Cap {
         _ => Cap::NullLen,
     }
 }
+
+/// An output function of a round, its pointers bound: `f(buf, cap, out_len)`.
+type OutFn = Box<dyn FnMut(*mut u8, usize, *mut usize) -> u32>;
 
 /// What one call to an output function gave.
 struct OutCall {
@@ -446,7 +449,7 @@ fn read_output(
     match cap {
         Cap::NullBuf(_) | Cap::NullLen => {
             assert_eq!(c.code, ELICIT_ERR_NULL, "{what} with {cap:?}");
-            return (q.code, None);
+            (q.code, None)
         }
         Cap::Query => {
             assert_eq!(
@@ -454,7 +457,7 @@ fn read_output(
                 (q.code, q.out_len),
                 "{what}: size queries differ"
             );
-            return (q.code, None);
+            (q.code, None)
         }
         Cap::Buf(n) => {
             if q.code != ELICIT_OK {
@@ -1046,11 +1049,7 @@ impl World {
         } else {
             arg as u32 & ELICIT_REQUESTS_CLIENT_VIEW
         };
-        let (what, wants, mut f): (
-            &str,
-            Option<u32>,
-            Box<dyn FnMut(*mut u8, usize, *mut usize) -> u32>,
-        ) = match which {
+        let (what, wants, mut f): (&str, Option<u32>, OutFn) = match which {
             // SAFETY (all arms): NULL or live round; buffers valid for their cap.
             0 => (
                 "resolve_inputs",
