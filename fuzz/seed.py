@@ -79,6 +79,7 @@ def declaration(params):
 
 
 decls, states, replies, args = [], [], [], []
+scenarios = []  # (declaration, arguments, [(state, replies) per round]) for the ffi target
 
 
 def walk_expected(v):
@@ -100,11 +101,16 @@ def scenario(inp):
     decls.append(dumps(declaration(inp["parameters"])))
     if "arguments" in inp:
         args.append(dumps(inp["arguments"]))
+    rounds = []
     for r in inp.get("rounds", []):
         if "input_responses" in r:
             replies.append(dumps(r["input_responses"]))
         if isinstance(r.get("state"), str):
             states.append(r["state"])
+        rounds.append((r.get("state") if isinstance(r.get("state"), str) else None,
+                       dumps(r["input_responses"]) if "input_responses" in r else None,
+                       dumps(r["arguments"]) if "arguments" in r else None))
+    scenarios.append((decls[-1], dumps(inp.get("arguments", {})), rounds))
 
 
 for f in sorted(glob.glob(os.path.join(ROOT, "tests", "vectors", "*.input.json"))):
@@ -156,4 +162,50 @@ for i, x in enumerate(decls):
     script = bytes([i % 4]) + bytes((7 * i + k) % 256 for k in range(24))
     write("host_actions", x.encode() + b"\0{}\0" + s.encode() + b"\0" + r.encode() + b"\0" + script)
     write("host_actions", x.encode() + b"\0{}\0\0\0" + bytes([1]) + bytes([5, 0] * 12))
+
+
+# ffi: programs for fuzz_targets/ffi.rs (its header documents the encoding).
+def raw(text):
+    b = text.encode() if isinstance(text, str) else text
+    b = b[:0xFFFF]
+    return bytes([1, len(b) & 0xFF, len(b) >> 8]) + b
+
+
+def opt(text):
+    return bytes([5]) if text is None else raw(text)
+
+
+PLAN_NEW, PLAN_QUERY, MODERN, HANDSHAKE, POLL, OUTPUT, ANSWER, HOST, NEXT, RESULT_STR, ALL = (
+    0, 2, 3, 4, 6, 7, 8, 9, 10, 11, 13)
+
+
+def ffi_program(decl, arguments, rounds, k):
+    p = bytes([PLAN_NEW, 0]) + raw(decl) + bytes([2])
+    p += bytes([PLAN_QUERY, 0, k % 6, k % 5])
+    if k % 2 == 0:
+        state, reps, a = rounds[0] if rounds else (None, None, None)
+        p += bytes([MODERN, 0, 0]) + raw(a or arguments) + opt(state) + opt(reps) + bytes([0, 2])
+        p += bytes([POLL, 0, 0, ALL, 0])
+        p += bytes([HOST, 0, 7]) + bytes((k * 13 + j) % 256 for j in range(8))
+        p += bytes([NEXT, 0, 1, k % 7]) + bytes((k + j) % 7 for j in range(16))
+        p += bytes([HOST, 1, 7]) + bytes((k * 5 + j) % 256 for j in range(8))
+        p += bytes([ALL, 1])
+        for state, reps, a in rounds[1:]:
+            p += bytes([MODERN, 2, 0]) + raw(a or arguments) + opt(state) + opt(reps) + bytes([0, 2])
+            p += bytes([HOST, 2, 7]) + bytes((k + j) % 256 for j in range(8)) + bytes([ALL, 2])
+    else:
+        p += bytes([HANDSHAKE, 0, 0]) + raw(arguments) + bytes([0, 2])
+        p += bytes([HOST, 0, 7]) + bytes((k * 11 + 2 * j) % 256 for j in range(8))
+        p += bytes([ANSWER, 0, 3, 0, 9])  # answer out of step, from the built-ins
+        p += bytes([OUTPUT, 0, 7, 0, 5, 0])  # a note
+        p += bytes([ALL, 0])
+    p += bytes([RESULT_STR, 2, k % 12])
+    return p
+
+
+for k, (decl, arguments, rounds) in enumerate(scenarios):
+    write("ffi", ffi_program(decl, arguments, rounds, 2 * k))
+    write("ffi", ffi_program(decl, arguments, rounds, 2 * k + 1))
+for x in decls[:20]:
+    write("ffi", bytes([PLAN_NEW, 1]) + raw(x) + bytes([1, HANDSHAKE, 0, 1, 0, 5, 3, 2, POLL, 0, 0, ALL, 0]))
 print(f"seeded: {len(decls)} declarations, {len(states)} states, {len(replies)} replies")

@@ -1,0 +1,1651 @@
+//! The C ABI (crate elicit-ffi, include/elicit.h) driven by a little program decoded
+//! from the fuzz input: plans and rounds created, used and released in any order, with
+//! arbitrary texts, NULL where the header says NULL is checked, and output buffers of
+//! every size. Only valid memory or documented NULL is ever passed.
+//!
+//! Input format (every read past the end gives 0, so any byte string is a program):
+//!
+//! ```text
+//! program := op*                       (at most MAX_OPS ops run)
+//! op      := opcode:u8 args...          (opcode % 14, see the match at the end)
+//! text    := sel:u8 payload             (sel % 8)
+//!   0 const:u8                          a built-in text (CONSTS)
+//!   1 len:u16le bytes[len]              raw bytes (clamped to what is left)
+//!   2 const:u8 n:u8 (kind:u8 pos:u16le val:u8){n%4+1}   a built-in, mutated
+//!   3 k:u8                              an output captured earlier (state, values...)
+//!   4                                   empty text (non-NULL pointer, length 0)
+//!   5                                   NULL, length 0
+//!   6 len:u8                            NULL, length len+1 (ELICIT_ERR_NULL)
+//!   7 len:u8 bytes[len]                 short raw bytes
+//! ```
+//!
+//! Invariants checked after every call (a failed check panics, which libFuzzer reports
+//! as a crash; so does any panic inside the library, caught or not, because
+//! libfuzzer-sys aborts in its panic hook):
+//! - each call returns a code the header documents for it;
+//! - out-parameters are written only on success (and `*out_len` on
+//!   ELICIT_ERR_BUFFER_TOO_SMALL), the buffer is untouched when too small, never written
+//!   past `cap`, and the size reported for a too-small buffer is the size then accepted;
+//! - outputs are UTF-8, JSON where promised (ASCII for the request state), the same on
+//!   every read, and messages fit ELICIT_MESSAGE_CAP;
+//! - poll is idempotent, steps fit the era, the parameter index is in range and of the
+//!   right kind; outputs and answers outside their step give ELICIT_ERR_WRONG_STEP and
+//!   change nothing; a 3xx/4xx failure is sticky; notes survive failure;
+//! - a request state written by a round starts a new round with the same arguments;
+//! - every handle is released at the end of the input (LeakSanitizer checks the rest).
+#![no_main]
+
+use std::ptr::{null, null_mut};
+
+use elicit_ffi::*;
+use elicit_fuzz::{check_json, POOL, RICH, RICH_ARGS};
+use libfuzzer_sys::fuzz_target;
+
+const MAX_OPS: usize = 160;
+/// Compiling a declaration costs far more than any other call (and the compile target
+/// covers it); past this many per input, plan_new ops are decoded but not run.
+const MAX_PLANS: usize = 6;
+const SLOTS: usize = 4;
+/// Sentinel a buffer is filled with before a call, to see what the call wrote.
+const FILL: u8 = 0xA5;
+/// Sentinel an out-parameter holds before a call.
+const UNSET: usize = 0xDEAD_BEEF;
+
+const SIMPLE: &str = r#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#;
+const BOOKING: &str = r#"{"tool":"book_flight","parameters":[
+  {"name":"destination","elicit":{"message":"Where would you like to fly?"}},
+  {"name":"airport","elicit":{"needs":["destination"]}},
+  {"name":"seat","type":{"enum":["window","aisle"]},"default":null,
+   "elicit":{"message":"Window or aisle?"}}]}"#;
+const WITH_ARG: &str = r#"{"tool":"t","parameters":[{"name":"destination","type":"string"},
+  {"name":"date","elicit":{"message":"When?"}},
+  {"name":"airport","elicit":{"needs":["destination"],"declares":"string"}},
+  {"name":"ok","type":"boolean","outcome":true,"elicit":{"message":"Go?"}}]}"#;
+
+/// Built-in texts: declarations, arguments, states, replies, resolver answers,
+/// ElicitResults, and a few byte strings that are not UTF-8 or hold NUL.
+fn consts() -> Vec<&'static [u8]> {
+    let mut v: Vec<&'static [u8]> = vec![
+        RICH.as_bytes(),
+        SIMPLE.as_bytes(),
+        BOOKING.as_bytes(),
+        WITH_ARG.as_bytes(),
+        RICH_ARGS.as_bytes(),
+        b"{}",
+        br#"{"destination":"Paris"}"#,
+        br#"{"v":1,"answers":{},"asked":{}}"#,
+        br#"{"destination":{"action":"accept","content":{"value":"Paris"}}}"#,
+        br#"{"x":{"action":"accept","content":{"value":"hi"}},"seat":{"action":"decline"}}"#,
+        b"\xff\xfe{}",
+        b"{\"a\":\"\0\"}",
+        b"\"\xc3\"",
+        b"[]",
+    ];
+    v.extend(POOL.iter().map(|s| s.as_bytes()));
+    v
+}
+
+/// Contents an accepted answer may carry, for the host-like operations.
+const CONTENTS: &[&str] = &[
+    r#"{"value":"Paris"}"#,
+    r#"{"value":"window"}"#,
+    r#"{"value":true}"#,
+    r#"{"value":3}"#,
+    r#"{"value":1.5}"#,
+    r#"{"value":"2026-08-01"}"#,
+    r#"{"value":["meal"]}"#,
+    r#"{"value":[]}"#,
+    r#"{"email":"a@b.co","age":3}"#,
+    r#"{"x":"y"}"#,
+];
+
+// ------------------------------------------------------------------------ decoding
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn done(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+    fn u8(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.u8(), self.u8()])
+    }
+    fn bytes(&mut self, n: usize) -> &'a [u8] {
+        let start = self.pos.min(self.data.len());
+        let end = start.saturating_add(n).min(self.data.len());
+        self.pos = start + n.max(end - start);
+        &self.data[start..end]
+    }
+}
+
+/// A text argument: bytes behind a valid pointer, or NULL with a length.
+enum Text {
+    Bytes(Vec<u8>),
+    Null(usize),
+}
+
+impl Text {
+    fn ptr(&self) -> *const u8 {
+        match self {
+            // A Vec's pointer is valid (dangling but aligned and non-NULL when empty,
+            // which is fine for a length of 0).
+            Text::Bytes(b) => b.as_ptr(),
+            Text::Null(_) => null(),
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            Text::Bytes(b) => b.len(),
+            Text::Null(n) => *n,
+        }
+    }
+    fn is_null(&self) -> bool {
+        matches!(self, Text::Null(_))
+    }
+    /// Non-NULL and UTF-8.
+    fn utf8(&self) -> bool {
+        matches!(self, Text::Bytes(b) if std::str::from_utf8(b).is_ok())
+    }
+}
+
+// ----------------------------------------------------------------------- the model
+
+struct PlanSlot {
+    ptr: *mut elicit_plan,
+    names: Vec<String>,
+    elicited: Vec<bool>,
+    resolver: Vec<bool>,
+}
+
+struct RoundSlot {
+    ptr: *mut elicit_round,
+    handshake: bool,
+    /// The plan's parameters (names, elicited, has a resolver), read at creation.
+    names: Vec<String>,
+    elicited: Vec<bool>,
+    resolver: Vec<bool>,
+    /// The plan handle the round came from, while that handle is alive.
+    plan: Option<*mut elicit_plan>,
+    arguments: Vec<u8>,
+    /// The step the last poll returned, when nothing successful happened since.
+    step: Option<(u32, usize)>,
+    /// The sticky failure code, once the round failed.
+    failed: Option<u32>,
+    /// A successful call since the last poll may have moved the round.
+    notes: usize,
+    /// Outputs read so far in the current step, to check reads agree.
+    seen: Vec<(u32, usize, Vec<u8>)>,
+}
+
+struct World {
+    consts: Vec<&'static [u8]>,
+    plans: [Option<PlanSlot>; SLOTS],
+    rounds: [Option<RoundSlot>; SLOTS],
+    captured: Vec<Vec<u8>>,
+    compiled: usize,
+}
+
+fn is_sticky(code: u32) -> bool {
+    code == ELICIT_ERR_RESOLVER_ANSWER || (300..=302).contains(&code) || (400..=405).contains(&code)
+}
+
+/// `ELICIT_FFI_TRACE=1` prints every checked call (for reading a crash or a seed).
+fn trace() -> bool {
+    static T: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *T.get_or_init(|| std::env::var_os("ELICIT_FFI_TRACE").is_some())
+}
+
+fn check_code(what: &str, code: u32, allowed: &[u32]) {
+    if trace() {
+        eprintln!("{what} -> {code}");
+    }
+    assert!(
+        allowed.contains(&code),
+        "{what} returned {code}, not one of the codes documented for it {allowed:?}"
+    );
+    // SAFETY: elicit_result_str returns a static NUL-terminated string.
+    let s = unsafe { std::ffi::CStr::from_ptr(elicit_result_str(code)) };
+    let s = s.to_str().expect("result_str is UTF-8");
+    assert!(s.starts_with("ELICIT_"), "{code} has no name: {s}");
+}
+
+fn check_message(what: &str, bytes: &[u8]) -> String {
+    let s = std::str::from_utf8(bytes)
+        .unwrap_or_else(|_| panic!("{what}: message not UTF-8"))
+        .to_owned();
+    assert!(
+        bytes.len() <= ELICIT_MESSAGE_CAP,
+        "{what}: a {}-byte message does not fit ELICIT_MESSAGE_CAP: {s}",
+        bytes.len()
+    );
+    s
+}
+
+/// An `(err_buf, err_cap, err_len)` triple chosen by `mode`.
+struct ErrOut {
+    buf: Vec<u8>,
+    cap: usize,
+    use_buf: bool,
+    use_len: bool,
+    len: usize,
+}
+
+impl ErrOut {
+    fn new(mode: u8) -> Self {
+        let cap = match mode % 6 {
+            0 => 0,
+            1 => (mode as usize >> 3) % 24,
+            2 => ELICIT_MESSAGE_CAP,
+            _ => 4 * ELICIT_MESSAGE_CAP,
+        };
+        ErrOut {
+            buf: vec![FILL; cap + 8],
+            cap,
+            use_buf: !mode.is_multiple_of(6) && mode & 0x40 == 0,
+            use_len: mode & 0x80 == 0,
+            len: UNSET,
+        }
+    }
+    fn buf(&mut self) -> *mut u8 {
+        if self.use_buf {
+            self.buf.as_mut_ptr()
+        } else {
+            null_mut()
+        }
+    }
+    fn cap(&self) -> usize {
+        if self.use_buf {
+            self.cap
+        } else {
+            self.cap.min(7)
+        }
+    }
+    fn len(&mut self) -> *mut usize {
+        if self.use_len {
+            &mut self.len
+        } else {
+            null_mut()
+        }
+    }
+    /// After a call: on success nothing written; on failure a UTF-8 message cut to fit.
+    fn check(&self, what: &str, code: u32) {
+        assert!(
+            self.buf[self.cap..].iter().all(|&b| b == FILL),
+            "{what}: err_buf overrun"
+        );
+        if code == ELICIT_OK {
+            assert_eq!(self.len, UNSET, "{what}: err_len written on success");
+            assert!(
+                self.buf.iter().all(|&b| b == FILL),
+                "{what}: err_buf written on success"
+            );
+            return;
+        }
+        if self.use_buf && self.use_len {
+            assert!(
+                self.len <= self.cap,
+                "{what}: err_len {} > err_cap",
+                self.len
+            );
+            let m = check_message(what, &self.buf[..self.len]);
+            if self.cap >= ELICIT_MESSAGE_CAP {
+                assert!(!m.is_empty(), "{what}: failed ({code}) without a message");
+                // ELICIT_MESSAGE_CAP always suffices: with more room the message is
+                // whole, so it is no longer than the cap.
+                assert!(m.len() <= ELICIT_MESSAGE_CAP);
+            }
+        }
+    }
+}
+
+/// How an output call's buffer is sized.
+#[derive(Clone, Copy, Debug)]
+enum Cap {
+    /// `buf = NULL, cap = 0`: a size query.
+    Query,
+    /// A buffer of `cap` bytes (0, small, exact - 1, exact, large).
+    Buf(usize),
+    /// `buf = NULL` with a non-zero cap: ELICIT_ERR_NULL.
+    NullBuf(usize),
+    /// `out_len = NULL`: ELICIT_ERR_NULL.
+    NullLen,
+}
+
+fn cap_mode(mode: u8, extra: u8, needed: usize) -> Cap {
+    match mode % 9 {
+        0 => Cap::Query,
+        1 => Cap::Buf(0),
+        2 => Cap::Buf(extra as usize % 16),
+        3 => Cap::Buf(needed.saturating_sub(1)),
+        4 | 5 => Cap::Buf(needed),
+        6 => Cap::Buf(needed + 1 + extra as usize * 17),
+        7 => Cap::NullBuf(extra as usize + 1),
+        _ => Cap::NullLen,
+    }
+}
+
+/// An output function of a round, its pointers bound: `f(buf, cap, out_len)`.
+type OutFn = Box<dyn FnMut(*mut u8, usize, *mut usize) -> u32>;
+
+/// What one call to an output function gave.
+struct OutCall {
+    code: u32,
+    out_len: usize,
+    bytes: Option<Vec<u8>>,
+}
+
+/// Call an output function `f(buf, cap, out_len)` with the buffer `cap` describes and
+/// check the output convention. `bytes` is the output on success with a buffer.
+fn out_call(what: &str, cap: Cap, f: &mut dyn FnMut(*mut u8, usize, *mut usize) -> u32) -> OutCall {
+    let mut out_len = UNSET;
+    match cap {
+        Cap::Query => {
+            let code = f(null_mut(), 0, &mut out_len);
+            if code != ELICIT_OK {
+                assert_eq!(out_len, UNSET, "{what}: out_len written on error {code}");
+                assert_ne!(
+                    code, ELICIT_ERR_BUFFER_TOO_SMALL,
+                    "{what}: a size query is never too small"
+                );
+            }
+            OutCall {
+                code,
+                out_len,
+                bytes: None,
+            }
+        }
+        Cap::NullBuf(c) => {
+            let code = f(null_mut(), c, &mut out_len);
+            assert_eq!(out_len, UNSET, "{what}: out_len written on error {code}");
+            OutCall {
+                code,
+                out_len,
+                bytes: None,
+            }
+        }
+        Cap::NullLen => {
+            let mut buf = [FILL; 8];
+            let code = f(buf.as_mut_ptr(), buf.len(), null_mut());
+            assert!(
+                buf.iter().all(|&b| b == FILL),
+                "{what}: buffer written without out_len"
+            );
+            OutCall {
+                code,
+                out_len,
+                bytes: None,
+            }
+        }
+        Cap::Buf(c) => {
+            let mut buf = vec![FILL; c + 16];
+            let code = f(buf.as_mut_ptr(), c, &mut out_len);
+            assert!(
+                buf[c..].iter().all(|&b| b == FILL),
+                "{what}: wrote past cap {c}"
+            );
+            match code {
+                ELICIT_OK => {
+                    assert!(out_len <= c, "{what}: out_len {out_len} > cap {c}");
+                    buf.truncate(out_len);
+                    OutCall {
+                        code,
+                        out_len,
+                        bytes: Some(buf),
+                    }
+                }
+                ELICIT_ERR_BUFFER_TOO_SMALL => {
+                    assert!(
+                        out_len > c,
+                        "{what}: too small, yet {out_len} bytes fit {c}"
+                    );
+                    assert!(
+                        buf.iter().all(|&b| b == FILL),
+                        "{what}: buffer touched when too small"
+                    );
+                    OutCall {
+                        code,
+                        out_len,
+                        bytes: None,
+                    }
+                }
+                _ => {
+                    assert_eq!(out_len, UNSET, "{what}: out_len written on error {code}");
+                    assert!(
+                        buf.iter().all(|&b| b == FILL),
+                        "{what}: buffer touched on error {code}"
+                    );
+                    OutCall {
+                        code,
+                        out_len,
+                        bytes: None,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The full output protocol for one reader: a size query, then the call `mode` picks,
+/// then (when that was too small) a call with exactly the size it reported. Returns the
+/// code of the size query (the output's status) and the bytes when read.
+fn read_output(
+    what: &str,
+    mode: u8,
+    extra: u8,
+    f: &mut dyn FnMut(*mut u8, usize, *mut usize) -> u32,
+) -> (u32, Option<Vec<u8>>) {
+    let q = out_call(what, Cap::Query, f);
+    let needed = if q.code == ELICIT_OK { q.out_len } else { 0 };
+    let cap = cap_mode(mode, extra, needed);
+    let c = out_call(what, cap, f);
+    match cap {
+        Cap::NullBuf(_) | Cap::NullLen => {
+            assert_eq!(c.code, ELICIT_ERR_NULL, "{what} with {cap:?}");
+            (q.code, None)
+        }
+        Cap::Query => {
+            assert_eq!(
+                (c.code, c.out_len),
+                (q.code, q.out_len),
+                "{what}: size queries differ"
+            );
+            (q.code, None)
+        }
+        Cap::Buf(n) => {
+            if q.code != ELICIT_OK {
+                assert_eq!(c.code, q.code, "{what}: cap {n} changed the error");
+                return (q.code, None);
+            }
+            if n >= needed {
+                assert_eq!(
+                    c.code, ELICIT_OK,
+                    "{what}: {needed} bytes did not fit cap {n}"
+                );
+                assert_eq!(
+                    c.out_len, needed,
+                    "{what}: size query said {needed}, wrote {}",
+                    c.out_len
+                );
+                return (q.code, c.bytes);
+            }
+            assert_eq!(
+                c.code, ELICIT_ERR_BUFFER_TOO_SMALL,
+                "{what}: {needed} bytes fit cap {n}"
+            );
+            assert_eq!(
+                c.out_len, needed,
+                "{what}: too small reports {} not {needed}",
+                c.out_len
+            );
+            // The size reported for the too-small buffer is the size then accepted.
+            let again = out_call(what, Cap::Buf(c.out_len), f);
+            assert_eq!(
+                again.code, ELICIT_OK,
+                "{what}: the reported size was refused"
+            );
+            assert_eq!(again.out_len, c.out_len);
+            (q.code, again.bytes)
+        }
+    }
+}
+
+// --------------------------------------------------------------------- operations
+
+const OUT_CODES: &[u32] = &[
+    ELICIT_OK,
+    ELICIT_ERR_NULL,
+    ELICIT_ERR_BUFFER_TOO_SMALL,
+    ELICIT_ERR_WRONG_STEP,
+    ELICIT_ERR_RESOLVER_ANSWER,
+    300,
+    301,
+    302,
+    400,
+    401,
+    402,
+    403,
+    404,
+    405,
+];
+
+fn with_extra(base: &[u32], extra: &[u32]) -> Vec<u32> {
+    let mut v = base.to_vec();
+    v.extend_from_slice(extra);
+    v
+}
+
+impl World {
+    fn text(&self, r: &mut Reader) -> Text {
+        match r.u8() % 8 {
+            0 => Text::Bytes(self.consts[r.u8() as usize % self.consts.len()].to_vec()),
+            1 => {
+                let n = r.u16() as usize;
+                Text::Bytes(r.bytes(n).to_vec())
+            }
+            2 => {
+                let mut t = self.consts[r.u8() as usize % self.consts.len()].to_vec();
+                for _ in 0..(r.u8() % 4 + 1) {
+                    let kind = r.u8();
+                    let pos = r.u16() as usize % (t.len() + 1);
+                    let val = r.u8();
+                    match kind % 5 {
+                        0 if pos < t.len() => t[pos] = val,
+                        1 => t.insert(pos, val),
+                        2 if pos < t.len() => {
+                            t.remove(pos);
+                        }
+                        3 => t.truncate(pos),
+                        // Duplicate a slice: nests and repeats structure.
+                        _ => {
+                            let end = (pos + val as usize).min(t.len());
+                            let dup = t[pos..end].to_vec();
+                            let at = pos.min(t.len());
+                            t.splice(at..at, dup);
+                        }
+                    }
+                }
+                Text::Bytes(t)
+            }
+            3 => {
+                let k = r.u8() as usize;
+                match self.captured.len() {
+                    0 => Text::Bytes(RICH_ARGS.as_bytes().to_vec()),
+                    n => Text::Bytes(self.captured[n - 1 - k % n].clone()),
+                }
+            }
+            4 => Text::Bytes(Vec::new()),
+            5 => Text::Null(0),
+            6 => Text::Null(r.u8() as usize + 1),
+            _ => {
+                let n = r.u8() as usize;
+                Text::Bytes(r.bytes(n).to_vec())
+            }
+        }
+    }
+
+    fn capture(&mut self, bytes: &[u8]) {
+        if self.captured.len() >= 16 {
+            self.captured.remove(0);
+        }
+        self.captured.push(bytes.to_vec());
+    }
+
+    // ---------------------------------------------------------------- plans
+
+    fn plan_new(&mut self, r: &mut Reader) {
+        let slot = r.u8() as usize % SLOTS;
+        let text = self.text(r);
+        let mode = r.u8();
+        if self.compiled == MAX_PLANS {
+            return;
+        }
+        self.compiled += 1;
+        let null_out = mode & 0x20 != 0 && mode & 0x10 != 0;
+        let mut err = ErrOut::new(mode);
+        let mut out: *mut elicit_plan = UNSET as *mut elicit_plan;
+        // SAFETY: text is valid for its length or NULL; err buffers are valid.
+        let code = unsafe {
+            elicit_plan_new(
+                text.ptr(),
+                text.len(),
+                if null_out { null_mut() } else { &mut out },
+                err.buf(),
+                err.cap(),
+                err.len(),
+            )
+        };
+        let mut allowed = vec![ELICIT_OK, ELICIT_ERR_NULL, ELICIT_ERR_UTF8];
+        allowed.extend(200..=208);
+        check_code("elicit_plan_new", code, &allowed);
+        err.check("elicit_plan_new", code);
+        if null_out || text.is_null() {
+            assert_eq!(code, ELICIT_ERR_NULL, "plan_new with a NULL argument");
+        } else if !text.utf8() {
+            assert_eq!(code, ELICIT_ERR_UTF8, "plan_new with non-UTF-8 text");
+        }
+        if code != ELICIT_OK {
+            assert_eq!(out as usize, UNSET, "plan_new wrote *out on failure");
+            return;
+        }
+        assert!(!out.is_null());
+        let p = self.describe_plan(out);
+        if let Some(old) = self.plans[slot].replace(p) {
+            self.free_plan(old);
+        }
+    }
+
+    /// Read a new plan's parameters through the ABI and check the plan queries agree.
+    fn describe_plan(&self, plan: *mut elicit_plan) -> PlanSlot {
+        let mut count = UNSET;
+        let (mut name, mut name_len) = (null::<u8>(), UNSET);
+        // SAFETY: `plan` is live; every out-pointer is valid.
+        unsafe {
+            assert_eq!(elicit_plan_param_count(plan, &mut count), ELICIT_OK);
+            assert!(count <= ELICIT_MAX_PARAMS, "{count} parameters");
+            assert_eq!(
+                elicit_plan_tool_name(plan, &mut name, &mut name_len),
+                ELICIT_OK
+            );
+            std::str::from_utf8(std::slice::from_raw_parts(name, name_len))
+                .expect("tool name UTF-8");
+        }
+        let mut slot = PlanSlot {
+            ptr: plan,
+            names: vec![],
+            elicited: vec![],
+            resolver: vec![],
+        };
+        for i in 0..count {
+            let (mut e, mut h) = (false, false);
+            let mut index = UNSET;
+            // SAFETY: as above; the name stays valid while the plan lives.
+            unsafe {
+                assert_eq!(
+                    elicit_plan_param_name(plan, i, &mut name, &mut name_len),
+                    ELICIT_OK
+                );
+                let n = std::slice::from_raw_parts(name, name_len);
+                let s = std::str::from_utf8(n)
+                    .expect("parameter name UTF-8")
+                    .to_owned();
+                assert_eq!(
+                    elicit_plan_param_index(plan, n.as_ptr(), n.len(), &mut index),
+                    ELICIT_OK
+                );
+                assert_eq!(index, i, "param_index(param_name({i}))");
+                assert_eq!(elicit_plan_param_is_elicited(plan, i, &mut e), ELICIT_OK);
+                assert_eq!(elicit_plan_param_has_resolver(plan, i, &mut h), ELICIT_OK);
+                slot.names.push(s);
+            }
+            slot.elicited.push(e);
+            slot.resolver.push(h);
+        }
+        slot
+    }
+
+    fn free_plan(&mut self, p: PlanSlot) {
+        for r in self.rounds.iter_mut().flatten() {
+            if r.plan == Some(p.ptr) {
+                r.plan = None;
+            }
+        }
+        // SAFETY: a live handle, freed once (it left its slot).
+        unsafe { elicit_plan_free(p.ptr) };
+    }
+
+    fn plan_free(&mut self, r: &mut Reader) {
+        let slot = r.u8() as usize % SLOTS;
+        match self.plans[slot].take() {
+            Some(p) => self.free_plan(p),
+            // SAFETY: NULL is accepted.
+            None => unsafe { elicit_plan_free(null_mut()) },
+        }
+    }
+
+    fn plan_ptr(&self, slot: usize) -> *mut elicit_plan {
+        self.plans[slot].as_ref().map_or(null_mut(), |p| p.ptr)
+    }
+
+    fn plan_query(&mut self, r: &mut Reader) {
+        let slot = r.u8() as usize % SLOTS;
+        let which = r.u8();
+        let index = match r.u8() {
+            b @ 0..=199 => b as usize % 70,
+            b => usize::MAX - (b as usize - 200),
+        };
+        let null_out = which & 0x80 != 0;
+        let plan = self.plan_ptr(slot);
+        let count = self.plans[slot].as_ref().map_or(0, |p| p.names.len());
+        let in_range = index < count;
+        let (mut name, mut name_len) = (null::<u8>(), UNSET);
+        let mut flag = false;
+        let mut out = UNSET;
+        let nul = |b: bool| b && null_out;
+        // SAFETY: `plan` is NULL or live; out-pointers are valid or NULL.
+        let (code, allowed, expect): (u32, Vec<u32>, u32) = unsafe {
+            match which % 6 {
+                0 => {
+                    let c = elicit_plan_tool_name(
+                        plan,
+                        if nul(true) { null_mut() } else { &mut name },
+                        &mut name_len,
+                    );
+                    (c, vec![0, 100], 0)
+                }
+                1 => {
+                    let c = elicit_plan_param_count(
+                        plan,
+                        if nul(true) { null_mut() } else { &mut out },
+                    );
+                    if c == 0 {
+                        assert_eq!(out, count);
+                    }
+                    (c, vec![0, 100], 0)
+                }
+                2 => {
+                    let c = elicit_plan_param_name(
+                        plan,
+                        index,
+                        &mut name,
+                        if nul(true) { null_mut() } else { &mut name_len },
+                    );
+                    (c, vec![0, 100, 105], if in_range { 0 } else { 105 })
+                }
+                3 => {
+                    let t = self.text(r);
+                    let c = elicit_plan_param_index(
+                        plan,
+                        t.ptr(),
+                        t.len(),
+                        if nul(true) { null_mut() } else { &mut out },
+                    );
+                    let expect = if t.is_null() {
+                        100
+                    } else if !t.utf8() {
+                        101
+                    } else {
+                        let s = std::str::from_utf8(t_bytes(&t)).unwrap();
+                        match self.plans[slot]
+                            .as_ref()
+                            .and_then(|p| p.names.iter().position(|n| n == s))
+                        {
+                            Some(i) => {
+                                if c == 0 {
+                                    assert_eq!(out, i);
+                                }
+                                0
+                            }
+                            None => 107,
+                        }
+                    };
+                    (c, vec![0, 100, 101, 107], expect)
+                }
+                4 => {
+                    let c = elicit_plan_param_is_elicited(
+                        plan,
+                        index,
+                        if nul(true) { null_mut() } else { &mut flag },
+                    );
+                    if c == 0 {
+                        assert_eq!(flag, self.plans[slot].as_ref().unwrap().elicited[index]);
+                    }
+                    (c, vec![0, 100, 105], if in_range { 0 } else { 105 })
+                }
+                _ => {
+                    let c = elicit_plan_param_has_resolver(
+                        plan,
+                        index,
+                        if nul(true) { null_mut() } else { &mut flag },
+                    );
+                    if c == 0 {
+                        assert_eq!(flag, self.plans[slot].as_ref().unwrap().resolver[index]);
+                    }
+                    (c, vec![0, 100, 105], if in_range { 0 } else { 105 })
+                }
+            }
+        };
+        check_code("plan query", code, &allowed);
+        if plan.is_null() || null_out {
+            assert_eq!(code, ELICIT_ERR_NULL, "plan query {} with NULL", which % 6);
+        } else {
+            assert_eq!(code, expect, "plan query {} index {index}", which % 6);
+        }
+        if code != ELICIT_OK {
+            assert!(
+                name.is_null() && out == UNSET && !flag,
+                "out-param written on error"
+            );
+            if !null_out {
+                assert_eq!(name_len, UNSET);
+            }
+        }
+    }
+
+    // --------------------------------------------------------------- rounds
+
+    fn workspace(r: &mut Reader) -> (usize, bool) {
+        let b = r.u8();
+        match b % 6 {
+            0 => (0, false),
+            1 => (r.u8() as usize + 1, false),
+            2 => (1 << 12, false),
+            3 => (1 << 16, false),
+            // Sizes no allocation can hold: ELICIT_ERR_TOO_LARGE without allocating.
+            4 => (usize::MAX - r.u8() as usize, true),
+            _ => (isize::MAX as usize + 1 + r.u8() as usize, true),
+        }
+    }
+
+    fn round_new(&mut self, r: &mut Reader, handshake: bool) {
+        let rslot = r.u8() as usize % SLOTS;
+        let pslot = r.u8() as usize % SLOTS;
+        let args = self.text(r);
+        let (state, replies) = if handshake {
+            (Text::Null(0), Text::Null(0))
+        } else {
+            (self.text(r), self.text(r))
+        };
+        let (ws, huge) = Self::workspace(r);
+        let mode = r.u8();
+        let null_out = mode & 0x30 == 0x30;
+        let mut err = ErrOut::new(mode);
+        let plan = self.plan_ptr(pslot);
+        let mut out: *mut elicit_round = UNSET as *mut elicit_round;
+        let outp = if null_out {
+            null_mut()
+        } else {
+            &mut out as *mut _
+        };
+        // SAFETY: texts valid for their lengths or NULL; `plan` NULL or live.
+        let code = unsafe {
+            if handshake {
+                elicit_round_new_handshake(
+                    plan,
+                    args.ptr(),
+                    args.len(),
+                    ws,
+                    outp,
+                    err.buf(),
+                    err.cap(),
+                    err.len(),
+                )
+            } else {
+                elicit_round_new_modern(
+                    plan,
+                    args.ptr(),
+                    args.len(),
+                    state.ptr(),
+                    state.len(),
+                    replies.ptr(),
+                    replies.len(),
+                    ws,
+                    outp,
+                    err.buf(),
+                    err.cap(),
+                    err.len(),
+                )
+            }
+        };
+        let what = if handshake {
+            "elicit_round_new_handshake"
+        } else {
+            "elicit_round_new_modern"
+        };
+        check_code(what, code, &[0, 100, 101, 106, 108, 300, 302]);
+        err.check(what, code);
+        let opt_null = |t: &Text| matches!(t, Text::Null(n) if *n != 0);
+        let any_null =
+            plan.is_null() || null_out || args.is_null() || opt_null(&state) || opt_null(&replies);
+        let any_bad_utf8 = [&args, &state, &replies]
+            .iter()
+            .any(|t| matches!(t, Text::Bytes(b) if std::str::from_utf8(b).is_err()));
+        if any_null {
+            assert_eq!(code, ELICIT_ERR_NULL, "{what} with a NULL argument");
+        } else if huge {
+            assert_eq!(code, ELICIT_ERR_TOO_LARGE, "{what} with workspace {ws}");
+        } else if any_bad_utf8 {
+            assert_eq!(code, ELICIT_ERR_UTF8, "{what} with non-UTF-8 text");
+        }
+        if handshake {
+            assert_ne!(code, ELICIT_ERR_INPUT_RESPONSES);
+        }
+        if code != ELICIT_OK {
+            assert_eq!(out as usize, UNSET, "{what} wrote *out on failure");
+            return;
+        }
+        let p = self.plans[pslot]
+            .as_ref()
+            .expect("a round from a live plan");
+        let round = RoundSlot {
+            ptr: out,
+            handshake,
+            names: p.names.clone(),
+            elicited: p.elicited.clone(),
+            resolver: p.resolver.clone(),
+            plan: Some(p.ptr),
+            arguments: t_bytes(&args).to_vec(),
+            step: None,
+            failed: None,
+            notes: 0,
+            seen: vec![],
+        };
+        if let Some(old) = self.rounds[rslot].replace(round) {
+            // SAFETY: a live handle, freed once.
+            unsafe { elicit_round_free(old.ptr) };
+        }
+    }
+
+    fn round_free(&mut self, r: &mut Reader) {
+        let slot = r.u8() as usize % SLOTS;
+        let ptr = self.rounds[slot].take().map_or(null_mut(), |x| x.ptr);
+        // SAFETY: a live handle (freed once: it left its slot) or NULL.
+        unsafe { elicit_round_free(ptr) };
+    }
+
+    fn round_ptr(&self, slot: usize) -> *mut elicit_round {
+        self.rounds[slot].as_ref().map_or(null_mut(), |x| x.ptr)
+    }
+
+    /// Poll and check: idempotent while nothing happened, steps fit the era and plan,
+    /// failures are sticky.
+    fn poll(&mut self, slot: usize, nulls: u8) -> u32 {
+        let ptr = self.round_ptr(slot);
+        let (mut step, mut param) = (UNSET as u32, UNSET);
+        let sp = if nulls & 1 != 0 {
+            null_mut()
+        } else {
+            &mut step as *mut u32
+        };
+        let pp = if nulls & 2 != 0 {
+            null_mut()
+        } else {
+            &mut param as *mut usize
+        };
+        // SAFETY: NULL or live round; out-pointers valid or NULL.
+        let code = unsafe { elicit_round_poll(ptr, sp, pp) };
+        let allowed = with_extra(
+            &[0, 100, 109],
+            &[300, 301, 302, 400, 401, 402, 403, 404, 405],
+        );
+        check_code("elicit_round_poll", code, &allowed);
+        if code != ELICIT_OK {
+            assert_eq!(
+                (step, param),
+                (UNSET as u32, UNSET),
+                "poll wrote out-params on {code}"
+            );
+        }
+        let Some(x) = self.rounds[slot].as_mut() else {
+            assert_eq!(code, ELICIT_ERR_NULL);
+            return code;
+        };
+        if nulls & 3 != 0 {
+            assert_eq!(code, ELICIT_ERR_NULL, "poll with NULL out-params");
+            self.after_error(slot, code);
+            return code;
+        }
+        if let Some(f) = x.failed {
+            assert_eq!(code, f, "a failed round polls its failure");
+            return code;
+        }
+        if code != ELICIT_OK {
+            assert!(is_sticky(code), "poll failed with {code}");
+            assert!(
+                x.step.is_none(),
+                "poll gave {:?}, then failed with {code}",
+                x.step
+            );
+            x.failed = Some(code);
+            x.step = None;
+            self.after_error(slot, code);
+            return code;
+        }
+        let n = x.names.len();
+        match step {
+            ELICIT_STEP_RESOLVE => {
+                assert!(param < n && x.resolver[param], "Resolve for {param}");
+            }
+            ELICIT_STEP_ASK => {
+                assert!(x.handshake, "Ask in the modern era");
+                assert!(param < n && x.elicited[param], "Ask for {param}");
+            }
+            ELICIT_STEP_DONE => assert_eq!(param, ELICIT_NO_PARAM),
+            ELICIT_STEP_INPUT_REQUIRED => {
+                assert!(!x.handshake, "InputRequired in the handshake era");
+                assert_eq!(param, ELICIT_NO_PARAM);
+            }
+            s => panic!("poll gave step {s}"),
+        }
+        if let Some(prev) = x.step {
+            assert_eq!(prev, (step, param), "poll is idempotent");
+        } else {
+            x.seen.clear();
+        }
+        x.step = Some((step, param));
+        if trace() {
+            eprintln!("  step {step} param {param}");
+        }
+        code
+    }
+
+    /// After a failed call on a live round: the message is recorded, notes are kept.
+    fn after_error(&mut self, slot: usize, code: u32) {
+        let Some(x) = self.rounds[slot].as_mut() else {
+            return;
+        };
+        let ptr = x.ptr;
+        let mut f =
+            |b: *mut u8, c: usize, n: *mut usize| unsafe { elicit_round_last_error(ptr, b, c, n) };
+        let (c, bytes) = read_output("elicit_round_last_error", 5, 0, &mut f);
+        assert_eq!(c, ELICIT_OK);
+        let m = check_message("last_error", &bytes.unwrap_or_default());
+        assert!(
+            !m.is_empty(),
+            "call failed with {code} but last_error is empty"
+        );
+    }
+
+    /// Read one output of a round with the buffer sizes `mode` picks; check the code
+    /// against the step and the bytes against the promised format.
+    fn output(&mut self, slot: usize, which: u8, arg: u8, mode: u8, extra: u8) {
+        let ptr = self.round_ptr(slot);
+        let which = which % 8;
+        let n_params = self.rounds[slot].as_ref().map_or(0, |x| x.names.len());
+        let index = if arg < 200 {
+            arg as usize % (n_params + 2)
+        } else {
+            usize::MAX - (arg as usize - 200)
+        };
+        let flags = if arg & 0x80 != 0 {
+            arg as u32
+        } else {
+            arg as u32 & ELICIT_REQUESTS_CLIENT_VIEW
+        };
+        let (what, wants, mut f): (&str, Option<u32>, OutFn) = match which {
+            // SAFETY (all arms): NULL or live round; buffers valid for their cap.
+            0 => (
+                "resolve_inputs",
+                Some(ELICIT_STEP_RESOLVE),
+                Box::new(move |b, c, n| unsafe { elicit_round_resolve_inputs(ptr, b, c, n) }),
+            ),
+            1 => (
+                "ask",
+                Some(ELICIT_STEP_ASK),
+                Box::new(move |b, c, n| unsafe { elicit_round_ask(ptr, b, c, n) }),
+            ),
+            2 => (
+                "values",
+                Some(ELICIT_STEP_DONE),
+                Box::new(move |b, c, n| unsafe { elicit_round_values(ptr, b, c, n) }),
+            ),
+            3 => (
+                "value_of",
+                Some(ELICIT_STEP_DONE),
+                Box::new(move |b, c, n| unsafe { elicit_round_value_of(ptr, index, b, c, n) }),
+            ),
+            4 => (
+                "input_requests",
+                Some(ELICIT_STEP_INPUT_REQUIRED),
+                Box::new(move |b, c, n| unsafe {
+                    elicit_round_input_requests(ptr, flags, b, c, n)
+                }),
+            ),
+            5 => (
+                "request_state",
+                Some(ELICIT_STEP_INPUT_REQUIRED),
+                Box::new(move |b, c, n| unsafe { elicit_round_request_state(ptr, b, c, n) }),
+            ),
+            6 => (
+                "last_error",
+                None,
+                Box::new(move |b, c, n| unsafe { elicit_round_last_error(ptr, b, c, n) }),
+            ),
+            _ => {
+                self.note(slot, arg, mode, extra);
+                return;
+            }
+        };
+        let (code, bytes) = read_output(what, mode, extra, &mut *f);
+        drop(f);
+        let mut allowed = OUT_CODES.to_vec();
+        if which == 3 {
+            allowed.push(ELICIT_ERR_INDEX);
+        }
+        if which == 4 {
+            allowed.push(ELICIT_ERR_INVALID_ARGUMENT);
+        }
+        check_code(what, code, &allowed);
+        let Some(x) = self.rounds[slot].as_mut() else {
+            assert_eq!(code, ELICIT_ERR_NULL, "{what} on NULL");
+            return;
+        };
+        if which == 6 {
+            assert_eq!(code, ELICIT_OK);
+            let m = check_message("last_error", &bytes.unwrap_or_default());
+            let _ = m;
+            return;
+        }
+        let bad_arg = if which == 3 && index >= n_params {
+            Some(ELICIT_ERR_INDEX)
+        } else if which == 4 && flags & !ELICIT_REQUESTS_CLIENT_VIEW != 0 {
+            Some(ELICIT_ERR_INVALID_ARGUMENT)
+        } else {
+            None
+        };
+        if let Some(b) = bad_arg {
+            assert_eq!(code, b, "{what} with index {index} flags {flags:#x}");
+        } else if let Some(f) = x.failed {
+            assert_eq!(code, f, "{what} on a round failed with {f}");
+        } else if let Some((step, _)) = x.step {
+            let expect = if Some(step) == wants {
+                ELICIT_OK
+            } else {
+                ELICIT_ERR_WRONG_STEP
+            };
+            assert_eq!(code, expect, "{what} at step {step}");
+        } else {
+            assert!(
+                code == ELICIT_OK || code == ELICIT_ERR_WRONG_STEP,
+                "{what}: {code} before a poll"
+            );
+        }
+        if code != ELICIT_OK {
+            return;
+        }
+        let Some(bytes) = bytes else { return };
+        check_json(what, &bytes);
+        if which == 5 {
+            assert!(bytes.is_ascii(), "request_state is not ASCII");
+        }
+        // Every read in one step gives the same bytes.
+        let key = (
+            which as u32,
+            if which == 3 { index } else { flags as usize },
+        );
+        if x.step.is_some() {
+            match x.seen.iter().find(|s| (s.0, s.1) == key) {
+                Some(s) => assert_eq!(s.2, bytes, "{what} changed between reads"),
+                None => x.seen.push((key.0, key.1, bytes.clone())),
+            }
+        }
+        if which == 5 {
+            self.state_round_trip(slot, &bytes);
+        }
+        if matches!(which, 1 | 2 | 4 | 5) {
+            self.capture(&bytes);
+        }
+    }
+
+    /// A request state the round wrote starts a new round of the same plan with the
+    /// same arguments.
+    fn state_round_trip(&mut self, slot: usize, state: &[u8]) {
+        let x = self.rounds[slot].as_ref().unwrap();
+        let Some(plan) = x.plan else { return };
+        let mut out = null_mut();
+        let mut err = ErrOut::new(2);
+        // SAFETY: live plan, valid buffers; the new round is freed right away.
+        unsafe {
+            let code = elicit_round_new_modern(
+                plan,
+                x.arguments.as_ptr(),
+                x.arguments.len(),
+                state.as_ptr(),
+                state.len(),
+                null(),
+                0,
+                0,
+                &mut out,
+                err.buf(),
+                err.cap(),
+                err.len(),
+            );
+            assert_eq!(
+                code,
+                ELICIT_OK,
+                "a written state did not start a round: {:?}",
+                String::from_utf8_lossy(&err.buf[..err.len.min(err.cap)])
+            );
+            let (mut s, mut p) = (0u32, 0usize);
+            let c = elicit_round_poll(out, &mut s, &mut p);
+            assert!(
+                c == ELICIT_OK || is_sticky(c),
+                "poll after a round trip: {c}"
+            );
+            elicit_round_free(out);
+        }
+    }
+
+    fn note(&mut self, slot: usize, arg: u8, mode: u8, extra: u8) {
+        let ptr = self.round_ptr(slot);
+        let mut count = UNSET;
+        let null_count = mode & 0x80 != 0 && extra & 1 != 0;
+        // SAFETY: NULL or live round; `count` valid or NULL.
+        let c = unsafe {
+            elicit_round_note_count(ptr, if null_count { null_mut() } else { &mut count })
+        };
+        check_code("elicit_round_note_count", c, &[0, 100]);
+        let Some(x) = self.rounds[slot].as_mut() else {
+            assert_eq!(c, ELICIT_ERR_NULL);
+            return;
+        };
+        if null_count {
+            assert_eq!((c, count), (ELICIT_ERR_NULL, UNSET));
+            return;
+        }
+        // Notes are available in every state, failed rounds included; they only grow.
+        assert_eq!(c, ELICIT_OK, "note_count");
+        assert!(count >= x.notes, "notes went from {} to {count}", x.notes);
+        x.notes = count;
+        let n_params = x.names.len();
+        let index = if arg < 250 {
+            arg as usize % (count + 2)
+        } else {
+            usize::MAX - (arg as usize - 250)
+        };
+        let (mut level, mut param) = (UNSET as u32, UNSET);
+        let nulls = if mode & 0x40 != 0 { extra >> 6 } else { 0 };
+        let lp = if nulls & 1 != 0 {
+            null_mut()
+        } else {
+            &mut level as *mut u32
+        };
+        let pp = if nulls & 2 != 0 {
+            null_mut()
+        } else {
+            &mut param as *mut usize
+        };
+        let mut f = |b: *mut u8, c: usize, n: *mut usize| {
+            // SAFETY: live round; pointers valid or NULL.
+            unsafe { elicit_round_note(ptr, index, lp, pp, b, c, n) }
+        };
+        let (code, bytes) = read_output("elicit_round_note", mode, extra, &mut f);
+        check_code("elicit_round_note", code, &[0, 100, 102, 105]);
+        if nulls != 0 {
+            assert_eq!(code, ELICIT_ERR_NULL);
+        } else if index >= count {
+            assert_eq!(code, ELICIT_ERR_INDEX, "note {index} of {count}");
+        } else {
+            assert_eq!(code, ELICIT_OK);
+        }
+        if code != ELICIT_OK || bytes.is_none() {
+            if code != ELICIT_OK {
+                assert_eq!(
+                    (level, param),
+                    (UNSET as u32, UNSET),
+                    "note wrote out-params on {code}"
+                );
+            }
+            return;
+        }
+        check_message("note", &bytes.unwrap());
+        assert!(
+            level == ELICIT_NOTE_DEBUG || level == ELICIT_NOTE_INFO,
+            "note level {level}"
+        );
+        assert!(param < n_params, "note about parameter {param}");
+    }
+
+    /// Hand the round an answer (resolve_value/question/failed, answer) and check the
+    /// code against the step; after an error, poll to see it either failed the round
+    /// for good or changed nothing.
+    fn answer(&mut self, slot: usize, which: u8, text: Text) {
+        let ptr = self.round_ptr(slot);
+        let which = which % 4;
+        // SAFETY: NULL or live round; text valid for its length or NULL.
+        let code = unsafe {
+            match which {
+                0 => elicit_round_resolve_value(ptr, text.ptr(), text.len()),
+                1 => elicit_round_resolve_question(ptr, text.ptr(), text.len()),
+                2 => elicit_round_resolve_failed(ptr, text.ptr(), text.len()),
+                _ => elicit_round_answer(ptr, text.ptr(), text.len()),
+            }
+        };
+        let what = [
+            "resolve_value",
+            "resolve_question",
+            "resolve_failed",
+            "answer",
+        ][which as usize];
+        let mut allowed = vec![
+            0, 100, 101, 103, 104, 109, 300, 301, 302, 400, 401, 402, 403, 404, 405,
+        ];
+        if which == 2 {
+            allowed.retain(|&c| c != 0 && c != 104);
+        }
+        check_code(what, code, &allowed);
+        let Some(x) = self.rounds[slot].as_mut() else {
+            assert_eq!(code, ELICIT_ERR_NULL);
+            return;
+        };
+        if text.is_null() {
+            assert_eq!(code, ELICIT_ERR_NULL, "{what} with NULL text");
+        } else if !text.utf8() {
+            assert_eq!(code, ELICIT_ERR_UTF8, "{what} with non-UTF-8 text");
+        } else if let Some(f) = x.failed {
+            assert_eq!(code, f, "{what} on a round failed with {f}");
+            return;
+        } else if let Some((step, _)) = x.step {
+            let right = if which == 3 {
+                ELICIT_STEP_ASK
+            } else {
+                ELICIT_STEP_RESOLVE
+            };
+            if step != right {
+                assert_eq!(code, ELICIT_ERR_WRONG_STEP, "{what} at step {step}");
+            } else {
+                assert_ne!(code, ELICIT_ERR_WRONG_STEP, "{what} at its step");
+                match which {
+                    0 => assert!([0, 104, 109].contains(&code), "{what}: {code}"),
+                    2 => assert_eq!(code, ELICIT_ERR_RESOLVER_DEPENDENCY),
+                    3 => assert!(
+                        code == 0 || code == 104 || (400..=405).contains(&code),
+                        "{what}: {code}"
+                    ),
+                    _ => {}
+                }
+            }
+        } else {
+            // Not polled since the last change: a poll is expected, except that a
+            // handshake resolve_question may have moved the round to its Ask step.
+            let ok = code == ELICIT_OK
+                || code == ELICIT_ERR_WRONG_STEP
+                || (which == 3
+                    && (code == ELICIT_ERR_WORKSPACE_FULL || (400..=405).contains(&code)));
+            assert!(ok, "{what} before a poll: {code}");
+        }
+        if code == ELICIT_OK {
+            x.step = None;
+            x.seen.clear();
+            return;
+        }
+        let before = x.step;
+        let contract = text.is_null() || !text.utf8();
+        self.after_error(slot, code);
+        if contract {
+            return;
+        }
+        let x = self.rounds[slot].as_mut().unwrap();
+        if (300..=405).contains(&code) {
+            // The round failed for good: poll (and everything else) says so from now on.
+            x.failed = Some(code);
+            x.step = None;
+            self.poll(slot, 0);
+        } else if code == ELICIT_ERR_RESOLVER_ANSWER && which == 1 {
+            // A bad question may or may not have failed the round: poll tells which.
+            x.step = None;
+            let p = self.poll(slot, 0);
+            let x = self.rounds[slot].as_ref().unwrap();
+            if p == ELICIT_OK {
+                if before.is_some() {
+                    assert_eq!(
+                        x.step, before,
+                        "{what} refused with {code} yet changed the step"
+                    );
+                }
+            } else {
+                assert_eq!(p, code, "{what} refused with {code}, then poll gave {p}");
+            }
+        } else if before.is_some() {
+            // Refused (wrong step, workspace full, bad value): nothing changed.
+            assert_eq!(
+                self.poll(slot, 0),
+                ELICIT_OK,
+                "{what} refused with {code}: poll"
+            );
+        }
+    }
+
+    /// What a reasonable host does at the current step, `k` times.
+    fn host(&mut self, r: &mut Reader) {
+        let slot = r.u8() as usize % SLOTS;
+        let k = r.u8() as usize % 8 + 1;
+        // Read every choice up front, so the ops after this one do not depend on how
+        // many steps the round took.
+        let choices = r.bytes(k).to_vec();
+        for j in 0..k {
+            if self.rounds[slot].is_none() || self.poll(slot, 0) != ELICIT_OK {
+                return;
+            }
+            let (step, _) = self.rounds[slot].as_ref().unwrap().step.unwrap();
+            let choice = choices.get(j).copied().unwrap_or(0);
+            match step {
+                ELICIT_STEP_RESOLVE => {
+                    self.output(slot, 0, 0, 5, 0);
+                    let text = match choice % 4 {
+                        0 => r#""CDG""#.to_string(),
+                        1 => r#"{"message":"Which airport?"}"#.to_string(),
+                        2 => {
+                            format!(r#"{{"message":"Pick {choice}","type":{{"enum":["a","b"]}}}}"#)
+                        }
+                        _ => "true".to_string(),
+                    };
+                    let which = if choice % 4 == 1 || choice % 4 == 2 {
+                        1
+                    } else {
+                        0
+                    };
+                    self.answer(slot, which, Text::Bytes(text.into_bytes()));
+                }
+                ELICIT_STEP_ASK => {
+                    self.output(slot, 1, 0, 5, 0);
+                    let text = match choice % 8 {
+                        0 => r#"{"action":"decline"}"#.to_string(),
+                        1 => r#"{"action":"cancel"}"#.to_string(),
+                        _ => format!(
+                            r#"{{"action":"accept","content":{}}}"#,
+                            CONTENTS[choice as usize / 8 % CONTENTS.len()]
+                        ),
+                    };
+                    self.answer(slot, 3, Text::Bytes(text.into_bytes()));
+                }
+                ELICIT_STEP_DONE => {
+                    self.output(slot, 2, 0, 5, 0);
+                    return;
+                }
+                _ => {
+                    self.output(slot, 4, choice & 1, 5, 0);
+                    self.output(slot, 5, 0, 5, 0);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Modern era: from InputRequired, the next round of the call: same arguments, the
+    /// state it wrote, and replies to the elicited parameters.
+    fn next_round(&mut self, r: &mut Reader) {
+        let slot = r.u8() as usize % SLOTS;
+        let to = r.u8() as usize % SLOTS;
+        let pick = r.u8();
+        let choices = r.bytes(16).to_vec();
+        if self.rounds[slot].is_none() || self.poll(slot, 0) != ELICIT_OK {
+            return;
+        }
+        let x = self.rounds[slot].as_ref().unwrap();
+        if x.step.map(|s| s.0) != Some(ELICIT_STEP_INPUT_REQUIRED) {
+            return;
+        }
+        let Some(plan) = x.plan else { return };
+        let ptr = x.ptr;
+        let mut f = |b: *mut u8, c: usize, n: *mut usize| unsafe {
+            elicit_round_request_state(ptr, b, c, n)
+        };
+        let (_, state) = read_output("request_state", 5, 0, &mut f);
+        let state = state.expect("request state at InputRequired");
+        let mut replies = String::from("{");
+        for (i, name) in x.names.iter().enumerate() {
+            if !x.elicited[i] {
+                continue;
+            }
+            let c = choices.get(i % 16).copied().unwrap_or(0) ^ (i / 16) as u8;
+            if c & 0x80 != 0 {
+                continue;
+            }
+            if replies.len() > 1 {
+                replies.push(',');
+            }
+            replies.push_str(&json_string(name));
+            replies.push(':');
+            match c % 8 {
+                0 => replies.push_str(r#"{"action":"decline"}"#),
+                1 => replies.push_str(r#"{"action":"cancel"}"#),
+                _ => {
+                    replies.push_str(r#"{"action":"accept","content":"#);
+                    replies.push_str(CONTENTS[(c as usize + pick as usize) % CONTENTS.len()]);
+                    replies.push('}');
+                }
+            }
+        }
+        replies.push('}');
+        let mut out = null_mut();
+        let args = x.arguments.clone();
+        // SAFETY: live plan; valid buffers.
+        let code = unsafe {
+            elicit_round_new_modern(
+                plan,
+                args.as_ptr(),
+                args.len(),
+                state.as_ptr(),
+                state.len(),
+                replies.as_ptr(),
+                replies.len(),
+                0,
+                &mut out,
+                null_mut(),
+                0,
+                null_mut(),
+            )
+        };
+        assert_eq!(code, ELICIT_OK, "next round refused {replies}");
+        if code != ELICIT_OK {
+            return;
+        }
+        let mut round = RoundSlot {
+            ptr: out,
+            handshake: false,
+            names: x.names.clone(),
+            elicited: x.elicited.clone(),
+            resolver: x.resolver.clone(),
+            plan: Some(plan),
+            arguments: args,
+            step: None,
+            failed: None,
+            notes: 0,
+            seen: vec![],
+        };
+        if let Some(old) = self.rounds[to].take() {
+            // SAFETY: a live handle, freed once.
+            unsafe { elicit_round_free(old.ptr) };
+        }
+        round.seen.clear();
+        self.rounds[to] = Some(round);
+        self.capture(&state);
+        self.capture(replies.as_bytes());
+    }
+
+    fn result_str(&mut self, r: &mut Reader) {
+        let code = match r.u8() % 3 {
+            0 => r.u16() as u32 % 1000,
+            1 => u32::from_le_bytes([r.u8(), r.u8(), r.u8(), r.u8()]),
+            _ => [0, 100, 109, 200, 208, 300, 302, 400, 405, 900, 901, 999][r.u8() as usize % 12],
+        };
+        // SAFETY: always callable; the result is a static C string.
+        let s = unsafe { std::ffi::CStr::from_ptr(elicit_result_str(code)) };
+        let s = s.to_str().expect("result_str UTF-8");
+        let known =
+            matches!(code, 0 | 100..=109 | 200..=208 | 300..=302 | 400..=405 | 900 | 901 | 999);
+        assert_eq!(s.starts_with("ELICIT_"), known, "result_str({code}) = {s}");
+        if !known {
+            assert_eq!(s, "unknown elicit_result code");
+        }
+        assert_eq!(elicit_abi_version(), ELICIT_ABI_VERSION);
+    }
+
+    fn release_all(&mut self) {
+        for x in self.rounds.iter_mut() {
+            if let Some(x) = x.take() {
+                // SAFETY: a live handle, freed once.
+                unsafe { elicit_round_free(x.ptr) };
+            }
+        }
+        for i in 0..SLOTS {
+            if let Some(p) = self.plans[i].take() {
+                self.free_plan(p);
+            }
+        }
+    }
+}
+
+fn t_bytes(t: &Text) -> &[u8] {
+    match t {
+        Text::Bytes(b) => b,
+        Text::Null(_) => &[],
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut w = World {
+        consts: consts(),
+        plans: Default::default(),
+        rounds: Default::default(),
+        captured: Vec::new(),
+        compiled: 0,
+    };
+    let mut r = Reader { data, pos: 0 };
+    let mut ops = 0;
+    while !r.done() && ops < MAX_OPS {
+        ops += 1;
+        match r.u8() % 14 {
+            0 => w.plan_new(&mut r),
+            1 => w.plan_free(&mut r),
+            2 => w.plan_query(&mut r),
+            3 => w.round_new(&mut r, false),
+            4 => w.round_new(&mut r, true),
+            5 => w.round_free(&mut r),
+            6 => {
+                let slot = r.u8() as usize % SLOTS;
+                let b = r.u8();
+                w.poll(slot, if b >= 0xF0 { b & 3 } else { 0 });
+            }
+            7 => {
+                let (slot, which, arg, mode, extra) =
+                    (r.u8() as usize % SLOTS, r.u8(), r.u8(), r.u8(), r.u8());
+                w.output(slot, which, arg, mode, extra);
+            }
+            8 => {
+                let (slot, which) = (r.u8() as usize % SLOTS, r.u8());
+                let text = w.text(&mut r);
+                w.answer(slot, which, text);
+            }
+            9 => w.host(&mut r),
+            10 => w.next_round(&mut r),
+            11 => w.result_str(&mut r),
+            12 => {
+                let b = r.u8();
+                let ptr = w.round_ptr(b as usize % SLOTS);
+                let mut f = |bf: *mut u8, c: usize, n: *mut usize| unsafe {
+                    elicit_round_last_error(ptr, bf, c, n)
+                };
+                let (code, bytes) = read_output("last_error", r.u8(), r.u8(), &mut f);
+                if ptr.is_null() {
+                    assert_eq!(code, ELICIT_ERR_NULL);
+                } else {
+                    assert_eq!(code, ELICIT_OK);
+                    if let Some(b) = bytes {
+                        check_message("last_error", &b);
+                    }
+                }
+            }
+            _ => {
+                // Every output of one round in turn, at the exact size.
+                let slot = r.u8() as usize % SLOTS;
+                for which in 0..8 {
+                    w.output(slot, which, 0, 5, 0);
+                }
+            }
+        }
+    }
+    w.release_all();
+});
