@@ -412,6 +412,11 @@ impl<'a> Value<'a> {
         let inner = text.get(start..).unwrap_or("").trim_end_matches(WS);
         Ok(Value(inner))
     }
+    /// A value from text already validated as one JSON value (no surrounding
+    /// whitespace): a byte-for-byte copy of a parsed value's [`Value::raw`].
+    pub(crate) fn validated(text: &'a str) -> Value<'a> {
+        Value(text)
+    }
     /// The value's exact text.
     pub fn raw(self) -> &'a str {
         self.0

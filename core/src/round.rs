@@ -101,8 +101,9 @@ enum Asks<'a> {
     Nothing,
     /// The plan's literal question.
     Literal,
-    /// The resolver's question JSON (validated, in the workspace).
-    Resolver(Value<'a>),
+    /// The resolver's question JSON (validated, in the workspace); `typed` when it
+    /// carries its own answer type (else the parameter's type applies).
+    Resolver { json: Value<'a>, typed: bool },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -632,8 +633,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 description: q.description,
                 digest: q.digest,
             }),
-            (Asks::Resolver(v), _) => {
-                let (message, ty, title, description) = parse_question(v, &p.ty).ok()?;
+            (Asks::Resolver { json, .. }, _) => {
+                let (message, ty, title, description) = parse_question(json, &p.ty).ok()?;
                 Some(Question {
                     message,
                     ty,
@@ -792,8 +793,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let probe =
             Value::parse(question_json).map_err(|_| bad("the question is not valid JSON"))?;
         check_question_shape(probe).map_err(bad)?;
+        // The probe's place in the text (parsing trims surrounding whitespace).
+        let start = (probe.raw().as_ptr() as usize).wrapping_sub(question_json.as_ptr() as usize);
         let text = self.copy_in(question_json)?;
-        let v = Value::parse(text).map_err(|_| bad("the question is not valid JSON"))?;
+        // The copy is byte for byte the validated text: no second validation.
+        let v = text
+            .get(start..start + probe.raw().len())
+            .map(Value::validated)
+            .ok_or_else(|| bad("the question is not valid JSON"))?;
+        let typed = probe.get("type").is_some_and(|t| !t.is_null());
         let (message, ty, title, description) = match parse_question(v, &self.plan.params[i].ty) {
             Ok(x) => x,
             Err(problem) => return Err(self.fail(bad(problem))),
@@ -810,7 +818,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 description,
                 digest,
             },
-            Asks::Resolver(v),
+            Asks::Resolver { json: v, typed },
         ) {
             Ok(Some(step)) => {
                 // handshake: decide() moved to AwaitAnswer
@@ -928,7 +936,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Source::None => out.put(b"null"),
             Source::Host(v) => write_value(v, style, out),
             Source::Answer { action, content } => {
-                let ty = self.question(j).map_or(p.ty, |q| q.ty);
+                let ty = match slot.asks {
+                    Asks::Resolver { typed: true, .. } => self.question(j).map_or(p.ty, |q| q.ty),
+                    _ => p.ty,
+                };
                 let sep: &[u8] = if style.spaced { b", " } else { b"," };
                 let colon: &[u8] = if style.spaced { b": " } else { b":" };
                 if p.outcome {
