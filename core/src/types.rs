@@ -19,7 +19,9 @@
 //! `value`, as FastMCP wraps them; objects render as a pydantic model does (sorted keys,
 //! field titles derived from names, `required` = the fields without a default).
 
-use crate::json::{write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value};
+use crate::json::{
+    parse_f64, write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value,
+};
 use crate::pyfmt::write_field_title;
 
 /// The kind of an answer type.
@@ -730,7 +732,7 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
 
 fn num_f64(n: Number<'_>) -> f64 {
     match n {
-        Number::Int(t) => t.parse::<f64>().unwrap_or(f64::NAN),
+        Number::Int(t) => parse_f64(t).unwrap_or(f64::NAN),
         Number::Float(f) => f,
     }
 }
@@ -917,7 +919,7 @@ impl Ty<'_> {
                 }
             }
             TypeKind::Integer => match v.as_number() {
-                Some(Number::Int(t)) => within_bounds(self.spec, t.parse::<f64>().unwrap_or(0.0)),
+                Some(Number::Int(t)) => within_bounds(self.spec, parse_f64(t).unwrap_or(0.0)),
                 Some(Number::Float(f)) => {
                     f.is_finite() && f == libm_trunc(f) && within_bounds(self.spec, f)
                 }
@@ -1080,7 +1082,7 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
         })
     } else if is("integer") {
         match v.as_number() {
-            Some(Number::Int(t)) => within_bounds(Some(p), t.parse::<f64>().unwrap_or(0.0)),
+            Some(Number::Int(t)) => within_bounds(Some(p), parse_f64(t).unwrap_or(0.0)),
             Some(Number::Float(f)) => {
                 f.is_finite() && f == libm_trunc(f) && within_bounds(Some(p), f)
             }
