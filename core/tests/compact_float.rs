@@ -72,7 +72,17 @@ fn check_format(f: f64) -> Result<(), TestCaseError> {
 
 fn check_parse(text: &str) -> Result<(), TestCaseError> {
     let want = text.parse::<f64>().expect("valid").to_bits();
-    prop_assert_eq!(parse(text).map(f64::to_bits), Some(want), "{}", text);
+    let shown = if text.len() > 100 {
+        format!(
+            "{}…{} ({} bytes)",
+            &text[..60],
+            &text[text.len() - 30..],
+            text.len()
+        )
+    } else {
+        text.to_string()
+    };
+    prop_assert_eq!(parse(text).map(f64::to_bits), Some(want), "{}", shown);
     Ok(())
 }
 
@@ -241,6 +251,19 @@ fn named_cases() {
         "100000000000000000000000000000000000000000000000000000000000e248",
     ] {
         check_parse(text).unwrap();
+    }
+    // Leading zeros and exponents too long for 32 bits that cancel out, and exponents
+    // past any range.
+    for text in [
+        format!("0.{}1e150005", "0".repeat(150_000)),
+        format!("-0.{}25e65540", "0".repeat(65_540)),
+        format!("1{}e-70000", "0".repeat(70_000)),
+        format!("0.{}1e65556", "0".repeat(10)),
+        format!("1e{}", "9".repeat(30)),
+        format!("1e-{}", "9".repeat(30)),
+        format!("0.{}1e{}", "0".repeat(1000), "9".repeat(25)),
+    ] {
+        check_parse(&text).unwrap();
     }
     // 2^-25 = 2.98023223876953125e-08 exactly: 17 digits end on a tie, broken to even
     // (…312, as ryu and repr give).

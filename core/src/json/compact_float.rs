@@ -44,8 +44,9 @@ struct Parts<'a> {
     neg: bool,
     int: &'a [u8],
     frac: &'a [u8],
-    /// Clamped to ±100,000 (far past any `f64`'s range, however many digits there are).
-    exp: i32,
+    /// Clamped to ±2^50: past any `f64`'s range however many digits a text in memory has
+    /// (`0.` and a million zeros then `1e1000005` is 10^4).
+    exp: i64,
 }
 
 /// Length of the run of ASCII digits at the start of `b`.
@@ -72,7 +73,7 @@ fn split(text: &str) -> Option<Parts<'_>> {
     if int.is_empty() {
         return None;
     }
-    let mut exp = 0i32;
+    let mut exp = 0i64;
     if let Some((b'e' | b'E', r)) = rest.split_first() {
         let (exp_neg, r) = match r.split_first() {
             Some((b'-', r)) => (true, r),
@@ -84,7 +85,7 @@ fn split(text: &str) -> Option<Parts<'_>> {
             return None;
         }
         for &c in digits {
-            exp = (exp * 10 + i32::from(c - b'0')).min(100_000);
+            exp = (exp * 10 + i64::from(c - b'0')).min(1 << 50);
         }
         if exp_neg {
             exp = -exp;
@@ -123,7 +124,7 @@ pub fn parse(text: &str) -> Option<f64> {
     let magnitude = if w == 0 {
         0.0
     } else {
-        let frac_len = i32::try_from(p.frac.len()).unwrap_or(i32::MAX);
+        let frac_len = i64::try_from(p.frac.len()).unwrap_or(i64::MAX);
         let e = p.exp.saturating_sub(frac_len);
         match (sig <= 19).then(|| exact(w, e)).flatten() {
             Some(f) => f,
@@ -137,7 +138,7 @@ pub fn parse(text: &str) -> Option<f64> {
 
 /// w × 10^e when it needs no more than 64-bit integers: an integer that fits in `u64`,
 /// or w / 10^-e with -e ≤ 18.
-fn exact(w: u64, e: i32) -> Option<f64> {
+fn exact(w: u64, e: i64) -> Option<f64> {
     let mut scale = 1u64;
     if e >= 0 {
         let mut n = w;
@@ -327,30 +328,34 @@ fn slow(p: &Parts<'_>) -> f64 {
         dp: 0,
         trunc: false,
     };
+    // The decimal point, counted in i64 until the exponent is in: leading zeros and the
+    // exponent may each be huge and cancel out.
+    let mut dp = 0i64;
     let mut seen = false;
     for (i, &c) in p.int.iter().chain(p.frac).enumerate() {
         let digit = c - b'0';
         let in_int = i < p.int.len();
         if !seen && digit == 0 {
             if !in_int {
-                dec.dp = dec.dp.saturating_sub(1);
+                dp -= 1;
             }
             continue;
         }
         seen = true;
         if in_int {
-            dec.dp = dec.dp.saturating_add(1);
+            dp += 1;
         }
         dec.push(digit);
     }
-    dec.dp = dec.dp.saturating_add(p.exp);
+    let dp = dp.saturating_add(p.exp);
     dec.trim();
-    if dec.nd == 0 || dec.dp < -330 {
+    if dec.nd == 0 || dp < -330 {
         return 0.0; // below 10^-330, less than half the smallest subnormal
     }
-    if dec.dp > 310 {
+    if dp > 310 {
         return f64::INFINITY; // at least 10^309
     }
+    dec.dp = dp as i32;
     // Scale into [0.5, 1): value = dec × 2^e2.
     let mut e2 = 0i32;
     while dec.dp > 0 {
