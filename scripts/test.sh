@@ -34,8 +34,12 @@ rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf >/dev/null 2>&1
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-features -- -D warnings
 step "cargo test (workspace)" cargo test --workspace --all-features
+# --all-features turns on small-float: test core's parser and ryu path (the default) too.
+step "cargo test elicit-core (default features)" cargo test -p elicit-core
 step "no_std build thumbv7em (no default features)" \
   cargo build -p elicit-core --no-default-features --target thumbv7em-none-eabihf
+step "no_std build thumbv7em (small-float)" \
+  cargo build -p elicit-core --no-default-features --features small-float --target thumbv7em-none-eabihf
 if grep -q '^seal' core/Cargo.toml; then
   step "no_std build thumbv7em (seal)" \
     cargo build -p elicit-core --no-default-features --features seal --target thumbv7em-none-eabihf

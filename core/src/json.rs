@@ -20,6 +20,9 @@
 
 use core::cmp::Ordering;
 
+#[doc(hidden)]
+pub mod compact_float;
+
 /// Deepest nesting [`Value::parse`] accepts (arrays and objects).
 pub const MAX_DEPTH: usize = 64;
 
@@ -73,6 +76,16 @@ pub enum Number<'a> {
     Int(&'a str),
     /// Anything with a fraction or exponent, as the nearest `f64` (may be infinite).
     Float(f64),
+}
+
+/// The `f64` nearest to a JSON number's text (ties to even; ±inf past the largest finite
+/// value, as Python's `float()` gives it). With `small-float`, [`compact_float::parse`];
+/// otherwise `core`'s (faster, table-driven) parser.
+pub(crate) fn parse_f64(text: &str) -> Option<f64> {
+    #[cfg(feature = "small-float")]
+    return compact_float::parse(text);
+    #[cfg(not(feature = "small-float"))]
+    return text.parse().ok();
 }
 
 /// Iterator over an object's members in document order (duplicates included).
@@ -458,7 +471,7 @@ impl<'a> Value<'a> {
         }
         if self.0.bytes().any(|c| matches!(c, b'.' | b'e' | b'E')) {
             // Correctly rounded; overflow yields ±inf as Python's float() does.
-            Some(Number::Float(self.0.parse::<f64>().unwrap_or(f64::NAN)))
+            Some(Number::Float(parse_f64(self.0).unwrap_or(f64::NAN)))
         } else {
             Some(Number::Int(self.0))
         }
@@ -1004,18 +1017,17 @@ pub fn write_json_str<S: Sink + ?Sized>(s: Str<'_>, ascii: bool, sink: &mut S) {
 
 /// Write `f` as Python's `json.dumps(f)` (`repr`; `Infinity`, `-Infinity`, `NaN`).
 pub fn write_f64<S: Sink + ?Sized>(f: f64, sink: &mut S) {
-    if f.is_nan() {
-        return sink.put(b"NaN");
-    }
-    if f.is_infinite() {
-        return sink.put(if f > 0.0 { b"Infinity" } else { b"-Infinity" });
-    }
-    if f == 0.0 {
-        return sink.put(if f.is_sign_negative() {
-            b"-0.0"
-        } else {
-            b"0.0"
-        });
+    #[cfg(feature = "small-float")]
+    compact_float::write(f, sink);
+    #[cfg(not(feature = "small-float"))]
+    write_f64_ryu(f, sink);
+}
+
+/// [`write_f64`] with ryu's digits (the default build).
+#[cfg(not(feature = "small-float"))]
+fn write_f64_ryu<S: Sink + ?Sized>(f: f64, sink: &mut S) {
+    if write_f64_special(f, sink) {
+        return;
     }
     // Ryu gives the shortest round-trip digits (closest on ties, as CPython's dtoa mode 0);
     // take its digits and decimal point position and lay them out the way repr does.
@@ -1045,8 +1057,40 @@ pub fn write_f64<S: Sink + ?Sized>(f: f64, sink: &mut S) {
         exp = -exp;
     }
     // value = 0.DIGITS × 10^decpt
-    let mut decpt = point.unwrap_or(n as i32) + exp;
+    let decpt = point.unwrap_or(n as i32) + exp;
+    write_f64_digits(f < 0.0, &digits[..n], decpt, sink);
+}
+
+/// Write NaN, ±inf and ±0.0 as [`write_f64`] does; false (nothing written) for the rest.
+fn write_f64_special<S: Sink + ?Sized>(f: f64, sink: &mut S) -> bool {
+    if f.is_nan() {
+        sink.put(b"NaN");
+    } else if f.is_infinite() {
+        sink.put(if f > 0.0 { b"Infinity" } else { b"-Infinity" });
+    } else if f == 0.0 {
+        sink.put(if f.is_sign_negative() {
+            b"-0.0"
+        } else {
+            b"0.0"
+        });
+    } else {
+        return false;
+    }
+    true
+}
+
+/// Lay out a finite nonzero float's shortest digits (ASCII, `0.DIGITS × 10^decpt`; zeros
+/// at either end are dropped) the way Python's `repr(float)` does.
+fn write_f64_digits<S: Sink + ?Sized>(negative: bool, digits: &[u8], decpt: i32, sink: &mut S) {
+    let (out, len) = f64_repr_bytes(negative, digits, decpt);
+    sink.put(out.get(..len).unwrap_or(&[]));
+}
+
+/// [`write_f64_digits`]'s text (not generic over the sink: one copy in flash).
+fn f64_repr_bytes(negative: bool, digits: &[u8], decpt: i32) -> ([u8; 48], usize) {
+    let mut decpt = decpt;
     let mut lead = 0usize;
+    let mut n = digits.len();
     while lead < n && digits[lead] == b'0' {
         lead += 1;
         decpt -= 1;
@@ -1066,7 +1110,7 @@ pub fn write_f64<S: Sink + ?Sized>(f: f64, sink: &mut S) {
             }
         }
     };
-    if f < 0.0 {
+    if negative {
         push(b"-");
     }
     if -4 < decpt && decpt <= 16 {
@@ -1104,7 +1148,7 @@ pub fn write_f64<S: Sink + ?Sized>(f: f64, sink: &mut S) {
         }
         push(&[b'0' + (e / 10 % 10) as u8, b'0' + (e % 10) as u8]);
     }
-    sink.put(&out[..len]);
+    (out, len)
 }
 
 /// Write an integer in decimal.

@@ -19,7 +19,9 @@
 //! `value`, as FastMCP wraps them; objects render as a pydantic model does (sorted keys,
 //! field titles derived from names, `required` = the fields without a default).
 
-use crate::json::{write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value};
+use crate::json::{
+    parse_f64, write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value,
+};
 use crate::pyfmt::write_field_title;
 
 /// The kind of an answer type.
@@ -730,7 +732,7 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
 
 fn num_f64(n: Number<'_>) -> f64 {
     match n {
-        Number::Int(t) => t.parse::<f64>().unwrap_or(f64::NAN),
+        Number::Int(t) => parse_f64(t).unwrap_or(f64::NAN),
         Number::Float(f) => f,
     }
 }
@@ -917,7 +919,7 @@ impl Ty<'_> {
                 }
             }
             TypeKind::Integer => match v.as_number() {
-                Some(Number::Int(t)) => within_bounds(self.spec, t.parse::<f64>().unwrap_or(0.0)),
+                Some(Number::Int(t)) => within_bounds(self.spec, parse_f64(t).unwrap_or(0.0)),
                 Some(Number::Float(f)) => {
                     f.is_finite() && f == libm_trunc(f) && within_bounds(self.spec, f)
                 }
@@ -1080,7 +1082,7 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
         })
     } else if is("integer") {
         match v.as_number() {
-            Some(Number::Int(t)) => within_bounds(Some(p), t.parse::<f64>().unwrap_or(0.0)),
+            Some(Number::Int(t)) => within_bounds(Some(p), parse_f64(t).unwrap_or(0.0)),
             Some(Number::Float(f)) => {
                 f.is_finite() && f == libm_trunc(f) && within_bounds(Some(p), f)
             }
@@ -1145,30 +1147,38 @@ fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
     }
 }
 
-/// `f.trunc()` without std.
+/// `f.trunc()` without std, and without floating-point arithmetic (soft-float on a
+/// Cortex-M4): the fraction bits below the binary point are cleared.
 pub(crate) fn libm_trunc(f: f64) -> f64 {
-    if !f.is_finite() || f.abs() >= 4503599627370496.0 {
-        return f;
-    }
-    let t = f as i64 as f64;
-    if t == 0.0 && f.is_sign_negative() {
-        -0.0
+    let bits = f.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    if exp >= 52 {
+        f // integral already (or inf, NaN)
+    } else if exp < 0 {
+        f64::from_bits(bits & 1 << 63) // |f| < 1: ±0
     } else {
-        t
+        f64::from_bits(bits & !((1u64 << (52 - exp)) - 1))
     }
 }
 
 /// Write an integral, finite f64 as Python's `int(f)` prints (exact, any magnitude).
 pub(crate) fn write_integral_f64(f: f64, out: &mut dyn Sink) {
-    if f.abs() < 9.0e18 {
-        crate::json::write_i64(f as i64, out);
-        return;
-    }
-    // Exact decimal expansion of mantissa * 2^exp with a fixed digit buffer.
     let bits = f.to_bits();
     let neg = bits >> 63 == 1;
     let exp = ((bits >> 52) & 0x7ff) as i32 - 1075;
     let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    if exp < 10 {
+        // Below 2^63: the integer itself (the shift drops only zero bits; ±0 has
+        // exp = -1075 and prints 0, as int(-0.0) does).
+        let v = if exp >= 0 {
+            mant << exp
+        } else {
+            mant.checked_shr(exp.unsigned_abs()).unwrap_or(0)
+        } as i64;
+        crate::json::write_i64(if neg { -v } else { v }, out);
+        return;
+    }
+    // Exact decimal expansion of mantissa * 2^exp with a fixed digit buffer.
     // little-endian base-1e9 limbs; 2^1024 < 1e309 needs 35 limbs
     let mut limbs = [0u32; 40];
     let mut n = 0usize;
@@ -1289,4 +1299,85 @@ fn canonical_digest(t: &Ty<'_>) -> [u8; 32] {
         }
     }
     h.finalize().into()
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::format;
+    use std::string::String;
+    use std::vec::Vec;
+
+    struct Buf(Vec<u8>);
+
+    impl Sink for Buf {
+        fn put(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+    }
+
+    /// Floats around every binary exponent, and the special values.
+    fn samples() -> Vec<f64> {
+        let mut v = std::vec![
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for biased in 0..2047u64 {
+            for k in 0..8u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let fraction = match k {
+                    0 => 0,
+                    1 => 1,
+                    2 => (1 << 52) - 1,
+                    _ => x & ((1 << 52) - 1),
+                };
+                let f = f64::from_bits(biased << 52 | fraction);
+                v.push(f);
+                v.push(-f);
+                v.push(f.trunc());
+                v.push(-f.trunc());
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn trunc_is_std_trunc() {
+        for f in samples() {
+            let (want, got) = (f.trunc(), libm_trunc(f));
+            assert!(
+                want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()),
+                "{f:e}: {got:e}"
+            );
+        }
+    }
+
+    #[test]
+    fn integral_f64_is_python_int() {
+        for f in samples() {
+            if !f.is_finite() || f != f.trunc() {
+                continue;
+            }
+            let mut b = Buf(Vec::new());
+            write_integral_f64(f, &mut b);
+            let got = String::from_utf8(b.0).expect("ASCII");
+            // std prints an integral f64 exactly, with no fraction: Python's int(f).
+            let want = format!("{f:.0}");
+            let want = if want == "-0" {
+                String::from("0")
+            } else {
+                want
+            };
+            assert_eq!(got, want, "{f:e}");
+        }
+    }
 }

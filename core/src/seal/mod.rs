@@ -870,7 +870,7 @@ fn py_number(v: Value<'_>) -> Option<f64> {
     match v.kind() {
         Kind::Bool => v.as_bool().map(|b| if b { 1.0 } else { 0.0 }),
         Kind::Number => match v.as_number()? {
-            Number::Int(digits) => digits.parse().ok(),
+            Number::Int(digits) => json::parse_f64(digits),
             Number::Float(f) => Some(f),
         },
         _ => None,
