@@ -262,6 +262,18 @@ fn scan_key(b: &[u8], pos: usize) -> Result<usize, JsonError> {
 }
 
 fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
+    let end = scan_value(b, start, 0)?;
+    let pos = skip_ws(b, end);
+    if pos != b.len() {
+        return Err(syntax(pos));
+    }
+    Ok(())
+}
+
+/// Validate the one value that starts at `start` (no leading whitespace) inside `open`
+/// containers already open around it (they count towards [`MAX_DEPTH`]); the index just
+/// after it.
+pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, JsonError> {
     // stack[i] is true for an object, false for an array.
     let mut stack = [false; MAX_DEPTH];
     let mut depth = 0usize;
@@ -269,14 +281,14 @@ fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
     'value: loop {
         // `pos` is at the first byte of a value.
         match b.get(pos) {
-            Some(&open @ (b'{' | b'[')) => {
-                if depth == MAX_DEPTH {
+            Some(&open_byte @ (b'{' | b'[')) => {
+                if depth + open >= MAX_DEPTH {
                     return Err(JsonError {
                         offset: pos,
                         kind: JsonErrorKind::TooDeep,
                     });
                 }
-                let obj = open == b'{';
+                let obj = open_byte == b'{';
                 stack[depth] = obj;
                 depth += 1;
                 pos = skip_ws(b, pos + 1);
@@ -300,10 +312,10 @@ fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
         }
         // A value just ended: close containers / move to the next member or item.
         loop {
-            pos = skip_ws(b, pos);
             if depth == 0 {
-                break 'value;
+                return Ok(pos);
             }
+            pos = skip_ws(b, pos);
             let obj = stack[depth - 1];
             match b.get(pos) {
                 Some(b',') => {
@@ -325,10 +337,67 @@ fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
             }
         }
     }
-    if pos != b.len() {
-        return Err(syntax(pos));
+}
+
+/// Validate the object whose `{` is at `start` in `text` (inside `open` containers) while
+/// visiting its members in document order: `member(key, at)` is called with each member's
+/// value starting at `at` and must validate that value and return the index just after it
+/// (with [`scan_value`] at `open + 1`, or a nested `walk_object`). One pass over the text
+/// instead of validating it first and walking it again. Returns the index after the `}`.
+pub(crate) fn walk_object<'a>(
+    text: &'a str,
+    start: usize,
+    open: usize,
+    member: &mut dyn FnMut(Str<'a>, usize) -> Result<usize, JsonError>,
+) -> Result<usize, JsonError> {
+    let b = text.as_bytes();
+    if b.get(start) != Some(&b'{') {
+        return Err(syntax(start));
     }
-    Ok(())
+    if open >= MAX_DEPTH {
+        return Err(JsonError {
+            offset: start,
+            kind: JsonErrorKind::TooDeep,
+        });
+    }
+    let mut pos = skip_ws(b, start + 1);
+    if b.get(pos) == Some(&b'}') {
+        return Ok(pos + 1);
+    }
+    loop {
+        if b.get(pos) != Some(&b'"') {
+            return Err(syntax(pos));
+        }
+        let kend = scan_string(b, pos)?;
+        let key = text.get(pos + 1..kend - 1).ok_or(syntax(pos))?;
+        pos = skip_ws(b, kend);
+        if b.get(pos) != Some(&b':') {
+            return Err(syntax(pos));
+        }
+        pos = skip_ws(b, pos + 1);
+        pos = skip_ws(b, member(Str(key), pos)?);
+        match b.get(pos) {
+            Some(b',') => pos = skip_ws(b, pos + 1),
+            Some(b'}') => return Ok(pos + 1),
+            _ => return Err(syntax(pos)),
+        }
+    }
+}
+
+/// [`scan_value`] over `text`: the value and the index just after it.
+pub(crate) fn scan_value_in(
+    text: &str,
+    start: usize,
+    open: usize,
+) -> Result<(Value<'_>, usize), JsonError> {
+    let end = scan_value(text.as_bytes(), start, open)?;
+    let value = text.get(start..end).ok_or(syntax(start))?;
+    Ok((Value(value), end))
+}
+
+/// Skip whitespace from `pos` (for callers of [`walk_object`] and [`scan_value`]).
+pub(crate) fn skip_ws_at(b: &[u8], pos: usize) -> usize {
+    skip_ws(b, pos)
 }
 
 // ---------------------------------------------------------------------------------------

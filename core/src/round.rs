@@ -23,7 +23,7 @@
 //! replies) are borrowed.
 
 use crate::error::{name, Error};
-use crate::json::Number;
+use crate::json::{scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number};
 use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
 };
@@ -232,59 +232,96 @@ fn digest_str(buf: &[u8; 22]) -> &str {
     core::str::from_utf8(buf).unwrap_or("")
 }
 
-/// Classify one InputResponse the way the MCP types' union resolves it.
+/// The members of an InputResponse that decide its kind (a repeated key keeps its last
+/// value).
+#[derive(Debug, Default, Clone, Copy)]
+struct ReplyParts<'a> {
+    action: Option<Value<'a>>,
+    content: Option<Value<'a>>,
+    roots: Option<Value<'a>>,
+    role: Option<Value<'a>>,
+    model: Option<Value<'a>>,
+}
+
+impl<'a> ReplyParts<'a> {
+    fn take(&mut self, k: Str<'_>, x: Value<'a>) {
+        if k.eq_str("action") {
+            self.action = Some(x);
+        } else if k.eq_str("content") {
+            self.content = Some(x);
+        } else if k.eq_str("roots") {
+            self.roots = Some(x);
+        } else if k.eq_str("role") {
+            self.role = Some(x);
+        } else if k.eq_str("model") {
+            self.model = Some(x);
+        }
+    }
+
+    /// The kind the MCP types' union resolves these members to.
+    fn classify(self) -> Option<Reply<'a>> {
+        if let Some(action) = self.action {
+            let action = Action::parse(action)?;
+            let content = match self.content {
+                None => None,
+                Some(c) if c.is_null() => None,
+                Some(c) if c.kind() == Kind::Object => {
+                    for (_, x) in c.members() {
+                        let ok = match x.kind() {
+                            Kind::String | Kind::Number | Kind::Bool | Kind::Null => true,
+                            Kind::Array => x.items().all(|i| i.kind() == Kind::String),
+                            Kind::Object => false,
+                        };
+                        if !ok {
+                            return None;
+                        }
+                    }
+                    Some(c)
+                }
+                Some(_) => return None,
+            };
+            return Some(Reply::Elicit { action, content });
+        }
+        if let Some(roots) = self.roots {
+            let ok = roots.kind() == Kind::Array
+                && roots
+                    .items()
+                    .all(|r| r.get("uri").is_some_and(|u| u.kind() == Kind::String));
+            return ok.then_some(Reply::Other);
+        }
+        if self.role.is_some() && self.content.is_some() && self.model.is_some() {
+            return Some(Reply::Other);
+        }
+        None
+    }
+}
+
+/// Classify one InputResponse (validated JSON) the way the MCP types' union resolves it.
 fn classify_reply(v: Value<'_>) -> Option<Reply<'_>> {
     if v.kind() != Kind::Object {
         return None;
     }
-    // One pass for the keys that decide (a repeated key keeps its last value).
-    let (mut action, mut content, mut roots, mut role, mut model) = (None, None, None, None, None);
+    let mut parts = ReplyParts::default();
     for (k, x) in v.members() {
-        if k.eq_str("action") {
-            action = Some(x);
-        } else if k.eq_str("content") {
-            content = Some(x);
-        } else if k.eq_str("roots") {
-            roots = Some(x);
-        } else if k.eq_str("role") {
-            role = Some(x);
-        } else if k.eq_str("model") {
-            model = Some(x);
-        }
+        parts.take(k, x);
     }
-    if let Some(action) = action {
-        let action = Action::parse(action)?;
-        let content = match content {
-            None => None,
-            Some(c) if c.is_null() => None,
-            Some(c) if c.kind() == Kind::Object => {
-                for (_, x) in c.members() {
-                    let ok = match x.kind() {
-                        Kind::String | Kind::Number | Kind::Bool | Kind::Null => true,
-                        Kind::Array => x.items().all(|i| i.kind() == Kind::String),
-                        Kind::Object => false,
-                    };
-                    if !ok {
-                        return None;
-                    }
-                }
-                Some(c)
-            }
-            Some(_) => return None,
-        };
-        return Some(Reply::Elicit { action, content });
+    parts.classify()
+}
+
+/// Validate the InputResponse at `at` in `text` (inside `open` containers) and classify it
+/// in the same pass: the index after it, and its kind (`None`: no InputResponse shape).
+fn scan_reply(text: &str, at: usize, open: usize) -> Result<(usize, Option<Reply<'_>>), JsonError> {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'{') {
+        return Ok((scan_value(b, at, open)?, None));
     }
-    if let Some(roots) = roots {
-        let ok = roots.kind() == Kind::Array
-            && roots
-                .items()
-                .all(|r| r.get("uri").is_some_and(|u| u.kind() == Kind::String));
-        return ok.then_some(Reply::Other);
-    }
-    if role.is_some() && content.is_some() && model.is_some() {
-        return Some(Reply::Other);
-    }
-    None
+    let mut parts = ReplyParts::default();
+    let end = walk_object(text, at, open, &mut |k, p| {
+        let (x, end) = scan_value_in(text, p, open + 1)?;
+        parts.take(k, x);
+        Ok(end)
+    })?;
+    Ok((end, parts.classify()))
 }
 
 impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
@@ -304,24 +341,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         workspace: &'a mut [u8],
     ) -> Result<Self, Error> {
         let args = Self::parse_arguments(arguments)?;
-        let mut replies = None;
-        if let Some(text) = input_responses {
-            let v = Value::parse(text).map_err(|_| Error::InputResponses {
-                key: name(""),
-                problem: "not valid JSON",
-            })?;
-            if !v.is_null() {
-                if v.kind() != Kind::Object {
-                    return Err(Error::InputResponses {
-                        key: name(""),
-                        problem: "must be a JSON object keyed by request name",
-                    });
-                }
-                replies = Some(v);
-            }
-        }
         let mut round = Self::build(plan, Era::Modern, args, workspace);
-        round.index(request_state, replies)?;
+        round.index(request_state, input_responses)?;
         Ok(round)
     }
 
@@ -381,7 +402,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     fn index(
         &mut self,
         request_state: Option<&'a str>,
-        replies: Option<Value<'a>>,
+        input_responses: Option<&'a str>,
     ) -> Result<(), Error> {
         let plan = self.plan;
         for _ in 0..plan.params.len() {
@@ -402,10 +423,38 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             *guess = pos + 1;
             Some(order[pos] as usize)
         };
-        if let Some(replies) = replies {
-            let mut guess = 0;
-            for (k, r) in replies.members() {
-                let Some(reply) = classify_reply(r) else {
+        let slots = &mut self.slots;
+
+        // The replies: validated, classified and matched in one pass.
+        if let Some(text) = input_responses {
+            let not_json = || Error::InputResponses {
+                key: name(""),
+                problem: "not valid JSON",
+            };
+            let b = text.as_bytes();
+            let start = skip_ws_at(b, 0);
+            if b.get(start) == Some(&b'{') {
+                let mut first_bad: Option<Str<'a>> = None;
+                let mut guess = 0;
+                let walked = walk_object(text, start, 0, &mut |k, p| {
+                    let (end, reply) = scan_reply(text, p, 1)?;
+                    match reply {
+                        Some(reply) => {
+                            if let Some(i) = find(&mut guess, k) {
+                                slots[i].reply = Some(reply);
+                            }
+                        }
+                        None => {
+                            first_bad = first_bad.or(Some(k));
+                        }
+                    }
+                    Ok(end)
+                });
+                // Not JSON wins over a malformed entry, as parsing comes first.
+                if !matches!(walked, Ok(end) if skip_ws_at(b, end) == b.len()) {
+                    return Err(not_json());
+                }
+                if let Some(k) = first_bad {
                     let mut key = name("");
                     for u in k.units() {
                         if key.push(char::from_u32(u).unwrap_or('\u{fffd}')).is_err() {
@@ -416,68 +465,81 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         key,
                         problem: "matches no InputResponse shape (an ElicitResult needs \"action\" accept/decline/cancel and flat \"content\")",
                     });
-                };
-                if let Some(i) = find(&mut guess, k) {
-                    self.slots[i].reply = Some(reply);
                 }
+            } else if !Value::parse(text).map_err(|_| not_json())?.is_null() {
+                return Err(Error::InputResponses {
+                    key: name(""),
+                    problem: "must be a JSON object keyed by request name",
+                });
             }
         }
+
+        // The state: validated, checked and matched in one pass; all or nothing.
         let Some(text) = request_state else {
             return Ok(());
         };
-        let state_ok = (|| -> Option<()> {
-            let doc = Value::parse(text).ok()?;
-            if doc.kind() != Kind::Object {
-                return None;
-            }
-            // One pass over the top level (a repeated key keeps its last value).
-            let (mut v, mut answers, mut asked) = (None, None, None);
-            for (k, x) in doc.members() {
+        let b = text.as_bytes();
+        let start = skip_ws_at(b, 0);
+        let (mut v, mut answers_ok, mut asked_ok) = (None, None, None);
+        let walked = walk_object(text, start, 0, &mut |k, p| {
+            if k.eq_str("answers") {
+                // A repeated key keeps its last value.
+                for slot in slots.iter_mut() {
+                    slot.recorded = None;
+                }
+                if b.get(p) != Some(&b'{') {
+                    answers_ok = Some(false);
+                    return scan_value(b, p, 1);
+                }
+                let (mut ok, mut guess) = (true, 0);
+                let end = walk_object(text, p, 1, &mut |name, at| {
+                    let (entry, end) = scan_value_in(text, at, 2)?;
+                    let good = entry.kind() == Kind::Object
+                        && Recorded::of(entry).is_some_and(|r| r.q.kind() == Kind::String);
+                    if !good {
+                        ok = false;
+                    } else if let Some(i) = find(&mut guess, name) {
+                        slots[i].recorded = Some(entry);
+                    }
+                    Ok(end)
+                })?;
+                answers_ok = Some(ok);
+                Ok(end)
+            } else if k.eq_str("asked") {
+                for slot in slots.iter_mut() {
+                    slot.asked = None;
+                }
+                if b.get(p) != Some(&b'{') {
+                    asked_ok = Some(false);
+                    return scan_value(b, p, 1);
+                }
+                let (mut ok, mut guess) = (true, 0);
+                let end = walk_object(text, p, 1, &mut |name, at| {
+                    let (q, end) = scan_value_in(text, at, 2)?;
+                    if q.kind() != Kind::String {
+                        ok = false;
+                    } else if let Some(i) = find(&mut guess, name) {
+                        slots[i].asked = Some(q);
+                    }
+                    Ok(end)
+                })?;
+                asked_ok = Some(ok);
+                Ok(end)
+            } else {
+                let (x, end) = scan_value_in(text, p, 1)?;
                 if k.eq_str("v") {
                     v = Some(x);
-                } else if k.eq_str("answers") {
-                    answers = Some(x);
-                } else if k.eq_str("asked") {
-                    asked = Some(x);
                 }
+                Ok(end)
             }
-            if v?.as_number()? != Number::Int("1") {
-                return None;
-            }
-            if let Some(a) = answers {
-                if a.kind() != Kind::Object {
-                    return None;
-                }
-                let mut guess = 0;
-                for (k, entry) in a.members() {
-                    if entry.kind() != Kind::Object || Recorded::of(entry)?.q.kind() != Kind::String
-                    {
-                        return None;
-                    }
-                    if let Some(i) = find(&mut guess, k) {
-                        self.slots[i].recorded = Some(entry);
-                    }
-                }
-            }
-            if let Some(a) = asked {
-                if a.kind() != Kind::Object {
-                    return None;
-                }
-                let mut guess = 0;
-                for (k, q) in a.members() {
-                    if q.kind() != Kind::String {
-                        return None;
-                    }
-                    if let Some(i) = find(&mut guess, k) {
-                        self.slots[i].asked = Some(q);
-                    }
-                }
-            }
-            Some(())
-        })();
-        if state_ok.is_none() {
+        });
+        let readable = matches!(walked, Ok(end) if skip_ws_at(b, end) == b.len())
+            && v.and_then(|v: Value<'_>| v.as_number()) == Some(Number::Int("1"))
+            && answers_ok != Some(false)
+            && asked_ok != Some(false);
+        if !readable {
             // Unreadable: no progress at all.
-            for slot in self.slots.iter_mut() {
+            for slot in slots.iter_mut() {
                 slot.recorded = None;
                 slot.asked = None;
             }

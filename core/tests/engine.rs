@@ -1479,3 +1479,117 @@ mod ordering {
         );
     }
 }
+
+/// The state and the replies are validated, checked and matched to parameters in one pass;
+/// these pin the cases where that pass must still behave like "parse first, then read the
+/// last occurrence of each key".
+mod one_pass_inputs {
+    use super::*;
+
+    const DECL: &str = r#"{"tool":"t","parameters":[
+        {"name":"x","elicit":{"message":"X?"}},
+        {"name":"y","elicit":{"message":"Y?"}}]}"#;
+    const ACCEPT_X: &str = r#"{"x":{"action":"accept","content":{"value":"hi"}}}"#;
+
+    enum End {
+        Values(String),
+        Asks(Vec<String>, String),
+    }
+
+    fn round(state: Option<&str>, replies: Option<&str>) -> Result<End, Error> {
+        let plan = Plan::<4>::compile(DECL).unwrap();
+        let mut ws = [0u8; 256];
+        let mut r = Round::modern(&plan, "{}", state, replies, &mut ws)?;
+        match r.poll()? {
+            Step::Done => Ok(End::Values(r.values_json()?)),
+            Step::InputRequired => {
+                let asked: serde_json::Map<String, Value> =
+                    serde_json::from_str(&r.input_requests_json(false)?).unwrap();
+                Ok(End::Asks(
+                    asked.keys().cloned().collect(),
+                    r.request_state()?,
+                ))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn asks(end: Result<End, Error>) -> (Vec<String>, String) {
+        match end {
+            Ok(End::Asks(names, state)) => (names, state),
+            Ok(End::Values(v)) => panic!("settled: {v}"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The state after x was answered and y is still asked.
+    fn x_answered() -> String {
+        let (_, first) = asks(round(None, None));
+        let (names, second) = asks(round(Some(&first), Some(ACCEPT_X)));
+        assert_eq!(names, ["y"]);
+        second
+    }
+
+    #[test]
+    fn a_repeated_state_key_keeps_its_last_value() {
+        let state = x_answered();
+        let body = state.strip_prefix('{').unwrap();
+        // An earlier malformed "answers" is overridden by the real one: still readable.
+        let shadowed = format!(r#"{{"answers":5,"v":"one",{body}"#);
+        assert_eq!(asks(round(Some(&shadowed), None)).0, ["y"]);
+        // A later empty "answers" drops x's answer: x is asked again.
+        let emptied = format!(r#"{}, "answers": {{}}}}"#, state.strip_suffix('}').unwrap());
+        assert_eq!(asks(round(Some(&emptied), None)).0, ["x", "y"]);
+        // A later malformed "asked" makes the whole state unreadable (no progress).
+        let broken = format!(r#"{}, "asked": []}}"#, state.strip_suffix('}').unwrap());
+        assert_eq!(asks(round(Some(&broken), None)).0, ["x", "y"]);
+        // So does anything after the document.
+        let trailing = format!("{state} {{}}");
+        assert_eq!(asks(round(Some(&trailing), None)).0, ["x", "y"]);
+        // Whitespace around it is fine.
+        let spaced = format!(" \n{state}\t ");
+        assert_eq!(asks(round(Some(&spaced), None)).0, ["y"]);
+    }
+
+    #[test]
+    fn malformed_replies_report_json_before_shape() {
+        let msg = |replies: &str| match round(None, Some(replies)) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{replies} was accepted"),
+        };
+        let shape = "Invalid inputResponses['x']: matches no InputResponse shape";
+        assert!(msg(r#"{"x": 5}"#).starts_with(shape));
+        // The first malformed entry is the one named.
+        assert!(msg(r#"{"x": 5, "y": {"nope": 1}}"#).starts_with(shape));
+        // Text that is not JSON is reported as such even after a malformed entry.
+        assert_eq!(
+            msg(r#"{"x": 5, "y": "#),
+            "Invalid inputResponses: not valid JSON"
+        );
+        assert_eq!(
+            msg(r#"{"x": 5} x"#),
+            "Invalid inputResponses: not valid JSON"
+        );
+        assert_eq!(
+            msg(" [1] "),
+            "Invalid inputResponses: must be a JSON object keyed by request name"
+        );
+        // `null` and surrounding whitespace are fine.
+        assert!(round(None, Some(" null ")).is_ok());
+        let (_, first) = asks(round(None, None));
+        let spaced = format!("\n {ACCEPT_X} \t");
+        assert_eq!(asks(round(Some(&first), Some(&spaced))).0, ["y"]);
+    }
+
+    #[test]
+    fn a_repeated_reply_key_keeps_its_last_value() {
+        let (_, first) = asks(round(None, None));
+        let replies = r#"{"x":{"action":"accept","content":{"value":"first"}},
+            "y":{"action":"accept","content":{"value":"why"}},
+            "x":{"action":"accept","content":{"value":"last"}}}"#;
+        match round(Some(&first), Some(replies)) {
+            Ok(End::Values(v)) => assert_eq!(v, r#"{"x":"last","y":"why"}"#),
+            _ => panic!("should settle"),
+        }
+    }
+}
