@@ -274,6 +274,15 @@ fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
 /// containers already open around it (they count towards [`MAX_DEPTH`]); the index just
 /// after it.
 pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, JsonError> {
+    // A scalar needs no container stack.
+    match b.get(start) {
+        Some(b'"') => return scan_string(b, start),
+        Some(b't') => return scan_literal(b, start, b"true"),
+        Some(b'f') => return scan_literal(b, start, b"false"),
+        Some(b'n') => return scan_literal(b, start, b"null"),
+        Some(b'-' | b'0'..=b'9') => return scan_number(b, start),
+        _ => {}
+    }
     // stack[i] is true for an object, false for an array.
     let mut stack = [false; MAX_DEPTH];
     let mut depth = 0usize;

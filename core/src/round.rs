@@ -228,10 +228,6 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     notes: heapless::Vec<Note, N>,
 }
 
-fn digest_str(buf: &[u8; 22]) -> &str {
-    core::str::from_utf8(buf).unwrap_or("")
-}
-
 /// The members of an InputResponse that decide its kind (a repeated key keeps its last
 /// value).
 #[derive(Debug, Default, Clone, Copy)]
@@ -725,7 +721,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Ok(None);
         }
         let dbuf = digest_text(&q.digest);
-        let digest = digest_str(&dbuf);
+        let digest = &dbuf[..];
         // 1. A recorded answer to this same question.
         let mut answer = None;
         if let Some(rec) = self.slots[i].recorded.and_then(Recorded::of) {

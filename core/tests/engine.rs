@@ -1582,6 +1582,24 @@ mod one_pass_inputs {
     }
 
     #[test]
+    fn a_digest_written_with_escapes_still_matches() {
+        let (_, first) = asks(round(None, None));
+        // "asked":{"x":"AbC..."} with its first character as a \u escape.
+        let at = first.find(r#""x":""#).unwrap() + 5;
+        let c = first.as_bytes()[at];
+        let escaped = format!(r"{}\u{:04x}{}", &first[..at], c, &first[at + 1..]);
+        assert_eq!(asks(round(Some(&escaped), Some(ACCEPT_X))).0, ["y"]);
+        // A different digest does not (the reply is for another question).
+        let other = format!(
+            "{}{}{}",
+            &first[..at],
+            if c == b'A' { 'B' } else { 'A' },
+            &first[at + 1..]
+        );
+        assert_eq!(asks(round(Some(&other), Some(ACCEPT_X))).0, ["x", "y"]);
+    }
+
+    #[test]
     fn a_repeated_reply_key_keeps_its_last_value() {
         let (_, first) = asks(round(None, None));
         let replies = r#"{"x":{"action":"accept","content":{"value":"first"}},
