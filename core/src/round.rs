@@ -237,14 +237,43 @@ struct ReplyParts<'a> {
     roots: Option<Value<'a>>,
     role: Option<Value<'a>>,
     model: Option<Value<'a>>,
+    /// Whether `content` (an object) was seen to hold flat fields only, when that was
+    /// checked while it was validated.
+    content_flat: Option<bool>,
+}
+
+/// A content field an ElicitResult may carry: a scalar or an array of strings.
+fn flat_field(x: Value<'_>) -> bool {
+    match x.kind() {
+        Kind::String | Kind::Number | Kind::Bool | Kind::Null => true,
+        Kind::Array => x.items().all(|i| i.kind() == Kind::String),
+        Kind::Object => false,
+    }
 }
 
 impl<'a> ReplyParts<'a> {
     fn take(&mut self, k: Str<'_>, x: Value<'a>) {
+        // The usual spellings byte for byte; escaped keys compare decoded.
+        match k.raw().as_bytes() {
+            b"action" => self.action = Some(x),
+            b"content" => {
+                self.content = Some(x);
+                self.content_flat = None;
+            }
+            b"roots" => self.roots = Some(x),
+            b"role" => self.role = Some(x),
+            b"model" => self.model = Some(x),
+            raw if raw.contains(&b'\\') => self.take_escaped(k, x),
+            _ => {}
+        }
+    }
+
+    fn take_escaped(&mut self, k: Str<'_>, x: Value<'a>) {
         if k.eq_str("action") {
             self.action = Some(x);
         } else if k.eq_str("content") {
             self.content = Some(x);
+            self.content_flat = None;
         } else if k.eq_str("roots") {
             self.roots = Some(x);
         } else if k.eq_str("role") {
@@ -262,15 +291,12 @@ impl<'a> ReplyParts<'a> {
                 None => None,
                 Some(c) if c.is_null() => None,
                 Some(c) if c.kind() == Kind::Object => {
-                    for (_, x) in c.members() {
-                        let ok = match x.kind() {
-                            Kind::String | Kind::Number | Kind::Bool | Kind::Null => true,
-                            Kind::Array => x.items().all(|i| i.kind() == Kind::String),
-                            Kind::Object => false,
-                        };
-                        if !ok {
-                            return None;
-                        }
+                    let flat = match self.content_flat {
+                        Some(flat) => flat,
+                        None => c.members().all(|(_, x)| flat_field(x)),
+                    };
+                    if !flat {
+                        return None;
                     }
                     Some(c)
                 }
@@ -313,6 +339,18 @@ fn scan_reply(text: &str, at: usize, open: usize) -> Result<(usize, Option<Reply
     }
     let mut parts = ReplyParts::default();
     let end = walk_object(text, at, open, &mut |k, p| {
+        if b.get(p) == Some(&b'{') && k.raw() == "content" {
+            // Check the fields are flat while validating them.
+            let mut flat = true;
+            let end = walk_object(text, p, open + 1, &mut |_, f| {
+                let (x, end) = scan_value_in(text, f, open + 2)?;
+                flat &= flat_field(x);
+                Ok(end)
+            })?;
+            parts.take(k, Value::validated(text.get(p..end).unwrap_or("{}")));
+            parts.content_flat = Some(flat);
+            return Ok(end);
+        }
         let (x, end) = scan_value_in(text, p, open + 1)?;
         parts.take(k, x);
         Ok(end)

@@ -22,6 +22,12 @@ pub enum Action {
 impl Action {
     pub(crate) fn parse(v: Value<'_>) -> Option<Action> {
         let s = v.as_str()?;
+        match s.raw() {
+            "accept" => return Some(Action::Accept),
+            "decline" => return Some(Action::Decline),
+            "cancel" => return Some(Action::Cancel),
+            _ => {}
+        }
         if s.eq_str("accept") {
             Some(Action::Accept)
         } else if s.eq_str("decline") {
