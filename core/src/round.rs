@@ -115,9 +115,9 @@ struct Slot<'a> {
     digest: [u8; 16],
     /// Whether the answer is carried in the next state.
     carried: bool,
-    /// The state's `answers` entry for this parameter (last one wins), found once per
+    /// The state's `answers` entry for this parameter (last one wins), read once per
     /// round by [`Round::index`].
-    recorded: Option<Value<'a>>,
+    recorded: Option<Recorded<'a>>,
     /// The state's `asked` digest for this parameter.
     asked: Option<Value<'a>>,
     /// This parameter's reply in `inputResponses`, classified.
@@ -528,12 +528,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 let (mut ok, mut guess) = (true, 0);
                 let end = walk_object(text, p, 1, &mut |name, at| {
                     let (entry, end) = scan_value_in(text, at, 2)?;
-                    let good = entry.kind() == Kind::Object
-                        && Recorded::of(entry).is_some_and(|r| r.q.kind() == Kind::String);
-                    if !good {
-                        ok = false;
-                    } else if let Some(i) = find(&mut guess, name) {
-                        slots[i].recorded = Some(entry);
+                    let rec = (entry.kind() == Kind::Object)
+                        .then(|| Recorded::of(entry))
+                        .flatten()
+                        .filter(|r| r.q.kind() == Kind::String);
+                    match rec {
+                        None => ok = false,
+                        Some(rec) => {
+                            if let Some(i) = find(&mut guess, name) {
+                                slots[i].recorded = Some(rec);
+                            }
+                        }
                     }
                     Ok(end)
                 })?;
@@ -762,7 +767,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let digest = &dbuf[..];
         // 1. A recorded answer to this same question.
         let mut answer = None;
-        if let Some(rec) = self.slots[i].recorded.and_then(Recorded::of) {
+        if let Some(rec) = self.slots[i].recorded {
             if q_matches(rec.q, digest) {
                 let usable =
                     rec.action != Action::Accept || rec.data.is_some_and(|d| q.ty.validate(d));
