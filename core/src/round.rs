@@ -90,7 +90,6 @@ struct Question<'a> {
     ty: Ty<'a>,
     title: Option<Str<'a>>,
     description: Option<Str<'a>>,
-    digest: [u8; 16],
 }
 
 /// Which question a slot asks this round, kept small: a literal question lives in the
@@ -673,15 +672,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             let p = &plan.params[i];
             match &p.ask {
                 Some(AskKind::Literal(q)) => {
-                    let question = Question {
-                        message: q.message,
-                        ty: p.ty,
-                        title: q.title,
-                        description: q.description,
-                        digest: q.digest,
-                    };
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, question, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p.ty, q.digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -732,16 +724,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 ty: p.ty,
                 title: q.title,
                 description: q.description,
-                digest: q.digest,
             }),
             (Asks::Resolver { json, .. }, _) => {
-                let (message, ty, title, description) = parse_question(json, &p.ty).ok()?;
+                let (message, ty, title, description, _) = parse_question(json, &p.ty).ok()?;
                 Some(Question {
                     message,
                     ty,
                     title,
                     description,
-                    digest: slot.digest,
                 })
             }
             _ => None,
@@ -750,9 +740,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// Decide parameter `i` given the question it asks. Returns a step when the host
     /// must act (handshake ask).
-    fn decide(&mut self, i: usize, q: Question<'a>, asks: Asks<'a>) -> Result<Option<Step>, Error> {
+    fn decide(
+        &mut self,
+        i: usize,
+        ty: Ty<'a>,
+        digest: [u8; 16],
+        asks: Asks<'a>,
+    ) -> Result<Option<Step>, Error> {
         self.slots[i].asks = asks;
-        self.slots[i].digest = q.digest;
+        self.slots[i].digest = digest;
         if self.era == Era::Handshake {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
@@ -763,14 +759,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             self.slots[i].status = Status::Pending;
             return Ok(None);
         }
-        let dbuf = digest_text(&q.digest);
+        let dbuf = digest_text(&digest);
         let digest = &dbuf[..];
         // 1. A recorded answer to this same question.
         let mut answer = None;
         if let Some(rec) = self.slots[i].recorded {
             if q_matches(rec.q, digest) {
                 let usable =
-                    rec.action != Action::Accept || rec.data.is_some_and(|d| q.ty.validate(d));
+                    rec.action != Action::Accept || rec.data.is_some_and(|d| ty.validate(d));
                 // Deviation 3: a recorded answer that no longer validates is dropped
                 // and asked again rather than failing the call.
                 if usable {
@@ -804,7 +800,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 Ok(None)
             }
             Some((action, content)) => {
-                self.settle(i, &q.ty, action, content)?;
+                self.settle(i, &ty, action, content)?;
                 self.slots[i].carried = true;
                 Ok(None)
             }
@@ -893,7 +889,20 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // Check before copying so a bad answer costs no workspace and changes nothing.
         let probe =
             Value::parse(question_json).map_err(|_| bad("the question is not valid JSON"))?;
-        check_question_shape(probe).map_err(bad)?;
+        let param_ty = self.plan.params[i].ty;
+        let (digest, typed) = match parse_question(probe, &param_ty) {
+            Ok((message, ty, title, description, typed)) => {
+                (question_digest(message, &ty, title, description), typed)
+            }
+            Err(problem @ (QUESTION_NOT_OBJECT | QUESTION_UNKNOWN_KEY)) => {
+                return Err(bad(problem))
+            }
+            Err(problem) => {
+                // A question of the right shape with bad contents fails the round.
+                self.copy_in(question_json)?;
+                return Err(self.fail(bad(problem)));
+            }
+        };
         // The probe's place in the text (parsing trims surrounding whitespace).
         let start = (probe.raw().as_ptr() as usize).wrapping_sub(question_json.as_ptr() as usize);
         let text = self.copy_in(question_json)?;
@@ -902,25 +911,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             .get(start..start + probe.raw().len())
             .map(Value::validated)
             .ok_or_else(|| bad("the question is not valid JSON"))?;
-        let typed = probe.get("type").is_some_and(|t| !t.is_null());
-        let (message, ty, title, description) = match parse_question(v, &self.plan.params[i].ty) {
-            Ok(x) => x,
-            Err(problem) => return Err(self.fail(bad(problem))),
+        // Its own answer type, borrowed from the copy (the rare case: read it again).
+        let ty = match typed {
+            false => param_ty,
+            true => match parse_question(v, &param_ty) {
+                Ok((_, ty, ..)) => ty,
+                Err(problem) => return Err(self.fail(bad(problem))),
+            },
         };
-        let digest = question_digest(message, &ty, title, description);
         self.cursor += 1;
         self.phase = Phase::Running;
-        match self.decide(
-            i,
-            Question {
-                message,
-                ty,
-                title,
-                description,
-                digest,
-            },
-            Asks::Resolver { json: v, typed },
-        ) {
+        match self.decide(i, ty, digest, Asks::Resolver { json: v, typed }) {
             Ok(Some(step)) => {
                 // handshake: decide() moved to AwaitAnswer
                 let _ = step;
@@ -1238,26 +1239,11 @@ const QUESTION_NOT_OBJECT: &str =
 const QUESTION_UNKNOWN_KEY: &str =
     "a question has only \"message\", \"type\", \"title\" and \"description\"";
 
-fn check_question_shape(v: Value<'_>) -> Result<(), &'static str> {
-    if v.kind() != Kind::Object {
-        return Err(QUESTION_NOT_OBJECT);
-    }
-    for (k, _) in v.members() {
-        if !["message", "type", "title", "description"]
-            .iter()
-            .any(|x| k.eq_str(x))
-        {
-            return Err(QUESTION_UNKNOWN_KEY);
-        }
-    }
-    Ok(())
-}
-
 #[allow(clippy::type_complexity)]
 fn parse_question<'a>(
     v: Value<'a>,
     param_ty: &Ty<'a>,
-) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>), &'static str> {
+) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), &'static str> {
     if v.kind() != Kind::Object {
         return Err(QUESTION_NOT_OBJECT);
     }
@@ -1279,10 +1265,10 @@ fn parse_question<'a>(
     let message = message
         .and_then(|m| m.as_str())
         .ok_or("a question needs a string \"message\"")?;
-    let ty = match ty_v {
-        None => *param_ty,
-        Some(t) if t.is_null() => *param_ty,
-        Some(t) => Ty::compile(t, false)?,
+    let (ty, typed) = match ty_v {
+        None => (*param_ty, false),
+        Some(t) if t.is_null() => (*param_ty, false),
+        Some(t) => (Ty::compile(t, false)?, true),
     };
     let opt = |x: Option<Value<'a>>| -> Result<Option<Str<'a>>, &'static str> {
         match x {
@@ -1299,7 +1285,7 @@ fn parse_question<'a>(
     if (title.is_some() || description.is_some()) && !ty.wrapped() {
         return Err("title and description label the wrapped value of a scalar, enum or array answer; an object type's fields carry their own");
     }
-    Ok((message, ty, title, description))
+    Ok((message, ty, title, description, typed))
 }
 
 #[cfg(feature = "alloc")]
