@@ -25,6 +25,10 @@ pub mod compact_float;
 
 /// Deepest nesting [`Value::parse`] accepts (arrays and objects).
 pub const MAX_DEPTH: usize = 64;
+const _: () = assert!(
+    MAX_DEPTH <= 64,
+    "scan_value keeps one bit per open container"
+);
 
 /// Why a document is not JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,8 +287,8 @@ pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, J
         Some(b'-' | b'0'..=b'9') => return scan_number(b, start),
         _ => {}
     }
-    // stack[i] is true for an object, false for an array.
-    let mut stack = [false; MAX_DEPTH];
+    // Bit i is set when container i (from the outside) is an object, clear for an array.
+    let mut objects: u64 = 0;
     let mut depth = 0usize;
     let mut pos = start;
     'value: loop {
@@ -298,7 +302,11 @@ pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, J
                     });
                 }
                 let obj = open_byte == b'{';
-                stack[depth] = obj;
+                if obj {
+                    objects |= 1 << depth;
+                } else {
+                    objects &= !(1 << depth);
+                }
                 depth += 1;
                 pos = skip_ws(b, pos + 1);
                 let close = if obj { b'}' } else { b']' };
@@ -325,7 +333,7 @@ pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, J
                 return Ok(pos);
             }
             pos = skip_ws(b, pos);
-            let obj = stack[depth - 1];
+            let obj = objects & (1 << (depth - 1)) != 0;
             match b.get(pos) {
                 Some(b',') => {
                     pos = skip_ws(b, pos + 1);
