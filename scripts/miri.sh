@@ -2,7 +2,7 @@
 # miri over elicit-core (undefined behaviour in the core and in the unsafe of its
 # dependencies: heapless, sha2, aes-gcm, base64, ...).
 #
-#   scripts/miri.sh              the chosen subset (below), ~7 minutes on 2 cores
+#   scripts/miri.sh              the chosen subset (below), ~18 minutes on 2 cores
 #   MIRI_FULL=1 scripts/miri.sh  every test of elicit-core, all features (an hour+)
 #
 # The subset: the library's unit tests with `seal` (JSON, Python formatting, the
