@@ -19,7 +19,7 @@ use cases::{run_round, Case, Outcome, CAP, OUT, WORKSPACE};
 
 fn rounds(c: &mut Criterion) {
     let mut g = c.benchmark_group("round");
-    for case in Case::all() {
+    for case in Case::all_with_extras() {
         // Each plan is sized to its case, as a host sizes `Plan<N>` to its largest tool:
         // a round holds N slots inline, so its fixed cost grows with N, not with the
         // parameters in use.

@@ -15,7 +15,7 @@ use elicit_core::Plan;
 
 #[path = "../benches/support/cases.rs"]
 mod cases;
-use cases::{run_round, Case, CAP, CASES, OUT, WORKSPACE};
+use cases::{run_round, Case, Kind, CAP, CASES, OUT, WORKSPACE};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -32,7 +32,18 @@ fn main() {
     let label = args.get(1).map(String::as_str).unwrap_or("indep-16");
     let which = args.get(2).map(String::as_str).unwrap_or("first");
     let iters: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1000);
-    let Some(&(label, kind, n)) = CASES.iter().find(|c| c.0 == label) else {
+    // The reference's cases, or any `indep-<n>` / `chain-<n>` (for marginal costs).
+    let other = label.split_once('-').and_then(|(k, n)| {
+        let kind = match k {
+            "indep" => Kind::Indep,
+            "chain" => Kind::Chain,
+            "resolve" => Kind::Resolve,
+            _ => return None,
+        };
+        let n: usize = n.parse().ok().filter(|&n| (1..=64).contains(&n))?;
+        Some((&*String::leak(label.to_string()), kind, n))
+    });
+    let Some((label, kind, n)) = CASES.iter().find(|c| c.0 == label).copied().or(other) else {
         eprintln!(
             "unknown case {label}; one of {:?}",
             CASES.iter().map(|c| c.0).collect::<Vec<_>>()

@@ -811,8 +811,36 @@ impl Sink for SliceSink<'_> {
         let start = self.len;
         self.len += bytes.len();
         if let Some(dst) = self.buf.get_mut(start..start + bytes.len()) {
-            dst.copy_from_slice(bytes);
+            copy_bytes(dst, bytes);
         }
+    }
+}
+
+/// `dst.copy_from_slice(src)` (equal lengths), with the short copies the renderers make
+/// all the time (a quote, a key, a few bytes of text) done inline by overlapping
+/// fixed-size moves instead of a call to `memcpy`.
+#[inline(always)]
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    if dst.len() != n {
+        return;
+    }
+    match n {
+        0 => {}
+        1..=3 => {
+            dst[0] = src[0];
+            dst[n / 2] = src[n / 2];
+            dst[n - 1] = src[n - 1];
+        }
+        4..=7 => {
+            dst[..4].copy_from_slice(&src[..4]);
+            dst[n - 4..].copy_from_slice(&src[n - 4..]);
+        }
+        8..=16 => {
+            dst[..8].copy_from_slice(&src[..8]);
+            dst[n - 8..].copy_from_slice(&src[n - 8..]);
+        }
+        _ => dst.copy_from_slice(src),
     }
 }
 
@@ -1737,6 +1765,30 @@ mod tests {
         write_value(v, Style::STATE, &mut s);
         assert_eq!(s.finish(), Ok(13));
         assert_eq!(s.written(), br#"{"k":[1,2,3]}"#);
+    }
+
+    #[test]
+    fn slice_sink_copies_every_length_exactly() {
+        let src: [u8; 40] = core::array::from_fn(|i| i as u8 + 1);
+        for n in 0..=src.len() {
+            for at in 0..3 {
+                let mut buf = [0u8; 48];
+                let mut s = SliceSink::new(&mut buf);
+                s.put(&[0xEE; 2][..at]);
+                s.put(&src[..n]);
+                assert_eq!(s.finish(), Ok(at + n));
+                assert_eq!(&buf[..at], &[0xEE; 2][..at]);
+                assert_eq!(&buf[at..at + n], &src[..n], "length {n} at {at}");
+                assert!(buf[at + n..].iter().all(|&b| b == 0), "length {n} at {at}");
+            }
+        }
+        // A copy that does not fit writes nothing past the buffer, and counts.
+        let mut buf = [0u8; 10];
+        let mut s = SliceSink::new(&mut buf);
+        s.put(&src[..7]);
+        s.put(&src[..7]);
+        assert_eq!(s.finish(), Err(14));
+        assert_eq!(&buf[..7], &src[..7]);
     }
 
     // ----- robustness -----

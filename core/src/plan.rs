@@ -175,7 +175,7 @@ impl HashSink {
 impl Sink for HashSink {
     fn put(&mut self, bytes: &[u8]) {
         if let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) {
-            dst.copy_from_slice(bytes);
+            crate::json::copy_bytes(dst, bytes);
             self.len += bytes.len();
             return;
         }

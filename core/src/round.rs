@@ -526,11 +526,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
                 let (mut ok, mut guess) = (true, 0);
                 let end = walk_object(text, p, 1, &mut |name, at| {
-                    let (entry, end) = scan_value_in(text, at, 2)?;
-                    let rec = (entry.kind() == Kind::Object)
-                        .then(|| Recorded::of(entry))
-                        .flatten()
-                        .filter(|r| r.q.kind() == Kind::String);
+                    let (end, rec) = Recorded::scan(text, at, 2)?;
                     match rec {
                         None => ok = false,
                         Some(rec) => {
@@ -761,8 +757,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         let dbuf = digest_text(&digest);
         let digest = &dbuf[..];
-        // 1. A recorded answer to this same question.
+        // 1. A recorded answer to this same question (checked against the type here, so
+        // settling it does not check it again).
         let mut answer = None;
+        let mut checked = false;
         if let Some(rec) = self.slots[i].recorded {
             if q_matches(rec.q, digest) {
                 let usable =
@@ -771,6 +769,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 // and asked again rather than failing the call.
                 if usable {
                     answer = Some((rec.action, rec.data));
+                    checked = true;
                 } else {
                     let _ = self.notes.push(Note::DroppedInvalidRecorded { param: i });
                 }
@@ -800,24 +799,26 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 Ok(None)
             }
             Some((action, content)) => {
-                self.settle(i, &ty, action, content)?;
+                self.settle(i, (!checked).then_some(&ty), action, content)?;
                 self.slots[i].carried = true;
                 Ok(None)
             }
         }
     }
 
+    /// Settle parameter `i` with an answer; `check` is the type to check accepted
+    /// content against (`None`: already checked).
     fn settle(
         &mut self,
         i: usize,
-        ty: &Ty<'a>,
+        check: Option<&Ty<'a>>,
         action: Action,
         content: Option<Value<'a>>,
     ) -> Result<(), Error> {
         let p = &self.plan.params[i];
         match action {
             Action::Accept => {
-                let ok = content.is_some_and(|c| ty.validate(c));
+                let ok = content.is_some_and(|c| check.is_none_or(|ty| ty.validate(c)));
                 if !ok {
                     return Err(Error::SchemaMismatch {
                         param: name(p.name),
@@ -981,7 +982,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
         }
         let ty = self.question(i).map_or(self.plan.params[i].ty, |q| q.ty);
-        if let Err(e) = self.settle(i, &ty, action, content) {
+        if let Err(e) = self.settle(i, Some(&ty), action, content) {
             return Err(self.fail(e));
         }
         self.phase = Phase::Running;

@@ -6,7 +6,7 @@
 //! the reference: `v` must be the JSON integer `1` (the reference also takes `"1"`,
 //! `true`, `1.0`).
 
-use crate::json::Value;
+use crate::json::{scan_value, scan_value_in, walk_object, JsonError, Kind, Value};
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,24 +58,48 @@ pub(crate) struct Recorded<'a> {
 }
 
 impl<'a> Recorded<'a> {
-    /// Read one `answers` entry (checked when the round indexed the state) in a single pass; a
-    /// repeated key keeps its last value, as `Value::get` does.
-    pub(crate) fn of(entry: Value<'a>) -> Option<Recorded<'a>> {
-        let (mut action, mut data, mut q) = (None, None, None);
-        for (k, v) in entry.members() {
-            if k.eq_str("action") {
-                action = Some(v);
-            } else if k.eq_str("data") {
-                data = Some(v);
-            } else if k.eq_str("q") {
-                q = Some(v);
-            }
+    /// Validate one `answers` entry at `at` of `text` (`open` containers around it) and
+    /// read it in the same pass: the index after it, and the entry when it is an object
+    /// with a known `action` and a string `q`. A repeated key keeps its last value, as a
+    /// Python dict does.
+    pub(crate) fn scan(
+        text: &'a str,
+        at: usize,
+        open: usize,
+    ) -> Result<(usize, Option<Recorded<'a>>), JsonError> {
+        let b = text.as_bytes();
+        if b.get(at) != Some(&b'{') {
+            return Ok((scan_value(b, at, open)?, None));
         }
-        Some(Recorded {
-            action: Action::parse(action?)?,
-            data: data.filter(|d| !d.is_null()),
-            q: q?,
-        })
+        let (mut action, mut data, mut q) = (None, None, None);
+        let end = walk_object(text, at, open, &mut |k, p| {
+            let (v, end) = scan_value_in(text, p, open + 1)?;
+            // The usual spellings match byte for byte; escaped keys decode.
+            match k.raw() {
+                "action" => action = Some(v),
+                "data" => data = Some(v),
+                "q" => q = Some(v),
+                raw if raw.contains('\\') => {
+                    if k.eq_str("action") {
+                        action = Some(v);
+                    } else if k.eq_str("data") {
+                        data = Some(v);
+                    } else if k.eq_str("q") {
+                        q = Some(v);
+                    }
+                }
+                _ => {}
+            }
+            Ok(end)
+        })?;
+        let rec = (|| {
+            Some(Recorded {
+                action: Action::parse(action?)?,
+                data: data.filter(|d: &Value<'_>| !d.is_null()),
+                q: q.filter(|q: &Value<'_>| q.kind() == Kind::String)?,
+            })
+        })();
+        Ok((end, rec))
     }
 }
 

@@ -1600,6 +1600,47 @@ mod one_pass_inputs {
     }
 
     #[test]
+    fn a_recorded_answer_is_read_as_a_dict_would() {
+        let state = x_answered();
+        let settled = |state: &str| match round(
+            Some(state),
+            Some(r#"{"y":{"action":"accept","content":{"value":"why"}}}"#),
+        ) {
+            Ok(End::Values(v)) => v,
+            Ok(End::Asks(names, _)) => format!("asks {names:?}"),
+            Err(e) => format!("error {e}"),
+        };
+        assert_eq!(settled(&state), r#"{"x":"hi","y":"why"}"#);
+        // Escaped keys in the entry decode to the same names.
+        let escaped = state
+            .replacen(r#""action""#, r#""\u0061ction""#, 1)
+            .replacen(r#""q""#, r#""\u0071""#, 1)
+            .replacen(r#""data""#, r#""d\u0061ta""#, 1);
+        assert_ne!(escaped, state);
+        assert_eq!(settled(&escaped), r#"{"x":"hi","y":"why"}"#);
+        // A repeated key keeps its last value: a later "data" replaces the answer.
+        let redata = state.replacen(r#""data":"#, r#""data":{"value":"first"},"data":"#, 1);
+        assert_eq!(settled(&redata), r#"{"x":"hi","y":"why"}"#);
+        let later = state.replacen(
+            r#""action":"accept","#,
+            r#""action":"accept","data":{"value":"later"},"#,
+            1,
+        );
+        // (whichever order the state writes its keys in, the last "data" wins)
+        let got = settled(&later);
+        assert!(
+            got == r#"{"x":"hi","y":"why"}"# || got == r#"{"x":"later","y":"why"}"#,
+            "{got}"
+        );
+        // An entry without a string "q", or with an unknown action, makes the state
+        // unreadable: no progress, so y's reply is for no asked question either.
+        let no_q = state.replacen(r#""q":"#, r#""q":1,"z":"#, 1);
+        assert_eq!(settled(&no_q), r#"asks ["x", "y"]"#);
+        let bad_action = state.replacen(r#""action":"accept""#, r#""action":"maybe""#, 1);
+        assert_eq!(settled(&bad_action), r#"asks ["x", "y"]"#);
+    }
+
+    #[test]
     fn a_repeated_reply_key_keeps_its_last_value() {
         let (_, first) = asks(round(None, None));
         let replies = r#"{"x":{"action":"accept","content":{"value":"first"}},

@@ -40,13 +40,19 @@ pub const CASES: &[(&str, Kind, usize)] = &[
     ("chain-8", Kind::Chain, 8),
 ];
 
-/// Independent literal questions, or a resolver chain.
+/// Our own cases (not in bench.py): `resolve-16` isolates rendering resolver questions.
+pub const EXTRA_CASES: &[(&str, Kind, usize)] = &[("resolve-16", Kind::Resolve, 16)];
+
+/// Independent literal questions, a resolver chain, or independent resolvers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// `indep-N`
     Indep,
     /// `chain-N`
     Chain,
+    /// `resolve-N`: N independent resolvers (no inputs) whose questions are indep-N's
+    /// (`"Question number {i}?"`), so every question is rendered and hashed per round.
+    Resolve,
 }
 
 /// The declaration for a case.
@@ -58,6 +64,9 @@ pub fn declaration(kind: Kind, n: usize) -> String {
                 format!(r#"{{"name":"q{i}","elicit":{{"message":"Question number {i}?"}}}}"#)
             }
             (Kind::Chain, 0) => r#"{"name":"q0","elicit":{"message":"First?"}}"#.to_string(),
+            (Kind::Resolve, _) => {
+                format!(r#"{{"name":"q{i}","elicit":{{"needs":[],"declares":"string"}}}}"#)
+            }
             (Kind::Chain, _) => format!(
                 r#"{{"name":"q{i}","elicit":{{"needs":["q{}"],"declares":"string"}}}}"#,
                 i - 1
@@ -91,6 +100,28 @@ fn chain_resolver(inputs: &[u8], question: &mut [u8]) -> usize {
     s.finish().expect("question buffer")
 }
 
+/// `resolve-N`'s resolvers, run by the host: parameter `i` (no inputs) →
+/// `{"message":"Question number {i}?"}` (indep-N's literal question).
+fn resolve_resolver(param: usize, question: &mut [u8]) -> usize {
+    use elicit_core::Sink;
+    let mut s = SliceSink::new(question);
+    s.put(b"{\"message\":\"Question number ");
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut v = param;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    s.put(&digits[k..]);
+    s.put(b"?\"}");
+    s.finish().expect("question buffer")
+}
+
 /// One round, as a server runs it. `out` receives the outputs.
 pub fn run_round<const N: usize>(
     plan: &Plan<'_, N>,
@@ -104,9 +135,13 @@ pub fn run_round<const N: usize>(
     let mut question = [0u8; 256];
     loop {
         match round.poll().expect("round runs") {
-            Step::Resolve { .. } => {
+            Step::Resolve { param } => {
                 let n = round.resolve_inputs_into(&mut inputs).expect("inputs");
-                let q = chain_resolver(&inputs[..n], &mut question);
+                let q = if &inputs[..n] == b"{}" {
+                    resolve_resolver(param, &mut question)
+                } else {
+                    chain_resolver(&inputs[..n], &mut question)
+                };
                 let q = core::str::from_utf8(&question[..q]).expect("utf8");
                 round.resolve_question(q).expect("question accepted");
             }
@@ -208,5 +243,14 @@ impl Case {
     /// Every case of bench.py.
     pub fn all() -> Vec<Case> {
         CASES.iter().map(|&(l, k, n)| Case::new(l, k, n)).collect()
+    }
+
+    /// Every case of bench.py, then ours ([`EXTRA_CASES`]).
+    pub fn all_with_extras() -> Vec<Case> {
+        CASES
+            .iter()
+            .chain(EXTRA_CASES)
+            .map(|&(l, k, n)| Case::new(l, k, n))
+            .collect()
     }
 }
