@@ -888,15 +888,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             problem,
         };
         // Check before copying so a bad answer costs no workspace and changes nothing.
-        let probe =
-            Value::parse(question_json).map_err(|_| bad("the question is not valid JSON"))?;
+        let (probe, fields) = scan_question(question_json).map_err(bad)?;
         let param_ty = self.plan.params[i].ty;
-        let (digest, typed) = match parse_question(probe, &param_ty) {
+        let (digest, typed) = match question_parts(fields, &param_ty) {
             Ok((message, ty, title, description, typed)) => {
                 (question_digest(message, &ty, title, description), typed)
-            }
-            Err(problem @ (QUESTION_NOT_OBJECT | QUESTION_UNKNOWN_KEY)) => {
-                return Err(bad(problem))
             }
             Err(problem) => {
                 // A question of the right shape with bad contents fails the round.
@@ -911,7 +907,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let v = text
             .get(start..start + probe.raw().len())
             .map(Value::validated)
-            .ok_or_else(|| bad("the question is not valid JSON"))?;
+            .ok_or_else(|| bad(QUESTION_NOT_JSON))?;
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match typed {
             false => param_ty,
@@ -1240,33 +1236,76 @@ const QUESTION_NOT_OBJECT: &str =
 const QUESTION_UNKNOWN_KEY: &str =
     "a question has only \"message\", \"type\", \"title\" and \"description\"";
 
+const QUESTION_NOT_JSON: &str = "the question is not valid JSON";
+
+/// A question's members, by name (the last occurrence of a key wins).
+#[derive(Clone, Copy, Default)]
+struct QuestionFields<'a> {
+    message: Option<Value<'a>>,
+    ty: Option<Value<'a>>,
+    title: Option<Value<'a>>,
+    description: Option<Value<'a>>,
+}
+
+/// Validate a resolver's question text and read its members in the same pass: the
+/// question (surrounding whitespace trimmed) and its fields. Not JSON comes first, then
+/// not an object, then a key outside the four.
+fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), &'static str> {
+    let b = text.as_bytes();
+    let start = skip_ws_at(b, 0);
+    if b.get(start) != Some(&b'{') {
+        return Err(match Value::parse(text) {
+            Ok(_) => QUESTION_NOT_OBJECT,
+            Err(_) => QUESTION_NOT_JSON,
+        });
+    }
+    let mut f = QuestionFields::default();
+    let mut unknown = false;
+    let walked = walk_object(text, start, 0, &mut |k, p| {
+        let (x, end) = scan_value_in(text, p, 1)?;
+        let slot = match k.raw() {
+            "message" => &mut f.message,
+            "type" => &mut f.ty,
+            "title" => &mut f.title,
+            "description" => &mut f.description,
+            _ if k.eq_str("message") => &mut f.message,
+            _ if k.eq_str("type") => &mut f.ty,
+            _ if k.eq_str("title") => &mut f.title,
+            _ if k.eq_str("description") => &mut f.description,
+            _ => {
+                unknown = true;
+                return Ok(end);
+            }
+        };
+        *slot = Some(x);
+        Ok(end)
+    });
+    let end = match walked {
+        Ok(end) if skip_ws_at(b, end) == b.len() => end,
+        _ => return Err(QUESTION_NOT_JSON),
+    };
+    if unknown {
+        return Err(QUESTION_UNKNOWN_KEY);
+    }
+    let v = text
+        .get(start..end)
+        .map(Value::validated)
+        .ok_or(QUESTION_NOT_JSON)?;
+    Ok((v, f))
+}
+
+/// A question's parts from its fields: message, answer type (the parameter's unless the
+/// question types it), title, description, and whether it carried its own type.
 #[allow(clippy::type_complexity)]
-fn parse_question<'a>(
-    v: Value<'a>,
+fn question_parts<'a>(
+    f: QuestionFields<'a>,
     param_ty: &Ty<'a>,
 ) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), &'static str> {
-    if v.kind() != Kind::Object {
-        return Err(QUESTION_NOT_OBJECT);
-    }
-    // One pass (the shape check and the lookups together; last occurrence wins).
-    let (mut message, mut ty_v, mut title_v, mut description_v) = (None, None, None, None);
-    for (k, x) in v.members() {
-        if k.eq_str("message") {
-            message = Some(x);
-        } else if k.eq_str("type") {
-            ty_v = Some(x);
-        } else if k.eq_str("title") {
-            title_v = Some(x);
-        } else if k.eq_str("description") {
-            description_v = Some(x);
-        } else {
-            return Err(QUESTION_UNKNOWN_KEY);
-        }
-    }
-    let message = message
+    let message = f
+        .message
         .and_then(|m| m.as_str())
         .ok_or("a question needs a string \"message\"")?;
-    let (ty, typed) = match ty_v {
+    let (ty, typed) = match f.ty {
         None => (*param_ty, false),
         Some(t) if t.is_null() => (*param_ty, false),
         Some(t) => (Ty::compile(t, false)?, true),
@@ -1281,12 +1320,23 @@ fn parse_question<'a>(
                 .ok_or("a question's title and description must be strings"),
         }
     };
-    let title = opt(title_v)?;
-    let description = opt(description_v)?;
+    let title = opt(f.title)?;
+    let description = opt(f.description)?;
     if (title.is_some() || description.is_some()) && !ty.wrapped() {
         return Err("title and description label the wrapped value of a scalar, enum or array answer; an object type's fields carry their own");
     }
     Ok((message, ty, title, description, typed))
+}
+
+/// The parts of a question already checked (a resolver's question, re-read from the
+/// workspace).
+#[allow(clippy::type_complexity)]
+fn parse_question<'a>(
+    v: Value<'a>,
+    param_ty: &Ty<'a>,
+) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), &'static str> {
+    let (_, f) = scan_question(v.raw())?;
+    question_parts(f, param_ty)
 }
 
 #[cfg(feature = "alloc")]

@@ -750,9 +750,22 @@ mod host_misuse {
         round.poll().unwrap();
         let left = round.workspace_left();
         // Not JSON, or not a question's shape: rejected, nothing changes.
-        for bad in ["{", r#"{"msg":"A?"}"#, "[]"] {
+        for (bad, problem) in [
+            ("{", "the question is not valid JSON"),
+            // Not JSON wins over an unknown key before the break.
+            (
+                r#"{"msg":"A?", "message": }"#,
+                "the question is not valid JSON",
+            ),
+            (r#"{"message":"A?"} x"#, "the question is not valid JSON"),
+            (r#"{"msg":"A?"}"#, "a question has only"),
+            (r#"{"message":"A?","msg":1}"#, "a question has only"),
+            ("[]", "a question must be an object"),
+            (" \"A?\" ", "a question must be an object"),
+        ] {
             let e = round.resolve_question(bad).unwrap_err();
             assert!(matches!(e, Error::ResolverAnswer { .. }), "{bad}: {e}");
+            assert!(e.to_string().contains(problem), "{bad}: {e}");
         }
         assert!(matches!(
             round.resolve_value("{nope"),
