@@ -514,28 +514,37 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let b = text.as_bytes();
         let start = skip_ws_at(b, 0);
         let (mut v, mut answers_ok, mut asked_ok) = (None, None, None);
+        // An object of entries at `p`, each read by `each` → (end, entry ok); anything
+        // but an object is not ok. The index after it, and whether every entry was ok.
+        type Each<'e, 't> = dyn FnMut(Str<'t>, usize) -> Result<(usize, bool), JsonError> + 'e;
+        let entries = |p: usize, each: &mut Each<'_, 'a>| -> Result<(usize, bool), JsonError> {
+            if b.get(p) != Some(&b'{') {
+                return Ok((scan_value(b, p, 1)?, false));
+            }
+            let mut ok = true;
+            let end = walk_object(text, p, 1, &mut |name, at| {
+                let (end, good) = each(name, at)?;
+                ok &= good;
+                Ok(end)
+            })?;
+            Ok((end, ok))
+        };
+        let (mut guess_a, mut guess_q) = (0, 0);
         let walked = walk_object(text, start, 0, &mut |k, p| {
             if k.eq_str("answers") {
                 // A repeated key keeps its last value.
                 for slot in slots.iter_mut() {
                     slot.recorded = None;
                 }
-                if b.get(p) != Some(&b'{') {
-                    answers_ok = Some(false);
-                    return scan_value(b, p, 1);
-                }
-                let (mut ok, mut guess) = (true, 0);
-                let end = walk_object(text, p, 1, &mut |name, at| {
+                guess_a = 0;
+                let (end, ok) = entries(p, &mut |name, at| {
                     let (end, rec) = Recorded::scan(text, at, 2)?;
-                    match rec {
-                        None => ok = false,
-                        Some(rec) => {
-                            if let Some(i) = find(&mut guess, name) {
-                                slots[i].recorded = Some(rec);
-                            }
+                    if let Some(rec) = rec {
+                        if let Some(i) = find(&mut guess_a, name) {
+                            slots[i].recorded = Some(rec);
                         }
                     }
-                    Ok(end)
+                    Ok((end, rec.is_some()))
                 })?;
                 answers_ok = Some(ok);
                 Ok(end)
@@ -543,19 +552,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 for slot in slots.iter_mut() {
                     slot.asked = None;
                 }
-                if b.get(p) != Some(&b'{') {
-                    asked_ok = Some(false);
-                    return scan_value(b, p, 1);
-                }
-                let (mut ok, mut guess) = (true, 0);
-                let end = walk_object(text, p, 1, &mut |name, at| {
+                guess_q = 0;
+                let (end, ok) = entries(p, &mut |name, at| {
                     let (q, end) = scan_value_in(text, at, 2)?;
-                    if q.kind() != Kind::String {
-                        ok = false;
-                    } else if let Some(i) = find(&mut guess, name) {
+                    let ok = q.kind() == Kind::String;
+                    if let Some(i) = find(&mut guess_q, name).filter(|_| ok) {
                         slots[i].asked = Some(q);
                     }
-                    Ok(end)
+                    Ok((end, ok))
                 })?;
                 asked_ok = Some(ok);
                 Ok(end)
