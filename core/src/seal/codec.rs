@@ -322,6 +322,23 @@ impl<const N: usize> KeyRing<N> {
         Ok(&out[range])
     }
 
+    /// [`KeyRing::unseal_payload`] in place: the token's text lies in `buf[..len]`; it is
+    /// decoded and opened there, and the payload returned is a slice of `buf`. The
+    /// reasons are `unseal_payload`'s; [`Reason::TooLarge`] only when `len` exceeds
+    /// `buf.len()`. The token is consumed (`buf` holds the decoded bytes afterwards).
+    pub fn unseal_payload_in_place<'b>(
+        &self,
+        buf: &'b mut [u8],
+        len: usize,
+    ) -> Result<&'b [u8], UnsealError> {
+        if len > buf.len() {
+            return Err(Reason::TooLarge { needed: len }.into());
+        }
+        let raw_len = decode_token_in_place(buf, len)?;
+        let range = self.open(buf, raw_len)?;
+        Ok(&buf[range])
+    }
+
     /// Open the decoded token body `out[..raw_len]` in place; returns where the payload
     /// now lies.
     pub(crate) fn open(

@@ -586,6 +586,47 @@ impl<'a, const N: usize> Sealer<'a, N> {
         self.finish_unseal(raw_len, binding, principal, now, out)
     }
 
+    /// [`Sealer::unseal`] without a second buffer: the token's text lies in `buf[..len]`
+    /// (where it arrived, say in the request's receive buffer) and is decoded, decrypted
+    /// and checked right there; the plaintext state returned is a slice of `buf`.
+    ///
+    /// Every decoding step shrinks the text (base64url to bytes, ciphertext to plaintext,
+    /// JSON escapes to UTF-8), so the writes never overtake what is still unread. The
+    /// checks, their order and their [`Reason`]s are exactly [`Sealer::unseal`]'s, except
+    /// that the buffer is always big enough: the only [`Reason::TooLarge`] is for a `len`
+    /// beyond `buf.len()` (`needed` is then `len`), a host bug.
+    ///
+    /// The token is consumed: after the call, successful or not, `buf[..len]` holds
+    /// whatever the steps reached (decoded bytes, or the decrypted claims when a claim
+    /// check failed). Keep a copy first if the token is needed again.
+    ///
+    /// ```
+    /// # use elicit_core::seal::{Binding, Entropy, KeyRing, Sealer, UnixTime};
+    /// # let sealer = Sealer::new(KeyRing::<1>::new(&[&[0x42u8; 32]]).unwrap(), Some("svc"));
+    /// # let binding = Binding::new("tools/call", "survey", None);
+    /// # let entropy = Entropy { nonce: [7; 12], principal_salt: [9; 8] };
+    /// let now = UnixTime::from_secs(1_780_000_000);
+    /// let mut buf = [0u8; 256];
+    /// let len = sealer.seal("round-1", &binding, None, now, &entropy, &mut buf).unwrap().len();
+    /// // ... the token goes to the client and comes back into `buf[..len]` ...
+    /// let state = sealer.unseal_in_place(&mut buf, len, &binding, None, now).unwrap();
+    /// assert_eq!(state, "round-1");
+    /// ```
+    pub fn unseal_in_place<'b>(
+        &self,
+        buf: &'b mut [u8],
+        len: usize,
+        binding: &Binding<'_>,
+        principal: Option<&str>,
+        now: UnixTime,
+    ) -> Result<&'b str, UnsealError> {
+        if len > buf.len() {
+            return Err(Reason::TooLarge { needed: len }.into());
+        }
+        let raw_len = codec::decode_token_in_place(buf, len)?;
+        self.finish_unseal(raw_len, binding, principal, now, buf)
+    }
+
     /// The boundary's inbound step on the request's `params.requestState` value:
     /// `None` or JSON `null` is no state (`Ok(None)`), a non-string is rejected
     /// ([`Reason::NonString`]), and a string (escapes decoded, as `json.loads` would) is
@@ -622,8 +663,7 @@ impl<'a, const N: usize> Sealer<'a, N> {
             *slot = byte;
             len += 1;
         }
-        let raw_len = codec::decode_token_in_place(out, len)?;
-        self.finish_unseal(raw_len, binding, principal, now, out)
+        self.unseal_in_place(out, len, binding, principal, now)
             .map(Some)
     }
 
