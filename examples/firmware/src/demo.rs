@@ -15,15 +15,26 @@ use crate::transcript::Transcript;
 
 include!(concat!(env!("OUT_DIR"), "/expected.rs"));
 
-/// RAM of one measured call: static + plan + peak stack (Round, workspace, engine and
-/// host frames) + the I/O text it read; and with the text it wrote, when that is
-/// buffered in RAM rather than streamed out through a `Sink`.
+/// RAM of one measured call: static + plan (+ the sealer's keys, seal builds) + peak stack
+/// (Round, workspace, engine and host frames) + the I/O text it read; and with the text
+/// it wrote, when that is buffered in RAM rather than streamed out through a `Sink`.
+/// Everything here is live at the round's peak: the plan and the sealer outlive it, and
+/// the input text is held until the round ends (the echoed token is unsealed in place,
+/// so its plaintext adds nothing).
 fn ram_line(t: &mut Transcript, what: &str, plan: usize, peak: usize, io_in: usize, io_out: usize) {
     let st = stack::static_ram();
-    let streamed = st + plan + peak + io_in;
+    #[cfg(feature = "seal")]
+    let (keys, keys_what) = (size_of::<Sealer<'static, 1>>(), " + sealer ");
+    #[cfg(not(feature = "seal"))]
+    let (keys, keys_what) = (0, "");
+    let streamed = st + plan + keys + peak + io_in;
+    let mut keys_text: heapless::String<24> = heapless::String::new();
+    if !keys_what.is_empty() {
+        let _ = fmt::Write::write_fmt(&mut keys_text, format_args!("{keys_what}{keys}"));
+    }
     say!(
         t,
-        "# ram {what}: {} B with its output buffered, {streamed} B streaming it = static {st} + plan {plan} + stack peak {peak} + input text {io_in} (+ output text {io_out})",
+        "# ram {what}: {} B with its output buffered, {streamed} B streaming it = static {st} + plan {plan}{keys_text} + stack peak {peak} + input text {io_in} (+ output text {io_out})",
         streamed + io_out
     );
 }
@@ -44,7 +55,6 @@ fn modern_conversation<const N: usize, const WS: usize>(
     let mut out = [0u8; OUT_CAP];
     let mut state_out = [0u8; STATE_CAP];
     let mut token_out = [0u8; STATE_CAP];
-    let mut state_in = [0u8; STATE_CAP];
     for n in 1..=4u32 {
         say!(t, "-- round {n}");
         #[cfg(feature = "seal")]
@@ -57,9 +67,11 @@ fn modern_conversation<const N: usize, const WS: usize>(
         let seal = SealCtx(core::marker::PhantomData);
         let mut log_buf = [0u8; 512];
         let mut log = Log::new(&mut log_buf);
-        let echoed = carried_len.map(|l| utf8(&carried[..l]));
+        // The echoed requestState stays in `carried`, where it "arrived": a sealed token
+        // is unsealed right there.
         let reply_text = replies_len.map(|l| utf8(&replies[..l]));
-        let io_in = args.len() + echoed.map_or(0, str::len) + reply_text.map_or(0, str::len);
+        let io_in = args.len() + carried_len.unwrap_or(0) + reply_text.map_or(0, str::len);
+        let echoed = carried_len.map(|l| (&mut carried[..], l));
         let (r, peak) = stack::measure(|| {
             modern_round::<N, WS>(
                 tool,
@@ -67,7 +79,6 @@ fn modern_conversation<const N: usize, const WS: usize>(
                 echoed,
                 reply_text,
                 &seal,
-                &mut state_in,
                 &mut out,
                 &mut state_out,
                 &mut token_out,
@@ -75,7 +86,7 @@ fn modern_conversation<const N: usize, const WS: usize>(
             )
         });
         #[cfg(feature = "seal")]
-        if echoed.is_some() {
+        if carried_len.is_some() {
             say!(t, "[seal] unsealed the echoed requestState");
         }
         log.print(t);
@@ -84,13 +95,13 @@ fn modern_conversation<const N: usize, const WS: usize>(
                 t.fail(format_args!("{} round {n} failed: {e}", tool.name));
                 return;
             }
-            Ok(Outcome::Done { values, unsealed }) => {
+            Ok(Outcome::Done { values }) => {
                 ram_line(
                     t,
                     &ram_what(tool.name, "batched round", n),
                     size_of::<Plan<'static, N>>(),
                     peak,
-                    io_in + unsealed,
+                    io_in,
                     values,
                 );
                 let v = utf8(&out[..values]);
@@ -104,14 +115,13 @@ fn modern_conversation<const N: usize, const WS: usize>(
                 requests,
                 state,
                 token,
-                unsealed,
             }) => {
                 ram_line(
                     t,
                     &ram_what(tool.name, "batched round", n),
                     size_of::<Plan<'static, N>>(),
                     peak,
-                    io_in + unsealed,
+                    io_in,
                     requests + state + token,
                 );
                 let req_text = utf8(&out[..requests]);

@@ -323,18 +323,15 @@ pub(crate) fn drive<const N: usize>(
     }
 }
 
-/// How a batched round ended. `unsealed`: bytes of plaintext state the round read from
-/// the echoed token (seal builds; 0 otherwise).
+/// How a batched round ended.
 pub(crate) enum Outcome {
     Done {
         values: usize,
-        unsealed: usize,
     },
     InputRequired {
         requests: usize,
         state: usize,
         token: usize,
-        unsealed: usize,
     },
 }
 
@@ -386,18 +383,19 @@ pub(crate) fn new_handshake<'r, 'a, const N: usize>(
     Round::handshake(plan, args, ws)
 }
 
-/// One batched (2026-07-28) round: the measured unit. Unseals the echoed state (seal
-/// builds), runs the round, and writes `inputRequests` into `out` and the next state into
-/// `state_out` (then sealed into `token_out`), or the values into `out`.
+/// One batched (2026-07-28) round: the measured unit. `echoed` is the buffer holding the
+/// requestState text the client sent back, and its length: the sealed token (seal
+/// builds), unsealed right there so its plaintext is a slice of the same buffer, or the
+/// plaintext state itself. Runs the round, and writes `inputRequests` into `out` and the
+/// next state into `state_out` (then sealed into `token_out`), or the values into `out`.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn modern_round<const N: usize, const WS: usize>(
     tool: &Tool<N>,
     args: &str,
-    echoed: Option<&str>,
+    echoed: Option<(&mut [u8], usize)>,
     replies: Option<&str>,
     seal: &SealCtx<'_>,
-    state_in: &mut [u8],
     out: &mut [u8],
     state_out: &mut [u8],
     token_out: &mut [u8],
@@ -408,19 +406,14 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
     #[cfg(feature = "seal")]
     let state = match echoed {
         None => None,
-        Some(token) => Some(
+        Some((buf, len)) => Some(
             seal.sealer
-                .unseal(token, &binding, None, seal.now, state_in)
+                .unseal_in_place(buf, len, &binding, None, seal.now)
                 .map_err(|e| Fail::Unseal(e.reason()))?,
         ),
     };
     #[cfg(not(feature = "seal"))]
-    let (state, _, _) = (echoed, seal, state_in);
-    let unsealed = if cfg!(feature = "seal") {
-        state.map_or(0, str::len)
-    } else {
-        0
-    };
+    let (state, _) = (echoed.map(|(buf, len)| utf8(&buf[..len])), seal);
 
     let mut ws = [0u8; WS];
     // The round is used where it was returned, inside the Result: moving a
@@ -433,7 +426,6 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
             round.write_values(Style::WIRE, &mut s)?;
             Ok(Outcome::Done {
                 values: sink_len(&s)?,
-                unsealed,
             })
         }
         Step::InputRequired => {
@@ -465,7 +457,6 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
                 requests,
                 state,
                 token,
-                unsealed,
             })
         }
         _ => Err(Fail::Protocol("the round stopped at an unexpected step")),
