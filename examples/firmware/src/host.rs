@@ -360,29 +360,6 @@ pub(crate) fn next_entropy() -> Entropy {
     }
 }
 
-/// `Round::modern`, kept out of line: its temporaries are gone by the time the round
-/// runs, instead of adding to the frame the round runs in.
-#[inline(never)]
-pub(crate) fn new_modern<'r, 'a, const N: usize>(
-    plan: &'r Plan<'a, N>,
-    args: &'a str,
-    state: Option<&'a str>,
-    replies: Option<&'a str>,
-    ws: &'a mut [u8],
-) -> Result<Round<'r, 'a, N>, Error> {
-    Round::modern(plan, args, state, replies, ws)
-}
-
-/// `Round::handshake`, kept out of line (see [`new_modern`]).
-#[inline(never)]
-pub(crate) fn new_handshake<'r, 'a, const N: usize>(
-    plan: &'r Plan<'a, N>,
-    args: &'a str,
-    ws: &'a mut [u8],
-) -> Result<Round<'r, 'a, N>, Error> {
-    Round::handshake(plan, args, ws)
-}
-
 /// One batched (2026-07-28) round: the measured unit. `echoed` is the buffer holding the
 /// requestState text the client sent back, and its length: the sealed token (seal
 /// builds), unsealed right there so its plaintext is a slice of the same buffer, or the
@@ -416,10 +393,10 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
     let (state, _) = (echoed.map(|(buf, len)| utf8(&buf[..len])), seal);
 
     let mut ws = [0u8; WS];
-    // The round is used where it was returned, inside the Result: moving a
-    // `Round<16>` (2.3 KB) out of it costs a copy of that size on the stack.
-    let mut created = new_modern(&tool.plan, args, state, replies, &mut ws);
-    let round = created.as_mut().map_err(|e| Fail::Engine(e.clone()))?;
+    // Built in place: returning a `Round<16>` (1.6 KB) would put a second copy of it on
+    // the stack while it is created.
+    let mut slot = None;
+    let round = Round::modern_in(&mut slot, &tool.plan, args, state, replies, &mut ws)?;
     match drive(round, tool, None, log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
@@ -474,8 +451,8 @@ pub(crate) fn handshake_call<const N: usize, const WS: usize>(
     log: &mut Log<'_>,
 ) -> Result<usize, Fail> {
     let mut ws = [0u8; WS];
-    let mut created = new_handshake(&tool.plan, args, &mut ws);
-    let round = created.as_mut().map_err(|e| Fail::Engine(e.clone()))?;
+    let mut slot = None;
+    let round = Round::handshake_in(&mut slot, &tool.plan, args, &mut ws)?;
     match drive(round, tool, Some(script), log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
