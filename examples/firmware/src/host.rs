@@ -272,7 +272,8 @@ impl<'b> Log<'b> {
 // ------------------------------------------------------------------- the host loop
 
 /// Poll until the round needs the client: run resolvers, and (handshake) answer asks
-/// from `script`.
+/// from `script`. Each step's buffers live in its own out-of-line function, so polling
+/// (the deepest engine calls) runs below a small frame.
 #[inline(never)]
 pub(crate) fn drive<const N: usize>(
     round: &mut Round<'_, '_, N>,
@@ -282,45 +283,69 @@ pub(crate) fn drive<const N: usize>(
 ) -> Result<Step, Fail> {
     loop {
         match round.poll()? {
-            Step::Resolve { param } => {
-                let name = tool.plan.name(param).unwrap_or("");
-                let mut inputs = [0u8; 96];
-                let n = round.resolve_inputs_into(&mut inputs)?;
-                let v = Value::parse(utf8(&inputs[..n]))
-                    .map_err(|_| Fail::Protocol("resolver inputs are not JSON"))?;
-                let mut answer = [0u8; 128];
-                let mut sink = SliceSink::new(&mut answer);
-                let kind = (tool.resolve)(name, v, &mut sink);
-                let m = sink_len(&sink)?;
-                let text = utf8(&answer[..m]);
-                let what = if kind == Resolved::Value {
-                    ") -> value "
-                } else {
-                    ") -> question "
-                };
-                log.line(&["  resolver ", name, "(", utf8(&inputs[..n]), what, text]);
-                match kind {
-                    Resolved::Value => round.resolve_value(text)?,
-                    Resolved::Question => round.resolve_question(text)?,
-                }
-            }
+            Step::Resolve { param } => run_resolver(round, tool, param, log)?,
             Step::Ask { param } => {
                 let script = script.ok_or(Fail::Protocol("an ask in a batched round"))?;
-                let name = tool.plan.name(param).unwrap_or("");
-                let mut ask = [0u8; 320];
-                let mut sink = SliceSink::new(&mut ask);
-                round.write_ask(&mut sink)?;
-                let n = sink_len(&sink)?;
-                let answer = scripted(script, name);
-                log.line(&["-- elicitation/create for ", name, ": ", utf8(&ask[..n])]);
-                log.line(&["  client -> ", answer]);
-                log.asks_out += n;
-                log.replies_in += answer.len();
-                round.answer(answer)?;
+                ask_client(round, tool, param, script, log)?;
             }
             other => return Ok(other),
         }
     }
+}
+
+/// Run the host's resolver for `param` and hand its value or question to the round.
+#[inline(never)]
+fn run_resolver<const N: usize>(
+    round: &mut Round<'_, '_, N>,
+    tool: &Tool<N>,
+    param: usize,
+    log: &mut Log<'_>,
+) -> Result<(), Fail> {
+    let name = tool.plan.name(param).unwrap_or("");
+    let mut inputs = [0u8; 96];
+    let n = round.resolve_inputs_into(&mut inputs)?;
+    let v = Value::parse(utf8(&inputs[..n]))
+        .map_err(|_| Fail::Protocol("resolver inputs are not JSON"))?;
+    let mut answer = [0u8; 128];
+    let mut sink = SliceSink::new(&mut answer);
+    let kind = (tool.resolve)(name, v, &mut sink);
+    let m = sink_len(&sink)?;
+    let text = utf8(&answer[..m]);
+    let what = if kind == Resolved::Value {
+        ") -> value "
+    } else {
+        ") -> question "
+    };
+    log.line(&["  resolver ", name, "(", utf8(&inputs[..n]), what, text]);
+    match kind {
+        Resolved::Value => round.resolve_value(text)?,
+        Resolved::Question => round.resolve_question(text)?,
+    }
+    Ok(())
+}
+
+/// Handshake era: put the question for `param` to the (scripted) client and pass its
+/// reply to the round.
+#[inline(never)]
+fn ask_client<const N: usize>(
+    round: &mut Round<'_, '_, N>,
+    tool: &Tool<N>,
+    param: usize,
+    script: Script,
+    log: &mut Log<'_>,
+) -> Result<(), Fail> {
+    let name = tool.plan.name(param).unwrap_or("");
+    let mut ask = [0u8; 320];
+    let mut sink = SliceSink::new(&mut ask);
+    round.write_ask(&mut sink)?;
+    let n = sink_len(&sink)?;
+    let answer = scripted(script, name);
+    log.line(&["-- elicitation/create for ", name, ": ", utf8(&ask[..n])]);
+    log.line(&["  client -> ", answer]);
+    log.asks_out += n;
+    log.replies_in += answer.len();
+    round.answer(answer)?;
+    Ok(())
 }
 
 /// How a batched round ended.
