@@ -15,27 +15,48 @@ use crate::transcript::Transcript;
 
 include!(concat!(env!("OUT_DIR"), "/expected.rs"));
 
-/// RAM of one measured call: static + plan (+ the sealer's keys, seal builds) + peak stack
-/// (Round, workspace, engine and host frames) + the I/O text it read; and with the text
-/// it wrote, when that is buffered in RAM rather than streamed out through a `Sink`.
-/// Everything here is live at the round's peak: the plan and the sealer outlive it, and
-/// the input text is held until the round ends (the echoed token is unsealed in place,
-/// so its plaintext adds nothing).
-fn ram_line(t: &mut Transcript, what: &str, plan: usize, peak: usize, io_in: usize, io_out: usize) {
+/// The text a measured call read and wrote, in bytes.
+struct Io {
+    /// Read: arguments, echoed state (the sealed token, unsealed in place), replies.
+    input: usize,
+    /// Written whole into RAM even when the output is streamed: a sealed round renders
+    /// the plaintext state and seals it into a token buffer.
+    held: usize,
+    /// Written, and streamable through a `Sink`: inputRequests, a plaintext state,
+    /// values, asks.
+    output: usize,
+}
+
+/// RAM of one measured call: static + plan (+ the sealer's expanded keys, seal builds) +
+/// peak stack (Round, workspace, engine and host frames) + the input text + the text that
+/// must be held whole (sealing); and with the streamable output text, when that is
+/// buffered in RAM rather than streamed out through a `Sink`. Everything counted is live
+/// at the round's peak: the plan and the sealer outlive it, the input text is held until
+/// the round ends (the echoed token is unsealed in place, so its plaintext adds nothing).
+fn ram_line(t: &mut Transcript, what: &str, plan: usize, peak: usize, io: Io) {
     let st = stack::static_ram();
     #[cfg(feature = "seal")]
     let (keys, keys_what) = (size_of::<Sealer<'static, 1>>(), " + sealer ");
     #[cfg(not(feature = "seal"))]
     let (keys, keys_what) = (0, "");
-    let streamed = st + plan + keys + peak + io_in;
-    let mut keys_text: heapless::String<24> = heapless::String::new();
+    let streamed = st + plan + keys + peak + io.input + io.held;
+    let mut extra: heapless::String<64> = heapless::String::new();
     if !keys_what.is_empty() {
-        let _ = fmt::Write::write_fmt(&mut keys_text, format_args!("{keys_what}{keys}"));
+        let _ = fmt::Write::write_fmt(&mut extra, format_args!("{keys_what}{keys}"));
+    }
+    let mut held: heapless::String<48> = heapless::String::new();
+    if io.held > 0 {
+        let _ = fmt::Write::write_fmt(
+            &mut held,
+            format_args!(" + state and token text {}", io.held),
+        );
     }
     say!(
         t,
-        "# ram {what}: {} B with its output buffered, {streamed} B streaming it = static {st} + plan {plan}{keys_text} + stack peak {peak} + input text {io_in} (+ output text {io_out})",
-        streamed + io_out
+        "# ram {what}: {} B with its output buffered, {streamed} B streaming it = static {st} + plan {plan}{extra} + stack peak {peak} + input text {}{held} (+ output text {})",
+        streamed + io.output,
+        io.input,
+        io.output
     );
 }
 
@@ -101,8 +122,11 @@ fn modern_conversation<const N: usize, const WS: usize>(
                     &ram_what(tool.name, "batched round", n),
                     size_of::<Plan<'static, N>>(),
                     peak,
-                    io_in,
-                    values,
+                    Io {
+                        input: io_in,
+                        held: 0,
+                        output: values,
+                    },
                 );
                 let v = utf8(&out[..values]);
                 say!(t, "== resolved: {v}");
@@ -121,8 +145,21 @@ fn modern_conversation<const N: usize, const WS: usize>(
                     &ram_what(tool.name, "batched round", n),
                     size_of::<Plan<'static, N>>(),
                     peak,
-                    io_in,
-                    requests + state + token,
+                    // Sealing needs the state and the token whole; without sealing the
+                    // state streams out like the requests.
+                    if cfg!(feature = "seal") {
+                        Io {
+                            input: io_in,
+                            held: state + token,
+                            output: requests,
+                        }
+                    } else {
+                        Io {
+                            input: io_in,
+                            held: 0,
+                            output: requests + state,
+                        }
+                    },
                 );
                 let req_text = utf8(&out[..requests]);
                 let state_text = utf8(&state_out[..state]);
@@ -234,8 +271,11 @@ fn handshake_conversation<const N: usize, const WS: usize>(
                 &ram_what(tool.name, "handshake call", 1),
                 size_of::<Plan<'static, N>>(),
                 peak,
-                io_in,
-                io_out,
+                Io {
+                    input: io_in,
+                    held: 0,
+                    output: io_out,
+                },
             );
             let v = utf8(&out[..n]);
             say!(t, "== resolved: {v}");
