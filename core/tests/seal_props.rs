@@ -6,7 +6,9 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use elicit_core::json::Value;
-use elicit_core::seal::{Binding, Entropy, KeyRing, Reason, Sealer, UnixTime, UnsealError};
+use elicit_core::seal::{
+    Binding, Entropy, KeyRing, Reason, SealError, Sealer, UnixTime, UnsealError,
+};
 use proptest::prelude::*;
 
 const NOW: u64 = 1_780_000_000;
@@ -135,6 +137,30 @@ proptest! {
         let b = binding(r#"{"city":"Paris","guests":4}"#);
         let token = c.token(&b);
         prop_assert_eq!(unseal(&c.sealer(), &token, &b, c.principal.as_deref()).unwrap(), c.state);
+    }
+
+    /// `seal_in_place` writes the token `seal` writes, byte for byte, for any state,
+    /// in a buffer of exactly the token's length or longer; one byte short, it reports
+    /// the size and leaves the state alone.
+    #[test]
+    fn seal_in_place_is_seal(c in case(), slack in 0usize..40) {
+        let b = binding(r#"{"city":"Paris","guests":4}"#);
+        let token = c.token(&b);
+        let s = c.sealer();
+        let p = c.principal.as_deref();
+        let now = UnixTime::from_secs(NOW);
+        let mut buf = vec![0xEEu8; token.len() + slack];
+        buf[..c.state.len()].copy_from_slice(c.state.as_bytes());
+        let got = s.seal_in_place(&mut buf, c.state.len(), &b, p, now, &c.entropy).unwrap();
+        prop_assert_eq!(got, token.as_str());
+        let mut short = vec![0u8; token.len() - 1];
+        if c.state.len() <= short.len() {
+            short[..c.state.len()].copy_from_slice(c.state.as_bytes());
+            let before = short.clone();
+            let err = s.seal_in_place(&mut short, c.state.len(), &b, p, now, &c.entropy).unwrap_err();
+            prop_assert_eq!(err, SealError::BufferTooSmall { needed: token.len() });
+            prop_assert_eq!(short, before);
+        }
     }
 
     #[test]
@@ -330,6 +356,40 @@ fn every_reason_is_the_same_in_place() {
     let mut small = [0u8; 8];
     let err = s.unseal(&token, &b, p, at(NOW), &mut small).unwrap_err();
     assert!(matches!(err.reason(), Reason::TooLarge { .. }));
+}
+
+#[test]
+fn seal_in_place_refuses_a_state_that_is_not_utf8_text_in_the_buffer() {
+    let s: Sealer<'_, 1> = sealer(&[&[5u8; 32]], None);
+    let b = binding("{}");
+    let entropy = Entropy {
+        nonce: [0; 12],
+        principal_salt: [0; 8],
+    };
+    let now = UnixTime::from_secs(NOW);
+    let mut buf = [0u8; 512];
+    buf[..3].copy_from_slice(b"a\xffb");
+    let err = s
+        .seal_in_place(&mut buf, 3, &b, None, now, &entropy)
+        .unwrap_err();
+    assert_eq!(err, SealError::InvalidState);
+    assert!(err.to_string().contains("not UTF-8"));
+    assert_eq!(
+        s.seal_in_place(&mut buf, 513, &b, None, now, &entropy)
+            .unwrap_err(),
+        SealError::InvalidState
+    );
+    // Escapes of every kind, then unsealed in place again.
+    let state = "q\"\\/\u{1}\n\u{7f}é\u{1F600}\u{2028}";
+    buf[..state.len()].copy_from_slice(state.as_bytes());
+    let len = s
+        .seal_in_place(&mut buf, state.len(), &b, None, now, &entropy)
+        .unwrap()
+        .len();
+    assert_eq!(
+        s.unseal_in_place(&mut buf, len, &b, None, now).unwrap(),
+        state
+    );
 }
 
 #[test]

@@ -189,6 +189,17 @@ fn seal_vectors_full() {
                 .contains(&format!("\"p\":\"{pc}\"")));
         }
 
+        // Sealed in place from the state in the token's own buffer: the same token.
+        let mut buf = vec![0u8; want.len()];
+        buf[..state.len()].copy_from_slice(state.as_bytes());
+        assert_eq!(
+            sealer
+                .seal_in_place(&mut buf, state.len(), &binding, principal, now, &entropy)
+                .unwrap(),
+            want,
+            "{id} in place"
+        );
+
         // A buffer one byte short reports the size it needed.
         let mut short = vec![0u8; want.len() - 1];
         assert_eq!(

@@ -275,18 +275,20 @@ impl<const N: usize> KeyRing<N> {
     ) -> Result<&'o str, SealError> {
         self.seal_with(
             payload.len(),
-            |buf| buf.copy_from_slice(payload),
+            |buf, at| buf[at..at + payload.len()].copy_from_slice(payload),
             &nonce,
             out,
         )
     }
 
-    /// Seal a payload of `payload_len` bytes that `write` puts into the slice it is given
-    /// (exactly `payload_len` bytes long), so a caller can render straight into `out`.
+    /// Seal a payload of `payload_len` bytes that `write` puts at `buf[at..at +
+    /// payload_len]` of the token's buffer it is given (`out[..token_len]`), so a caller can
+    /// render straight into `out`. `write` runs before anything else is written to `out`,
+    /// so it may read what the caller left there (see `Sealer::seal_in_place`).
     pub(crate) fn seal_with<'o>(
         &self,
         payload_len: usize,
-        write: impl FnOnce(&mut [u8]),
+        write: impl FnOnce(&mut [u8], usize),
         nonce: &[u8; NONCE_LEN],
         out: &'o mut [u8],
     ) -> Result<&'o str, SealError> {
@@ -299,12 +301,12 @@ impl<const N: usize> KeyRing<N> {
         // base64-encode forwards over it: the text never overtakes the bytes still unread.
         let start = total - raw_len;
         let mint = &self.keys[0];
+        write(buf, start + HEADER_LEN);
         {
             let (header, rest) = buf[start..].split_at_mut(HEADER_LEN);
             header[..KID_LEN].copy_from_slice(&mint.kid);
             header[KID_LEN..].copy_from_slice(nonce);
             let (body, tag_out) = rest.split_at_mut(payload_len);
-            write(body);
             let tag = mint
                 .cipher()
                 .encrypt_in_place_detached(GenericArray::from_slice(nonce), &aad(&mint.kid), body)
