@@ -20,7 +20,7 @@ struct Io {
     /// Read: arguments, echoed state (the sealed token, unsealed in place), replies.
     input: usize,
     /// Written whole into RAM even when the output is streamed: a sealed round renders
-    /// the plaintext state and seals it into a token buffer.
+    /// the plaintext state into the token's buffer and seals it there.
     held: usize,
     /// Written, and streamable through a `Sink`: inputRequests, a plaintext state,
     /// values, asks.
@@ -46,10 +46,7 @@ fn ram_line(t: &mut Transcript, what: &str, plan: usize, peak: usize, io: Io) {
     }
     let mut held: heapless::String<48> = heapless::String::new();
     if io.held > 0 {
-        let _ = fmt::Write::write_fmt(
-            &mut held,
-            format_args!(" + state and token text {}", io.held),
-        );
+        let _ = fmt::Write::write_fmt(&mut held, format_args!(" + token text {}", io.held));
     }
     say!(
         t,
@@ -145,12 +142,13 @@ fn modern_conversation<const N: usize, const WS: usize>(
                     &ram_what(tool.name, "batched round", n),
                     size_of::<Plan<'static, N>>(),
                     peak,
-                    // Sealing needs the state and the token whole; without sealing the
-                    // state streams out like the requests.
+                    // Sealing needs the state whole, and writes the token over it in the
+                    // same buffer (the token is the longer); without sealing the state
+                    // streams out like the requests.
                     if cfg!(feature = "seal") {
                         Io {
                             input: io_in,
-                            held: state + token,
+                            held: token.max(state),
                             output: requests,
                         }
                     } else {
@@ -162,6 +160,23 @@ fn modern_conversation<const N: usize, const WS: usize>(
                     },
                 );
                 let req_text = utf8(&out[..requests]);
+                // The plaintext state for the transcript; sealed, it is read back from the
+                // token (a copy, unsealed outside the measurement).
+                #[cfg(feature = "seal")]
+                let state_text = {
+                    state_out[..token].copy_from_slice(&token_out[..token]);
+                    let binding = Binding::new("tools/call", tool.name, Value::parse(args).ok());
+                    match sealer.unseal_in_place(&mut state_out, token, &binding, None, seal.now) {
+                        Ok(text) if text.len() == state => text,
+                        _ => {
+                            t.fail(format_args!(
+                                "round {n}'s token does not unseal to its state"
+                            ));
+                            return;
+                        }
+                    }
+                };
+                #[cfg(not(feature = "seal"))]
                 let state_text = utf8(&state_out[..state]);
                 let reqs = Value::parse(req_text).unwrap_or(Value::parse("{}").expect("json"));
                 let mut names: heapless::String<256> = heapless::String::new();

@@ -389,7 +389,8 @@ pub(crate) fn next_entropy() -> Entropy {
 /// requestState text the client sent back, and its length: the sealed token (seal
 /// builds), unsealed right there so its plaintext is a slice of the same buffer, or the
 /// plaintext state itself. Runs the round, and writes `inputRequests` into `out` and the
-/// next state into `state_out` (then sealed into `token_out`), or the values into `out`.
+/// next state into `state_out` (plain builds) or into `token_out`, sealed there in place
+/// (seal builds), or the values into `out`.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn modern_round<const N: usize, const WS: usize>(
@@ -434,26 +435,27 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
             let mut s = SliceSink::new(out);
             round.write_input_requests(false, &mut s)?;
             let requests = sink_len(&s)?;
-            let mut s = SliceSink::new(state_out);
-            round.write_request_state(&mut s)?;
-            let state = sink_len(&s)?;
+            // Sealed: the state is written where its token goes, and sealed there (the
+            // token replaces it). Plain: the state is the output.
             #[cfg(feature = "seal")]
-            let token = seal
-                .sealer
-                .seal(
-                    utf8(&state_out[..state]),
-                    &binding,
-                    None,
-                    seal.now,
-                    &seal.entropy,
-                    token_out,
-                )
-                .map_err(Fail::Seal)?
-                .len();
+            let (state, token) = {
+                let _ = state_out;
+                let mut s = SliceSink::new(token_out);
+                round.write_request_state(&mut s)?;
+                let state = sink_len(&s)?;
+                let token = seal
+                    .sealer
+                    .seal_in_place(token_out, state, &binding, None, seal.now, &seal.entropy)
+                    .map_err(Fail::Seal)?
+                    .len();
+                (state, token)
+            };
             #[cfg(not(feature = "seal"))]
-            let token = {
+            let (state, token) = {
                 let _ = token_out;
-                0
+                let mut s = SliceSink::new(state_out);
+                round.write_request_state(&mut s)?;
+                (sink_len(&s)?, 0)
             };
             Ok(Outcome::InputRequired {
                 requests,
