@@ -15,8 +15,10 @@
 //!   sorted-key arguments digest, see [`Binding`]), audience, principal.
 //!
 //! Sans-IO and heap-free: the host passes the clock ([`UnixTime`]), the random bytes
-//! ([`Entropy`]) and the output buffers. Key material is wiped on drop; the principal tag
-//! and key fingerprints are compared in constant time (the GCM tag check is the AEAD's).
+//! ([`Entropy`]) and the output buffers; [`Sealer::seal_in_place`] and
+//! [`Sealer::unseal_in_place`] need only one, the state's or the token's own. Key
+//! material is wiped on drop; the principal tag and key fingerprints are compared in
+//! constant time (the GCM tag check is the AEAD's).
 //!
 //! Every rejection is one frozen public error, [`UnsealError`], whose `Display` is always
 //! `Invalid or expired requestState` (JSON-RPC `-32602`, data
