@@ -84,18 +84,28 @@ fn handle(req: &J) -> Result<J, String> {
         Some("unseal") => {
             let mut out = vec![0u8; params_text.len()];
             let state = params.get("requestState");
-            Ok(
-                match sealer.unseal_param(state, &binding, principal, now, &mut out) {
-                    Ok(state) => json!({ "ok": true, "state": state }),
-                    Err(err) => json!({
-                        "ok": false,
-                        "reason": err.reason().as_str(),
-                        "code": UnsealError::CODE,
-                        "message": err.to_string(),
-                        "data": { "reason": UnsealError::DATA_REASON },
-                    }),
-                },
-            )
+            let verdict = sealer.unseal_param(state, &binding, principal, now, &mut out);
+            // A plain string token also goes through the in-place path, which must agree.
+            if let Some(token) = state.and_then(Value::as_str).and_then(|s| s.as_plain()) {
+                let mut buf = token.as_bytes().to_vec();
+                let in_place =
+                    sealer.unseal_in_place(&mut buf, token.len(), &binding, principal, now);
+                if in_place.map(Some) != verdict {
+                    return Err(format!(
+                        "unseal_in_place disagrees with unseal_param: {in_place:?} vs {verdict:?}"
+                    ));
+                }
+            }
+            Ok(match verdict {
+                Ok(state) => json!({ "ok": true, "state": state }),
+                Err(err) => json!({
+                    "ok": false,
+                    "reason": err.reason().as_str(),
+                    "code": UnsealError::CODE,
+                    "message": err.to_string(),
+                    "data": { "reason": UnsealError::DATA_REASON },
+                }),
+            })
         }
         other => Err(format!("unknown op {other:?}")),
     }

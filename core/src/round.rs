@@ -20,7 +20,9 @@
 //! The round holds no heap memory: room for `N` slots (one per parameter) inline, and a caller
 //! workspace (`&mut [u8]`) into which it copies the JSON the host hands it (resolver
 //! values and questions, handshake replies). The call's inputs (arguments, state,
-//! replies) are borrowed.
+//! replies) are borrowed. [`Round::modern_in`] and [`Round::handshake_in`] build the
+//! round in a caller's `Option` instead of returning it, which spares a stack-counting
+//! caller a temporary copy of the round while it is created.
 
 use crate::error::{name, Error};
 use crate::json::{scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number};
@@ -390,6 +392,75 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let mut round = Self::build(plan, Era::Handshake, args, workspace);
         round.index(None, None)?;
         Ok(round)
+    }
+
+    /// [`Round::modern`], built in the caller's `slot` instead of returned, for callers
+    /// that count their stack: a `Round` holds its `N` slots inline, and returning it
+    /// (inside a `Result`) costs a temporary copy of `size_of::<Round>()` bytes of stack
+    /// while it is created. Returns the round, now in `slot`. Same inputs and errors as
+    /// [`Round::modern`]; on an error `slot` holds a failed round (every call on it
+    /// returns that error, as on any failed round).
+    ///
+    /// ```
+    /// # use elicit_core::{Plan, Round, Step};
+    /// # let plan: Plan<'_, 4> = Plan::compile(r#"{"tool":"t","parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#)?;
+    /// let mut workspace = [0u8; 64];
+    /// let mut slot = None;
+    /// let round = Round::modern_in(&mut slot, &plan, "{}", None, None, &mut workspace)?;
+    /// assert_eq!(round.poll()?, Step::InputRequired);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn modern_in<'s>(
+        slot: &'s mut Option<Self>,
+        plan: &'r Plan<'a, N>,
+        arguments: &'a str,
+        request_state: Option<&'a str>,
+        input_responses: Option<&'a str>,
+        workspace: &'a mut [u8],
+    ) -> Result<&'s mut Self, Error> {
+        Self::build_in(
+            slot,
+            plan,
+            Era::Modern,
+            arguments,
+            request_state,
+            input_responses,
+            workspace,
+        )
+    }
+
+    /// [`Round::handshake`], built in the caller's `slot` (see [`Round::modern_in`]).
+    pub fn handshake_in<'s>(
+        slot: &'s mut Option<Self>,
+        plan: &'r Plan<'a, N>,
+        arguments: &'a str,
+        workspace: &'a mut [u8],
+    ) -> Result<&'s mut Self, Error> {
+        Self::build_in(slot, plan, Era::Handshake, arguments, None, None, workspace)
+    }
+
+    /// Build the round straight into `slot` (no temporary the size of a round: the
+    /// struct literal is written field by field) and index it there. A failure leaves a
+    /// failed round in `slot`.
+    fn build_in<'s>(
+        slot: &'s mut Option<Self>,
+        plan: &'r Plan<'a, N>,
+        era: Era,
+        arguments: &'a str,
+        request_state: Option<&'a str>,
+        input_responses: Option<&'a str>,
+        workspace: &'a mut [u8],
+    ) -> Result<&'s mut Self, Error> {
+        let parsed = Self::parse_arguments(arguments);
+        let args = match parsed {
+            Ok(args) => args,
+            Err(_) => Value::validated("{}"),
+        };
+        let round = slot.insert(Self::build(plan, era, args, workspace));
+        match parsed.and_then(|_| round.index(request_state, input_responses)) {
+            Ok(()) => Ok(round),
+            Err(e) => Err(round.fail(e)),
+        }
     }
 
     fn parse_arguments(arguments: &'a str) -> Result<Value<'a>, Error> {

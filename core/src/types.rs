@@ -589,7 +589,9 @@ impl ObjWriter<'_> {
     }
 }
 
-/// pydantic's title for a field name, as a quoted JSON string.
+/// pydantic's title for a field name, as a quoted JSON string. Out of line: its 768 bytes
+/// of buffers would otherwise sit in the frame of every property written.
+#[inline(never)]
 fn write_title_of(name: Str<'_>, ascii: bool, out: &mut dyn Sink) {
     // Field names are plain in practice; decode into a small stack buffer.
     let mut buf = [0u8; 256];

@@ -1665,3 +1665,95 @@ mod one_pass_inputs {
         }
     }
 }
+
+/// `Round::modern_in` / `Round::handshake_in`: the same round as `modern` /
+/// `handshake`, built in the caller's slot; an error leaves a failed round there.
+mod built_in_place {
+    use super::*;
+
+    const DECL: &str = r#"{"tool":"t","parameters":[
+        {"name":"a","elicit":{"message":"A?"}},
+        {"name":"b","type":"integer","elicit":{"message":"B?"}}]}"#;
+
+    fn outputs(round: &mut Round<'_, '_, 4>) -> (Step, String, String) {
+        let step = round.poll().unwrap();
+        let (mut reqs, mut state) = (Vec::new(), Vec::new());
+        if step == Step::InputRequired {
+            round.write_input_requests(false, &mut reqs).unwrap();
+            round.write_request_state(&mut state).unwrap();
+        } else {
+            round.write_values(Style::WIRE, &mut reqs).unwrap();
+        }
+        (
+            step,
+            String::from_utf8(reqs).unwrap(),
+            String::from_utf8(state).unwrap(),
+        )
+    }
+
+    #[test]
+    fn same_round_as_modern() {
+        let plan: Plan<'_, 4> = Plan::compile(DECL).unwrap();
+        let (mut ws1, mut ws2) = ([0u8; 64], [0u8; 64]);
+        let mut direct = Round::modern(&plan, "{}", None, None, &mut ws1).unwrap();
+        let mut slot = None;
+        let in_slot = Round::modern_in(&mut slot, &plan, "{}", None, None, &mut ws2).unwrap();
+        let first = outputs(&mut direct);
+        assert_eq!(outputs(in_slot), first);
+        assert_eq!(first.0, Step::InputRequired);
+
+        let replies = r#"{"a":{"action":"accept","content":{"value":"x"}},
+                          "b":{"action":"accept","content":{"value":3}}}"#;
+        let (mut ws1, mut ws2) = ([0u8; 64], [0u8; 64]);
+        let mut direct =
+            Round::modern(&plan, "{}", Some(&first.2), Some(replies), &mut ws1).unwrap();
+        let mut slot = None;
+        let in_slot = Round::modern_in(
+            &mut slot,
+            &plan,
+            "{}",
+            Some(&first.2),
+            Some(replies),
+            &mut ws2,
+        )
+        .unwrap();
+        let last = outputs(&mut direct);
+        assert_eq!(outputs(in_slot), last);
+        assert_eq!(last.1, r#"{"a":"x","b":3}"#);
+    }
+
+    #[test]
+    fn errors_leave_a_failed_round() {
+        let plan: Plan<'_, 4> = Plan::compile(DECL).unwrap();
+        let mut ws = [0u8; 64];
+        let mut slot = None;
+        let err = Round::modern_in(&mut slot, &plan, "[]", None, None, &mut ws).unwrap_err();
+        assert!(matches!(err, Error::Arguments { .. }), "{err:?}");
+        let round = slot.as_mut().expect("a failed round");
+        assert_eq!(round.poll().unwrap_err(), err);
+
+        let mut ws = [0u8; 64];
+        let mut slot = None;
+        let err = Round::modern_in(&mut slot, &plan, "{}", None, Some(r#"{"a":1}"#), &mut ws)
+            .unwrap_err();
+        assert!(matches!(err, Error::InputResponses { .. }), "{err:?}");
+        let direct_err = Round::modern(&plan, "{}", None, Some(r#"{"a":1}"#), &mut [0u8; 64])
+            .err()
+            .unwrap();
+        assert_eq!(err, direct_err);
+        assert_eq!(slot.as_mut().unwrap().poll().unwrap_err(), err);
+    }
+
+    #[test]
+    fn handshake_in_asks() {
+        let plan: Plan<'_, 4> = Plan::compile(DECL).unwrap();
+        let mut ws = [0u8; 128];
+        let mut slot = None;
+        let round = Round::handshake_in(&mut slot, &plan, "{}", &mut ws).unwrap();
+        assert_eq!(round.poll().unwrap(), Step::Ask { param: 0 });
+        let mut ws = [0u8; 128];
+        let mut slot = None;
+        assert!(Round::handshake_in(&mut slot, &plan, "7", &mut ws).is_err());
+        assert!(slot.unwrap().poll().is_err());
+    }
+}

@@ -1,11 +1,14 @@
-//! Property tests: tampering is always caught, and key rotation behaves as the SDK
-//! documents (`[old, new]` → `[new, old]` → `[new]`).
+//! Property tests: tampering is always caught, key rotation behaves as the SDK
+//! documents (`[old, new]` → `[new, old]` → `[new]`), and `unseal_in_place` agrees with
+//! `unseal` on every token (same state or same reason).
 #![cfg(all(feature = "seal", feature = "std"))]
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use elicit_core::json::Value;
-use elicit_core::seal::{Binding, Entropy, KeyRing, Reason, Sealer, UnixTime, UnsealError};
+use elicit_core::seal::{
+    Binding, Entropy, KeyRing, Reason, SealError, Sealer, UnixTime, UnsealError,
+};
 use proptest::prelude::*;
 
 const NOW: u64 = 1_780_000_000;
@@ -29,7 +32,28 @@ fn unseal<const N: usize>(
     b: &Binding<'_>,
     principal: Option<&str>,
 ) -> Result<String, UnsealError> {
-    s.unseal_to_string(token, b, principal, UnixTime::from_secs(NOW + 1))
+    unseal_at(s, token, b, principal, UnixTime::from_secs(NOW + 1))
+}
+
+/// `unseal_to_string`, checked against `unseal_in_place` on a copy of the token: both
+/// paths give the same state or the same reason.
+fn unseal_at<const N: usize>(
+    s: &Sealer<'_, N>,
+    token: &str,
+    b: &Binding<'_>,
+    principal: Option<&str>,
+    now: UnixTime,
+) -> Result<String, UnsealError> {
+    let got = s.unseal_to_string(token, b, principal, now);
+    let mut buf = token.as_bytes().to_vec();
+    let in_place = s
+        .unseal_in_place(&mut buf, token.len(), b, principal, now)
+        .map(str::to_owned);
+    assert_eq!(
+        in_place, got,
+        "unseal_in_place differs from unseal on {token:?}"
+    );
+    got
 }
 
 fn b64_encode(raw: &[u8]) -> String {
@@ -113,6 +137,30 @@ proptest! {
         let b = binding(r#"{"city":"Paris","guests":4}"#);
         let token = c.token(&b);
         prop_assert_eq!(unseal(&c.sealer(), &token, &b, c.principal.as_deref()).unwrap(), c.state);
+    }
+
+    /// `seal_in_place` writes the token `seal` writes, byte for byte, for any state,
+    /// in a buffer of exactly the token's length or longer; one byte short, it reports
+    /// the size and leaves the state alone.
+    #[test]
+    fn seal_in_place_is_seal(c in case(), slack in 0usize..40) {
+        let b = binding(r#"{"city":"Paris","guests":4}"#);
+        let token = c.token(&b);
+        let s = c.sealer();
+        let p = c.principal.as_deref();
+        let now = UnixTime::from_secs(NOW);
+        let mut buf = vec![0xEEu8; token.len() + slack];
+        buf[..c.state.len()].copy_from_slice(c.state.as_bytes());
+        let got = s.seal_in_place(&mut buf, c.state.len(), &b, p, now, &c.entropy).unwrap();
+        prop_assert_eq!(got, token.as_str());
+        let mut short = vec![0u8; token.len() - 1];
+        if c.state.len() <= short.len() {
+            short[..c.state.len()].copy_from_slice(c.state.as_bytes());
+            let before = short.clone();
+            let err = s.seal_in_place(&mut short, c.state.len(), &b, p, now, &c.entropy).unwrap_err();
+            prop_assert_eq!(err, SealError::BufferTooSmall { needed: token.len() });
+            prop_assert_eq!(short, before);
+        }
     }
 
     #[test]
@@ -235,7 +283,7 @@ proptest! {
         let token = s.seal_to_string("x", &b, None, iat, &entropy).unwrap();
         let now = UnixTime::from_millis(iat_ms.checked_add_signed(delta_ms).unwrap());
         let (iat_f, now_f) = (iat.as_secs_f64(), now.as_secs_f64());
-        let got = s.unseal_to_string(&token, &b, None, now);
+        let got = unseal_at(&s, &token, &b, None, now);
         if iat_f > now_f + 60.0 {
             prop_assert_eq!(got.unwrap_err().reason(), Reason::Future);
         } else if now_f >= iat_f + 600.0 {
@@ -244,6 +292,117 @@ proptest! {
             prop_assert_eq!(got.unwrap(), "x");
         }
     }
+}
+
+/// Every reason `unseal` gives, one case each, is the same in place (`unseal_at` checks
+/// the two paths agree).
+#[test]
+fn every_reason_is_the_same_in_place() {
+    let key = [5u8; 32];
+    let s: Sealer<'_, 1> = sealer(&[&key], Some("svc-a"));
+    let b = binding(r#"{"city":"Paris"}"#);
+    let entropy = Entropy {
+        nonce: [3; 12],
+        principal_salt: [4; 8],
+    };
+    let at = |secs| UnixTime::from_secs(secs);
+    let token = s
+        .seal_to_string("state", &b, Some("ada"), at(NOW), &entropy)
+        .unwrap();
+    let bare = s
+        .seal_to_string("state", &b, None, at(NOW), &entropy)
+        .unwrap();
+    let mut raw = b64_decode(&token[3..]);
+    raw[0] ^= 1;
+    let unknown_key = format!("v1.{}", b64_encode(&raw));
+    raw[0] ^= 1;
+    raw[20] ^= 1;
+    let bad_seal = format!("v1.{}", b64_encode(&raw));
+    let other_aud: Sealer<'_, 1> = sealer(&[&key], Some("svc-b"));
+    let other = binding(r#"{"city":"Rome"}"#);
+    let p = Some("ada");
+    assert_eq!(unseal_at(&s, &token, &b, p, at(NOW)).unwrap(), "state");
+    let cases: [(Result<String, UnsealError>, Reason); 10] = [
+        (unseal_at(&s, "v2.AAAA", &b, p, at(NOW)), Reason::Malformed),
+        (
+            unseal_at(&s, &format!("{token}="), &b, p, at(NOW)),
+            Reason::Malformed,
+        ),
+        (
+            unseal_at(&s, &unknown_key, &b, p, at(NOW)),
+            Reason::UnknownKey,
+        ),
+        (unseal_at(&s, &bad_seal, &b, p, at(NOW)), Reason::Seal),
+        (unseal_at(&s, &token, &b, p, at(NOW - 61)), Reason::Future),
+        (unseal_at(&s, &token, &b, p, at(NOW + 600)), Reason::Expired),
+        (
+            unseal_at(&s, &token, &other, p, at(NOW)),
+            Reason::RequestBinding,
+        ),
+        (
+            unseal_at(&other_aud, &token, &b, p, at(NOW)),
+            Reason::Audience,
+        ),
+        (unseal_at(&s, &bare, &b, p, at(NOW)), Reason::PrincipalDrift),
+        (
+            unseal_at(&s, &token, &b, Some("bob"), at(NOW)),
+            Reason::Principal,
+        ),
+    ];
+    for (got, want) in &cases {
+        assert_eq!(got.as_ref().unwrap_err().reason(), *want);
+    }
+    // A buffer too small is the one reason only `unseal` can give for a real token.
+    let mut small = [0u8; 8];
+    let err = s.unseal(&token, &b, p, at(NOW), &mut small).unwrap_err();
+    assert!(matches!(err.reason(), Reason::TooLarge { .. }));
+}
+
+#[test]
+fn seal_in_place_refuses_a_state_that_is_not_utf8_text_in_the_buffer() {
+    let s: Sealer<'_, 1> = sealer(&[&[5u8; 32]], None);
+    let b = binding("{}");
+    let entropy = Entropy {
+        nonce: [0; 12],
+        principal_salt: [0; 8],
+    };
+    let now = UnixTime::from_secs(NOW);
+    let mut buf = [0u8; 512];
+    buf[..3].copy_from_slice(b"a\xffb");
+    let err = s
+        .seal_in_place(&mut buf, 3, &b, None, now, &entropy)
+        .unwrap_err();
+    assert_eq!(err, SealError::InvalidState);
+    assert!(err.to_string().contains("not UTF-8"));
+    assert_eq!(
+        s.seal_in_place(&mut buf, 513, &b, None, now, &entropy)
+            .unwrap_err(),
+        SealError::InvalidState
+    );
+    // Escapes of every kind, then unsealed in place again.
+    let state = "q\"\\/\u{1}\n\u{7f}é\u{1F600}\u{2028}";
+    buf[..state.len()].copy_from_slice(state.as_bytes());
+    let len = s
+        .seal_in_place(&mut buf, state.len(), &b, None, now, &entropy)
+        .unwrap()
+        .len();
+    assert_eq!(
+        s.unseal_in_place(&mut buf, len, &b, None, now).unwrap(),
+        state
+    );
+}
+
+#[test]
+fn in_place_length_beyond_the_buffer_is_too_large() {
+    let s: Sealer<'_, 1> = sealer(&[&[5u8; 32]], None);
+    let b = binding("{}");
+    let mut buf = [0u8; 8];
+    let err = s
+        .unseal_in_place(&mut buf, 9, &b, None, UnixTime::from_secs(NOW))
+        .unwrap_err();
+    assert_eq!(err.reason(), Reason::TooLarge { needed: 9 });
+    let err = s.ring().unseal_payload_in_place(&mut buf, 9).unwrap_err();
+    assert_eq!(err.reason(), Reason::TooLarge { needed: 9 });
 }
 
 #[test]

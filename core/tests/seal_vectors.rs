@@ -95,6 +95,12 @@ fn seal_vectors_codec_level() {
             ring.unseal_payload(&token, &mut plain).unwrap(),
             claims.as_bytes()
         );
+        // In place: the token's own buffer, exactly its length.
+        let mut buf = token.clone().into_bytes();
+        assert_eq!(
+            ring.unseal_payload_in_place(&mut buf, token.len()).unwrap(),
+            claims.as_bytes()
+        );
     }
 }
 
@@ -183,6 +189,17 @@ fn seal_vectors_full() {
                 .contains(&format!("\"p\":\"{pc}\"")));
         }
 
+        // Sealed in place from the state in the token's own buffer: the same token.
+        let mut buf = vec![0u8; want.len()];
+        buf[..state.len()].copy_from_slice(state.as_bytes());
+        assert_eq!(
+            sealer
+                .seal_in_place(&mut buf, state.len(), &binding, principal, now, &entropy)
+                .unwrap(),
+            want,
+            "{id} in place"
+        );
+
         // A buffer one byte short reports the size it needed.
         let mut short = vec![0u8; want.len() - 1];
         assert_eq!(
@@ -209,6 +226,14 @@ fn seal_vectors_full() {
                 .unseal_to_string(want, &binding, principal, now)
                 .unwrap(),
             state
+        );
+        let mut buf = want.as_bytes().to_vec();
+        assert_eq!(
+            sealer
+                .unseal_in_place(&mut buf, want.len(), &binding, principal, now)
+                .unwrap(),
+            state,
+            "{id} in place"
         );
     }
 }
@@ -249,6 +274,12 @@ fn verdict(v: &J, params_text: &str) -> Result<Option<String>, UnsealError> {
             .unseal(token, &binding, principal, now, &mut out2)
             .map(str::to_owned);
         assert_eq!(direct.clone().map(Some), via_param, "{}", v["id"]);
+        // So does the in-place entry point, in a buffer exactly the token's length.
+        let mut buf = token.as_bytes().to_vec();
+        let in_place = sealer
+            .unseal_in_place(&mut buf, token.len(), &binding, principal, now)
+            .map(str::to_owned);
+        assert_eq!(in_place, direct, "{} in place", v["id"]);
     }
     via_param
 }

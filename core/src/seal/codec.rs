@@ -129,14 +129,24 @@ impl fmt::Display for KeyRingError {
 
 impl core::error::Error for KeyRingError {}
 
+/// One ring key: its fingerprint and the cipher, expanded once when the ring is built
+/// (the AES round keys and the GHASH key, wiped on drop), so sealing and unsealing do
+/// not expand the key again on the stack each time.
 struct RingKey {
     kid: [u8; KID_LEN],
-    key: Zeroizing<[u8; 32]>,
+    cipher: Aes256Gcm,
 }
 
 impl RingKey {
-    fn cipher(&self) -> Aes256Gcm {
-        Aes256Gcm::new(GenericArray::from_slice(&self.key[..]))
+    fn new(key: &Zeroizing<[u8; 32]>) -> Self {
+        RingKey {
+            kid: key_id(key),
+            cipher: Aes256Gcm::new(GenericArray::from_slice(&key[..])),
+        }
+    }
+
+    fn cipher(&self) -> &Aes256Gcm {
+        &self.cipher
     }
 }
 
@@ -144,8 +154,10 @@ impl RingKey {
 ///
 /// This is the SDK's `AESGCMRequestStateCodec`. Each operator secret (at least 32 bytes; a
 /// `str` key in Python is its UTF-8 bytes) is stretched with [`derive_key`] and looked up
-/// by its public [`key_id`]. The derived keys are wiped when the ring is dropped, and so
-/// are the AES round keys of every cipher instance built from them.
+/// by its public [`key_id`]. The ring keeps each key expanded (AES-256 round keys and the
+/// GHASH key, about 0.5 KB per key on a 32-bit target without AES instructions) rather than
+/// expanding it again on the stack for every seal and unseal; the derived key is wiped
+/// once expanded, and the expanded keys are wiped when the ring is dropped.
 ///
 /// Zero-downtime rotation, as the SDK documents it, each phase fully rolled out before the
 /// next: `[old, new]`, then `[new, old]`, then `[new]` after one TTL.
@@ -210,7 +222,7 @@ impl<const N: usize> KeyRing<N> {
             if keys.iter().any(|k: &RingKey| bool::from(k.kid.ct_eq(&kid))) {
                 return Err(KeyRingError::DuplicateKey { index });
             }
-            if keys.push(RingKey { kid, key }).is_err() {
+            if keys.push(RingKey::new(&key)).is_err() {
                 return Err(KeyRingError::TooMany { max: N });
             }
         }
@@ -263,18 +275,20 @@ impl<const N: usize> KeyRing<N> {
     ) -> Result<&'o str, SealError> {
         self.seal_with(
             payload.len(),
-            |buf| buf.copy_from_slice(payload),
+            |buf, at| buf[at..at + payload.len()].copy_from_slice(payload),
             &nonce,
             out,
         )
     }
 
-    /// Seal a payload of `payload_len` bytes that `write` puts into the slice it is given
-    /// (exactly `payload_len` bytes long), so a caller can render straight into `out`.
+    /// Seal a payload of `payload_len` bytes that `write` puts at `buf[at..at +
+    /// payload_len]` of the token's buffer it is given (`out[..token_len]`), so a caller can
+    /// render straight into `out`. `write` runs before anything else is written to `out`,
+    /// so it may read what the caller left there (see `Sealer::seal_in_place`).
     pub(crate) fn seal_with<'o>(
         &self,
         payload_len: usize,
-        write: impl FnOnce(&mut [u8]),
+        write: impl FnOnce(&mut [u8], usize),
         nonce: &[u8; NONCE_LEN],
         out: &'o mut [u8],
     ) -> Result<&'o str, SealError> {
@@ -287,12 +301,12 @@ impl<const N: usize> KeyRing<N> {
         // base64-encode forwards over it: the text never overtakes the bytes still unread.
         let start = total - raw_len;
         let mint = &self.keys[0];
+        write(buf, start + HEADER_LEN);
         {
             let (header, rest) = buf[start..].split_at_mut(HEADER_LEN);
             header[..KID_LEN].copy_from_slice(&mint.kid);
             header[KID_LEN..].copy_from_slice(nonce);
             let (body, tag_out) = rest.split_at_mut(payload_len);
-            write(body);
             let tag = mint
                 .cipher()
                 .encrypt_in_place_detached(GenericArray::from_slice(nonce), &aad(&mint.kid), body)
@@ -320,6 +334,23 @@ impl<const N: usize> KeyRing<N> {
         let raw_len = decode_token(token, out)?;
         let range = self.open(out, raw_len)?;
         Ok(&out[range])
+    }
+
+    /// [`KeyRing::unseal_payload`] in place: the token's text lies in `buf[..len]`; it is
+    /// decoded and opened there, and the payload returned is a slice of `buf`. The
+    /// reasons are `unseal_payload`'s; [`Reason::TooLarge`] only when `len` exceeds
+    /// `buf.len()`. The token is consumed (`buf` holds the decoded bytes afterwards).
+    pub fn unseal_payload_in_place<'b>(
+        &self,
+        buf: &'b mut [u8],
+        len: usize,
+    ) -> Result<&'b [u8], UnsealError> {
+        if len > buf.len() {
+            return Err(Reason::TooLarge { needed: len }.into());
+        }
+        let raw_len = decode_token_in_place(buf, len)?;
+        let range = self.open(buf, raw_len)?;
+        Ok(&buf[range])
     }
 
     /// Open the decoded token body `out[..raw_len]` in place; returns where the payload

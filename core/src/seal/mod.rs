@@ -15,8 +15,10 @@
 //!   sorted-key arguments digest, see [`Binding`]), audience, principal.
 //!
 //! Sans-IO and heap-free: the host passes the clock ([`UnixTime`]), the random bytes
-//! ([`Entropy`]) and the output buffers. Key material is wiped on drop; the principal tag
-//! and key fingerprints are compared in constant time (the GCM tag check is the AEAD's).
+//! ([`Entropy`]) and the output buffers; [`Sealer::seal_in_place`] and
+//! [`Sealer::unseal_in_place`] need only one, the state's or the token's own. Key
+//! material is wiped on drop; the principal tag and key fingerprints are compared in
+//! constant time (the GCM tag check is the AEAD's).
 //!
 //! Every rejection is one frozen public error, [`UnsealError`], whose `Display` is always
 //! `Invalid or expired requestState` (JSON-RPC `-32602`, data
@@ -207,6 +209,9 @@ pub enum SealError {
     },
     /// The payload exceeds AES-GCM's limit (64 GiB).
     PayloadTooLarge,
+    /// [`Sealer::seal_in_place`]: the state in the buffer is not UTF-8, or its length
+    /// exceeds the buffer.
+    InvalidState,
 }
 
 impl fmt::Display for SealError {
@@ -216,6 +221,10 @@ impl fmt::Display for SealError {
                 write!(f, "requestState token needs a {needed}-byte buffer")
             }
             SealError::PayloadTooLarge => f.write_str("requestState payload too large for AES-GCM"),
+            SealError::InvalidState => f.write_str(
+                "the requestState to seal in place is not UTF-8 text within the buffer; \
+                 pass the length of the state the round wrote there",
+            ),
         }
     }
 }
@@ -554,13 +563,69 @@ impl<'a, const N: usize> Sealer<'a, N> {
         claims.write(&mut count);
         self.ring.seal_with(
             count.0,
-            |buf| {
-                let mut sink = SliceSink::new(buf);
+            |buf, at| {
+                let mut sink = SliceSink::new(&mut buf[at..at + count.0]);
                 claims.write(&mut sink);
                 debug_assert_eq!(sink.finish(), Ok(count.0));
             },
             &entropy.nonce,
             out,
+        )
+    }
+
+    /// [`Sealer::seal`] without a second buffer: the plaintext state lies in
+    /// `buf[..state_len]` (where the round wrote it) and the token replaces it in `buf`.
+    ///
+    /// The token is byte for byte the one [`Sealer::seal`] writes for the same inputs. The
+    /// state is moved into the claims back to front (escaping only lengthens it, and the
+    /// token is longer than the state, so nothing is overwritten before it is read).
+    /// `buf` needs [`Sealer::sealed_len`] bytes, else [`SealError::BufferTooSmall`] with
+    /// that size; a state that is not UTF-8, or a `state_len` beyond `buf.len()`, is
+    /// [`SealError::InvalidState`]. `buf` is unchanged on an error.
+    ///
+    /// ```
+    /// # use elicit_core::seal::{Binding, Entropy, KeyRing, Sealer, UnixTime};
+    /// # let sealer = Sealer::new(KeyRing::<1>::new(&[&[0x42u8; 32]]).unwrap(), Some("svc"));
+    /// # let binding = Binding::new("tools/call", "survey", None);
+    /// # let entropy = Entropy { nonce: [7; 12], principal_salt: [9; 8] };
+    /// let now = UnixTime::from_secs(1_780_000_000);
+    /// let mut buf = [0u8; 256];
+    /// buf[..7].copy_from_slice(b"round-1"); // e.g. round.write_request_state(..) wrote it
+    /// let len = sealer.seal_in_place(&mut buf, 7, &binding, None, now, &entropy).unwrap().len();
+    /// let mut other = [0u8; 256];
+    /// let token = sealer.seal("round-1", &binding, None, now, &entropy, &mut other).unwrap();
+    /// assert_eq!(&buf[..len], token.as_bytes());
+    /// ```
+    pub fn seal_in_place<'b>(
+        &self,
+        buf: &'b mut [u8],
+        state_len: usize,
+        binding: &Binding<'_>,
+        principal: Option<&str>,
+        now: UnixTime,
+        entropy: &Entropy,
+    ) -> Result<&'b str, SealError> {
+        let state = buf
+            .get(..state_len)
+            .and_then(|s| core::str::from_utf8(s).ok())
+            .ok_or(SealError::InvalidState)?;
+        let mut escaped = CountSink::default();
+        json::write_str(state, true, &mut escaped);
+        let claims = self.claims("", binding, principal, now, entropy);
+        let (mut head, mut tail) = (CountSink::default(), CountSink::default());
+        claims.write_head(&mut head);
+        claims.write_tail(&mut tail);
+        let (head, escaped, tail) = (head.0, escaped.0, tail.0);
+        self.ring.seal_with(
+            head + escaped + tail,
+            |buf, at| {
+                escape_backwards(buf, state_len, at + head, escaped);
+                claims.write_head(&mut SliceSink::new(&mut buf[at..at + head]));
+                let end = at + head + escaped;
+                claims.write_tail(&mut SliceSink::new(&mut buf[end..end + tail]));
+            },
+            &entropy.nonce,
+            buf,
         )
     }
 
@@ -584,6 +649,47 @@ impl<'a, const N: usize> Sealer<'a, N> {
     ) -> Result<&'o str, UnsealError> {
         let raw_len = codec::decode_token(token, out)?;
         self.finish_unseal(raw_len, binding, principal, now, out)
+    }
+
+    /// [`Sealer::unseal`] without a second buffer: the token's text lies in `buf[..len]`
+    /// (where it arrived, say in the request's receive buffer) and is decoded, decrypted
+    /// and checked right there; the plaintext state returned is a slice of `buf`.
+    ///
+    /// Every decoding step shrinks the text (base64url to bytes, ciphertext to plaintext,
+    /// JSON escapes to UTF-8), so the writes never overtake what is still unread. The
+    /// checks, their order and their [`Reason`]s are exactly [`Sealer::unseal`]'s, except
+    /// that the buffer is always big enough: the only [`Reason::TooLarge`] is for a `len`
+    /// beyond `buf.len()` (`needed` is then `len`), a host bug.
+    ///
+    /// The token is consumed: after the call, successful or not, `buf[..len]` holds
+    /// whatever the steps reached (decoded bytes, or the decrypted claims when a claim
+    /// check failed). Keep a copy first if the token is needed again.
+    ///
+    /// ```
+    /// # use elicit_core::seal::{Binding, Entropy, KeyRing, Sealer, UnixTime};
+    /// # let sealer = Sealer::new(KeyRing::<1>::new(&[&[0x42u8; 32]]).unwrap(), Some("svc"));
+    /// # let binding = Binding::new("tools/call", "survey", None);
+    /// # let entropy = Entropy { nonce: [7; 12], principal_salt: [9; 8] };
+    /// let now = UnixTime::from_secs(1_780_000_000);
+    /// let mut buf = [0u8; 256];
+    /// let len = sealer.seal("round-1", &binding, None, now, &entropy, &mut buf).unwrap().len();
+    /// // ... the token goes to the client and comes back into `buf[..len]` ...
+    /// let state = sealer.unseal_in_place(&mut buf, len, &binding, None, now).unwrap();
+    /// assert_eq!(state, "round-1");
+    /// ```
+    pub fn unseal_in_place<'b>(
+        &self,
+        buf: &'b mut [u8],
+        len: usize,
+        binding: &Binding<'_>,
+        principal: Option<&str>,
+        now: UnixTime,
+    ) -> Result<&'b str, UnsealError> {
+        if len > buf.len() {
+            return Err(Reason::TooLarge { needed: len }.into());
+        }
+        let raw_len = codec::decode_token_in_place(buf, len)?;
+        self.finish_unseal(raw_len, binding, principal, now, buf)
     }
 
     /// The boundary's inbound step on the request's `params.requestState` value:
@@ -622,8 +728,7 @@ impl<'a, const N: usize> Sealer<'a, N> {
             *slot = byte;
             len += 1;
         }
-        let raw_len = codec::decode_token_in_place(out, len)?;
-        self.finish_unseal(raw_len, binding, principal, now, out)
+        self.unseal_in_place(out, len, binding, principal, now)
             .map(Some)
     }
 
@@ -755,6 +860,13 @@ struct Claims<'c> {
 impl Claims<'_> {
     /// `json.dumps(claims, separators=(",", ":"))`, keys in the SDK's insertion order.
     fn write<S: Sink + ?Sized>(&self, sink: &mut S) {
+        self.write_head(sink);
+        json::write_str(self.state, true, sink);
+        self.write_tail(sink);
+    }
+
+    /// The claims up to the state string (`..,"s":`).
+    fn write_head<S: Sink + ?Sized>(&self, sink: &mut S) {
         sink.put(b"{\"v\":");
         sink.put(ENVELOPE_VERSION.as_bytes());
         sink.put(b",\"iat\":");
@@ -768,7 +880,10 @@ impl Claims<'_> {
         sink.put(b",\"a\":\"");
         sink.put(&self.binding.digest.0);
         sink.put(b"\",\"s\":");
-        json::write_str(self.state, true, sink);
+    }
+
+    /// The claims after the state string.
+    fn write_tail<S: Sink + ?Sized>(&self, sink: &mut S) {
         if let Some(audience) = self.audience {
             sink.put(b",\"aud\":");
             json::write_str(audience, true, sink);
@@ -875,6 +990,40 @@ fn py_number(v: Value<'_>) -> Option<f64> {
         },
         _ => None,
     }
+}
+
+/// Write the UTF-8 text `buf[..src_len]` as a JSON string (quotes included, ASCII
+/// escapes, as `json::write_str` writes it) at `buf[dst..dst + len]`, where `len` is that
+/// string's length and `dst >= 1`: back to front, one character at a time. Each write
+/// ends after the character it replaces starts (the escaped prefix before it is at least
+/// as long as the raw one, plus `dst` and the opening quote), so nothing is overwritten
+/// before it is read.
+fn escape_backwards(buf: &mut [u8], src_len: usize, dst: usize, len: usize) {
+    let mut w = dst + len - 1;
+    buf[w] = b'"';
+    let mut r = src_len;
+    while r > 0 {
+        let mut s = r - 1;
+        while s > 0 && buf[s] & 0xC0 == 0x80 {
+            s -= 1;
+        }
+        // Room for the longest escape, `\ud83d\ude00`, and the quotes.
+        let mut tmp = [0u8; 16];
+        let mut sink = SliceSink::new(&mut tmp);
+        json::write_str(
+            core::str::from_utf8(&buf[s..r]).unwrap_or(""),
+            true,
+            &mut sink,
+        );
+        let n = sink.written().len();
+        let escaped = &tmp[1..n - 1];
+        w -= escaped.len();
+        buf[w..w + escaped.len()].copy_from_slice(escaped);
+        r = s;
+    }
+    w -= 1;
+    buf[w] = b'"';
+    debug_assert_eq!(w, dst);
 }
 
 /// Decode the JSON string contents at `buf[range]` (escapes intact, already validated)

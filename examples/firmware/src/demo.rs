@@ -15,16 +15,45 @@ use crate::transcript::Transcript;
 
 include!(concat!(env!("OUT_DIR"), "/expected.rs"));
 
-/// RAM of one measured call: static + plan + peak stack (Round, workspace, engine and
-/// host frames) + the I/O text it read; and with the text it wrote, when that is
-/// buffered in RAM rather than streamed out through a `Sink`.
-fn ram_line(t: &mut Transcript, what: &str, plan: usize, peak: usize, io_in: usize, io_out: usize) {
+/// The text a measured call read and wrote, in bytes.
+struct Io {
+    /// Read: arguments, echoed state (the sealed token, unsealed in place), replies.
+    input: usize,
+    /// Written whole into RAM even when the output is streamed: a sealed round renders
+    /// the plaintext state into the token's buffer and seals it there.
+    held: usize,
+    /// Written, and streamable through a `Sink`: inputRequests, a plaintext state,
+    /// values, asks.
+    output: usize,
+}
+
+/// RAM of one measured call: static + plan (+ the sealer's expanded keys, seal builds) +
+/// peak stack (Round, workspace, engine and host frames) + the input text + the text that
+/// must be held whole (sealing); and with the streamable output text, when that is
+/// buffered in RAM rather than streamed out through a `Sink`. Everything counted is live
+/// at the round's peak: the plan and the sealer outlive it, the input text is held until
+/// the round ends (the echoed token is unsealed in place, so its plaintext adds nothing).
+fn ram_line(t: &mut Transcript, what: &str, plan: usize, peak: usize, io: Io) {
     let st = stack::static_ram();
-    let streamed = st + plan + peak + io_in;
+    #[cfg(feature = "seal")]
+    let (keys, keys_what) = (size_of::<Sealer<'static, 1>>(), " + sealer ");
+    #[cfg(not(feature = "seal"))]
+    let (keys, keys_what) = (0, "");
+    let streamed = st + plan + keys + peak + io.input + io.held;
+    let mut extra: heapless::String<64> = heapless::String::new();
+    if !keys_what.is_empty() {
+        let _ = fmt::Write::write_fmt(&mut extra, format_args!("{keys_what}{keys}"));
+    }
+    let mut held: heapless::String<48> = heapless::String::new();
+    if io.held > 0 {
+        let _ = fmt::Write::write_fmt(&mut held, format_args!(" + token text {}", io.held));
+    }
     say!(
         t,
-        "# ram {what}: {} B with its output buffered, {streamed} B streaming it = static {st} + plan {plan} + stack peak {peak} + input text {io_in} (+ output text {io_out})",
-        streamed + io_out
+        "# ram {what}: {} B with its output buffered, {streamed} B streaming it = static {st} + plan {plan}{extra} + stack peak {peak} + input text {}{held} (+ output text {})",
+        streamed + io.output,
+        io.input,
+        io.output
     );
 }
 
@@ -44,7 +73,6 @@ fn modern_conversation<const N: usize, const WS: usize>(
     let mut out = [0u8; OUT_CAP];
     let mut state_out = [0u8; STATE_CAP];
     let mut token_out = [0u8; STATE_CAP];
-    let mut state_in = [0u8; STATE_CAP];
     for n in 1..=4u32 {
         say!(t, "-- round {n}");
         #[cfg(feature = "seal")]
@@ -57,9 +85,11 @@ fn modern_conversation<const N: usize, const WS: usize>(
         let seal = SealCtx(core::marker::PhantomData);
         let mut log_buf = [0u8; 512];
         let mut log = Log::new(&mut log_buf);
-        let echoed = carried_len.map(|l| utf8(&carried[..l]));
+        // The echoed requestState stays in `carried`, where it "arrived": a sealed token
+        // is unsealed right there.
         let reply_text = replies_len.map(|l| utf8(&replies[..l]));
-        let io_in = args.len() + echoed.map_or(0, str::len) + reply_text.map_or(0, str::len);
+        let io_in = args.len() + carried_len.unwrap_or(0) + reply_text.map_or(0, str::len);
+        let echoed = carried_len.map(|l| (&mut carried[..], l));
         let (r, peak) = stack::measure(|| {
             modern_round::<N, WS>(
                 tool,
@@ -67,7 +97,6 @@ fn modern_conversation<const N: usize, const WS: usize>(
                 echoed,
                 reply_text,
                 &seal,
-                &mut state_in,
                 &mut out,
                 &mut state_out,
                 &mut token_out,
@@ -75,7 +104,7 @@ fn modern_conversation<const N: usize, const WS: usize>(
             )
         });
         #[cfg(feature = "seal")]
-        if echoed.is_some() {
+        if carried_len.is_some() {
             say!(t, "[seal] unsealed the echoed requestState");
         }
         log.print(t);
@@ -84,14 +113,17 @@ fn modern_conversation<const N: usize, const WS: usize>(
                 t.fail(format_args!("{} round {n} failed: {e}", tool.name));
                 return;
             }
-            Ok(Outcome::Done { values, unsealed }) => {
+            Ok(Outcome::Done { values }) => {
                 ram_line(
                     t,
                     &ram_what(tool.name, "batched round", n),
                     size_of::<Plan<'static, N>>(),
                     peak,
-                    io_in + unsealed,
-                    values,
+                    Io {
+                        input: io_in,
+                        held: 0,
+                        output: values,
+                    },
                 );
                 let v = utf8(&out[..values]);
                 say!(t, "== resolved: {v}");
@@ -104,17 +136,47 @@ fn modern_conversation<const N: usize, const WS: usize>(
                 requests,
                 state,
                 token,
-                unsealed,
             }) => {
                 ram_line(
                     t,
                     &ram_what(tool.name, "batched round", n),
                     size_of::<Plan<'static, N>>(),
                     peak,
-                    io_in + unsealed,
-                    requests + state + token,
+                    // Sealing needs the state whole, and writes the token over it in the
+                    // same buffer (the token is the longer); without sealing the state
+                    // streams out like the requests.
+                    if cfg!(feature = "seal") {
+                        Io {
+                            input: io_in,
+                            held: token.max(state),
+                            output: requests,
+                        }
+                    } else {
+                        Io {
+                            input: io_in,
+                            held: 0,
+                            output: requests + state,
+                        }
+                    },
                 );
                 let req_text = utf8(&out[..requests]);
+                // The plaintext state for the transcript; sealed, it is read back from the
+                // token (a copy, unsealed outside the measurement).
+                #[cfg(feature = "seal")]
+                let state_text = {
+                    state_out[..token].copy_from_slice(&token_out[..token]);
+                    let binding = Binding::new("tools/call", tool.name, Value::parse(args).ok());
+                    match sealer.unseal_in_place(&mut state_out, token, &binding, None, seal.now) {
+                        Ok(text) if text.len() == state => text,
+                        _ => {
+                            t.fail(format_args!(
+                                "round {n}'s token does not unseal to its state"
+                            ));
+                            return;
+                        }
+                    }
+                };
+                #[cfg(not(feature = "seal"))]
                 let state_text = utf8(&state_out[..state]);
                 let reqs = Value::parse(req_text).unwrap_or(Value::parse("{}").expect("json"));
                 let mut names: heapless::String<256> = heapless::String::new();
@@ -224,8 +286,11 @@ fn handshake_conversation<const N: usize, const WS: usize>(
                 &ram_what(tool.name, "handshake call", 1),
                 size_of::<Plan<'static, N>>(),
                 peak,
-                io_in,
-                io_out,
+                Io {
+                    input: io_in,
+                    held: 0,
+                    output: io_out,
+                },
             );
             let v = utf8(&out[..n]);
             say!(t, "== resolved: {v}");

@@ -272,7 +272,8 @@ impl<'b> Log<'b> {
 // ------------------------------------------------------------------- the host loop
 
 /// Poll until the round needs the client: run resolvers, and (handshake) answer asks
-/// from `script`.
+/// from `script`. Each step's buffers live in its own out-of-line function, so polling
+/// (the deepest engine calls) runs below a small frame.
 #[inline(never)]
 pub(crate) fn drive<const N: usize>(
     round: &mut Round<'_, '_, N>,
@@ -282,59 +283,80 @@ pub(crate) fn drive<const N: usize>(
 ) -> Result<Step, Fail> {
     loop {
         match round.poll()? {
-            Step::Resolve { param } => {
-                let name = tool.plan.name(param).unwrap_or("");
-                let mut inputs = [0u8; 96];
-                let n = round.resolve_inputs_into(&mut inputs)?;
-                let v = Value::parse(utf8(&inputs[..n]))
-                    .map_err(|_| Fail::Protocol("resolver inputs are not JSON"))?;
-                let mut answer = [0u8; 128];
-                let mut sink = SliceSink::new(&mut answer);
-                let kind = (tool.resolve)(name, v, &mut sink);
-                let m = sink_len(&sink)?;
-                let text = utf8(&answer[..m]);
-                let what = if kind == Resolved::Value {
-                    ") -> value "
-                } else {
-                    ") -> question "
-                };
-                log.line(&["  resolver ", name, "(", utf8(&inputs[..n]), what, text]);
-                match kind {
-                    Resolved::Value => round.resolve_value(text)?,
-                    Resolved::Question => round.resolve_question(text)?,
-                }
-            }
+            Step::Resolve { param } => run_resolver(round, tool, param, log)?,
             Step::Ask { param } => {
                 let script = script.ok_or(Fail::Protocol("an ask in a batched round"))?;
-                let name = tool.plan.name(param).unwrap_or("");
-                let mut ask = [0u8; 320];
-                let mut sink = SliceSink::new(&mut ask);
-                round.write_ask(&mut sink)?;
-                let n = sink_len(&sink)?;
-                let answer = scripted(script, name);
-                log.line(&["-- elicitation/create for ", name, ": ", utf8(&ask[..n])]);
-                log.line(&["  client -> ", answer]);
-                log.asks_out += n;
-                log.replies_in += answer.len();
-                round.answer(answer)?;
+                ask_client(round, tool, param, script, log)?;
             }
             other => return Ok(other),
         }
     }
 }
 
-/// How a batched round ended. `unsealed`: bytes of plaintext state the round read from
-/// the echoed token (seal builds; 0 otherwise).
+/// Run the host's resolver for `param` and hand its value or question to the round.
+#[inline(never)]
+fn run_resolver<const N: usize>(
+    round: &mut Round<'_, '_, N>,
+    tool: &Tool<N>,
+    param: usize,
+    log: &mut Log<'_>,
+) -> Result<(), Fail> {
+    let name = tool.plan.name(param).unwrap_or("");
+    let mut inputs = [0u8; 96];
+    let n = round.resolve_inputs_into(&mut inputs)?;
+    let v = Value::parse(utf8(&inputs[..n]))
+        .map_err(|_| Fail::Protocol("resolver inputs are not JSON"))?;
+    let mut answer = [0u8; 128];
+    let mut sink = SliceSink::new(&mut answer);
+    let kind = (tool.resolve)(name, v, &mut sink);
+    let m = sink_len(&sink)?;
+    let text = utf8(&answer[..m]);
+    let what = if kind == Resolved::Value {
+        ") -> value "
+    } else {
+        ") -> question "
+    };
+    log.line(&["  resolver ", name, "(", utf8(&inputs[..n]), what, text]);
+    match kind {
+        Resolved::Value => round.resolve_value(text)?,
+        Resolved::Question => round.resolve_question(text)?,
+    }
+    Ok(())
+}
+
+/// Handshake era: put the question for `param` to the (scripted) client and pass its
+/// reply to the round.
+#[inline(never)]
+fn ask_client<const N: usize>(
+    round: &mut Round<'_, '_, N>,
+    tool: &Tool<N>,
+    param: usize,
+    script: Script,
+    log: &mut Log<'_>,
+) -> Result<(), Fail> {
+    let name = tool.plan.name(param).unwrap_or("");
+    let mut ask = [0u8; 320];
+    let mut sink = SliceSink::new(&mut ask);
+    round.write_ask(&mut sink)?;
+    let n = sink_len(&sink)?;
+    let answer = scripted(script, name);
+    log.line(&["-- elicitation/create for ", name, ": ", utf8(&ask[..n])]);
+    log.line(&["  client -> ", answer]);
+    log.asks_out += n;
+    log.replies_in += answer.len();
+    round.answer(answer)?;
+    Ok(())
+}
+
+/// How a batched round ended.
 pub(crate) enum Outcome {
     Done {
         values: usize,
-        unsealed: usize,
     },
     InputRequired {
         requests: usize,
         state: usize,
         token: usize,
-        unsealed: usize,
     },
 }
 
@@ -363,41 +385,20 @@ pub(crate) fn next_entropy() -> Entropy {
     }
 }
 
-/// `Round::modern`, kept out of line: its temporaries are gone by the time the round
-/// runs, instead of adding to the frame the round runs in.
-#[inline(never)]
-pub(crate) fn new_modern<'r, 'a, const N: usize>(
-    plan: &'r Plan<'a, N>,
-    args: &'a str,
-    state: Option<&'a str>,
-    replies: Option<&'a str>,
-    ws: &'a mut [u8],
-) -> Result<Round<'r, 'a, N>, Error> {
-    Round::modern(plan, args, state, replies, ws)
-}
-
-/// `Round::handshake`, kept out of line (see [`new_modern`]).
-#[inline(never)]
-pub(crate) fn new_handshake<'r, 'a, const N: usize>(
-    plan: &'r Plan<'a, N>,
-    args: &'a str,
-    ws: &'a mut [u8],
-) -> Result<Round<'r, 'a, N>, Error> {
-    Round::handshake(plan, args, ws)
-}
-
-/// One batched (2026-07-28) round: the measured unit. Unseals the echoed state (seal
-/// builds), runs the round, and writes `inputRequests` into `out` and the next state into
-/// `state_out` (then sealed into `token_out`), or the values into `out`.
+/// One batched (2026-07-28) round: the measured unit. `echoed` is the buffer holding the
+/// requestState text the client sent back, and its length: the sealed token (seal
+/// builds), unsealed right there so its plaintext is a slice of the same buffer, or the
+/// plaintext state itself. Runs the round, and writes `inputRequests` into `out` and the
+/// next state into `state_out` (plain builds) or into `token_out`, sealed there in place
+/// (seal builds), or the values into `out`.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn modern_round<const N: usize, const WS: usize>(
     tool: &Tool<N>,
     args: &str,
-    echoed: Option<&str>,
+    echoed: Option<(&mut [u8], usize)>,
     replies: Option<&str>,
     seal: &SealCtx<'_>,
-    state_in: &mut [u8],
     out: &mut [u8],
     state_out: &mut [u8],
     token_out: &mut [u8],
@@ -408,64 +409,58 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
     #[cfg(feature = "seal")]
     let state = match echoed {
         None => None,
-        Some(token) => Some(
+        Some((buf, len)) => Some(
             seal.sealer
-                .unseal(token, &binding, None, seal.now, state_in)
+                .unseal_in_place(buf, len, &binding, None, seal.now)
                 .map_err(|e| Fail::Unseal(e.reason()))?,
         ),
     };
     #[cfg(not(feature = "seal"))]
-    let (state, _, _) = (echoed, seal, state_in);
-    let unsealed = if cfg!(feature = "seal") {
-        state.map_or(0, str::len)
-    } else {
-        0
-    };
+    let (state, _) = (echoed.map(|(buf, len)| utf8(&buf[..len])), seal);
 
     let mut ws = [0u8; WS];
-    // The round is used where it was returned, inside the Result: moving a
-    // `Round<16>` (2.3 KB) out of it costs a copy of that size on the stack.
-    let mut created = new_modern(&tool.plan, args, state, replies, &mut ws);
-    let round = created.as_mut().map_err(|e| Fail::Engine(e.clone()))?;
+    // Built in place: returning a `Round<16>` (1.6 KB) would put a second copy of it on
+    // the stack while it is created.
+    let mut slot = None;
+    let round = Round::modern_in(&mut slot, &tool.plan, args, state, replies, &mut ws)?;
     match drive(round, tool, None, log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
             round.write_values(Style::WIRE, &mut s)?;
             Ok(Outcome::Done {
                 values: sink_len(&s)?,
-                unsealed,
             })
         }
         Step::InputRequired => {
             let mut s = SliceSink::new(out);
             round.write_input_requests(false, &mut s)?;
             let requests = sink_len(&s)?;
-            let mut s = SliceSink::new(state_out);
-            round.write_request_state(&mut s)?;
-            let state = sink_len(&s)?;
+            // Sealed: the state is written where its token goes, and sealed there (the
+            // token replaces it). Plain: the state is the output.
             #[cfg(feature = "seal")]
-            let token = seal
-                .sealer
-                .seal(
-                    utf8(&state_out[..state]),
-                    &binding,
-                    None,
-                    seal.now,
-                    &seal.entropy,
-                    token_out,
-                )
-                .map_err(Fail::Seal)?
-                .len();
+            let (state, token) = {
+                let _ = state_out;
+                let mut s = SliceSink::new(token_out);
+                round.write_request_state(&mut s)?;
+                let state = sink_len(&s)?;
+                let token = seal
+                    .sealer
+                    .seal_in_place(token_out, state, &binding, None, seal.now, &seal.entropy)
+                    .map_err(Fail::Seal)?
+                    .len();
+                (state, token)
+            };
             #[cfg(not(feature = "seal"))]
-            let token = {
+            let (state, token) = {
                 let _ = token_out;
-                0
+                let mut s = SliceSink::new(state_out);
+                round.write_request_state(&mut s)?;
+                (sink_len(&s)?, 0)
             };
             Ok(Outcome::InputRequired {
                 requests,
                 state,
                 token,
-                unsealed,
             })
         }
         _ => Err(Fail::Protocol("the round stopped at an unexpected step")),
@@ -483,8 +478,8 @@ pub(crate) fn handshake_call<const N: usize, const WS: usize>(
     log: &mut Log<'_>,
 ) -> Result<usize, Fail> {
     let mut ws = [0u8; WS];
-    let mut created = new_handshake(&tool.plan, args, &mut ws);
-    let round = created.as_mut().map_err(|e| Fail::Engine(e.clone()))?;
+    let mut slot = None;
+    let round = Round::handshake_in(&mut slot, &tool.plan, args, &mut ws)?;
     match drive(round, tool, Some(script), log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);

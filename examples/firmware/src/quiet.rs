@@ -63,17 +63,15 @@ fn conversation<'s, const N: usize, const WS: usize>(
     let mut out = [0u8; OUT_CAP];
     let mut state_out = [0u8; STATE_CAP];
     let mut token_out = [0u8; STATE_CAP];
-    let mut state_in = [0u8; STATE_CAP];
     for _ in 0..4 {
         let mut log_buf = [0u8; 0];
         let mut log = Log::new(&mut log_buf);
         let r = modern_round::<N, WS>(
             tool,
             "{}",
-            carried_len.map(|l| utf8(&carried[..l])),
+            carried_len.map(|l| (&mut carried[..], l)),
             replies_len.map(|l| utf8(&replies[..l])),
             &ctx(),
-            &mut state_in,
             &mut out,
             &mut state_out,
             &mut token_out,
