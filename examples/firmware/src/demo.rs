@@ -317,9 +317,9 @@ pub fn run(t: &mut Transcript) -> bool {
         t,
         "elicit-firmware: elicit-core on QEMU mps2-an386 (Cortex-M4F), no_std, no allocator"
     );
-    let booking = match load::<BOOKING_N>(t, "book_flight", 0) {
+    let booking = match load::<BOOKING_N>(t, BOOKING_NAME, 0) {
         Ok(plan) => Tool {
-            name: "book_flight",
+            name: BOOKING_NAME,
             plan,
             resolve: booking_resolve,
         },
@@ -328,9 +328,9 @@ pub fn run(t: &mut Transcript) -> bool {
             return false;
         }
     };
-    let survey = match load::<SURVEY_N>(t, "survey16", 1) {
+    let survey = match load::<SURVEY_N>(t, SURVEY_NAME, 1) {
         Ok(plan) => Tool {
-            name: "survey16",
+            name: SURVEY_NAME,
             plan,
             resolve: no_resolvers,
         },

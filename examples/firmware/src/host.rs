@@ -36,107 +36,7 @@ pub(crate) const OUT_CAP: usize = 4096;
 pub(crate) const STATE_CAP: usize = 2048;
 pub(crate) const REPLIES_CAP: usize = 1024;
 
-#[cfg(not(feature = "json-plan"))]
-pub(crate) static BOOKING_PLAN: &[u8] =
-    include_bytes!(concat!(env!("OUT_DIR"), "/book_flight.plan"));
-#[cfg(not(feature = "json-plan"))]
-pub(crate) static SURVEY_PLAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/survey16.plan"));
-#[cfg(feature = "json-plan")]
-pub(crate) static BOOKING_JSON: &str = include_str!("../decl/book_flight.json");
-#[cfg(feature = "json-plan")]
-pub(crate) static SURVEY_JSON: &str = include_str!("../decl/survey16.json");
-
-// ------------------------------------------------------------------- scripts
-
-/// The client's answers: parameter name → ElicitResult JSON.
-pub(crate) type Script = &'static [(&'static str, &'static str)];
-
-pub(crate) const PARIS: Script = &[
-    (
-        "destination",
-        r#"{"action":"accept","content":{"value":"Paris"}}"#,
-    ),
-    (
-        "date",
-        r#"{"action":"accept","content":{"value":"2026-08-01"}}"#,
-    ),
-    (
-        "airport",
-        r#"{"action":"accept","content":{"value":"CDG"}}"#,
-    ),
-    ("proceed", r#"{"action":"accept","content":{"value":true}}"#),
-    (
-        "seat",
-        r#"{"action":"accept","content":{"value":"window"}}"#,
-    ),
-];
-pub(crate) const PARIS_VALUES: &str =
-    r#"{"destination":"Paris","date":"2026-08-01","airport":"CDG","proceed":true,"seat":"window"}"#;
-
-pub(crate) const LONDON: Script = &[
-    (
-        "destination",
-        r#"{"action":"accept","content":{"value":"London"}}"#,
-    ),
-    (
-        "date",
-        r#"{"action":"accept","content":{"value":"2026-09-15"}}"#,
-    ),
-    ("proceed", r#"{"action":"accept","content":{"value":true}}"#),
-    ("seat", r#"{"action":"decline"}"#),
-];
-pub(crate) const LONDON_VALUES: &str =
-    r#"{"destination":"London","date":"2026-09-15","airport":"LHR","proceed":true,"seat":null}"#;
-
-pub(crate) const SURVEY: Script = &[
-    ("name", r#"{"action":"accept","content":{"value":"Ada"}}"#),
-    (
-        "email",
-        r#"{"action":"accept","content":{"value":"ada@example.com"}}"#,
-    ),
-    ("age", r#"{"action":"accept","content":{"value":36}}"#),
-    ("height", r#"{"action":"accept","content":{"value":1.65}}"#),
-    (
-        "newsletter",
-        r#"{"action":"accept","content":{"value":false}}"#,
-    ),
-    (
-        "color",
-        r#"{"action":"accept","content":{"value":"green"}}"#,
-    ),
-    (
-        "toppings",
-        r#"{"action":"accept","content":{"value":["olives","basil"]}}"#,
-    ),
-    (
-        "city",
-        r#"{"action":"accept","content":{"value":"Z\u00fcrich"}}"#,
-    ),
-    ("country", r#"{"action":"accept","content":{"value":"CH"}}"#),
-    ("rating", r#"{"action":"accept","content":{"value":5}}"#),
-    ("comment", r#"{"action":"decline"}"#),
-    ("contact_time", r#"{"action":"cancel"}"#),
-    (
-        "start",
-        r#"{"action":"accept","content":{"value":"2026-09-01"}}"#,
-    ),
-    (
-        "vegetarian",
-        r#"{"action":"accept","content":{"value":true}}"#,
-    ),
-    (
-        "budget",
-        r#"{"action":"accept","content":{"value":1250.5}}"#,
-    ),
-    (
-        "referral",
-        r#"{"action":"accept","content":{"value":"a friend"}}"#,
-    ),
-];
-pub(crate) const SURVEY_VALUES: &str = "{\"name\":\"Ada\",\"email\":\"ada@example.com\",\"age\":36,\"height\":1.65,\
-\"newsletter\":false,\"color\":\"green\",\"toppings\":[\"olives\",\"basil\"],\"city\":\"Z\u{fc}rich\",\
-\"country\":\"CH\",\"rating\":5,\"comment\":\"\",\"contact_time\":null,\"start\":\"2026-09-01\",\
-\"vegetarian\":true,\"budget\":1250.5,\"referral\":\"a friend\"}";
+pub(crate) use crate::data::*;
 
 pub(crate) fn scripted(script: Script, name: &str) -> &'static str {
     script
@@ -255,6 +155,10 @@ impl<'b> Log<'b> {
         }
     }
     pub(crate) fn line(&mut self, parts: &[&str]) {
+        // The quiet builds print nothing: no log text to write.
+        if cfg!(feature = "quiet") {
+            return;
+        }
         for p in parts {
             self.text.put(p.as_bytes());
         }

@@ -13,12 +13,12 @@ pub fn run() -> bool {
         return false;
     };
     let booking = Tool {
-        name: "book_flight",
+        name: BOOKING_NAME,
         plan,
         resolve: booking_resolve,
     };
     let survey = Tool {
-        name: "survey16",
+        name: SURVEY_NAME,
         plan: survey_plan,
         resolve: no_resolvers,
     };
