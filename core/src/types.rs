@@ -22,7 +22,7 @@
 use crate::json::{
     parse_f64, write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value,
 };
-use crate::pyfmt::write_field_title;
+use crate::pyfmt::{has_white_space, write_field_title};
 
 /// The kind of an answer type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -787,22 +787,24 @@ fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
         // Longer than any date; fine for email/uri.
         return !(format.eq_str("date") || format.eq_str("date-time"));
     };
+    // Byte searches: the patterns are ASCII, and UTF-8 never uses ASCII bytes inside a
+    // longer character.
+    let b = text.as_bytes();
     if format.eq_str("email") {
-        let Some(at) = text.rfind('@') else {
+        let Some(at) = b.iter().rposition(|&c| c == b'@') else {
             return false;
         };
-        at > 0 && at + 1 < text.len() && !text.contains(char::is_whitespace)
+        at > 0 && at + 1 < b.len() && !has_white_space(b)
     } else if format.eq_str("uri") {
-        let Some(colon) = text.find(':') else {
+        let Some(colon) = b.iter().position(|&c| c == b':') else {
             return false;
         };
-        let scheme = &text[..colon];
-        !scheme.is_empty()
-            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        let scheme = &b[..colon];
+        scheme.first().is_some_and(u8::is_ascii_alphabetic)
             && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-            && !text.contains(char::is_whitespace)
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+            && !has_white_space(b)
     } else if format.eq_str("date") {
         is_date(text)
     } else if format.eq_str("date-time") {
@@ -1180,23 +1182,19 @@ pub(crate) fn write_integral_f64(f: f64, out: &mut dyn Sink) {
     }
     // Exact decimal expansion of mantissa * 2^exp with a fixed digit buffer.
     // little-endian base-1e9 limbs; 2^1024 < 1e309 needs 35 limbs
+    // mantissa × 2^exp by doubling, one bit of the mantissa (top first) or of 2^exp at a
+    // time: 32-bit arithmetic only (2 × limb + 1 < 2^31).
     let mut limbs = [0u32; 40];
     let mut n = 0usize;
-    let mut m = mant;
-    while m > 0 {
-        limbs[n] = (m % 1_000_000_000) as u32;
-        m /= 1_000_000_000;
-        n += 1;
-    }
-    for _ in 0..exp.max(0) {
-        let mut carry = 0u64;
+    for i in (0..53 + exp.max(0)).rev() {
+        let mut carry = u32::from(i >= exp && (mant >> (i - exp)) & 1 == 1);
         for limb in limbs.iter_mut().take(n) {
-            let v = (*limb as u64) * 2 + carry;
-            *limb = (v % 1_000_000_000) as u32;
-            carry = v / 1_000_000_000;
+            let v = *limb * 2 + carry;
+            carry = u32::from(v >= 1_000_000_000);
+            *limb = v - carry * 1_000_000_000;
         }
         if carry > 0 && n < limbs.len() {
-            limbs[n] = carry as u32;
+            limbs[n] = carry;
             n += 1;
         }
     }

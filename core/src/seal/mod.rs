@@ -411,7 +411,7 @@ impl<'a> Binding<'a> {
         self.digest
     }
 
-    fn write_target<S: Sink + ?Sized>(&self, sink: &mut S) {
+    fn write_target(&self, sink: &mut dyn Sink) {
         match self.target {
             Target::Text(t) => json::write_str(t, true, sink),
             Target::Json(t) => json::write_json_str(t, true, sink),
@@ -428,11 +428,11 @@ impl<'a> Binding<'a> {
 
 /// Write the SDK's default principal string for an authenticated request, the compact
 /// JSON array `[client_id, issuer|null, subject|null]` (ASCII-escaped), into `sink`.
-pub fn write_principal<S: Sink + ?Sized>(
+pub fn write_principal(
     client_id: &str,
     issuer: Option<&str>,
     subject: Option<&str>,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) {
     sink.put(b"[");
     json::write_str(client_id, true, sink);
@@ -754,7 +754,7 @@ struct Claims<'c> {
 
 impl Claims<'_> {
     /// `json.dumps(claims, separators=(",", ":"))`, keys in the SDK's insertion order.
-    fn write<S: Sink + ?Sized>(&self, sink: &mut S) {
+    fn write(&self, sink: &mut dyn Sink) {
         sink.put(b"{\"v\":");
         sink.put(ENVELOPE_VERSION.as_bytes());
         sink.put(b",\"iat\":");
