@@ -58,8 +58,6 @@
 use core::cmp::Ordering;
 use core::fmt;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -321,9 +319,7 @@ impl ArgsDigest {
         }
         let hash = hasher.finalize();
         let mut out = [0u8; DIGEST_LEN];
-        let n = URL_SAFE_NO_PAD
-            .encode_slice(&hash[..16], &mut out)
-            .expect("16 bytes encode to 22 characters");
+        let n = codec::b64_encode(&hash[..16], &mut out);
         debug_assert_eq!(n, DIGEST_LEN);
         ArgsDigest(out)
     }
@@ -799,9 +795,7 @@ fn principal_claim(salt: &[u8; PRINCIPAL_SALT_LEN], principal: &str) -> [u8; PRI
     raw[..PRINCIPAL_SALT_LEN].copy_from_slice(salt);
     raw[PRINCIPAL_SALT_LEN..].copy_from_slice(&principal_tag(salt, principal));
     let mut out = [0u8; PRINCIPAL_CLAIM_LEN];
-    let n = URL_SAFE_NO_PAD
-        .encode_slice(raw, &mut out)
-        .expect("24 bytes encode to 32 characters");
+    let n = codec::b64_encode(&raw, &mut out);
     debug_assert_eq!(n, PRINCIPAL_CLAIM_LEN);
     out
 }
@@ -825,7 +819,7 @@ fn principal_matches(claim: Str<'_>, principal: &str) -> bool {
         return false;
     }
     let mut raw = [0u8; PRINCIPAL_RAW_LEN];
-    if URL_SAFE_NO_PAD.decode_slice(text, &mut raw) != Ok(PRINCIPAL_RAW_LEN) {
+    if codec::b64_decode(&text, &mut raw).is_none() {
         return false;
     }
     let (salt, tag) = raw.split_at(PRINCIPAL_SALT_LEN);
