@@ -61,8 +61,10 @@ fn modern_conversation<const N: usize, const WS: usize>(
         let reply_text = replies_len.map(|l| utf8(&replies[..l]));
         let io_in = args.len() + echoed.map_or(0, str::len) + reply_text.map_or(0, str::len);
         let (r, peak) = stack::measure(|| {
-            modern_round::<N, WS>(
+            let mut ws = [0u8; WS];
+            modern_round::<N>(
                 tool,
+                &mut ws,
                 args,
                 echoed,
                 reply_text,

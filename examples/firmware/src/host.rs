@@ -290,13 +290,14 @@ pub(crate) fn new_handshake<'r, 'a, const N: usize>(
     Round::handshake(plan, args, ws)
 }
 
-/// One batched (2026-07-28) round: the measured unit. Unseals the echoed state (seal
+/// One batched (2026-07-28) round, in the workspace `ws`: the measured unit. Unseals the echoed state (seal
 /// builds), runs the round, and writes `inputRequests` into `out` and the next state into
 /// `state_out` (then sealed into `token_out`), or the values into `out`.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn modern_round<const N: usize, const WS: usize>(
+pub(crate) fn modern_round<const N: usize>(
     tool: &Tool<N>,
+    ws: &mut [u8],
     args: &str,
     echoed: Option<&str>,
     replies: Option<&str>,
@@ -326,10 +327,9 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
         0
     };
 
-    let mut ws = [0u8; WS];
     // The round is used where it was returned, inside the Result: moving a
     // `Round<16>` (2.3 KB) out of it costs a copy of that size on the stack.
-    let mut created = new_modern(&tool.plan, args, state, replies, &mut ws);
+    let mut created = new_modern(&tool.plan, args, state, replies, ws);
     let round = created.as_mut().map_err(|e| Fail::Engine(e.clone()))?;
     match drive(round, tool, None, log)? {
         Step::Done => {
