@@ -1005,7 +1005,7 @@ pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
             // Python's int("-0") is 0; no other integer literal changes (no leading zeros).
             Some(Number::Int("-0")) => sink.put(b"0"),
             Some(Number::Int(s)) => sink.put(s.as_bytes()),
-            Some(Number::Float(f)) if style.nonfinite_null && !f.is_finite() => sink.put(b"null"),
+            Some(Number::Float(f)) if style.nonfinite_null && !f64_finite(f) => sink.put(b"null"),
             Some(Number::Float(f)) => write_f64(f, sink),
             None => sink.put(v.0.as_bytes()),
         },
@@ -1153,16 +1153,21 @@ fn write_f64_ryu(f: f64, sink: &mut dyn Sink) {
     }
     // value = 0.DIGITS × 10^decpt
     let decpt = point.unwrap_or(n as i32) + exp;
-    write_f64_digits(f < 0.0, &digits[..n], decpt, sink);
+    write_f64_digits(f.is_sign_negative(), &digits[..n], decpt, sink);
 }
 
 /// Write NaN, ±inf and ±0.0 as [`write_f64`] does; false (nothing written) for the rest.
 fn write_f64_special(f: f64, sink: &mut dyn Sink) -> bool {
-    if f.is_nan() {
+    let mag = f.to_bits() & F64_MAGNITUDE;
+    if mag > F64_INFINITY_BITS {
         sink.put(b"NaN");
-    } else if f.is_infinite() {
-        sink.put(if f > 0.0 { b"Infinity" } else { b"-Infinity" });
-    } else if f == 0.0 {
+    } else if mag == F64_INFINITY_BITS {
+        sink.put(if f.is_sign_negative() {
+            b"-Infinity"
+        } else {
+            b"Infinity"
+        });
+    } else if mag == 0 {
         sink.put(if f.is_sign_negative() {
             b"-0.0"
         } else {
@@ -1269,6 +1274,42 @@ pub fn write_i64(i: i64, sink: &mut dyn Sink) {
     sink.put(&buf[pos..]);
 }
 
+// Float tests and comparisons from the bits: a target without a double-precision FPU
+// (Cortex-M4F) lowers `f64` comparisons, and `is_nan`/`is_finite`, to soft-float calls.
+
+const F64_MAGNITUDE: u64 = !(1 << 63);
+const F64_INFINITY_BITS: u64 = 0x7FF0_0000_0000_0000;
+
+/// `f.is_finite()`.
+pub(crate) fn f64_finite(f: f64) -> bool {
+    f.to_bits() & F64_INFINITY_BITS != F64_INFINITY_BITS
+}
+
+/// A key ordered as the values are (±0 the same), `None` for NaN.
+fn f64_key(f: f64) -> Option<i64> {
+    let bits = f.to_bits();
+    let mag = bits & F64_MAGNITUDE;
+    if mag > F64_INFINITY_BITS {
+        return None;
+    }
+    // mag ≤ the infinity's bits < 2^63: no overflow either way.
+    Some(if bits == mag {
+        mag as i64
+    } else {
+        -(mag as i64)
+    })
+}
+
+/// `a < b` (false when either is NaN).
+pub(crate) fn f64_lt(a: f64, b: f64) -> bool {
+    matches!((f64_key(a), f64_key(b)), (Some(x), Some(y)) if x < y)
+}
+
+/// `a == b` (false when either is NaN; `-0.0 == 0.0`).
+pub(crate) fn f64_eq(a: f64, b: f64) -> bool {
+    f64_key(a).is_some() && f64_key(a) == f64_key(b)
+}
+
 /// `(n / 10, n % 10)` with 32-bit divisions only.
 pub(crate) fn div10(n: u64) -> (u64, u8) {
     let (hi, lo) = ((n >> 32) as u32, n as u32);
@@ -1287,6 +1328,43 @@ mod tests {
 
     use super::*;
     use std::eprintln;
+
+    #[test]
+    fn float_bits_compare_as_floats() {
+        let mut v = std::vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7FF0_0000_0000_0001),
+            1.5,
+            2.0,
+            -2.5,
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v.push(f64::from_bits(x));
+        }
+        for &a in &v {
+            assert_eq!(f64_finite(a), a.is_finite());
+            for &b in &v {
+                assert_eq!(f64_lt(a, b), a < b, "{a:e} < {b:e}");
+                assert_eq!(f64_eq(a, b), a == b, "{a:e} == {b:e}");
+            }
+        }
+    }
 
     #[test]
     fn div10_is_division() {

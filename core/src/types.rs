@@ -20,7 +20,8 @@
 //! field titles derived from names, `required` = the fields without a default).
 
 use crate::json::{
-    parse_f64, write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value,
+    f64_eq, f64_finite, f64_lt, parse_f64, write_f64, write_json_str, write_value, Kind, Number,
+    Sink, Str, Style, Value,
 };
 use crate::pyfmt::{has_white_space, write_field_title};
 
@@ -744,12 +745,12 @@ fn within_bounds(spec: Option<Value<'_>>, x: f64) -> bool {
             .map(num_f64)
     };
     if let Some(min) = get("minimum") {
-        if x < min {
+        if f64_lt(x, min) {
             return false;
         }
     }
     if let Some(max) = get("maximum") {
-        if x > max {
+        if f64_lt(max, x) {
             return false;
         }
     }
@@ -763,12 +764,12 @@ fn count_ok(spec: Option<Value<'_>>, min_key: &str, max_key: &str, n: usize) -> 
             .map(num_f64)
     };
     if let Some(min) = get(min_key) {
-        if (n as f64) < min {
+        if f64_lt(n as f64, min) {
             return false;
         }
     }
     if let Some(max) = get(max_key) {
-        if (n as f64) > max {
+        if f64_lt(max, n as f64) {
             return false;
         }
     }
@@ -923,13 +924,15 @@ impl Ty<'_> {
             TypeKind::Integer => match v.as_number() {
                 Some(Number::Int(t)) => within_bounds(self.spec, parse_f64(t).unwrap_or(0.0)),
                 Some(Number::Float(f)) => {
-                    f.is_finite() && f == libm_trunc(f) && within_bounds(self.spec, f)
+                    f64_finite(f)
+                        && f.to_bits() == libm_trunc(f).to_bits()
+                        && within_bounds(self.spec, f)
                 }
                 None => false,
             },
             // A literal that overflows to ±inf is refused: it has no JSON rendering.
             TypeKind::Number => match v.as_number() {
-                Some(n) => num_f64(n).is_finite() && within_bounds(self.spec, num_f64(n)),
+                Some(n) => f64_finite(num_f64(n)) && within_bounds(self.spec, num_f64(n)),
                 None => false,
             },
             TypeKind::Boolean => v.as_bool().is_some(),
@@ -1027,7 +1030,9 @@ impl Ty<'_> {
     pub(crate) fn write_normalized(&self, v: Value<'_>, style: Style, out: &mut dyn Sink) {
         match (self.kind, v.as_number()) {
             (TypeKind::Number, Some(n)) => write_f64(num_f64(n), out),
-            (TypeKind::Integer, Some(Number::Float(f))) if f.is_finite() && f == libm_trunc(f) => {
+            (TypeKind::Integer, Some(Number::Float(f)))
+                if f64_finite(f) && f.to_bits() == libm_trunc(f).to_bits() =>
+            {
                 write_integral_f64(f, out)
             }
             _ => write_value(v, style, out),
@@ -1086,13 +1091,13 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
         match v.as_number() {
             Some(Number::Int(t)) => within_bounds(Some(p), parse_f64(t).unwrap_or(0.0)),
             Some(Number::Float(f)) => {
-                f.is_finite() && f == libm_trunc(f) && within_bounds(Some(p), f)
+                f64_finite(f) && f.to_bits() == libm_trunc(f).to_bits() && within_bounds(Some(p), f)
             }
             None => false,
         }
     } else if is("number") {
         v.as_number()
-            .is_some_and(|n| num_f64(n).is_finite() && within_bounds(Some(p), num_f64(n)))
+            .is_some_and(|n| f64_finite(num_f64(n)) && within_bounds(Some(p), num_f64(n)))
     } else if is("boolean") {
         v.as_bool().is_some()
     } else if is("array") {
@@ -1142,7 +1147,7 @@ fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
         (Kind::Number, Kind::Number) => a
             .as_number()
             .zip(b.as_number())
-            .is_some_and(|(x, y)| num_f64(x) == num_f64(y)),
+            .is_some_and(|(x, y)| f64_eq(num_f64(x), num_f64(y))),
         (Kind::Bool, Kind::Bool) => a.as_bool() == b.as_bool(),
         (Kind::Null, Kind::Null) => true,
         _ => false,

@@ -605,7 +605,7 @@ pub fn write(f: f64, sink: &mut dyn Sink) {
         return;
     }
     let d = shortest(f);
-    super::write_f64_digits(f < 0.0, &d.digits[..d.len], d.decpt, sink);
+    super::write_f64_digits(f.is_sign_negative(), &d.digits[..d.len], d.decpt, sink);
 }
 
 #[cfg(test)]
