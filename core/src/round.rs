@@ -22,7 +22,7 @@
 //! values and questions, handshake replies). The call's inputs (arguments, state,
 //! replies) are borrowed.
 
-use crate::error::{name, Error};
+use crate::error::{name, Error, Problem};
 use crate::json::{scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number};
 use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
@@ -394,11 +394,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     fn parse_arguments(arguments: &'a str) -> Result<Value<'a>, Error> {
         let args = Value::parse(arguments).map_err(|_| Error::Arguments {
-            problem: "not valid JSON",
+            problem: Problem::NOT_JSON,
         })?;
         if args.kind() != Kind::Object {
             return Err(Error::Arguments {
-                problem: "must be a JSON object",
+                problem: Problem::NOT_OBJECT,
             });
         }
         Ok(args)
@@ -462,7 +462,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if let Some(text) = input_responses {
             let not_json = || Error::InputResponses {
                 key: name(""),
-                problem: "not valid JSON",
+                problem: Problem::NOT_JSON,
             };
             let b = text.as_bytes();
             let start = skip_ws_at(b, 0);
@@ -496,13 +496,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     }
                     return Err(Error::InputResponses {
                         key,
-                        problem: "matches no InputResponse shape (an ElicitResult needs \"action\" accept/decline/cancel and flat \"content\")",
+                        problem: Problem::NOT_INPUT_RESPONSE,
                     });
                 }
             } else if !Value::parse(text).map_err(|_| not_json())?.is_null() {
                 return Err(Error::InputResponses {
                     key: name(""),
-                    problem: "must be a JSON object keyed by request name",
+                    problem: Problem::NOT_KEYED_OBJECT,
                 });
             }
         }
@@ -861,13 +861,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if Value::parse(value_json).is_err() {
             return Err(Error::ResolverAnswer {
                 param: name(pname),
-                problem: "the value is not valid JSON",
+                problem: Problem::VALUE_NOT_JSON,
             });
         }
         let text = self.copy_in(value_json)?;
         let v = Value::parse(text).map_err(|_| Error::ResolverAnswer {
             param: name(pname),
-            problem: "the value is not valid JSON",
+            problem: Problem::VALUE_NOT_JSON,
         })?;
         self.slots[i].status = Status::Settled;
         self.slots[i].source = Source::Host(v);
@@ -887,8 +887,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             problem,
         };
         // Check before copying so a bad answer costs no workspace and changes nothing.
-        let probe =
-            Value::parse(question_json).map_err(|_| bad("the question is not valid JSON"))?;
+        let probe = Value::parse(question_json).map_err(|_| bad(Problem::QUESTION_NOT_JSON))?;
         let param_ty = self.plan.params[i].ty;
         let (digest, typed) = match parse_question(probe, &param_ty) {
             Ok((message, ty, title, description, typed)) => {
@@ -910,7 +909,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let v = text
             .get(start..start + probe.raw().len())
             .map(Value::validated)
-            .ok_or_else(|| bad("the question is not valid JSON"))?;
+            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match typed {
             false => param_ty,
@@ -1234,16 +1233,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 }
 
-const QUESTION_NOT_OBJECT: &str =
-    "a question must be an object {\"message\": ..., \"type\"?, \"title\"?, \"description\"?}";
-const QUESTION_UNKNOWN_KEY: &str =
-    "a question has only \"message\", \"type\", \"title\" and \"description\"";
+const QUESTION_NOT_OBJECT: Problem = Problem::QUESTION_NOT_OBJECT;
+const QUESTION_UNKNOWN_KEY: Problem = Problem::QUESTION_UNKNOWN_KEY;
 
 #[allow(clippy::type_complexity)]
 fn parse_question<'a>(
     v: Value<'a>,
     param_ty: &Ty<'a>,
-) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), &'static str> {
+) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), Problem> {
     if v.kind() != Kind::Object {
         return Err(QUESTION_NOT_OBJECT);
     }
@@ -1264,26 +1261,26 @@ fn parse_question<'a>(
     }
     let message = message
         .and_then(|m| m.as_str())
-        .ok_or("a question needs a string \"message\"")?;
+        .ok_or(Problem::QUESTION_MESSAGE)?;
     let (ty, typed) = match ty_v {
         None => (*param_ty, false),
         Some(t) if t.is_null() => (*param_ty, false),
         Some(t) => (Ty::compile(t, false)?, true),
     };
-    let opt = |x: Option<Value<'a>>| -> Result<Option<Str<'a>>, &'static str> {
+    let opt = |x: Option<Value<'a>>| -> Result<Option<Str<'a>>, Problem> {
         match x {
             None => Ok(None),
             Some(x) if x.is_null() => Ok(None),
             Some(x) => x
                 .as_str()
                 .map(Some)
-                .ok_or("a question's title and description must be strings"),
+                .ok_or(Problem::QUESTION_LABELS_NOT_STRINGS),
         }
     };
     let title = opt(title_v)?;
     let description = opt(description_v)?;
     if (title.is_some() || description.is_some()) && !ty.wrapped() {
-        return Err("title and description label the wrapped value of a scalar, enum or array answer; an object type's fields carry their own");
+        return Err(Problem::QUESTION_LABELS);
     }
     Ok((message, ty, title, description, typed))
 }

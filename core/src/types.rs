@@ -19,6 +19,7 @@
 //! `value`, as FastMCP wraps them; objects render as a pydantic model does (sorted keys,
 //! field titles derived from names, `required` = the fields without a default).
 
+use crate::error::Problem;
 use crate::json::{
     f64_eq, f64_finite, f64_lt, parse_f64, write_f64, write_json_str, write_value, Kind, Number,
     Sink, Str, Style, Value,
@@ -86,7 +87,7 @@ impl Render {
 }
 
 /// Why a type is rejected (a static message, shown with the parameter's name).
-pub(crate) type TyError = &'static str;
+pub(crate) type TyError = Problem;
 
 const STRING_KEYS: &[&str] = &[
     "type",
@@ -121,7 +122,7 @@ const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 fn only_keys(v: Value<'_>, allowed: &[&str]) -> Result<(), TyError> {
     for (k, _) in v.members() {
         if !allowed.iter().any(|a| k.eq_str(a)) {
-            return Err("the type uses a keyword outside the MCP elicitation subset (allowed: type, enum, minLength, maxLength, format, minimum, maximum, items, minItems, maxItems, title, description, default, properties)");
+            return Err(Problem::TYPE_KEYWORD);
         }
     }
     Ok(())
@@ -132,7 +133,7 @@ fn check_count(v: Option<Value<'_>>) -> Result<(), TyError> {
         None => Ok(()),
         Some(v) => match v.as_number() {
             Some(Number::Int(t)) if !t.starts_with('-') => Ok(()),
-            _ => Err("minLength, maxLength, minItems and maxItems must be non-negative integers"),
+            _ => Err(Problem::COUNT_NOT_INTEGER),
         },
     }
 }
@@ -141,17 +142,17 @@ fn check_bound(v: Option<Value<'_>>) -> Result<(), TyError> {
     match v {
         None => Ok(()),
         Some(v) if v.kind() == Kind::Number => Ok(()),
-        Some(_) => Err("minimum and maximum must be numbers"),
+        Some(_) => Err(Problem::BOUND_NOT_NUMBER),
     }
 }
 
 fn check_choices(v: Value<'_>) -> Result<(), TyError> {
     if v.kind() != Kind::Array || v.is_empty() {
-        return Err("enum must be a non-empty array of strings");
+        return Err(Problem::ENUM_NOT_STRINGS);
     }
     for item in v.items() {
         if item.kind() != Kind::String {
-            return Err("enum must be a non-empty array of strings");
+            return Err(Problem::ENUM_NOT_STRINGS);
         }
     }
     Ok(())
@@ -171,7 +172,7 @@ impl<'a> Ty<'a> {
             } else if s.eq_str("boolean") {
                 TypeKind::Boolean
             } else {
-                return Err("a type name must be one of \"string\", \"integer\", \"number\", \"boolean\" (or a type object)");
+                return Err(Problem::TYPE_NAME_UNKNOWN);
             };
             return Ok(Ty {
                 kind,
@@ -180,14 +181,14 @@ impl<'a> Ty<'a> {
             });
         }
         if v.kind() != Kind::Object {
-            return Err("a type must be a type name or a type object");
+            return Err(Problem::TYPE_NOT_NAME_OR_OBJECT);
         }
         if let Some(schema) = v.get("schema") {
             if field {
-                return Err("an object field cannot be a raw schema");
+                return Err(Problem::FIELD_RAW_SCHEMA);
             }
             if v.len() != 1 {
-                return Err("a {\"schema\": ...} type takes no other keys");
+                return Err(Problem::SCHEMA_OTHER_KEYS);
             }
             check_raw_schema(schema)?;
             return Ok(Ty {
@@ -205,13 +206,13 @@ impl<'a> Ty<'a> {
                 .iter()
                 .any(|k| v.get(k).is_some())
         {
-            return Err("title, description and default belong on an object type's fields; label a question with the elicit's \"title\"/\"description\" and give the parameter its own \"default\"");
+            return Err(Problem::LABELS_ON_OBJECT_TYPE);
         }
         let ty = match v.get("type") {
             None => {
                 // {"enum": [...]} shorthand
                 let Some(choices) = v.get("enum") else {
-                    return Err("a type object needs \"type\" (or is {\"enum\": [...]} / {\"schema\": ...})");
+                    return Err(Problem::TYPE_OBJECT_NEEDS_TYPE);
                 };
                 only_keys(v, STRING_KEYS)?;
                 check_choices(choices)?;
@@ -223,7 +224,7 @@ impl<'a> Ty<'a> {
             }
             Some(t) => t,
         };
-        let t = ty.as_str().ok_or("\"type\" must be a string")?;
+        let t = ty.as_str().ok_or(Problem::TYPE_NOT_STRING)?;
         if t.eq_str("string") {
             only_keys(v, STRING_KEYS)?;
             check_count(v.get("minLength"))?;
@@ -233,9 +234,7 @@ impl<'a> Ty<'a> {
                     .as_str()
                     .is_some_and(|f| FORMATS.iter().any(|x| f.eq_str(x)));
                 if !ok {
-                    return Err(
-                        "format must be one of \"email\", \"uri\", \"date\", \"date-time\"",
-                    );
+                    return Err(Problem::FORMAT_UNKNOWN);
                 }
             }
             if let Some(choices) = v.get("enum") {
@@ -276,13 +275,17 @@ impl<'a> Ty<'a> {
             only_keys(v, ARRAY_KEYS)?;
             check_count(v.get("minItems"))?;
             check_count(v.get("maxItems"))?;
-            let items = v
-                .get("items")
-                .ok_or("an array type needs \"items\": {\"enum\": [...]}")?;
+            let items = v.get("items").ok_or(Problem::ARRAY_NEEDS_ITEMS)?;
             let choices = items
                 .get("enum")
-                .filter(|_| items.len() == 1 || (items.len() == 2 && items.get("type").is_some_and(|t| t.as_str().is_some_and(|s| s.eq_str("string")))))
-                .ok_or("array items must be {\"enum\": [strings]} (multi-select); other arrays are outside the MCP subset")?;
+                .filter(|_| {
+                    items.len() == 1
+                        || (items.len() == 2
+                            && items
+                                .get("type")
+                                .is_some_and(|t| t.as_str().is_some_and(|s| s.eq_str("string"))))
+                })
+                .ok_or(Problem::ARRAY_ITEMS_NOT_ENUM)?;
             check_choices(choices)?;
             Ok(Ty {
                 kind: TypeKind::Multi,
@@ -291,26 +294,26 @@ impl<'a> Ty<'a> {
             })
         } else if t.eq_str("object") {
             if field {
-                return Err("nested objects are outside the MCP elicitation subset");
+                return Err(Problem::NESTED_OBJECT);
             }
             for (k, _) in v.members() {
                 if !(k.eq_str("type") || k.eq_str("title") || k.eq_str("properties")) {
-                    return Err("an object type takes only \"type\", \"title\" and \"properties\"");
+                    return Err(Problem::OBJECT_TYPE_KEYS);
                 }
             }
             if let Some(title) = v.get("title") {
                 if title.kind() != Kind::String {
-                    return Err("an object type's title must be a string");
+                    return Err(Problem::OBJECT_TITLE_NOT_STRING);
                 }
             }
             let props = v
                 .get("properties")
-                .ok_or("an object type needs \"properties\"")?;
+                .ok_or(Problem::OBJECT_NEEDS_PROPERTIES)?;
             if props.kind() != Kind::Object || props.is_empty() {
-                return Err("\"properties\" must be a non-empty object of fields");
+                return Err(Problem::PROPERTIES_NOT_FIELDS);
             }
             if props.members().count() != props.len() {
-                return Err("a field name appears twice in \"properties\"");
+                return Err(Problem::FIELD_TWICE);
             }
             for (_, f) in props.members() {
                 let fty = Ty::compile(f, true)?;
@@ -320,7 +323,7 @@ impl<'a> Ty<'a> {
                 for key in ["title", "description"] {
                     if let Some(x) = f.get(key) {
                         if x.kind() != Kind::String {
-                            return Err("a field's title and description must be strings");
+                            return Err(Problem::FIELD_LABELS_NOT_STRINGS);
                         }
                     }
                 }
@@ -331,7 +334,7 @@ impl<'a> Ty<'a> {
                 choices: None,
             })
         } else {
-            Err("\"type\" must be one of string, integer, number, boolean, array, object")
+            Err(Problem::TYPE_UNKNOWN)
         }
     }
 
@@ -654,7 +657,7 @@ const RAW_PROP: &[&str] = &[
 ];
 
 pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
-    const TOP: TyError = "a raw requestedSchema must be {\"type\":\"object\",\"properties\":{...}} with optional required/title/description";
+    const TOP: TyError = Problem::RAW_SCHEMA_SHAPE;
     if s.kind() != Kind::Object
         || !s
             .get("type")
@@ -673,11 +676,11 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
         .ok_or(TOP)?;
     for (_, p) in props.members() {
         if p.kind() != Kind::Object {
-            return Err("every property of a raw requestedSchema must be an object");
+            return Err(Problem::RAW_PROPERTY_NOT_OBJECT);
         }
         for (k, _) in p.members() {
             if !RAW_PROP.iter().any(|a| k.eq_str(a)) {
-                return Err("a raw requestedSchema property uses a keyword outside the MCP elicitation subset");
+                return Err(Problem::RAW_KEYWORD);
             }
         }
         let t = p.get("type").and_then(|t| t.as_str());
@@ -688,9 +691,7 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
         });
         let arr = t.is_some_and(|t| t.eq_str("array"));
         if arr {
-            let items = p
-                .get("items")
-                .ok_or("an array property needs items with enum or anyOf of consts")?;
+            let items = p.get("items").ok_or(Problem::RAW_ARRAY_NEEDS_ITEMS)?;
             let ok = items.get("enum").is_some_and(|e| check_choices(e).is_ok())
                 || items.get("anyOf").is_some_and(|a| {
                     a.kind() == Kind::Array
@@ -698,29 +699,27 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
                         && a.items().all(|c| c.get("const").is_some())
                 });
             if !ok {
-                return Err(
-                    "array properties must be multi-select: items with enum or anyOf of consts",
-                );
+                return Err(Problem::RAW_ARRAY_NOT_MULTI);
             }
         } else if !prim {
-            return Err("raw requestedSchema properties must be string, integer, number, boolean or a multi-select array");
+            return Err(Problem::RAW_PROPERTY_TYPE);
         }
         for k in ["enum", "oneOf", "anyOf"] {
             if let Some(e) = p.get(k) {
                 if e.kind() != Kind::Array {
-                    return Err("enum, oneOf and anyOf must be arrays");
+                    return Err(Problem::RAW_CHOICES_NOT_ARRAY);
                 }
             }
         }
     }
     if let Some(r) = s.get("required") {
         if r.kind() != Kind::Array || r.items().any(|x| x.kind() != Kind::String) {
-            return Err("required must be an array of property names");
+            return Err(Problem::RAW_REQUIRED_NOT_NAMES);
         }
         for name in r.items() {
             let n = name.as_str().expect("checked");
             if !props.members().any(|(k, _)| k.cmp_decoded(n).is_eq()) {
-                return Err("required names a property that is not in properties");
+                return Err(Problem::RAW_REQUIRED_UNKNOWN);
             }
         }
     }

@@ -26,7 +26,7 @@
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::error::{name, CompileError, Error, MAX_NAME};
+use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
 use crate::json::{Str, Value};
 use crate::plan::{question_digest, AskKind, LiteralQ, Param, Plan};
 use crate::types::{check_raw_schema, Ty, TypeKind};
@@ -93,15 +93,14 @@ impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
     }
 }
 
-fn bad(at: &str, problem: &'static str) -> CompileError {
+fn bad(at: &str, problem: Problem) -> CompileError {
     CompileError::Declaration {
         at: name(at),
         problem,
     }
 }
 
-const MALFORMED: &str =
-    "the compiled plan's bytes are truncated or malformed; write them again with Plan::to_postcard";
+const MALFORMED: Problem = Problem::PLAN_MALFORMED;
 
 /// True when `t` is exactly what the type compiler makes of its own text.
 fn ty_ok(t: &Ty<'_>) -> bool {
@@ -257,45 +256,39 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
     }
     let name_ok = |n: &str| !n.is_empty() && n.len() <= MAX_NAME;
     if !name_ok(tool) {
-        return Err(bad("plan", "the tool name must be 1 to 64 bytes long"));
+        return Err(bad("plan", Problem::PLAN_TOOL_NAME));
     }
     let len = params.len();
     for i in 0..len {
         let p = &params[i];
         if !name_ok(p.name) {
-            return Err(bad("plan", "parameter names must be 1 to 64 bytes long"));
+            return Err(bad("plan", Problem::PLAN_PARAM_NAME));
         }
         if params[..i].iter().any(|q| q.name == p.name) {
             return Err(CompileError::DuplicateName { name: name(p.name) });
         }
         if !ty_ok(&p.ty) {
-            return Err(bad(p.name, "the compiled answer type is inconsistent"));
+            return Err(bad(p.name, Problem::PLAN_TYPE));
         }
         if p.outcome && p.ask.is_none() {
-            return Err(bad(
-                p.name,
-                "\"outcome\" needs \"elicit\": only an elicited parameter has an outcome",
-            ));
+            return Err(bad(p.name, Problem::PLAN_OUTCOME));
         }
         match &p.ask {
             None => {}
             Some(AskKind::Resolver { needs, declares }) => {
                 if needs.iter().any(|&j| j as usize >= len) {
-                    return Err(bad(
-                        p.name,
-                        "a resolver needs a parameter the plan does not have",
-                    ));
+                    return Err(bad(p.name, Problem::PLAN_NEED));
                 }
                 if let Some(d) = declares {
                     if !ty_ok(d) || !d.same_as(&p.ty) {
-                        return Err(bad(p.name, "the resolver's declared type is inconsistent"));
+                        return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
                     }
                 }
             }
             Some(AskKind::Literal(q))
                 if (q.title.is_some() || q.description.is_some()) && !p.ty.wrapped() =>
             {
-                return Err(bad(p.name, "title and description label the wrapped value of a scalar, enum or array answer"));
+                return Err(bad(p.name, Problem::PLAN_LABELS));
             }
             Some(AskKind::Literal(_)) => {}
         }
@@ -310,32 +303,23 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
     for &i in order.iter() {
         let i = i as usize;
         let Some(p) = params.get(i) else {
-            return Err(bad(
-                "plan",
-                "the resolution order names a parameter the plan does not have",
-            ));
+            return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
         };
         if p.ask.is_none() || placed[i] {
-            return Err(bad(p.name, "the resolution order is inconsistent"));
+            return Err(bad(p.name, Problem::PLAN_ORDER));
         }
         if let Some(AskKind::Resolver { needs, .. }) = &p.ask {
             let later = needs
                 .iter()
                 .any(|&j| params[j as usize].ask.is_some() && !placed[j as usize]);
             if later {
-                return Err(bad(
-                    p.name,
-                    "the resolution order puts a resolver before what it needs",
-                ));
+                return Err(bad(p.name, Problem::PLAN_ORDER_RESOLVER));
             }
         }
         placed[i] = true;
     }
     if params.iter().filter(|p| p.ask.is_some()).count() != order.len() {
-        return Err(bad(
-            "plan",
-            "the resolution order leaves out an elicited parameter",
-        ));
+        return Err(bad("plan", Problem::PLAN_ORDER_MISSING));
     }
     Ok(Plan {
         tool,
@@ -357,7 +341,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             return Err(bad("plan", MALFORMED));
         };
         if version != PLAN_FORMAT_VERSION {
-            return Err(bad("plan", "the compiled plan was written in another format version; compile the declaration again with this version of elicit-core"));
+            return Err(bad("plan", Problem::PLAN_VERSION));
         }
         let Some((&count, rest)) = rest.split_first() else {
             return Err(bad("plan", MALFORMED));
