@@ -806,9 +806,9 @@ fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
                 .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
             && !has_white_space(b)
     } else if format.eq_str("date") {
-        is_date(text)
+        is_date(b)
     } else if format.eq_str("date-time") {
-        is_date_time(text)
+        is_date_time(b)
     } else {
         true
     }
@@ -834,19 +834,24 @@ fn decode_small<'b>(s: Str<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
     core::str::from_utf8(&buf[..len]).ok()
 }
 
-fn digits(s: &str) -> Option<u32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+// Dates on bytes (every accepted byte is ASCII): str slicing links core's
+// char-boundary panics.
+
+fn digits(s: &[u8]) -> Option<u32> {
+    if s.is_empty() {
         return None;
     }
-    s.parse().ok()
+    // At most 4 digits here: no overflow.
+    s.iter().try_fold(0u32, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+    })
 }
 
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
+fn is_date(b: &[u8]) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (digits(&s[..4]), digits(&s[5..7]), digits(&s[8..])) else {
+    let (Some(y), Some(m), Some(d)) = (digits(&b[..4]), digits(&b[5..7]), digits(&b[8..])) else {
         return false;
     };
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -867,16 +872,16 @@ fn is_date(s: &str) -> bool {
     (1..=12).contains(&m) && d >= 1 && d <= days[(m - 1) as usize]
 }
 
-fn is_date_time(s: &str) -> bool {
-    if s.len() < 20 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
+fn is_date_time(s: &[u8]) -> bool {
+    // A date in the first 10 bytes is ASCII, so byte 10 starts a character.
+    if s.len() < 20 || !is_date(&s[..10]) {
         return false;
     }
-    let rest = &s[10..];
-    let Some(rest) = rest.strip_prefix(['T', 't', ' ']) else {
-        return false;
+    let rest = match s[10..].split_first() {
+        Some((b'T' | b't' | b' ', rest)) => rest,
+        _ => return false,
     };
-    let b = rest.as_bytes();
-    if b.len() < 9 || b[2] != b':' || b[5] != b':' {
+    if rest.len() < 9 || rest[2] != b':' || rest[5] != b':' {
         return false;
     }
     let (Some(h), Some(mi), Some(se)) =
@@ -888,20 +893,19 @@ fn is_date_time(s: &str) -> bool {
         return false;
     }
     let mut tail = &rest[8..];
-    if let Some(frac) = tail.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+    if let Some((b'.', frac)) = tail.split_first() {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
         if n == 0 {
             return false;
         }
         tail = &frac[n..];
     }
-    if tail == "Z" || tail == "z" {
+    if tail == b"Z" || tail == b"z" {
         return true;
     }
-    let tb = tail.as_bytes();
-    tb.len() == 6
-        && (tb[0] == b'+' || tb[0] == b'-')
-        && tb[3] == b':'
+    tail.len() == 6
+        && (tail[0] == b'+' || tail[0] == b'-')
+        && tail[3] == b':'
         && digits(&tail[1..3]).is_some_and(|h| h <= 23)
         && digits(&tail[4..6]).is_some_and(|m| m <= 59)
 }
@@ -1360,6 +1364,44 @@ mod tests {
                 want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()),
                 "{f:e}: {got:e}"
             );
+        }
+    }
+
+    #[test]
+    fn dates_and_date_times() {
+        for (s, want) in [
+            ("2026-07-28", true),
+            ("2024-02-29", true),
+            ("2026-02-29", false),
+            ("2026-13-01", false),
+            ("2026-7-28", false),
+            ("+026-07-28", false),
+            ("2026-07-28 ", false),
+        ] {
+            assert_eq!(is_date(s.as_bytes()), want, "{s}");
+        }
+        for (s, want) in [
+            ("2026-07-28T12:30:00Z", true),
+            ("2026-07-28t12:30:00z", true),
+            ("2026-07-28 12:30:00+02:00", true),
+            ("2026-07-28T12:30:00.123Z", true),
+            ("2026-07-28T12:30:00.Z", false),
+            ("2026-07-28T24:00:00Z", false),
+            ("2026-07-28T23:59:60Z", true),
+            ("2024-02-29T00:00:00-23:59", true),
+            ("2026-02-29T00:00:00Z", false),
+            ("2026-07-28T12:30:00+24:00", false),
+            ("2026-07-28T12:30:00", false),
+            ("2026-07-28X12:30:00Z", false),
+            ("2026-07-28T12:30:00+0200", false),
+            ("2026-07-28\u{e9}12:30:00Z", false),
+            ("2026-07-2\u{e9}T12:30:00Z", false),
+            ("2026-07-28T12:30:00.5+01:00x", false),
+            // A non-ASCII character inside the time: the str-slicing version panicked.
+            ("2024-02-29 23:59:6\u{e9}0Z", false),
+            ("2026-07-28T12:30:00+0\u{e9}:00", false),
+        ] {
+            assert_eq!(is_date_time(s.as_bytes()), want, "{s}");
         }
     }
 
