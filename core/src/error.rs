@@ -168,13 +168,15 @@ macro_rules! problems {
         #[derive(Clone, Copy, PartialEq, Eq)]
         pub struct Problem(Repr);
 
+        // The plan-bytes messages are only used with the `serde` feature.
         #[derive(Clone, Copy, PartialEq, Eq)]
-        #[allow(non_camel_case_types)]
+        #[allow(non_camel_case_types, dead_code)]
         enum Repr {
             Text(&'static str),
             $($name,)*
         }
 
+        #[allow(dead_code)]
         impl Problem {
             $(pub(crate) const $name: Problem = Problem(Repr::$name);)*
 
