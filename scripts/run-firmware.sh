@@ -11,9 +11,15 @@
 #   seal      plans from build.rs's postcard bytes, requestState sealed (the default)
 #   plain     plans from postcard bytes, plaintext requestState
 #   json      the JSON declarations compiled on the device (to measure what that costs)
-#   stub      no engine at all: the runtime, semihosting and core::fmt (the baseline)
+#   stub      no engine at all: the runtime, semihosting, core::fmt and the application's
+#             data (the baseline)
 #   quiet-*   the same conversations, checked on the device but not printed (no
-#             core::fmt): quiet-X minus quiet-stub is the engine's (+ host loop's) flash
+#             core::fmt): quiet-X minus quiet-stub is the engine's (+ host loop's) flash.
+#             Both link the application's data (src/data.rs: plan bytes, the scripted
+#             client's replies, the expected final values), so the difference is the
+#             engine's code and read-only data plus the host glue (src/host.rs, quiet.rs:
+#             the drive loop, one batched round, one handshake call, the booking resolver,
+#             the scripted client, the final-value checks).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
@@ -171,14 +177,18 @@ for v in $VARIANTS; do F[$v]=$(flash "$v"); done
 kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
 echo
 echo "=== flash (opt-level \"z\", LTO, codegen-units 1, panic abort; .vector_table+.text+.rodata+.data)"
-printf '  %-12s %7d B  %s\n' stub "${F[stub]}" "(runtime, semihosting, core::fmt: the transcript builds' baseline)"
+printf '  %-12s %7d B  %s\n' stub "${F[stub]}" "(runtime, semihosting, core::fmt, the application's data: the transcript builds' baseline)"
 for v in plain seal json; do
   printf '  %-12s %7d B  engine + demo and transcript code = %d B (%s)\n' "$v" "${F[$v]}" $((F[$v] - F[stub])) "$(kib $((F[$v] - F[stub])))"
 done
-printf '  %-12s %7d B  %s\n' quiet-stub "${F[quiet-stub]}" "(runtime and semihosting only: the engine measurements' baseline)"
+printf '  %-12s %7d B  %s\n' quiet-stub "${F[quiet-stub]}" "(runtime, semihosting, the application's data: the engine measurements' baseline)"
 for v in quiet-plain quiet-seal quiet-json; do
-  printf '  %-12s %7d B  engine + host loop = %d B (%s)\n' "$v" "${F[$v]}" $((F[$v] - F[quiet-stub])) "$(kib $((F[$v] - F[quiet-stub])))"
+  printf '  %-12s %7d B  engine + host glue = %d B (%s)\n' "$v" "${F[$v]}" $((F[$v] - F[quiet-stub])) "$(kib $((F[$v] - F[quiet-stub])))"
 done
+echo "  (both sides link the application's data: plan bytes, scripted replies, expected values;" \
+  "the difference is the engine's code and read-only data (messages, JSON keys) plus the host glue:" \
+  "drive loop, batched round, handshake call, booking resolver, scripted client, checks;" \
+  "quiet-json links the JSON declarations where the stub has the plan bytes)"
 echo "  sealing adds $((F[quiet-seal] - F[quiet-plain])) B ($(kib $((F[quiet-seal] - F[quiet-plain]))))"
 echo "  compiling the JSON declarations on the device instead of loading postcard plans costs" \
   "$((F[quiet-json] - F[quiet-plain])) B ($(kib $((F[quiet-json] - F[quiet-plain])))) quiet," \
@@ -218,7 +228,7 @@ unnamed() { # read-only bytes no symbol covers: string literals, and tables such
 for v in quiet-plain quiet-seal; do
   echo "  by crate, $v (named symbols; LTO inlines engine code into the host loop's functions):"
   attribute "$v"
-  echo "    $(printf '%7d' "$(unnamed "$v")") B  unnamed .rodata (string literals: error messages, JSON keys, ryu and f64-parsing tables)"
+  echo "    $(printf '%7d' "$(unnamed "$v")") B  unnamed .rodata (string literals: error messages, JSON keys; the application's data: plan bytes, scripts, expected values)"
 done
 
 echo

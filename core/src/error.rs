@@ -154,6 +154,149 @@ impl<const N: usize> core::hash::Hash for Text<N> {
     }
 }
 
+/// Defines [`Problem`]: a constant per message the engine can report while it loads
+/// plans and runs rounds, each with its text.
+macro_rules! problems {
+    ($($name:ident = $text:literal,)*) => {
+        /// What is wrong, inside an error: its message reads as a `&str` ([`Problem::as_str`],
+        /// `Display`, `Deref`).
+        ///
+        /// The messages the engine can report on a device (loading plan bytes, checking
+        /// types and schemas that arrive at run time, running rounds) are held as small
+        /// codes, not as `&'static str`: a firmware that never displays an error then does
+        /// not link their text (about 4 KB). The text is the same either way.
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        pub struct Problem(Repr);
+
+        // The plan-bytes messages are only used with the `serde` feature.
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        #[allow(non_camel_case_types, dead_code)]
+        enum Repr {
+            Text(&'static str),
+            $($name,)*
+        }
+
+        #[allow(dead_code)]
+        impl Problem {
+            $(pub(crate) const $name: Problem = Problem(Repr::$name);)*
+
+            /// The message.
+            pub fn as_str(self) -> &'static str {
+                match self.0 {
+                    Repr::Text(text) => text,
+                    $(Repr::$name => $text,)*
+                }
+            }
+        }
+
+        #[cfg(test)]
+        pub(crate) const ALL_PROBLEMS: &[Problem] = &[$(Problem::$name,)*];
+    };
+}
+
+problems! {
+    TYPE_KEYWORD = "the type uses a keyword outside the MCP elicitation subset (allowed: type, enum, minLength, maxLength, format, minimum, maximum, items, minItems, maxItems, title, description, default, properties)",
+    COUNT_NOT_INTEGER = "minLength, maxLength, minItems and maxItems must be non-negative integers",
+    BOUND_NOT_NUMBER = "minimum and maximum must be numbers",
+    ENUM_NOT_STRINGS = "enum must be a non-empty array of strings",
+    TYPE_NAME_UNKNOWN = "a type name must be one of \"string\", \"integer\", \"number\", \"boolean\" (or a type object)",
+    TYPE_NOT_NAME_OR_OBJECT = "a type must be a type name or a type object",
+    FIELD_RAW_SCHEMA = "an object field cannot be a raw schema",
+    SCHEMA_OTHER_KEYS = "a {\"schema\": ...} type takes no other keys",
+    LABELS_ON_OBJECT_TYPE = "title, description and default belong on an object type's fields; label a question with the elicit's \"title\"/\"description\" and give the parameter its own \"default\"",
+    TYPE_OBJECT_NEEDS_TYPE = "a type object needs \"type\" (or is {\"enum\": [...]} / {\"schema\": ...})",
+    FORMAT_UNKNOWN = "format must be one of \"email\", \"uri\", \"date\", \"date-time\"",
+    NESTED_OBJECT = "nested objects are outside the MCP elicitation subset",
+    OBJECT_TYPE_KEYS = "an object type takes only \"type\", \"title\" and \"properties\"",
+    OBJECT_TITLE_NOT_STRING = "an object type's title must be a string",
+    PROPERTIES_NOT_FIELDS = "\"properties\" must be a non-empty object of fields",
+    FIELD_TWICE = "a field name appears twice in \"properties\"",
+    FIELD_LABELS_NOT_STRINGS = "a field's title and description must be strings",
+    TYPE_UNKNOWN = "\"type\" must be one of string, integer, number, boolean, array, object",
+    RAW_PROPERTY_NOT_OBJECT = "every property of a raw requestedSchema must be an object",
+    RAW_KEYWORD = "a raw requestedSchema property uses a keyword outside the MCP elicitation subset",
+    RAW_ARRAY_NOT_MULTI = "array properties must be multi-select: items with enum or anyOf of consts",
+    RAW_PROPERTY_TYPE = "raw requestedSchema properties must be string, integer, number, boolean or a multi-select array",
+    RAW_CHOICES_NOT_ARRAY = "enum, oneOf and anyOf must be arrays",
+    RAW_REQUIRED_NOT_NAMES = "required must be an array of property names",
+    RAW_REQUIRED_UNKNOWN = "required names a property that is not in properties",
+    TYPE_NOT_STRING = "\"type\" must be a string",
+    ARRAY_NEEDS_ITEMS = "an array type needs \"items\": {\"enum\": [...]}",
+    ARRAY_ITEMS_NOT_ENUM = "array items must be {\"enum\": [strings]} (multi-select); other arrays are outside the MCP subset",
+    OBJECT_NEEDS_PROPERTIES = "an object type needs \"properties\"",
+    RAW_ARRAY_NEEDS_ITEMS = "an array property needs items with enum or anyOf of consts",
+    RAW_SCHEMA_SHAPE = "a raw requestedSchema must be {\"type\":\"object\",\"properties\":{...}} with optional required/title/description",
+    PLAN_TOOL_NAME = "the tool name must be 1 to 64 bytes long",
+    PLAN_PARAM_NAME = "parameter names must be 1 to 64 bytes long",
+    PLAN_TYPE = "the compiled answer type is inconsistent",
+    PLAN_OUTCOME = "\"outcome\" needs \"elicit\": only an elicited parameter has an outcome",
+    PLAN_NEED = "a resolver needs a parameter the plan does not have",
+    PLAN_DECLARED_TYPE = "the resolver's declared type is inconsistent",
+    PLAN_LABELS = "title and description label the wrapped value of a scalar, enum or array answer",
+    PLAN_ORDER_UNKNOWN = "the resolution order names a parameter the plan does not have",
+    PLAN_ORDER = "the resolution order is inconsistent",
+    PLAN_ORDER_RESOLVER = "the resolution order puts a resolver before what it needs",
+    PLAN_ORDER_MISSING = "the resolution order leaves out an elicited parameter",
+    PLAN_VERSION = "the compiled plan was written in another format version; compile the declaration again with this version of elicit-core",
+    PLAN_MALFORMED = "the compiled plan's bytes are truncated or malformed; write them again with Plan::to_postcard",
+    NOT_JSON = "not valid JSON",
+    NOT_OBJECT = "must be a JSON object",
+    NOT_INPUT_RESPONSE = "matches no InputResponse shape (an ElicitResult needs \"action\" accept/decline/cancel and flat \"content\")",
+    NOT_KEYED_OBJECT = "must be a JSON object keyed by request name",
+    VALUE_NOT_JSON = "the value is not valid JSON",
+    QUESTION_MESSAGE = "a question needs a string \"message\"",
+    QUESTION_LABELS_NOT_STRINGS = "a question's title and description must be strings",
+    QUESTION_LABELS = "title and description label the wrapped value of a scalar, enum or array answer; an object type's fields carry their own",
+    QUESTION_NOT_OBJECT = "a question must be an object {\"message\": ..., \"type\"?, \"title\"?, \"description\"?}",
+    QUESTION_UNKNOWN_KEY = "a question has only \"message\", \"type\", \"title\" and \"description\"",
+    QUESTION_NOT_JSON = "the question is not valid JSON",
+}
+
+impl Problem {
+    /// A message given as text (the declaration compiler's, which devices that load plan
+    /// bytes do not link).
+    pub(crate) const fn text(text: &'static str) -> Problem {
+        Problem(Repr::Text(text))
+    }
+}
+
+impl core::ops::Deref for Problem {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Problem {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for Problem {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Problem {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 pub(crate) fn name(s: &str) -> Name {
     Name::truncated(s)
 }
@@ -180,7 +323,7 @@ pub enum CompileError {
         /// The parameter (or "tool") the problem is in.
         at: Name,
         /// What is wrong.
-        problem: &'static str,
+        problem: Problem,
     },
     /// Two parameters share a name.
     DuplicateName {
@@ -224,7 +367,7 @@ pub enum CompileError {
         /// The parameter.
         param: Name,
         /// Why.
-        problem: &'static str,
+        problem: Problem,
     },
     /// A fixed capacity was exceeded.
     Capacity {
@@ -245,7 +388,7 @@ pub enum Error {
     /// The call's arguments are not a JSON object.
     Arguments {
         /// What is wrong.
-        problem: &'static str,
+        problem: Problem,
     },
     /// A model-supplied argument that a resolver needs is missing from the call.
     MissingArgument {
@@ -258,7 +401,7 @@ pub enum Error {
         /// The offending key, if one.
         key: Name,
         /// What is wrong.
-        problem: &'static str,
+        problem: Problem,
     },
 
     // ----- resolution (the reference's ToolErrors) -----
@@ -305,7 +448,7 @@ pub enum Error {
         /// The parameter.
         param: Name,
         /// What is wrong.
-        problem: &'static str,
+        problem: Problem,
     },
     /// The round's workspace is too small to hold the host's data.
     Workspace {
@@ -467,6 +610,20 @@ mod tests {
     extern crate std;
     use super::*;
     use std::string::ToString;
+
+    #[test]
+    fn problems_read_as_their_text() {
+        for (i, p) in ALL_PROBLEMS.iter().enumerate() {
+            assert!(!p.is_empty());
+            assert_eq!(p.to_string(), p.as_str());
+            assert_eq!(std::format!("{p:?}"), std::format!("{:?}", p.as_str()));
+            // One code per message, so equal problems are equal texts and back.
+            for q in &ALL_PROBLEMS[..i] {
+                assert_ne!(p.as_str(), q.as_str());
+            }
+        }
+        assert_eq!(Problem::text("x"), "x");
+    }
 
     #[test]
     fn text_keeps_whole_characters() {

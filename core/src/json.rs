@@ -118,8 +118,6 @@ pub struct Units<'a> {
 // ---------------------------------------------------------------------------------------
 // Validation (iterative, explicit bounded stack: never recurses, never panics).
 
-const WS: [char; 4] = [' ', '\t', '\n', '\r'];
-
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -479,10 +477,16 @@ fn key_eq(a: Str<'_>, b: Str<'_>) -> bool {
     if a.0 == b.0 {
         return true;
     }
-    if !a.0.contains('\\') && !b.0.contains('\\') {
+    if !has_escape(a.0) && !has_escape(b.0) {
         return false;
     }
     a.units().eq(b.units())
+}
+
+/// Whether JSON string contents hold an escape (a byte search: `str::contains` with a
+/// `char` links core's substring searcher).
+fn has_escape(s: &str) -> bool {
+    s.as_bytes().contains(&b'\\')
 }
 
 fn hex4(b: &[u8]) -> Option<u32> {
@@ -508,8 +512,11 @@ impl<'a> Value<'a> {
         let b = text.as_bytes();
         let start = skip_ws(b, 0);
         validate(b, start)?;
-        let inner = text.get(start..).unwrap_or("").trim_end_matches(WS);
-        Ok(Value(inner))
+        let mut end = b.len();
+        while end > start && is_ws(b[end - 1]) {
+            end -= 1;
+        }
+        Ok(Value(text.get(start..end).unwrap_or("")))
     }
     /// A value from text already validated as one JSON value (no surrounding
     /// whitespace): a byte-for-byte copy of a parsed value's [`Value::raw`].
@@ -653,7 +660,7 @@ impl<'a> Str<'a> {
     }
     /// The contents as `&str` when they contain no escape.
     pub fn as_plain(self) -> Option<&'a str> {
-        if self.0.contains('\\') {
+        if has_escape(self.0) {
             None
         } else {
             Some(self.0)
@@ -662,7 +669,8 @@ impl<'a> Str<'a> {
     /// Number of code points (Python's `len()`).
     pub fn char_len(self) -> usize {
         match self.as_plain() {
-            Some(p) => p.chars().count(),
+            // Every byte but a UTF-8 continuation byte starts a code point.
+            Some(p) => p.bytes().filter(|&b| (b as i8) >= -0x40).count(),
             None => self.units().count(),
         }
     }
@@ -932,14 +940,14 @@ impl Style {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn put_u_escape<S: Sink + ?Sized>(cp: u32, sink: &mut S) {
+fn put_u_escape(cp: u32, sink: &mut dyn Sink) {
     let nib = |shift: u32| HEX[((cp >> shift) & 0xF) as usize];
     sink.put(&[b'\\', b'u', nib(12), nib(8), nib(4), nib(0)]);
 }
 
 /// One code point, escaped as `json.dumps` escapes it. Lone surrogates are always written
 /// as `\udxxx` (they have no UTF-8 form).
-fn put_cp<S: Sink + ?Sized>(cp: u32, ascii: bool, sink: &mut S) {
+fn put_cp(cp: u32, ascii: bool, sink: &mut dyn Sink) {
     match cp {
         0x22 => sink.put(b"\\\""),
         0x5C => sink.put(b"\\\\"),
@@ -969,7 +977,7 @@ fn put_cp<S: Sink + ?Sized>(cp: u32, ascii: bool, sink: &mut S) {
 }
 
 /// Escape a Rust string's contents (no quotes), passing unescaped runs through whole.
-fn put_plain<S: Sink + ?Sized>(s: &str, ascii: bool, sink: &mut S) {
+fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
     let b = s.as_bytes();
     let mut run = 0;
     let mut i = 0;
@@ -1003,7 +1011,7 @@ fn put_plain<S: Sink + ?Sized>(s: &str, ascii: bool, sink: &mut S) {
 }
 
 /// Write `v` as `json.dumps(json.loads(v.raw()), ...)` would in `style`.
-pub fn write_value<S: Sink + ?Sized>(v: Value<'_>, style: Style, sink: &mut S) {
+pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
     // Recursion depth is bounded by MAX_DEPTH: a Value is always validated text.
     match v.kind() {
         Kind::Object => write_object(v, style, sink),
@@ -1025,7 +1033,7 @@ pub fn write_value<S: Sink + ?Sized>(v: Value<'_>, style: Style, sink: &mut S) {
             // Python's int("-0") is 0; no other integer literal changes (no leading zeros).
             Some(Number::Int("-0")) => sink.put(b"0"),
             Some(Number::Int(s)) => sink.put(s.as_bytes()),
-            Some(Number::Float(f)) if style.nonfinite_null && !f.is_finite() => sink.put(b"null"),
+            Some(Number::Float(f)) if style.nonfinite_null && !f64_finite(f) => sink.put(b"null"),
             Some(Number::Float(f)) => write_f64(f, sink),
             None => sink.put(v.0.as_bytes()),
         },
@@ -1033,12 +1041,12 @@ pub fn write_value<S: Sink + ?Sized>(v: Value<'_>, style: Style, sink: &mut S) {
     }
 }
 
-fn write_member<S: Sink + ?Sized>(
+fn write_member(
     first: &mut bool,
     key: Str<'_>,
     value: Value<'_>,
     style: Style,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) {
     if !*first {
         sink.put(style.item_sep());
@@ -1051,7 +1059,7 @@ fn write_member<S: Sink + ?Sized>(
 
 /// An object with `dict` semantics: each distinct key once, at its first position (or in
 /// code point order with `sort_keys`), carrying the value of its last occurrence.
-fn write_object<S: Sink + ?Sized>(v: Value<'_>, style: Style, sink: &mut S) {
+fn write_object(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
     sink.put(b"{");
     let mut first = true;
     if style.sort_keys {
@@ -1094,7 +1102,8 @@ fn write_object<S: Sink + ?Sized>(v: Value<'_>, style: Style, sink: &mut S) {
 }
 
 /// Write a Rust string as a quoted JSON string, escaped the way `json.dumps` escapes.
-pub fn write_str<S: Sink + ?Sized>(s: &str, ascii: bool, sink: &mut S) {
+#[inline]
+pub fn write_str(s: &str, ascii: bool, sink: &mut dyn Sink) {
     sink.put(b"\"");
     put_plain(s, ascii, sink);
     sink.put(b"\"");
@@ -1104,7 +1113,7 @@ pub fn write_str<S: Sink + ?Sized>(s: &str, ascii: bool, sink: &mut S) {
 ///
 /// A lone surrogate is written as its `\udxxx` escape even when `ascii` is false (it has
 /// no UTF-8 encoding; Python would fail to encode the result).
-pub fn write_json_str<S: Sink + ?Sized>(s: Str<'_>, ascii: bool, sink: &mut S) {
+pub fn write_json_str(s: Str<'_>, ascii: bool, sink: &mut dyn Sink) {
     sink.put(b"\"");
     let mut rest = s.0;
     loop {
@@ -1130,7 +1139,7 @@ pub fn write_json_str<S: Sink + ?Sized>(s: Str<'_>, ascii: bool, sink: &mut S) {
 }
 
 /// Write `f` as Python's `json.dumps(f)` (`repr`; `Infinity`, `-Infinity`, `NaN`).
-pub fn write_f64<S: Sink + ?Sized>(f: f64, sink: &mut S) {
+pub fn write_f64(f: f64, sink: &mut dyn Sink) {
     #[cfg(feature = "small-float")]
     compact_float::write(f, sink);
     #[cfg(not(feature = "small-float"))]
@@ -1139,7 +1148,7 @@ pub fn write_f64<S: Sink + ?Sized>(f: f64, sink: &mut S) {
 
 /// [`write_f64`] with ryu's digits (the default build).
 #[cfg(not(feature = "small-float"))]
-fn write_f64_ryu<S: Sink + ?Sized>(f: f64, sink: &mut S) {
+fn write_f64_ryu(f: f64, sink: &mut dyn Sink) {
     if write_f64_special(f, sink) {
         return;
     }
@@ -1172,16 +1181,21 @@ fn write_f64_ryu<S: Sink + ?Sized>(f: f64, sink: &mut S) {
     }
     // value = 0.DIGITS × 10^decpt
     let decpt = point.unwrap_or(n as i32) + exp;
-    write_f64_digits(f < 0.0, &digits[..n], decpt, sink);
+    write_f64_digits(f.is_sign_negative(), &digits[..n], decpt, sink);
 }
 
 /// Write NaN, ±inf and ±0.0 as [`write_f64`] does; false (nothing written) for the rest.
-fn write_f64_special<S: Sink + ?Sized>(f: f64, sink: &mut S) -> bool {
-    if f.is_nan() {
+fn write_f64_special(f: f64, sink: &mut dyn Sink) -> bool {
+    let mag = f.to_bits() & F64_MAGNITUDE;
+    if mag > F64_INFINITY_BITS {
         sink.put(b"NaN");
-    } else if f.is_infinite() {
-        sink.put(if f > 0.0 { b"Infinity" } else { b"-Infinity" });
-    } else if f == 0.0 {
+    } else if mag == F64_INFINITY_BITS {
+        sink.put(if f.is_sign_negative() {
+            b"-Infinity"
+        } else {
+            b"Infinity"
+        });
+    } else if mag == 0 {
         sink.put(if f.is_sign_negative() {
             b"-0.0"
         } else {
@@ -1195,7 +1209,7 @@ fn write_f64_special<S: Sink + ?Sized>(f: f64, sink: &mut S) -> bool {
 
 /// Lay out a finite nonzero float's shortest digits (ASCII, `0.DIGITS × 10^decpt`; zeros
 /// at either end are dropped) the way Python's `repr(float)` does.
-fn write_f64_digits<S: Sink + ?Sized>(negative: bool, digits: &[u8], decpt: i32, sink: &mut S) {
+fn write_f64_digits(negative: bool, digits: &[u8], decpt: i32, sink: &mut dyn Sink) {
     let (out, len) = f64_repr_bytes(negative, digits, decpt);
     sink.put(out.get(..len).unwrap_or(&[]));
 }
@@ -1266,14 +1280,17 @@ fn f64_repr_bytes(negative: bool, digits: &[u8], decpt: i32) -> ([u8; 48], usize
 }
 
 /// Write an integer in decimal.
-pub fn write_i64<S: Sink + ?Sized>(i: i64, sink: &mut S) {
+pub fn write_i64(i: i64, sink: &mut dyn Sink) {
     let mut buf = [0u8; 20];
     let mut pos = buf.len();
     let mut u = i.unsigned_abs();
     loop {
+        // Dividing by 10 in 32-bit halves: a 64-bit division links compiler_builtins'
+        // (~900 bytes) on 32-bit targets.
+        let digit;
+        (u, digit) = div10(u);
         pos -= 1;
-        buf[pos] = b'0' + (u % 10) as u8;
-        u /= 10;
+        buf[pos] = b'0' + digit;
         if u == 0 {
             break;
         }
@@ -1285,12 +1302,122 @@ pub fn write_i64<S: Sink + ?Sized>(i: i64, sink: &mut S) {
     sink.put(&buf[pos..]);
 }
 
+// Float tests and comparisons from the bits: a target without a double-precision FPU
+// (Cortex-M4F) lowers `f64` comparisons, and `is_nan`/`is_finite`, to soft-float calls.
+
+const F64_MAGNITUDE: u64 = !(1 << 63);
+const F64_INFINITY_BITS: u64 = 0x7FF0_0000_0000_0000;
+
+/// `f.is_finite()`.
+pub(crate) fn f64_finite(f: f64) -> bool {
+    f.to_bits() & F64_INFINITY_BITS != F64_INFINITY_BITS
+}
+
+/// A key ordered as the values are (±0 the same), `None` for NaN.
+fn f64_key(f: f64) -> Option<i64> {
+    let bits = f.to_bits();
+    let mag = bits & F64_MAGNITUDE;
+    if mag > F64_INFINITY_BITS {
+        return None;
+    }
+    // mag ≤ the infinity's bits < 2^63: no overflow either way.
+    Some(if bits == mag {
+        mag as i64
+    } else {
+        -(mag as i64)
+    })
+}
+
+/// `a < b` (false when either is NaN).
+pub(crate) fn f64_lt(a: f64, b: f64) -> bool {
+    matches!((f64_key(a), f64_key(b)), (Some(x), Some(y)) if x < y)
+}
+
+/// `a == b` (false when either is NaN; `-0.0 == 0.0`).
+pub(crate) fn f64_eq(a: f64, b: f64) -> bool {
+    f64_key(a).is_some() && f64_key(a) == f64_key(b)
+}
+
+/// `(n / 10, n % 10)` with 32-bit divisions only.
+pub(crate) fn div10(n: u64) -> (u64, u8) {
+    let (hi, lo) = ((n >> 32) as u32, n as u32);
+    // Long division by 16-bit digits: each partial dividend is below 10 × 2^16.
+    let (q1, r1) = (hi / 10, hi % 10);
+    let mid = r1 << 16 | lo >> 16;
+    let (q2, r2) = (mid / 10, mid % 10);
+    let low = r2 << 16 | (lo & 0xFFFF);
+    let (q3, r3) = (low / 10, low % 10);
+    (u64::from(q1) << 32 | u64::from(q2 << 16 | q3), r3 as u8)
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
 
     use super::*;
     use std::eprintln;
+
+    #[test]
+    fn float_bits_compare_as_floats() {
+        let mut v = std::vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::from_bits(0x7FF0_0000_0000_0001),
+            1.5,
+            2.0,
+            -2.5,
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v.push(f64::from_bits(x));
+        }
+        for &a in &v {
+            assert_eq!(f64_finite(a), a.is_finite());
+            for &b in &v {
+                assert_eq!(f64_lt(a, b), a < b, "{a:e} < {b:e}");
+                assert_eq!(f64_eq(a, b), a == b, "{a:e} == {b:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn div10_is_division() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for n in [
+            0,
+            9,
+            10,
+            65_535,
+            655_359,
+            u64::from(u32::MAX),
+            u64::MAX,
+            u64::MAX - 5,
+        ] {
+            assert_eq!(div10(n), (n / 10, (n % 10) as u8));
+        }
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for n in [x, x >> 17, x >> 40] {
+                assert_eq!(div10(n), (n / 10, (n % 10) as u8), "{n}");
+            }
+        }
+    }
     use std::format;
     use std::string::String;
     use std::vec;

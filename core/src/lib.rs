@@ -23,7 +23,7 @@ pub mod types;
 #[cfg(feature = "serde")]
 pub mod wire;
 
-pub use error::{CompileError, Error};
+pub use error::{CompileError, Error, Problem};
 pub use json::{Sink, SliceSink, Style};
 pub use plan::Plan;
 pub use round::{Era, Note, Round, Step};

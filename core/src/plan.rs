@@ -41,7 +41,7 @@
 //! cycles, declared-type mismatches, mixing with a hand-returned ask) with its messages,
 //! plus duplicate names, types outside the MCP elicitation subset, and capacity.
 
-use crate::error::{detail, name, CompileError, MAX_NAME};
+use crate::error::{detail, name, CompileError, Problem, MAX_NAME};
 use crate::json::{write_json_str, Kind, Sink, Str, Value};
 use crate::types::{Render, Ty, TypeKind};
 
@@ -105,7 +105,7 @@ pub struct Plan<'a, const N: usize = 32> {
 fn decl_err(at: &str, problem: &'static str) -> CompileError {
     CompileError::Declaration {
         at: name(at),
-        problem,
+        problem: Problem::text(problem),
     }
 }
 
@@ -452,7 +452,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 if (title.is_some() || description.is_some()) && !ty.wrapped() {
                     return Err(CompileError::UnsupportedSchema {
                         param: name(pname),
-                        problem: "a question's title and description label the wrapped value of a scalar, enum or array answer; for an object type, put titles and descriptions on its fields",
+                        problem: Problem::text("a question's title and description label the wrapped value of a scalar, enum or array answer; for an object type, put titles and descriptions on its fields"),
                     });
                 }
                 let digest = question_digest(message, ty, title, description);

@@ -33,15 +33,73 @@ impl fmt::Display for PyRepr<'_> {
     }
 }
 
+/// Length in bytes of the white space character `b` starts with (`char::is_whitespace`,
+/// the Unicode `White_Space` property), 0 if it starts with another character. `b` is
+/// UTF-8 from a char boundary. Byte patterns instead of decoding: core's version links
+/// a 256-byte table and the decoder.
+pub(crate) fn white_space_len(b: &[u8]) -> usize {
+    match b {
+        [b'\t'..=b'\r' | b' ', ..] => 1,
+        // U+0085, U+00A0
+        [0xC2, 0x85 | 0xA0, ..] => 2,
+        // U+1680; U+2000..=U+200A, U+2028, U+2029, U+202F; U+205F; U+3000
+        [0xE1, 0x9A, 0x80, ..]
+        | [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..]
+        | [0xE2, 0x81, 0x9F, ..]
+        | [0xE3, 0x80, 0x80, ..] => 3,
+        _ => 0,
+    }
+}
+
+/// Whether the UTF-8 text `b` holds a white space character (see [`white_space_len`]).
+pub(crate) fn has_white_space(b: &[u8]) -> bool {
+    (0..b.len()).any(|i| white_space_len(&b[i..]) > 0)
+}
+
+/// `s` without leading (`start`) or trailing characters that are white space or, with
+/// `underscore`, `_` (the bounds stay on char boundaries: every match is whole).
+fn trim(s: &str, start: bool, underscore: bool) -> &str {
+    let b = s.as_bytes();
+    let (mut lo, mut hi) = (0, b.len());
+    let strip = |t: &[u8]| {
+        if underscore && t.first() == Some(&b'_') {
+            1
+        } else {
+            white_space_len(t)
+        }
+    };
+    if start {
+        while lo < hi {
+            match strip(&b[lo..hi]) {
+                0 => break,
+                n => lo += n,
+            }
+        }
+    } else {
+        // The last character is 1 to 3 bytes long (a white space one at most 3): try
+        // each; a match starts at a lead byte, so it is that whole character.
+        'outer: while lo < hi {
+            for n in 1..=3.min(hi - lo) {
+                if strip(&b[hi - n..hi]) == n {
+                    hi -= n;
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+    }
+    s.get(lo..hi).unwrap_or("")
+}
+
 /// Writes pydantic's default title for a field name: `name.title().replace("_", " ").strip()`.
 pub(crate) fn write_field_title<W: FnMut(&str)>(name: &str, mut out: W) {
     let mut buf = [0u8; 4];
     let mut prev_cased = false;
-    let trimmed_start = name.trim_start_matches(|c: char| c.is_whitespace());
-    let trimmed = trimmed_start.trim_end_matches(|c: char| c.is_whitespace() || c == '_');
+    let trimmed_start = trim(name, true, false);
+    let trimmed = trim(trimmed_start, false, true);
     // `replace("_", " ")` happens before `strip()`, so leading/trailing underscores
     // become spaces and are stripped too.
-    let trimmed = trimmed.trim_start_matches(|c: char| c.is_whitespace() || c == '_');
+    let trimmed = trim(trimmed, true, true);
     for c in trimmed.chars() {
         if c == '_' {
             out(" ");
@@ -107,6 +165,36 @@ mod tests {
         assert_eq!(std::format!("{}", PyRepr("it's")), "\"it's\"");
         assert_eq!(std::format!("{}", PyRepr("a'\"b")), "'a\\'\"b'");
         assert_eq!(std::format!("{}", PyRepr("a\nb")), "'a\\nb'");
+    }
+
+    #[test]
+    fn white_space_bytes_are_char_is_whitespace() {
+        let mut b = [0u8; 4];
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let e = c.encode_utf8(&mut b).as_bytes();
+            let want = if c.is_whitespace() { e.len() } else { 0 };
+            assert_eq!(white_space_len(e), want, "{c:?}");
+        }
+        for s in [
+            "",
+            " a\u{3000}",
+            "\u{85}_x_\u{2029}",
+            "__",
+            "a b",
+            "\u{e9}\u{1680}",
+        ] {
+            assert_eq!(
+                trim(s, true, false),
+                s.trim_start_matches(char::is_whitespace)
+            );
+            let u = |c: char| c.is_whitespace() || c == '_';
+            assert_eq!(trim(s, false, true), s.trim_end_matches(u), "{s:?}");
+            assert_eq!(trim(s, true, true), s.trim_start_matches(u));
+            assert_eq!(
+                has_white_space(s.as_bytes()),
+                s.contains(char::is_whitespace)
+            );
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //! round in a caller's `Option` instead of returning it, which spares a stack-counting
 //! caller a temporary copy of the round while it is created.
 
-use crate::error::{name, Error};
+use crate::error::{name, Error, Problem};
 use crate::json::{scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number};
 use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
@@ -465,11 +465,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     fn parse_arguments(arguments: &'a str) -> Result<Value<'a>, Error> {
         let args = Value::parse(arguments).map_err(|_| Error::Arguments {
-            problem: "not valid JSON",
+            problem: Problem::NOT_JSON,
         })?;
         if args.kind() != Kind::Object {
             return Err(Error::Arguments {
-                problem: "must be a JSON object",
+                problem: Problem::NOT_OBJECT,
             });
         }
         Ok(args)
@@ -533,7 +533,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if let Some(text) = input_responses {
             let not_json = || Error::InputResponses {
                 key: name(""),
-                problem: "not valid JSON",
+                problem: Problem::NOT_JSON,
             };
             let b = text.as_bytes();
             let start = skip_ws_at(b, 0);
@@ -567,13 +567,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     }
                     return Err(Error::InputResponses {
                         key,
-                        problem: "matches no InputResponse shape (an ElicitResult needs \"action\" accept/decline/cancel and flat \"content\")",
+                        problem: Problem::NOT_INPUT_RESPONSE,
                     });
                 }
             } else if !Value::parse(text).map_err(|_| not_json())?.is_null() {
                 return Err(Error::InputResponses {
                     key: name(""),
-                    problem: "must be a JSON object keyed by request name",
+                    problem: Problem::NOT_KEYED_OBJECT,
                 });
             }
         }
@@ -937,13 +937,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if Value::parse(value_json).is_err() {
             return Err(Error::ResolverAnswer {
                 param: name(pname),
-                problem: "the value is not valid JSON",
+                problem: Problem::VALUE_NOT_JSON,
             });
         }
         let text = self.copy_in(value_json)?;
         let v = Value::parse(text).map_err(|_| Error::ResolverAnswer {
             param: name(pname),
-            problem: "the value is not valid JSON",
+            problem: Problem::VALUE_NOT_JSON,
         })?;
         self.slots[i].status = Status::Settled;
         self.slots[i].source = Source::Host(v);
@@ -982,7 +982,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let v = text
             .get(start..start + probe.raw().len())
             .map(Value::validated)
-            .ok_or_else(|| bad(QUESTION_NOT_JSON))?;
+            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match typed {
             false => param_ty,
@@ -1306,12 +1306,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 }
 
-const QUESTION_NOT_OBJECT: &str =
-    "a question must be an object {\"message\": ..., \"type\"?, \"title\"?, \"description\"?}";
-const QUESTION_UNKNOWN_KEY: &str =
-    "a question has only \"message\", \"type\", \"title\" and \"description\"";
+const QUESTION_NOT_OBJECT: Problem = Problem::QUESTION_NOT_OBJECT;
+const QUESTION_UNKNOWN_KEY: Problem = Problem::QUESTION_UNKNOWN_KEY;
 
-const QUESTION_NOT_JSON: &str = "the question is not valid JSON";
+const QUESTION_NOT_JSON: Problem = Problem::QUESTION_NOT_JSON;
 
 /// A question's members, by name (the last occurrence of a key wins).
 #[derive(Clone, Copy, Default)]
@@ -1325,7 +1323,7 @@ struct QuestionFields<'a> {
 /// Validate a resolver's question text and read its members in the same pass: the
 /// question (surrounding whitespace trimmed) and its fields. Not JSON comes first, then
 /// not an object, then a key outside the four.
-fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), &'static str> {
+fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), Problem> {
     let b = text.as_bytes();
     let start = skip_ws_at(b, 0);
     if b.get(start) != Some(&b'{') {
@@ -1375,30 +1373,30 @@ fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), &'static
 fn question_parts<'a>(
     f: QuestionFields<'a>,
     param_ty: &Ty<'a>,
-) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), &'static str> {
+) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), Problem> {
     let message = f
         .message
         .and_then(|m| m.as_str())
-        .ok_or("a question needs a string \"message\"")?;
+        .ok_or(Problem::QUESTION_MESSAGE)?;
     let (ty, typed) = match f.ty {
         None => (*param_ty, false),
         Some(t) if t.is_null() => (*param_ty, false),
         Some(t) => (Ty::compile(t, false)?, true),
     };
-    let opt = |x: Option<Value<'a>>| -> Result<Option<Str<'a>>, &'static str> {
+    let opt = |x: Option<Value<'a>>| -> Result<Option<Str<'a>>, Problem> {
         match x {
             None => Ok(None),
             Some(x) if x.is_null() => Ok(None),
             Some(x) => x
                 .as_str()
                 .map(Some)
-                .ok_or("a question's title and description must be strings"),
+                .ok_or(Problem::QUESTION_LABELS_NOT_STRINGS),
         }
     };
     let title = opt(f.title)?;
     let description = opt(f.description)?;
     if (title.is_some() || description.is_some()) && !ty.wrapped() {
-        return Err("title and description label the wrapped value of a scalar, enum or array answer; an object type's fields carry their own");
+        return Err(Problem::QUESTION_LABELS);
     }
     Ok((message, ty, title, description, typed))
 }
@@ -1409,7 +1407,7 @@ fn question_parts<'a>(
 fn parse_question<'a>(
     v: Value<'a>,
     param_ty: &Ty<'a>,
-) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), &'static str> {
+) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), Problem> {
     let (_, f) = scan_question(v.raw())?;
     question_parts(f, param_ty)
 }

@@ -19,10 +19,12 @@
 //! `value`, as FastMCP wraps them; objects render as a pydantic model does (sorted keys,
 //! field titles derived from names, `required` = the fields without a default).
 
+use crate::error::Problem;
 use crate::json::{
-    parse_f64, write_f64, write_json_str, write_value, Kind, Number, Sink, Str, Style, Value,
+    f64_eq, f64_finite, f64_lt, parse_f64, write_f64, write_json_str, write_value, Kind, Number,
+    Sink, Str, Style, Value,
 };
-use crate::pyfmt::write_field_title;
+use crate::pyfmt::{has_white_space, write_field_title};
 
 /// The kind of an answer type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +87,7 @@ impl Render {
 }
 
 /// Why a type is rejected (a static message, shown with the parameter's name).
-pub(crate) type TyError = &'static str;
+pub(crate) type TyError = Problem;
 
 const STRING_KEYS: &[&str] = &[
     "type",
@@ -120,7 +122,7 @@ const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 fn only_keys(v: Value<'_>, allowed: &[&str]) -> Result<(), TyError> {
     for (k, _) in v.members() {
         if !allowed.iter().any(|a| k.eq_str(a)) {
-            return Err("the type uses a keyword outside the MCP elicitation subset (allowed: type, enum, minLength, maxLength, format, minimum, maximum, items, minItems, maxItems, title, description, default, properties)");
+            return Err(Problem::TYPE_KEYWORD);
         }
     }
     Ok(())
@@ -131,7 +133,7 @@ fn check_count(v: Option<Value<'_>>) -> Result<(), TyError> {
         None => Ok(()),
         Some(v) => match v.as_number() {
             Some(Number::Int(t)) if !t.starts_with('-') => Ok(()),
-            _ => Err("minLength, maxLength, minItems and maxItems must be non-negative integers"),
+            _ => Err(Problem::COUNT_NOT_INTEGER),
         },
     }
 }
@@ -140,17 +142,17 @@ fn check_bound(v: Option<Value<'_>>) -> Result<(), TyError> {
     match v {
         None => Ok(()),
         Some(v) if v.kind() == Kind::Number => Ok(()),
-        Some(_) => Err("minimum and maximum must be numbers"),
+        Some(_) => Err(Problem::BOUND_NOT_NUMBER),
     }
 }
 
 fn check_choices(v: Value<'_>) -> Result<(), TyError> {
     if v.kind() != Kind::Array || v.is_empty() {
-        return Err("enum must be a non-empty array of strings");
+        return Err(Problem::ENUM_NOT_STRINGS);
     }
     for item in v.items() {
         if item.kind() != Kind::String {
-            return Err("enum must be a non-empty array of strings");
+            return Err(Problem::ENUM_NOT_STRINGS);
         }
     }
     Ok(())
@@ -170,7 +172,7 @@ impl<'a> Ty<'a> {
             } else if s.eq_str("boolean") {
                 TypeKind::Boolean
             } else {
-                return Err("a type name must be one of \"string\", \"integer\", \"number\", \"boolean\" (or a type object)");
+                return Err(Problem::TYPE_NAME_UNKNOWN);
             };
             return Ok(Ty {
                 kind,
@@ -179,14 +181,14 @@ impl<'a> Ty<'a> {
             });
         }
         if v.kind() != Kind::Object {
-            return Err("a type must be a type name or a type object");
+            return Err(Problem::TYPE_NOT_NAME_OR_OBJECT);
         }
         if let Some(schema) = v.get("schema") {
             if field {
-                return Err("an object field cannot be a raw schema");
+                return Err(Problem::FIELD_RAW_SCHEMA);
             }
             if v.len() != 1 {
-                return Err("a {\"schema\": ...} type takes no other keys");
+                return Err(Problem::SCHEMA_OTHER_KEYS);
             }
             check_raw_schema(schema)?;
             return Ok(Ty {
@@ -204,13 +206,13 @@ impl<'a> Ty<'a> {
                 .iter()
                 .any(|k| v.get(k).is_some())
         {
-            return Err("title, description and default belong on an object type's fields; label a question with the elicit's \"title\"/\"description\" and give the parameter its own \"default\"");
+            return Err(Problem::LABELS_ON_OBJECT_TYPE);
         }
         let ty = match v.get("type") {
             None => {
                 // {"enum": [...]} shorthand
                 let Some(choices) = v.get("enum") else {
-                    return Err("a type object needs \"type\" (or is {\"enum\": [...]} / {\"schema\": ...})");
+                    return Err(Problem::TYPE_OBJECT_NEEDS_TYPE);
                 };
                 only_keys(v, STRING_KEYS)?;
                 check_choices(choices)?;
@@ -222,7 +224,7 @@ impl<'a> Ty<'a> {
             }
             Some(t) => t,
         };
-        let t = ty.as_str().ok_or("\"type\" must be a string")?;
+        let t = ty.as_str().ok_or(Problem::TYPE_NOT_STRING)?;
         if t.eq_str("string") {
             only_keys(v, STRING_KEYS)?;
             check_count(v.get("minLength"))?;
@@ -232,9 +234,7 @@ impl<'a> Ty<'a> {
                     .as_str()
                     .is_some_and(|f| FORMATS.iter().any(|x| f.eq_str(x)));
                 if !ok {
-                    return Err(
-                        "format must be one of \"email\", \"uri\", \"date\", \"date-time\"",
-                    );
+                    return Err(Problem::FORMAT_UNKNOWN);
                 }
             }
             if let Some(choices) = v.get("enum") {
@@ -275,13 +275,17 @@ impl<'a> Ty<'a> {
             only_keys(v, ARRAY_KEYS)?;
             check_count(v.get("minItems"))?;
             check_count(v.get("maxItems"))?;
-            let items = v
-                .get("items")
-                .ok_or("an array type needs \"items\": {\"enum\": [...]}")?;
+            let items = v.get("items").ok_or(Problem::ARRAY_NEEDS_ITEMS)?;
             let choices = items
                 .get("enum")
-                .filter(|_| items.len() == 1 || (items.len() == 2 && items.get("type").is_some_and(|t| t.as_str().is_some_and(|s| s.eq_str("string")))))
-                .ok_or("array items must be {\"enum\": [strings]} (multi-select); other arrays are outside the MCP subset")?;
+                .filter(|_| {
+                    items.len() == 1
+                        || (items.len() == 2
+                            && items
+                                .get("type")
+                                .is_some_and(|t| t.as_str().is_some_and(|s| s.eq_str("string"))))
+                })
+                .ok_or(Problem::ARRAY_ITEMS_NOT_ENUM)?;
             check_choices(choices)?;
             Ok(Ty {
                 kind: TypeKind::Multi,
@@ -290,26 +294,26 @@ impl<'a> Ty<'a> {
             })
         } else if t.eq_str("object") {
             if field {
-                return Err("nested objects are outside the MCP elicitation subset");
+                return Err(Problem::NESTED_OBJECT);
             }
             for (k, _) in v.members() {
                 if !(k.eq_str("type") || k.eq_str("title") || k.eq_str("properties")) {
-                    return Err("an object type takes only \"type\", \"title\" and \"properties\"");
+                    return Err(Problem::OBJECT_TYPE_KEYS);
                 }
             }
             if let Some(title) = v.get("title") {
                 if title.kind() != Kind::String {
-                    return Err("an object type's title must be a string");
+                    return Err(Problem::OBJECT_TITLE_NOT_STRING);
                 }
             }
             let props = v
                 .get("properties")
-                .ok_or("an object type needs \"properties\"")?;
+                .ok_or(Problem::OBJECT_NEEDS_PROPERTIES)?;
             if props.kind() != Kind::Object || props.is_empty() {
-                return Err("\"properties\" must be a non-empty object of fields");
+                return Err(Problem::PROPERTIES_NOT_FIELDS);
             }
             if props.members().count() != props.len() {
-                return Err("a field name appears twice in \"properties\"");
+                return Err(Problem::FIELD_TWICE);
             }
             for (_, f) in props.members() {
                 let fty = Ty::compile(f, true)?;
@@ -319,7 +323,7 @@ impl<'a> Ty<'a> {
                 for key in ["title", "description"] {
                     if let Some(x) = f.get(key) {
                         if x.kind() != Kind::String {
-                            return Err("a field's title and description must be strings");
+                            return Err(Problem::FIELD_LABELS_NOT_STRINGS);
                         }
                     }
                 }
@@ -330,7 +334,7 @@ impl<'a> Ty<'a> {
                 choices: None,
             })
         } else {
-            Err("\"type\" must be one of string, integer, number, boolean, array, object")
+            Err(Problem::TYPE_UNKNOWN)
         }
     }
 
@@ -655,7 +659,7 @@ const RAW_PROP: &[&str] = &[
 ];
 
 pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
-    const TOP: TyError = "a raw requestedSchema must be {\"type\":\"object\",\"properties\":{...}} with optional required/title/description";
+    const TOP: TyError = Problem::RAW_SCHEMA_SHAPE;
     if s.kind() != Kind::Object
         || !s
             .get("type")
@@ -674,11 +678,11 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
         .ok_or(TOP)?;
     for (_, p) in props.members() {
         if p.kind() != Kind::Object {
-            return Err("every property of a raw requestedSchema must be an object");
+            return Err(Problem::RAW_PROPERTY_NOT_OBJECT);
         }
         for (k, _) in p.members() {
             if !RAW_PROP.iter().any(|a| k.eq_str(a)) {
-                return Err("a raw requestedSchema property uses a keyword outside the MCP elicitation subset");
+                return Err(Problem::RAW_KEYWORD);
             }
         }
         let t = p.get("type").and_then(|t| t.as_str());
@@ -689,9 +693,7 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
         });
         let arr = t.is_some_and(|t| t.eq_str("array"));
         if arr {
-            let items = p
-                .get("items")
-                .ok_or("an array property needs items with enum or anyOf of consts")?;
+            let items = p.get("items").ok_or(Problem::RAW_ARRAY_NEEDS_ITEMS)?;
             let ok = items.get("enum").is_some_and(|e| check_choices(e).is_ok())
                 || items.get("anyOf").is_some_and(|a| {
                     a.kind() == Kind::Array
@@ -699,29 +701,27 @@ pub(crate) fn check_raw_schema(s: Value<'_>) -> Result<(), TyError> {
                         && a.items().all(|c| c.get("const").is_some())
                 });
             if !ok {
-                return Err(
-                    "array properties must be multi-select: items with enum or anyOf of consts",
-                );
+                return Err(Problem::RAW_ARRAY_NOT_MULTI);
             }
         } else if !prim {
-            return Err("raw requestedSchema properties must be string, integer, number, boolean or a multi-select array");
+            return Err(Problem::RAW_PROPERTY_TYPE);
         }
         for k in ["enum", "oneOf", "anyOf"] {
             if let Some(e) = p.get(k) {
                 if e.kind() != Kind::Array {
-                    return Err("enum, oneOf and anyOf must be arrays");
+                    return Err(Problem::RAW_CHOICES_NOT_ARRAY);
                 }
             }
         }
     }
     if let Some(r) = s.get("required") {
         if r.kind() != Kind::Array || r.items().any(|x| x.kind() != Kind::String) {
-            return Err("required must be an array of property names");
+            return Err(Problem::RAW_REQUIRED_NOT_NAMES);
         }
         for name in r.items() {
             let n = name.as_str().expect("checked");
             if !props.members().any(|(k, _)| k.cmp_decoded(n).is_eq()) {
-                return Err("required names a property that is not in properties");
+                return Err(Problem::RAW_REQUIRED_UNKNOWN);
             }
         }
     }
@@ -746,12 +746,12 @@ fn within_bounds(spec: Option<Value<'_>>, x: f64) -> bool {
             .map(num_f64)
     };
     if let Some(min) = get("minimum") {
-        if x < min {
+        if f64_lt(x, min) {
             return false;
         }
     }
     if let Some(max) = get("maximum") {
-        if x > max {
+        if f64_lt(max, x) {
             return false;
         }
     }
@@ -765,12 +765,12 @@ fn count_ok(spec: Option<Value<'_>>, min_key: &str, max_key: &str, n: usize) -> 
             .map(num_f64)
     };
     if let Some(min) = get(min_key) {
-        if (n as f64) < min {
+        if f64_lt(n as f64, min) {
             return false;
         }
     }
     if let Some(max) = get(max_key) {
-        if (n as f64) > max {
+        if f64_lt(max, n as f64) {
             return false;
         }
     }
@@ -789,26 +789,28 @@ fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
         // Longer than any date; fine for email/uri.
         return !(format.eq_str("date") || format.eq_str("date-time"));
     };
+    // Byte searches: the patterns are ASCII, and UTF-8 never uses ASCII bytes inside a
+    // longer character.
+    let b = text.as_bytes();
     if format.eq_str("email") {
-        let Some(at) = text.rfind('@') else {
+        let Some(at) = b.iter().rposition(|&c| c == b'@') else {
             return false;
         };
-        at > 0 && at + 1 < text.len() && !text.contains(char::is_whitespace)
+        at > 0 && at + 1 < b.len() && !has_white_space(b)
     } else if format.eq_str("uri") {
-        let Some(colon) = text.find(':') else {
+        let Some(colon) = b.iter().position(|&c| c == b':') else {
             return false;
         };
-        let scheme = &text[..colon];
-        !scheme.is_empty()
-            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        let scheme = &b[..colon];
+        scheme.first().is_some_and(u8::is_ascii_alphabetic)
             && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-            && !text.contains(char::is_whitespace)
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+            && !has_white_space(b)
     } else if format.eq_str("date") {
-        is_date(text)
+        is_date(b)
     } else if format.eq_str("date-time") {
-        is_date_time(text)
+        is_date_time(b)
     } else {
         true
     }
@@ -834,19 +836,24 @@ fn decode_small<'b>(s: Str<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
     core::str::from_utf8(&buf[..len]).ok()
 }
 
-fn digits(s: &str) -> Option<u32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+// Dates on bytes (every accepted byte is ASCII): str slicing links core's
+// char-boundary panics.
+
+fn digits(s: &[u8]) -> Option<u32> {
+    if s.is_empty() {
         return None;
     }
-    s.parse().ok()
+    // At most 4 digits here: no overflow.
+    s.iter().try_fold(0u32, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+    })
 }
 
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
+fn is_date(b: &[u8]) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (digits(&s[..4]), digits(&s[5..7]), digits(&s[8..])) else {
+    let (Some(y), Some(m), Some(d)) = (digits(&b[..4]), digits(&b[5..7]), digits(&b[8..])) else {
         return false;
     };
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -867,16 +874,16 @@ fn is_date(s: &str) -> bool {
     (1..=12).contains(&m) && d >= 1 && d <= days[(m - 1) as usize]
 }
 
-fn is_date_time(s: &str) -> bool {
-    if s.len() < 20 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
+fn is_date_time(s: &[u8]) -> bool {
+    // A date in the first 10 bytes is ASCII, so byte 10 starts a character.
+    if s.len() < 20 || !is_date(&s[..10]) {
         return false;
     }
-    let rest = &s[10..];
-    let Some(rest) = rest.strip_prefix(['T', 't', ' ']) else {
-        return false;
+    let rest = match s[10..].split_first() {
+        Some((b'T' | b't' | b' ', rest)) => rest,
+        _ => return false,
     };
-    let b = rest.as_bytes();
-    if b.len() < 9 || b[2] != b':' || b[5] != b':' {
+    if rest.len() < 9 || rest[2] != b':' || rest[5] != b':' {
         return false;
     }
     let (Some(h), Some(mi), Some(se)) =
@@ -888,20 +895,19 @@ fn is_date_time(s: &str) -> bool {
         return false;
     }
     let mut tail = &rest[8..];
-    if let Some(frac) = tail.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+    if let Some((b'.', frac)) = tail.split_first() {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
         if n == 0 {
             return false;
         }
         tail = &frac[n..];
     }
-    if tail == "Z" || tail == "z" {
+    if tail == b"Z" || tail == b"z" {
         return true;
     }
-    let tb = tail.as_bytes();
-    tb.len() == 6
-        && (tb[0] == b'+' || tb[0] == b'-')
-        && tb[3] == b':'
+    tail.len() == 6
+        && (tail[0] == b'+' || tail[0] == b'-')
+        && tail[3] == b':'
         && digits(&tail[1..3]).is_some_and(|h| h <= 23)
         && digits(&tail[4..6]).is_some_and(|m| m <= 59)
 }
@@ -923,13 +929,15 @@ impl Ty<'_> {
             TypeKind::Integer => match v.as_number() {
                 Some(Number::Int(t)) => within_bounds(self.spec, parse_f64(t).unwrap_or(0.0)),
                 Some(Number::Float(f)) => {
-                    f.is_finite() && f == libm_trunc(f) && within_bounds(self.spec, f)
+                    f64_finite(f)
+                        && f.to_bits() == libm_trunc(f).to_bits()
+                        && within_bounds(self.spec, f)
                 }
                 None => false,
             },
             // A literal that overflows to ±inf is refused: it has no JSON rendering.
             TypeKind::Number => match v.as_number() {
-                Some(n) => num_f64(n).is_finite() && within_bounds(self.spec, num_f64(n)),
+                Some(n) => f64_finite(num_f64(n)) && within_bounds(self.spec, num_f64(n)),
                 None => false,
             },
             TypeKind::Boolean => v.as_bool().is_some(),
@@ -1027,7 +1035,9 @@ impl Ty<'_> {
     pub(crate) fn write_normalized(&self, v: Value<'_>, style: Style, out: &mut dyn Sink) {
         match (self.kind, v.as_number()) {
             (TypeKind::Number, Some(n)) => write_f64(num_f64(n), out),
-            (TypeKind::Integer, Some(Number::Float(f))) if f.is_finite() && f == libm_trunc(f) => {
+            (TypeKind::Integer, Some(Number::Float(f)))
+                if f64_finite(f) && f.to_bits() == libm_trunc(f).to_bits() =>
+            {
                 write_integral_f64(f, out)
             }
             _ => write_value(v, style, out),
@@ -1086,13 +1096,13 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
         match v.as_number() {
             Some(Number::Int(t)) => within_bounds(Some(p), parse_f64(t).unwrap_or(0.0)),
             Some(Number::Float(f)) => {
-                f.is_finite() && f == libm_trunc(f) && within_bounds(Some(p), f)
+                f64_finite(f) && f.to_bits() == libm_trunc(f).to_bits() && within_bounds(Some(p), f)
             }
             None => false,
         }
     } else if is("number") {
         v.as_number()
-            .is_some_and(|n| num_f64(n).is_finite() && within_bounds(Some(p), num_f64(n)))
+            .is_some_and(|n| f64_finite(num_f64(n)) && within_bounds(Some(p), num_f64(n)))
     } else if is("boolean") {
         v.as_bool().is_some()
     } else if is("array") {
@@ -1142,7 +1152,7 @@ fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
         (Kind::Number, Kind::Number) => a
             .as_number()
             .zip(b.as_number())
-            .is_some_and(|(x, y)| num_f64(x) == num_f64(y)),
+            .is_some_and(|(x, y)| f64_eq(num_f64(x), num_f64(y))),
         (Kind::Bool, Kind::Bool) => a.as_bool() == b.as_bool(),
         (Kind::Null, Kind::Null) => true,
         _ => false,
@@ -1182,23 +1192,19 @@ pub(crate) fn write_integral_f64(f: f64, out: &mut dyn Sink) {
     }
     // Exact decimal expansion of mantissa * 2^exp with a fixed digit buffer.
     // little-endian base-1e9 limbs; 2^1024 < 1e309 needs 35 limbs
+    // mantissa × 2^exp by doubling, one bit of the mantissa (top first) or of 2^exp at a
+    // time: 32-bit arithmetic only (2 × limb + 1 < 2^31).
     let mut limbs = [0u32; 40];
     let mut n = 0usize;
-    let mut m = mant;
-    while m > 0 {
-        limbs[n] = (m % 1_000_000_000) as u32;
-        m /= 1_000_000_000;
-        n += 1;
-    }
-    for _ in 0..exp.max(0) {
-        let mut carry = 0u64;
+    for i in (0..53 + exp.max(0)).rev() {
+        let mut carry = u32::from(i >= exp && (mant >> (i - exp)) & 1 == 1);
         for limb in limbs.iter_mut().take(n) {
-            let v = (*limb as u64) * 2 + carry;
-            *limb = (v % 1_000_000_000) as u32;
-            carry = v / 1_000_000_000;
+            let v = *limb * 2 + carry;
+            carry = u32::from(v >= 1_000_000_000);
+            *limb = v - carry * 1_000_000_000;
         }
         if carry > 0 && n < limbs.len() {
-            limbs[n] = carry as u32;
+            limbs[n] = carry;
             n += 1;
         }
     }
@@ -1360,6 +1366,44 @@ mod tests {
                 want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()),
                 "{f:e}: {got:e}"
             );
+        }
+    }
+
+    #[test]
+    fn dates_and_date_times() {
+        for (s, want) in [
+            ("2026-07-28", true),
+            ("2024-02-29", true),
+            ("2026-02-29", false),
+            ("2026-13-01", false),
+            ("2026-7-28", false),
+            ("+026-07-28", false),
+            ("2026-07-28 ", false),
+        ] {
+            assert_eq!(is_date(s.as_bytes()), want, "{s}");
+        }
+        for (s, want) in [
+            ("2026-07-28T12:30:00Z", true),
+            ("2026-07-28t12:30:00z", true),
+            ("2026-07-28 12:30:00+02:00", true),
+            ("2026-07-28T12:30:00.123Z", true),
+            ("2026-07-28T12:30:00.Z", false),
+            ("2026-07-28T24:00:00Z", false),
+            ("2026-07-28T23:59:60Z", true),
+            ("2024-02-29T00:00:00-23:59", true),
+            ("2026-02-29T00:00:00Z", false),
+            ("2026-07-28T12:30:00+24:00", false),
+            ("2026-07-28T12:30:00", false),
+            ("2026-07-28X12:30:00Z", false),
+            ("2026-07-28T12:30:00+0200", false),
+            ("2026-07-28\u{e9}12:30:00Z", false),
+            ("2026-07-2\u{e9}T12:30:00Z", false),
+            ("2026-07-28T12:30:00.5+01:00x", false),
+            // A non-ASCII character inside the time: the str-slicing version panicked.
+            ("2024-02-29 23:59:6\u{e9}0Z", false),
+            ("2026-07-28T12:30:00+0\u{e9}:00", false),
+        ] {
+            assert_eq!(is_date_time(s.as_bytes()), want, "{s}");
         }
     }
 

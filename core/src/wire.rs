@@ -26,9 +26,9 @@
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::error::{name, CompileError, Error, MAX_NAME};
+use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
 use crate::json::{Str, Value};
-use crate::plan::{question_digest, AskKind, Param, Plan};
+use crate::plan::{question_digest, AskKind, LiteralQ, Param, Plan};
 use crate::types::{check_raw_schema, Ty, TypeKind};
 
 /// The first byte of [`Plan::to_postcard`]'s output; bumped whenever the layout changes.
@@ -93,15 +93,14 @@ impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
     }
 }
 
-fn bad(at: &str, problem: &'static str) -> CompileError {
+fn bad(at: &str, problem: Problem) -> CompileError {
     CompileError::Declaration {
         at: name(at),
         problem,
     }
 }
 
-const MALFORMED: &str =
-    "the compiled plan's bytes are truncated or malformed; write them again with Plan::to_postcard";
+const MALFORMED: Problem = Problem::PLAN_MALFORMED;
 
 /// True when `t` is exactly what the type compiler makes of its own text.
 fn ty_ok(t: &Ty<'_>) -> bool {
@@ -115,6 +114,130 @@ fn ty_ok(t: &Ty<'_>) -> bool {
             Ok(c) => c.kind == kind && c.choices.map(Value::raw) == t.choices.map(Value::raw),
             Err(_) => false,
         },
+    }
+}
+
+/// The plan's postcard layout, read by hand: what `postcard::take_from_bytes::<PlanWire>`
+/// reads, accepting exactly the same bytes (the tests compare the two), without serde's
+/// generic deserializer (about 3 KB of a firmware's flash). `None` for malformed bytes.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Option<u8> {
+        let (&b, rest) = self.0.split_first()?;
+        self.0 = rest;
+        Some(b)
+    }
+    /// A LEB128 varint of an integer `bits` wide, as postcard reads it: at most
+    /// ceil(bits / 7) bytes, the last one within the bits left.
+    fn varint(&mut self, bits: u32) -> Option<u64> {
+        let n = bits.div_ceil(7);
+        let mut out = 0u64;
+        for i in 0..n {
+            let b = self.byte()?;
+            out |= u64::from(b & 0x7F) << (7 * i);
+            if b & 0x80 == 0 {
+                return (i + 1 < n || b < 1 << (bits % 7)).then_some(out);
+            }
+        }
+        None
+    }
+    /// A length (postcard writes `usize`).
+    fn len(&mut self) -> Option<usize> {
+        usize::try_from(self.varint(usize::BITS)?).ok()
+    }
+    /// An enum's variant index (postcard writes `u32`).
+    fn variant(&mut self) -> Option<u64> {
+        self.varint(32)
+    }
+    /// A `bool`, or an `Option`'s tag.
+    fn flag(&mut self) -> Option<bool> {
+        match self.byte()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    fn option<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        if self.flag()? {
+            read(self).map(Some)
+        } else {
+            Some(None)
+        }
+    }
+    fn str(&mut self) -> Option<&'a str> {
+        let n = self.len()?;
+        if n > self.0.len() {
+            return None;
+        }
+        let (text, rest) = self.0.split_at(n);
+        self.0 = rest;
+        core::str::from_utf8(text).ok()
+    }
+    /// A JSON fragment: one whole JSON value (see `Value`'s `Deserialize`).
+    fn value(&mut self) -> Option<Value<'a>> {
+        let text = self.str()?;
+        Value::parse(text)
+            .ok()
+            .filter(|v| v.raw().len() == text.len())
+    }
+    /// JSON string contents (see `Str`'s `Deserialize`).
+    fn json_str(&mut self) -> Option<Str<'a>> {
+        Str::from_contents(self.str()?)
+    }
+    fn vec<T, const M: usize>(
+        &mut self,
+        mut read: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<heapless::Vec<T, M>> {
+        let n = self.len()?;
+        let mut v = heapless::Vec::new();
+        for _ in 0..n {
+            v.push(read(self)?).ok()?;
+        }
+        Some(v)
+    }
+    fn ty(&mut self) -> Option<Ty<'a>> {
+        use TypeKind::*;
+        let kinds = [
+            String, Integer, Number, Boolean, Enum, Multi, Object, Schema,
+        ];
+        let kind = *kinds.get(usize::try_from(self.variant()?).ok()?)?;
+        Some(Ty {
+            kind,
+            spec: self.option(Self::value)?,
+            choices: self.option(Self::value)?,
+        })
+    }
+    fn ask(&mut self) -> Option<AskKind<'a>> {
+        Some(match self.variant()? {
+            0 => AskKind::Literal(LiteralQ {
+                message: self.json_str()?,
+                title: self.option(Self::json_str)?,
+                description: self.option(Self::json_str)?,
+                digest: [0; 16],
+            }),
+            1 => AskKind::Resolver {
+                needs: self.vec(Self::byte)?,
+                declares: self.option(Self::ty)?,
+            },
+            _ => return None,
+        })
+    }
+    fn param(&mut self) -> Option<Param<'a>> {
+        Some(Param {
+            name: self.str()?,
+            ty: self.ty()?,
+            default: self.option(Self::value)?,
+            ask: self.option(Self::ask)?,
+            outcome: self.flag()?,
+        })
+    }
+    fn plan<const N: usize>(&mut self) -> Option<PlanWire<'a, N>> {
+        Some(PlanWire {
+            tool: self.str()?,
+            params: self.vec(Self::param)?,
+            order: self.vec(Self::byte)?,
+        })
     }
 }
 
@@ -133,45 +256,39 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
     }
     let name_ok = |n: &str| !n.is_empty() && n.len() <= MAX_NAME;
     if !name_ok(tool) {
-        return Err(bad("plan", "the tool name must be 1 to 64 bytes long"));
+        return Err(bad("plan", Problem::PLAN_TOOL_NAME));
     }
     let len = params.len();
     for i in 0..len {
         let p = &params[i];
         if !name_ok(p.name) {
-            return Err(bad("plan", "parameter names must be 1 to 64 bytes long"));
+            return Err(bad("plan", Problem::PLAN_PARAM_NAME));
         }
         if params[..i].iter().any(|q| q.name == p.name) {
             return Err(CompileError::DuplicateName { name: name(p.name) });
         }
         if !ty_ok(&p.ty) {
-            return Err(bad(p.name, "the compiled answer type is inconsistent"));
+            return Err(bad(p.name, Problem::PLAN_TYPE));
         }
         if p.outcome && p.ask.is_none() {
-            return Err(bad(
-                p.name,
-                "\"outcome\" needs \"elicit\": only an elicited parameter has an outcome",
-            ));
+            return Err(bad(p.name, Problem::PLAN_OUTCOME));
         }
         match &p.ask {
             None => {}
             Some(AskKind::Resolver { needs, declares }) => {
                 if needs.iter().any(|&j| j as usize >= len) {
-                    return Err(bad(
-                        p.name,
-                        "a resolver needs a parameter the plan does not have",
-                    ));
+                    return Err(bad(p.name, Problem::PLAN_NEED));
                 }
                 if let Some(d) = declares {
                     if !ty_ok(d) || !d.same_as(&p.ty) {
-                        return Err(bad(p.name, "the resolver's declared type is inconsistent"));
+                        return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
                     }
                 }
             }
             Some(AskKind::Literal(q))
                 if (q.title.is_some() || q.description.is_some()) && !p.ty.wrapped() =>
             {
-                return Err(bad(p.name, "title and description label the wrapped value of a scalar, enum or array answer"));
+                return Err(bad(p.name, Problem::PLAN_LABELS));
             }
             Some(AskKind::Literal(_)) => {}
         }
@@ -186,32 +303,23 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
     for &i in order.iter() {
         let i = i as usize;
         let Some(p) = params.get(i) else {
-            return Err(bad(
-                "plan",
-                "the resolution order names a parameter the plan does not have",
-            ));
+            return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
         };
         if p.ask.is_none() || placed[i] {
-            return Err(bad(p.name, "the resolution order is inconsistent"));
+            return Err(bad(p.name, Problem::PLAN_ORDER));
         }
         if let Some(AskKind::Resolver { needs, .. }) = &p.ask {
             let later = needs
                 .iter()
                 .any(|&j| params[j as usize].ask.is_some() && !placed[j as usize]);
             if later {
-                return Err(bad(
-                    p.name,
-                    "the resolution order puts a resolver before what it needs",
-                ));
+                return Err(bad(p.name, Problem::PLAN_ORDER_RESOLVER));
             }
         }
         placed[i] = true;
     }
     if params.iter().filter(|p| p.ask.is_some()).count() != order.len() {
-        return Err(bad(
-            "plan",
-            "the resolution order leaves out an elicited parameter",
-        ));
+        return Err(bad("plan", Problem::PLAN_ORDER_MISSING));
     }
     Ok(Plan {
         tool,
@@ -233,7 +341,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             return Err(bad("plan", MALFORMED));
         };
         if version != PLAN_FORMAT_VERSION {
-            return Err(bad("plan", "the compiled plan was written in another format version; compile the declaration again with this version of elicit-core"));
+            return Err(bad("plan", Problem::PLAN_VERSION));
         }
         let Some((&count, rest)) = rest.split_first() else {
             return Err(bad("plan", MALFORMED));
@@ -244,12 +352,11 @@ impl<'a, const N: usize> Plan<'a, N> {
                 limit: N,
             });
         }
-        let (wire, tail) = postcard::take_from_bytes::<PlanWire<'a, N>>(rest)
-            .map_err(|_| bad("plan", MALFORMED))?;
-        if !tail.is_empty() || wire.params.len() != count as usize {
-            return Err(bad("plan", MALFORMED));
+        let mut r = Reader(rest);
+        match r.plan::<N>() {
+            Some(wire) if r.0.is_empty() && wire.params.len() == count as usize => check(wire),
+            _ => Err(bad("plan", MALFORMED)),
         }
-        check(wire)
     }
 }
 

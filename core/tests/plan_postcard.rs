@@ -168,3 +168,82 @@ fn serde_deserialize_checks_too() {
     bad[n - 1] = 0; // order [.., 0]: parameter 0 twice
     assert!(postcard::from_bytes::<Plan<'_, 16>>(&bad).is_err());
 }
+
+/// `Plan::from_postcard` reads the bytes by hand; serde's postcard deserializer (with
+/// the same header and trailing-byte rules) must accept exactly the same corrupted,
+/// cut, lengthened and re-encoded bytes, and load the same plan from them.
+#[test]
+fn hand_reader_agrees_with_serde() {
+    fn by_serde(b: &[u8]) -> Option<String> {
+        let (&version, rest) = b.split_first()?;
+        let (&count, body) = rest.split_first()?;
+        if version != PLAN_FORMAT_VERSION || count > 16 {
+            return None;
+        }
+        let (p, tail) = postcard::take_from_bytes::<Plan<'_, 16>>(body).ok()?;
+        (tail.is_empty() && p.len() == usize::from(count)).then(|| format!("{p:?}"))
+    }
+    fn by_hand(b: &[u8]) -> Option<String> {
+        Plan::<'_, 16>::from_postcard(b)
+            .ok()
+            .map(|p| format!("{p:?}"))
+    }
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    for decl in [
+        BOOKING,
+        r#"{"parameters":[{"name":"a","elicit":{"message":"A?"}},
+            {"name":"b","type":{"enum":["x","y"]},
+             "elicit":{"needs":["a"],"declares":{"enum":["y","x"]}}}]}"#,
+    ] {
+        let plan: Plan<'_, 16> = Plan::compile(decl).unwrap();
+        let bytes = plan.to_postcard_vec();
+        assert!(by_hand(&bytes).is_some() && by_hand(&bytes) == by_serde(&bytes));
+        for i in 0..bytes.len() {
+            for x in [0x01u8, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x7f, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= x;
+                cases.push(b);
+            }
+            let mut b = bytes.clone();
+            b.remove(i);
+            cases.push(b);
+            for y in [0x00u8, 0x01, 0x80, b'"'] {
+                let mut b = bytes.clone();
+                b.insert(i, y);
+                cases.push(b);
+            }
+            // A byte below 0x80 re-encoded as a longer (non-canonical) varint, in 2 to
+            // 11 bytes: postcard's limits (5 bytes for a u32 variant index, 10 for a
+            // 64-bit usize length) decide, so must ours.
+            if bytes[i] < 0x80 {
+                for extra in 1..=10 {
+                    let mut b = bytes[..i].to_vec();
+                    b.push(bytes[i] | 0x80);
+                    b.extend(std::iter::repeat_n(0x80, extra - 1));
+                    b.push(0);
+                    b.extend_from_slice(&bytes[i + 1..]);
+                    cases.push(b);
+                }
+            }
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut b = bytes.clone();
+            for _ in 0..3 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let at = (seed >> 8) as usize % b.len();
+                b[at] = (seed >> 40) as u8;
+            }
+            cases.push(b);
+        }
+    }
+    let mut loaded = 0;
+    for b in &cases {
+        let hand = by_hand(b);
+        assert_eq!(hand, by_serde(b), "{b:?}");
+        loaded += usize::from(hand.is_some());
+    }
+    assert!(loaded > 100, "{loaded} of {} load", cases.len());
+}

@@ -159,7 +159,17 @@ fn exact(w: u64, e: i64) -> Option<f64> {
 /// num / den rounded to the nearest `f64` (ties to even), for num ≥ 1 and den ≤ 10^18
 /// (so the result is a normal number and `2 * remainder` fits in 64 bits).
 fn ratio(num: u64, den: u64) -> f64 {
-    let (mut q, mut r) = (num / den, num % den);
+    // Restoring division, a bit at a time: a 64-bit `/` links compiler_builtins'
+    // division (~900 bytes) on 32-bit targets. r < den ≤ 10^18, so 2r fits.
+    let (mut q, mut r) = (0u64, 0u64);
+    for i in (0..64).rev() {
+        r = r << 1 | (num >> i) & 1;
+        q <<= 1;
+        if r >= den {
+            r -= den;
+            q |= 1;
+        }
+    }
     // value = (q + r / den) × 2^e; bring q to 54 bits (53 + a rounding bit).
     let mut e = 0i32;
     let mut sticky = false;
@@ -590,12 +600,12 @@ pub fn shortest(f: f64) -> Shortest {
 }
 
 /// [`super::write_f64`] with the digits from [`shortest`] (whatever the features).
-pub fn write<S: Sink + ?Sized>(f: f64, sink: &mut S) {
+pub fn write(f: f64, sink: &mut dyn Sink) {
     if super::write_f64_special(f, sink) {
         return;
     }
     let d = shortest(f);
-    super::write_f64_digits(f < 0.0, &d.digits[..d.len], d.decpt, sink);
+    super::write_f64_digits(f.is_sign_negative(), &d.digits[..d.len], d.decpt, sink);
 }
 
 #[cfg(test)]

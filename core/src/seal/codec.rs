@@ -5,8 +5,6 @@ use core::fmt;
 use aes_gcm::aead::generic_array::GenericArray;
 use aes_gcm::aead::{AeadInPlace, KeyInit};
 use aes_gcm::Aes256Gcm;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use hkdf::Hkdf;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -58,6 +56,62 @@ pub fn key_id(key: &[u8; 32]) -> [u8; KID_LEN] {
 /// Length of the base64url (unpadded) text for `n` bytes.
 pub(crate) const fn b64_len(n: usize) -> usize {
     n / 3 * 4 + [0, 2, 3][n % 3]
+}
+
+/// Base64url-encode `src` without padding into the first [`b64_len`]`(src.len())` bytes
+/// of `dst`; returns that length. Hand-rolled: the base64 crate's general encoder costs
+/// a firmware about 1 KB of flash.
+pub(crate) fn b64_encode(src: &[u8], dst: &mut [u8]) -> usize {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut w = 0;
+    for chunk in src.chunks(3) {
+        let mut n = 0u32;
+        for (i, &b) in chunk.iter().enumerate() {
+            n |= u32::from(b) << (16 - 8 * i);
+        }
+        // 1, 2 or 3 bytes: 2, 3 or 4 characters.
+        for k in 0..=chunk.len() {
+            if let Some(c) = dst.get_mut(w) {
+                *c = A[(n >> (18 - 6 * k)) as usize & 63];
+            }
+            w += 1;
+        }
+    }
+    w
+}
+
+/// Strictly decode unpadded base64url `src` into `dst` (exactly
+/// [`b64_decoded_len`]`(src.len())` bytes long), as the base64 crate's `URL_SAFE_NO_PAD`
+/// engine does: no padding, no character outside the alphabet, no length of 1 mod 4,
+/// no nonzero bits after the last byte (a non-canonical text). `None` when it is not.
+pub(crate) fn b64_decode(src: &[u8], dst: &mut [u8]) -> Option<()> {
+    if Some(dst.len()) != b64_decoded_len(src.len()) {
+        return None;
+    }
+    let sextet = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => return None,
+        }))
+    };
+    for (group, out) in src.chunks(4).zip(dst.chunks_mut(3)) {
+        let mut n = 0u32;
+        for (i, &c) in group.iter().enumerate() {
+            n |= sextet(c)? << (18 - 6 * i);
+        }
+        // The bits below the last whole byte must be zero (canonical text).
+        if n & (0xFF_FFFF >> (8 * out.len())) != 0 {
+            return None;
+        }
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = (n >> (16 - 8 * i)) as u8;
+        }
+    }
+    Some(())
 }
 
 /// Length of the bytes an unpadded base64url text of `chars` characters decodes to, or
@@ -393,10 +447,8 @@ pub(crate) fn decode_token(token: &str, out: &mut [u8]) -> Result<usize, Reason>
     let dst = out
         .get_mut(..raw_len)
         .ok_or(Reason::TooLarge { needed: raw_len })?;
-    match URL_SAFE_NO_PAD.decode_slice(body.as_bytes(), dst) {
-        Ok(n) if n == raw_len => Ok(raw_len),
-        _ => Err(Reason::Malformed),
-    }
+    b64_decode(body.as_bytes(), dst).ok_or(Reason::Malformed)?;
+    Ok(raw_len)
 }
 
 /// Decode a token whose text (prefix included) already sits in `buf[..text_len]`, in
@@ -420,10 +472,8 @@ pub(crate) fn decode_token_in_place(buf: &mut [u8], text_len: usize) -> Result<u
         tmp[..n].copy_from_slice(&buf[r..r + n]);
         r += n;
         let m = b64_decoded_len(n).ok_or(Reason::Malformed)?;
-        match URL_SAFE_NO_PAD.decode_slice(&tmp[..n], &mut buf[w..w + m]) {
-            Ok(k) if k == m => w += m,
-            _ => return Err(Reason::Malformed),
-        }
+        b64_decode(&tmp[..n], &mut buf[w..w + m]).ok_or(Reason::Malformed)?;
+        w += m;
     }
     Ok(raw_len)
 }
@@ -438,10 +488,7 @@ fn encode_in_place(buf: &mut [u8], src: usize, dst: usize) {
         tmp[..n].copy_from_slice(&buf[r..r + n]);
         r += n;
         let m = b64_len(n);
-        let written = URL_SAFE_NO_PAD
-            .encode_slice(&tmp[..n], &mut buf[w..w + m])
-            .expect("sized exactly");
-        w += written;
+        w += b64_encode(&tmp[..n], &mut buf[w..w + m]);
     }
     debug_assert_eq!(w, end);
 }
@@ -449,6 +496,66 @@ fn encode_in_place(buf: &mut [u8], src: usize, dst: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine as _;
+
+    #[test]
+    fn b64_encode_is_the_crates() {
+        let mut x = 0x9E37_79B9u32;
+        for n in 0..200usize {
+            let src: std::vec::Vec<u8> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    x as u8
+                })
+                .collect();
+            let mut dst = [0u8; 300];
+            let w = b64_encode(&src, &mut dst);
+            assert_eq!(w, b64_len(n));
+            let mut want = [0u8; 300];
+            let m = URL_SAFE_NO_PAD.encode_slice(&src, &mut want).unwrap();
+            assert_eq!(&dst[..w], &want[..m]);
+        }
+    }
+
+    #[test]
+    fn b64_decode_is_the_crates() {
+        const CH: &[u8] = b"AQgw_-9zaZ=+/. \x80";
+        let mut x = 0x2545_F491u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut ok = 0;
+        for _ in 0..200_000 {
+            let n = (next() % 12) as usize;
+            let text: std::vec::Vec<u8> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    // Mostly alphabet characters, some of them junk.
+                    if r % 8 == 0 {
+                        CH[(r >> 8) as usize % CH.len()]
+                    } else {
+                        CH[(r >> 8) as usize % 6]
+                    }
+                })
+                .collect();
+            let Some(m) = b64_decoded_len(n) else {
+                continue;
+            };
+            let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
+            let mine = b64_decode(&text, &mut a[..m]);
+            let theirs = URL_SAFE_NO_PAD.decode_slice(&text, &mut b[..m]);
+            assert_eq!(mine.is_some(), theirs == Ok(m), "{text:?}");
+            assert_eq!(a, b);
+            ok += usize::from(mine.is_some());
+        }
+        assert!(ok > 1000);
+    }
 
     #[test]
     fn lengths() {

@@ -60,8 +60,6 @@
 use core::cmp::Ordering;
 use core::fmt;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -330,9 +328,7 @@ impl ArgsDigest {
         }
         let hash = hasher.finalize();
         let mut out = [0u8; DIGEST_LEN];
-        let n = URL_SAFE_NO_PAD
-            .encode_slice(&hash[..16], &mut out)
-            .expect("16 bytes encode to 22 characters");
+        let n = codec::b64_encode(&hash[..16], &mut out);
         debug_assert_eq!(n, DIGEST_LEN);
         ArgsDigest(out)
     }
@@ -420,7 +416,7 @@ impl<'a> Binding<'a> {
         self.digest
     }
 
-    fn write_target<S: Sink + ?Sized>(&self, sink: &mut S) {
+    fn write_target(&self, sink: &mut dyn Sink) {
         match self.target {
             Target::Text(t) => json::write_str(t, true, sink),
             Target::Json(t) => json::write_json_str(t, true, sink),
@@ -437,11 +433,11 @@ impl<'a> Binding<'a> {
 
 /// Write the SDK's default principal string for an authenticated request, the compact
 /// JSON array `[client_id, issuer|null, subject|null]` (ASCII-escaped), into `sink`.
-pub fn write_principal<S: Sink + ?Sized>(
+pub fn write_principal(
     client_id: &str,
     issuer: Option<&str>,
     subject: Option<&str>,
-    sink: &mut S,
+    sink: &mut dyn Sink,
 ) {
     sink.put(b"[");
     json::write_str(client_id, true, sink);
@@ -859,14 +855,14 @@ struct Claims<'c> {
 
 impl Claims<'_> {
     /// `json.dumps(claims, separators=(",", ":"))`, keys in the SDK's insertion order.
-    fn write<S: Sink + ?Sized>(&self, sink: &mut S) {
+    fn write(&self, sink: &mut dyn Sink) {
         self.write_head(sink);
         json::write_str(self.state, true, sink);
         self.write_tail(sink);
     }
 
     /// The claims up to the state string (`..,"s":`).
-    fn write_head<S: Sink + ?Sized>(&self, sink: &mut S) {
+    fn write_head(&self, sink: &mut dyn Sink) {
         sink.put(b"{\"v\":");
         sink.put(ENVELOPE_VERSION.as_bytes());
         sink.put(b",\"iat\":");
@@ -883,7 +879,7 @@ impl Claims<'_> {
     }
 
     /// The claims after the state string.
-    fn write_tail<S: Sink + ?Sized>(&self, sink: &mut S) {
+    fn write_tail(&self, sink: &mut dyn Sink) {
         if let Some(audience) = self.audience {
             sink.put(b",\"aud\":");
             json::write_str(audience, true, sink);
@@ -914,9 +910,7 @@ fn principal_claim(salt: &[u8; PRINCIPAL_SALT_LEN], principal: &str) -> [u8; PRI
     raw[..PRINCIPAL_SALT_LEN].copy_from_slice(salt);
     raw[PRINCIPAL_SALT_LEN..].copy_from_slice(&principal_tag(salt, principal));
     let mut out = [0u8; PRINCIPAL_CLAIM_LEN];
-    let n = URL_SAFE_NO_PAD
-        .encode_slice(raw, &mut out)
-        .expect("24 bytes encode to 32 characters");
+    let n = codec::b64_encode(&raw, &mut out);
     debug_assert_eq!(n, PRINCIPAL_CLAIM_LEN);
     out
 }
@@ -940,7 +934,7 @@ fn principal_matches(claim: Str<'_>, principal: &str) -> bool {
         return false;
     }
     let mut raw = [0u8; PRINCIPAL_RAW_LEN];
-    if URL_SAFE_NO_PAD.decode_slice(text, &mut raw) != Ok(PRINCIPAL_RAW_LEN) {
+    if codec::b64_decode(&text, &mut raw).is_none() {
         return false;
     }
     let (salt, tag) = raw.split_at(PRINCIPAL_SALT_LEN);

@@ -91,8 +91,10 @@ fn modern_conversation<const N: usize, const WS: usize>(
         let io_in = args.len() + carried_len.unwrap_or(0) + reply_text.map_or(0, str::len);
         let echoed = carried_len.map(|l| (&mut carried[..], l));
         let (r, peak) = stack::measure(|| {
-            modern_round::<N, WS>(
+            let mut ws = [0u8; WS];
+            modern_round::<N>(
                 tool,
+                &mut ws,
                 args,
                 echoed,
                 reply_text,
@@ -382,9 +384,9 @@ pub fn run(t: &mut Transcript) -> bool {
         t,
         "elicit-firmware: elicit-core on QEMU mps2-an386 (Cortex-M4F), no_std, no allocator"
     );
-    let booking = match load::<BOOKING_N>(t, "book_flight", 0) {
+    let booking = match load::<BOOKING_N>(t, BOOKING_NAME, 0) {
         Ok(plan) => Tool {
-            name: "book_flight",
+            name: BOOKING_NAME,
             plan,
             resolve: booking_resolve,
         },
@@ -393,9 +395,9 @@ pub fn run(t: &mut Transcript) -> bool {
             return false;
         }
     };
-    let survey = match load::<SURVEY_N>(t, "survey16", 1) {
+    let survey = match load::<SURVEY_N>(t, SURVEY_NAME, 1) {
         Ok(plan) => Tool {
-            name: "survey16",
+            name: SURVEY_NAME,
             plan,
             resolve: no_resolvers,
         },

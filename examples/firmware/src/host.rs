@@ -36,107 +36,7 @@ pub(crate) const OUT_CAP: usize = 4096;
 pub(crate) const STATE_CAP: usize = 2048;
 pub(crate) const REPLIES_CAP: usize = 1024;
 
-#[cfg(not(feature = "json-plan"))]
-pub(crate) static BOOKING_PLAN: &[u8] =
-    include_bytes!(concat!(env!("OUT_DIR"), "/book_flight.plan"));
-#[cfg(not(feature = "json-plan"))]
-pub(crate) static SURVEY_PLAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/survey16.plan"));
-#[cfg(feature = "json-plan")]
-pub(crate) static BOOKING_JSON: &str = include_str!("../decl/book_flight.json");
-#[cfg(feature = "json-plan")]
-pub(crate) static SURVEY_JSON: &str = include_str!("../decl/survey16.json");
-
-// ------------------------------------------------------------------- scripts
-
-/// The client's answers: parameter name → ElicitResult JSON.
-pub(crate) type Script = &'static [(&'static str, &'static str)];
-
-pub(crate) const PARIS: Script = &[
-    (
-        "destination",
-        r#"{"action":"accept","content":{"value":"Paris"}}"#,
-    ),
-    (
-        "date",
-        r#"{"action":"accept","content":{"value":"2026-08-01"}}"#,
-    ),
-    (
-        "airport",
-        r#"{"action":"accept","content":{"value":"CDG"}}"#,
-    ),
-    ("proceed", r#"{"action":"accept","content":{"value":true}}"#),
-    (
-        "seat",
-        r#"{"action":"accept","content":{"value":"window"}}"#,
-    ),
-];
-pub(crate) const PARIS_VALUES: &str =
-    r#"{"destination":"Paris","date":"2026-08-01","airport":"CDG","proceed":true,"seat":"window"}"#;
-
-pub(crate) const LONDON: Script = &[
-    (
-        "destination",
-        r#"{"action":"accept","content":{"value":"London"}}"#,
-    ),
-    (
-        "date",
-        r#"{"action":"accept","content":{"value":"2026-09-15"}}"#,
-    ),
-    ("proceed", r#"{"action":"accept","content":{"value":true}}"#),
-    ("seat", r#"{"action":"decline"}"#),
-];
-pub(crate) const LONDON_VALUES: &str =
-    r#"{"destination":"London","date":"2026-09-15","airport":"LHR","proceed":true,"seat":null}"#;
-
-pub(crate) const SURVEY: Script = &[
-    ("name", r#"{"action":"accept","content":{"value":"Ada"}}"#),
-    (
-        "email",
-        r#"{"action":"accept","content":{"value":"ada@example.com"}}"#,
-    ),
-    ("age", r#"{"action":"accept","content":{"value":36}}"#),
-    ("height", r#"{"action":"accept","content":{"value":1.65}}"#),
-    (
-        "newsletter",
-        r#"{"action":"accept","content":{"value":false}}"#,
-    ),
-    (
-        "color",
-        r#"{"action":"accept","content":{"value":"green"}}"#,
-    ),
-    (
-        "toppings",
-        r#"{"action":"accept","content":{"value":["olives","basil"]}}"#,
-    ),
-    (
-        "city",
-        r#"{"action":"accept","content":{"value":"Z\u00fcrich"}}"#,
-    ),
-    ("country", r#"{"action":"accept","content":{"value":"CH"}}"#),
-    ("rating", r#"{"action":"accept","content":{"value":5}}"#),
-    ("comment", r#"{"action":"decline"}"#),
-    ("contact_time", r#"{"action":"cancel"}"#),
-    (
-        "start",
-        r#"{"action":"accept","content":{"value":"2026-09-01"}}"#,
-    ),
-    (
-        "vegetarian",
-        r#"{"action":"accept","content":{"value":true}}"#,
-    ),
-    (
-        "budget",
-        r#"{"action":"accept","content":{"value":1250.5}}"#,
-    ),
-    (
-        "referral",
-        r#"{"action":"accept","content":{"value":"a friend"}}"#,
-    ),
-];
-pub(crate) const SURVEY_VALUES: &str = "{\"name\":\"Ada\",\"email\":\"ada@example.com\",\"age\":36,\"height\":1.65,\
-\"newsletter\":false,\"color\":\"green\",\"toppings\":[\"olives\",\"basil\"],\"city\":\"Z\u{fc}rich\",\
-\"country\":\"CH\",\"rating\":5,\"comment\":\"\",\"contact_time\":null,\"start\":\"2026-09-01\",\
-\"vegetarian\":true,\"budget\":1250.5,\"referral\":\"a friend\"}";
+pub(crate) use crate::data::*;
 
 pub(crate) fn scripted(script: Script, name: &str) -> &'static str {
     script
@@ -255,6 +155,10 @@ impl<'b> Log<'b> {
         }
     }
     pub(crate) fn line(&mut self, parts: &[&str]) {
+        // The quiet builds print nothing: no log text to write.
+        if cfg!(feature = "quiet") {
+            return;
+        }
         for p in parts {
             self.text.put(p.as_bytes());
         }
@@ -385,16 +289,49 @@ pub(crate) fn next_entropy() -> Entropy {
     }
 }
 
-/// One batched (2026-07-28) round: the measured unit. `echoed` is the buffer holding the
-/// requestState text the client sent back, and its length: the sealed token (seal
-/// builds), unsealed right there so its plaintext is a slice of the same buffer, or the
-/// plaintext state itself. Runs the round, and writes `inputRequests` into `out` and the
-/// next state into `state_out` (plain builds) or into `token_out`, sealed there in place
-/// (seal builds), or the values into `out`.
+/// Unseal the echoed token in its own buffer, kept out of line (as [`seal_state`]): the
+/// round's frame does not hold the codec's too. (Inlined into the one batched-round
+/// function, the two added about 600 B to its stack peak.)
+#[cfg(feature = "seal")]
+#[inline(never)]
+fn unseal<'b>(
+    seal: &SealCtx<'_>,
+    buf: &'b mut [u8],
+    len: usize,
+    binding: &Binding<'_>,
+) -> Result<&'b str, Fail> {
+    seal.sealer
+        .unseal_in_place(buf, len, binding, None, seal.now)
+        .map_err(|e| Fail::Unseal(e.reason()))
+}
+
+/// Seal the state written at the start of `buf` (`len` bytes) in place; returns the
+/// token's length. Out of line (see [`unseal`]).
+#[cfg(feature = "seal")]
+#[inline(never)]
+fn seal_state(
+    seal: &SealCtx<'_>,
+    buf: &mut [u8],
+    len: usize,
+    binding: &Binding<'_>,
+) -> Result<usize, Fail> {
+    seal.sealer
+        .seal_in_place(buf, len, binding, None, seal.now, &seal.entropy)
+        .map(str::len)
+        .map_err(Fail::Seal)
+}
+
+/// One batched (2026-07-28) round in the workspace `ws`: the measured unit. `echoed` is
+/// the buffer holding the requestState text the client sent back, and its length: the
+/// sealed token (seal builds), unsealed right there so its plaintext is a slice of the
+/// same buffer, or the plaintext state itself. Runs the round, and writes
+/// `inputRequests` into `out` and the next state into `state_out` (plain builds) or into
+/// `token_out`, sealed there in place (seal builds), or the values into `out`.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn modern_round<const N: usize, const WS: usize>(
+pub(crate) fn modern_round<const N: usize>(
     tool: &Tool<N>,
+    ws: &mut [u8],
     args: &str,
     echoed: Option<(&mut [u8], usize)>,
     replies: Option<&str>,
@@ -409,20 +346,15 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
     #[cfg(feature = "seal")]
     let state = match echoed {
         None => None,
-        Some((buf, len)) => Some(
-            seal.sealer
-                .unseal_in_place(buf, len, &binding, None, seal.now)
-                .map_err(|e| Fail::Unseal(e.reason()))?,
-        ),
+        Some((buf, len)) => Some(unseal(seal, buf, len, &binding)?),
     };
     #[cfg(not(feature = "seal"))]
     let (state, _) = (echoed.map(|(buf, len)| utf8(&buf[..len])), seal);
 
-    let mut ws = [0u8; WS];
     // Built in place: returning a `Round<16>` (1.6 KB) would put a second copy of it on
     // the stack while it is created.
     let mut slot = None;
-    let round = Round::modern_in(&mut slot, &tool.plan, args, state, replies, &mut ws)?;
+    let round = Round::modern_in(&mut slot, &tool.plan, args, state, replies, ws)?;
     match drive(round, tool, None, log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
@@ -443,12 +375,7 @@ pub(crate) fn modern_round<const N: usize, const WS: usize>(
                 let mut s = SliceSink::new(token_out);
                 round.write_request_state(&mut s)?;
                 let state = sink_len(&s)?;
-                let token = seal
-                    .sealer
-                    .seal_in_place(token_out, state, &binding, None, seal.now, &seal.entropy)
-                    .map_err(Fail::Seal)?
-                    .len();
-                (state, token)
+                (state, seal_state(seal, token_out, state, &binding)?)
             };
             #[cfg(not(feature = "seal"))]
             let (state, token) = {

@@ -23,6 +23,7 @@
 use cortex_m_rt::entry;
 use cortex_m_semihosting::debug;
 
+mod data;
 mod stack;
 #[cfg(not(feature = "quiet"))]
 #[macro_use]
@@ -44,6 +45,9 @@ fn put(bytes: &[u8]) {
 
 #[entry]
 fn main() -> ! {
+    // The stubs link the application's data too (see `data`).
+    #[cfg(feature = "stub")]
+    data::keep();
     #[cfg(not(feature = "quiet"))]
     let mut t = transcript::Transcript::new();
     #[cfg(not(any(feature = "stub", feature = "quiet")))]

@@ -13,12 +13,12 @@ pub fn run() -> bool {
         return false;
     };
     let booking = Tool {
-        name: "book_flight",
+        name: BOOKING_NAME,
         plan,
         resolve: booking_resolve,
     };
     let survey = Tool {
-        name: "survey16",
+        name: SURVEY_NAME,
         plan: survey_plan,
         resolve: no_resolvers,
     };
@@ -38,7 +38,7 @@ pub fn run() -> bool {
         #[cfg(not(feature = "seal"))]
         return SealCtx(core::marker::PhantomData);
     };
-    let mut ok = conversation::<BOOKING_N, BOOKING_WS>(&booking, PARIS, PARIS_VALUES, &ctx);
+    let mut ok = conversation(&booking, &mut [0; BOOKING_WS], PARIS, PARIS_VALUES, &ctx);
     let mut out = [0u8; 512];
     let mut log_buf = [0u8; 0];
     let mut log = Log::new(&mut log_buf);
@@ -46,12 +46,13 @@ pub fn run() -> bool {
         handshake_call::<BOOKING_N, HANDSHAKE_WS>(&booking, "{}", LONDON, &mut out, &mut log),
         Ok(n) if &out[..n] == LONDON_VALUES.as_bytes()
     );
-    ok &= conversation::<SURVEY_N, SURVEY_WS>(&survey, SURVEY, SURVEY_VALUES, &ctx);
+    ok &= conversation(&survey, &mut [0; SURVEY_WS], SURVEY, SURVEY_VALUES, &ctx);
     ok
 }
 
-fn conversation<'s, const N: usize, const WS: usize>(
+fn conversation<'s, const N: usize>(
     tool: &Tool<N>,
+    ws: &mut [u8],
     script: Script,
     expected: &str,
     ctx: &dyn Fn() -> SealCtx<'s>,
@@ -66,8 +67,9 @@ fn conversation<'s, const N: usize, const WS: usize>(
     for _ in 0..4 {
         let mut log_buf = [0u8; 0];
         let mut log = Log::new(&mut log_buf);
-        let r = modern_round::<N, WS>(
+        let r = modern_round::<N>(
             tool,
+            ws,
             "{}",
             carried_len.map(|l| (&mut carried[..], l)),
             replies_len.map(|l| utf8(&replies[..l])),
