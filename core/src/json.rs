@@ -981,7 +981,21 @@ fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
     let b = s.as_bytes();
     let mut run = 0;
     let mut i = 0;
-    while let Some(&c) = b.get(i) {
+    loop {
+        // Eight verbatim bytes at a time; else straight to the first byte to escape.
+        if let Some(w) = word_at(b, i) {
+            let mut hit = has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w);
+            if ascii {
+                hit |= (w & HIGHS) | has_byte(w, 0x7F);
+            }
+            if hit == 0 {
+                i += 8;
+                continue;
+            }
+            // The lowest flagged byte is a true match (a borrow only runs upwards).
+            i += (hit.trailing_zeros() / 8) as usize;
+        }
+        let Some(&c) = b.get(i) else { break };
         let verbatim = c >= 0x20 && c != b'"' && c != b'\\' && (!ascii || c < 0x7F);
         if verbatim {
             i += 1;
@@ -1892,6 +1906,38 @@ mod tests {
         write_value(v, Style::STATE, &mut s);
         assert_eq!(s.finish(), Ok(13));
         assert_eq!(s.written(), br#"{"k":[1,2,3]}"#);
+    }
+
+    /// The word-at-a-time escaper writes exactly what escaping each char does.
+    #[test]
+    fn put_plain_matches_char_by_char_escaping() {
+        let alphabet = [
+            'a', 'Z', ' ', '~', '"', '\\', '\n', '\u{1}', '\u{1f}', '\u{7f}', 'é', '€', '😀',
+        ];
+        let mut seed = 0x2545_f491_u32;
+        for len in 0..48 {
+            for _ in 0..40 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 17;
+                        seed ^= seed << 5;
+                        // Mostly plain letters, so whole plain words occur too.
+                        let k = seed as usize % (alphabet.len() * 3);
+                        alphabet.get(k).copied().unwrap_or('q')
+                    })
+                    .collect();
+                for ascii in [false, true] {
+                    let mut got = alloc::vec::Vec::new();
+                    put_plain(&text, ascii, &mut got);
+                    let mut want = alloc::vec::Vec::new();
+                    for c in text.chars() {
+                        put_cp(u32::from(c), ascii, &mut want);
+                    }
+                    assert_eq!(got, want, "{text:?} ascii={ascii}");
+                }
+            }
+        }
     }
 
     #[test]
