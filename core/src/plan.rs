@@ -645,7 +645,10 @@ mod tests {
     #[test]
     fn hash_sink_is_sha256() {
         let data: [u8; 300] = core::array::from_fn(|i| (i * 7 + 3) as u8);
-        for n in 0..data.len() {
+        // Every length natively; under miri every 7th (and the padding edges).
+        let lengths =
+            (0..data.len()).filter(|n| !cfg!(miri) || n % 7 == 0 || (54..=66).contains(n));
+        for n in lengths {
             let want: [u8; 32] = sha2::Sha256::digest(&data[..n]).into();
             for piece in [1, 3, 13, 63, 64, 65, 129, 300] {
                 let mut h = HashSink::new();

@@ -531,7 +531,9 @@ mod tests {
             x
         };
         let mut ok = 0;
-        for _ in 0..200_000 {
+        // Fewer under miri (hours for all).
+        let rounds = if cfg!(miri) { 2_000 } else { 200_000 };
+        for _ in 0..rounds {
             let n = (next() % 12) as usize;
             let text: std::vec::Vec<u8> = (0..n)
                 .map(|_| {
@@ -554,7 +556,7 @@ mod tests {
             assert_eq!(a, b);
             ok += usize::from(mine.is_some());
         }
-        assert!(ok > 1000);
+        assert!(ok > rounds / 200);
     }
 
     #[test]
