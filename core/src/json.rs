@@ -658,6 +658,17 @@ impl<'a> Str<'a> {
         }
         self.units().eq(s.chars().map(u32::from))
     }
+    /// Which of `names` this key is, compared decoded as a Python dict compares keys:
+    /// byte for byte first, then through its escapes only when it has one.
+    pub(crate) fn which(self, names: &[&str]) -> Option<usize> {
+        if let Some(i) = names.iter().position(|n| self.0 == *n) {
+            return Some(i);
+        }
+        if !self.0.as_bytes().contains(&b'\\') {
+            return None;
+        }
+        names.iter().position(|n| self.eq_str(n))
+    }
     /// The contents as `&str` when they contain no escape.
     pub fn as_plain(self) -> Option<&'a str> {
         if has_escape(self.0) {

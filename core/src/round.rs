@@ -254,33 +254,16 @@ fn flat_field(x: Value<'_>) -> bool {
 
 impl<'a> ReplyParts<'a> {
     fn take(&mut self, k: Str<'_>, x: Value<'a>) {
-        // The usual spellings byte for byte; escaped keys compare decoded.
-        match k.raw().as_bytes() {
-            b"action" => self.action = Some(x),
-            b"content" => {
+        match k.which(&["action", "content", "roots", "role", "model"]) {
+            Some(0) => self.action = Some(x),
+            Some(1) => {
                 self.content = Some(x);
                 self.content_flat = None;
             }
-            b"roots" => self.roots = Some(x),
-            b"role" => self.role = Some(x),
-            b"model" => self.model = Some(x),
-            raw if raw.contains(&b'\\') => self.take_escaped(k, x),
+            Some(2) => self.roots = Some(x),
+            Some(3) => self.role = Some(x),
+            Some(4) => self.model = Some(x),
             _ => {}
-        }
-    }
-
-    fn take_escaped(&mut self, k: Str<'_>, x: Value<'a>) {
-        if k.eq_str("action") {
-            self.action = Some(x);
-        } else if k.eq_str("content") {
-            self.content = Some(x);
-            self.content_flat = None;
-        } else if k.eq_str("roots") {
-            self.roots = Some(x);
-        } else if k.eq_str("role") {
-            self.role = Some(x);
-        } else if k.eq_str("model") {
-            self.model = Some(x);
         }
     }
 
@@ -600,18 +583,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             })?;
             Ok((end, ok))
         };
-        let (mut guess_a, mut guess_q) = (0, 0);
+        let mut guess = 0;
         let walked = walk_object(text, start, 0, &mut |k, p| {
             if k.eq_str("answers") {
                 // A repeated key keeps its last value.
                 for slot in slots.iter_mut() {
                     slot.recorded = None;
                 }
-                guess_a = 0;
+                guess = 0;
                 let (end, ok) = entries(p, &mut |name, at| {
                     let (end, rec) = Recorded::scan(text, at, 2)?;
                     if let Some(rec) = rec {
-                        if let Some(i) = find(&mut guess_a, name) {
+                        if let Some(i) = find(&mut guess, name) {
                             slots[i].recorded = Some(rec);
                         }
                     }
@@ -623,11 +606,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 for slot in slots.iter_mut() {
                     slot.asked = None;
                 }
-                guess_q = 0;
+                guess = 0;
                 let (end, ok) = entries(p, &mut |name, at| {
                     let (q, end) = scan_value_in(text, at, 2)?;
                     let ok = q.kind() == Kind::String;
-                    if let Some(i) = find(&mut guess_q, name).filter(|_| ok) {
+                    if let Some(i) = find(&mut guess, name).filter(|_| ok) {
                         slots[i].asked = Some(q);
                     }
                     Ok((end, ok))
@@ -1336,15 +1319,11 @@ fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), Problem>
     let mut unknown = false;
     let walked = walk_object(text, start, 0, &mut |k, p| {
         let (x, end) = scan_value_in(text, p, 1)?;
-        let slot = match k.raw() {
-            "message" => &mut f.message,
-            "type" => &mut f.ty,
-            "title" => &mut f.title,
-            "description" => &mut f.description,
-            _ if k.eq_str("message") => &mut f.message,
-            _ if k.eq_str("type") => &mut f.ty,
-            _ if k.eq_str("title") => &mut f.title,
-            _ if k.eq_str("description") => &mut f.description,
+        let slot = match k.which(&["message", "type", "title", "description"]) {
+            Some(0) => &mut f.message,
+            Some(1) => &mut f.ty,
+            Some(2) => &mut f.title,
+            Some(3) => &mut f.description,
             _ => {
                 unknown = true;
                 return Ok(end);

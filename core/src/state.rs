@@ -74,20 +74,10 @@ impl<'a> Recorded<'a> {
         let (mut action, mut data, mut q) = (None, None, None);
         let end = walk_object(text, at, open, &mut |k, p| {
             let (v, end) = scan_value_in(text, p, open + 1)?;
-            // The usual spellings match byte for byte; escaped keys decode.
-            match k.raw() {
-                "action" => action = Some(v),
-                "data" => data = Some(v),
-                "q" => q = Some(v),
-                raw if raw.contains('\\') => {
-                    if k.eq_str("action") {
-                        action = Some(v);
-                    } else if k.eq_str("data") {
-                        data = Some(v);
-                    } else if k.eq_str("q") {
-                        q = Some(v);
-                    }
-                }
+            match k.which(&["action", "data", "q"]) {
+                Some(0) => action = Some(v),
+                Some(1) => data = Some(v),
+                Some(2) => q = Some(v),
                 _ => {}
             }
             Ok(end)
