@@ -98,7 +98,7 @@ impl<'a> Recorded<'a> {
 pub(crate) fn q_matches(q: Value<'_>, digest: &[u8]) -> bool {
     q.as_str().is_some_and(|s| {
         let raw = s.raw().as_bytes();
-        raw == digest
+        crate::json::eq_bytes(raw, digest)
             || (raw.contains(&b'\\') && s.units().eq(digest.iter().map(|&c| u32::from(c))))
     })
 }

@@ -130,7 +130,11 @@ pub fn run_round<const N: usize>(
     workspace: &mut [u8],
     out: &mut [u8],
 ) -> Outcome {
-    let mut round = Round::modern(plan, "{}", state, replies, workspace).expect("round starts");
+    // Built in place (`Round::modern_in`): a round holds its N slots inline, and
+    // `Round::modern` would return it by value (two copies of the round per call).
+    let mut slot = None;
+    let round =
+        Round::modern_in(&mut slot, plan, "{}", state, replies, workspace).expect("round starts");
     let mut inputs = [0u8; 256];
     let mut question = [0u8; 256];
     loop {
