@@ -645,6 +645,11 @@ impl<'a> Str<'a> {
     pub fn units(self) -> Units<'a> {
         Units { rest: self.0 }
     }
+    /// String contents from text already validated as such: a byte-for-byte copy of a
+    /// parsed string's [`Str::raw`].
+    pub(crate) fn validated(contents: &'a str) -> Str<'a> {
+        Str(contents)
+    }
     /// True when the decoded string equals `s`.
     pub fn eq_str(self, s: &str) -> bool {
         // Every escape is longer than the UTF-8 of what it stands for, so contents no
@@ -861,6 +866,14 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
         8..=16 => {
             dst[..8].copy_from_slice(&src[..8]);
             dst[n - 8..].copy_from_slice(&src[n - 8..]);
+        }
+        17..=32 => {
+            dst[..16].copy_from_slice(&src[..16]);
+            dst[n - 16..].copy_from_slice(&src[n - 16..]);
+        }
+        33..=64 => {
+            dst[..32].copy_from_slice(&src[..32]);
+            dst[n - 32..].copy_from_slice(&src[n - 32..]);
         }
         _ => dst.copy_from_slice(src),
     }
@@ -1955,6 +1968,24 @@ mod tests {
         write_value(v, Style::STATE, &mut s);
         assert_eq!(s.finish(), Ok(13));
         assert_eq!(s.written(), br#"{"k":[1,2,3]}"#);
+    }
+
+    /// The inline copy writes exactly the source at every length it special-cases (and
+    /// past them), and nothing when the lengths differ.
+    #[test]
+    fn copy_bytes_copies() {
+        let src: Vec<u8> = (0..100u8)
+            .map(|i| i.wrapping_mul(37).wrapping_add(1))
+            .collect();
+        let step = if cfg!(miri) { 5 } else { 1 };
+        for n in (0..=100).step_by(step) {
+            let mut dst = vec![0u8; n];
+            copy_bytes(&mut dst, &src[..n]);
+            assert_eq!(dst, &src[..n], "{n}");
+            let mut short = vec![0u8; n.saturating_sub(1)];
+            copy_bytes(&mut short, &src[..n]);
+            assert!(n == 0 || short.iter().all(|&b| b == 0), "{n}");
+        }
     }
 
     /// The short-string comparison agrees with `==` at every length it special-cases

@@ -102,9 +102,15 @@ enum Asks<'a> {
     Nothing,
     /// The plan's literal question.
     Literal,
-    /// The resolver's question JSON (validated, in the workspace); `typed` when it
-    /// carries its own answer type (else the parameter's type applies).
-    Resolver { json: Value<'a>, typed: bool },
+    /// A resolver's question (in the workspace): its message, and its whole JSON when
+    /// it carries more than a message (`type`, `title`, `description`: re-read when an
+    /// output needs them); `typed` when it carries its own answer type (else the
+    /// parameter's type applies).
+    Resolver {
+        message: Str<'a>,
+        more: Option<Value<'a>>,
+        typed: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -695,7 +701,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(Error::Workspace { needed });
         }
         let (head, tail) = buf.split_at_mut(text.len());
-        head.copy_from_slice(text.as_bytes());
+        crate::json::copy_bytes(head, text.as_bytes());
         self.free = tail;
         let head: &'a [u8] = head;
         core::str::from_utf8(head).map_err(|_| Error::Workspace { needed: 0 })
@@ -779,7 +785,25 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 title: q.title,
                 description: q.description,
             }),
-            (Asks::Resolver { json, .. }, _) => {
+            (
+                Asks::Resolver {
+                    message,
+                    more: None,
+                    ..
+                },
+                _,
+            ) => Some(Question {
+                message,
+                ty: p.ty,
+                title: None,
+                description: None,
+            }),
+            (
+                Asks::Resolver {
+                    more: Some(json), ..
+                },
+                _,
+            ) => {
                 let (message, ty, title, description, _) = parse_question(json, &p.ty).ok()?;
                 Some(Question {
                     message,
@@ -948,23 +972,34 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // Check before copying so a bad answer costs no workspace and changes nothing.
         let (probe, fields) = scan_question(question_json).map_err(bad)?;
         let param_ty = self.plan.params[i].ty;
-        let (digest, typed) = match question_parts(fields, &param_ty) {
-            Ok((message, ty, title, description, typed)) => {
-                (question_digest(message, &ty, title, description), typed)
-            }
+        // Only a message: outputs need nothing else from it.
+        let plain = fields.ty.is_none() && fields.title.is_none() && fields.description.is_none();
+        let (digest, typed, message) = match question_parts(fields, &param_ty) {
+            Ok((message, ty, title, description, typed)) => (
+                question_digest(message, &ty, title, description),
+                typed,
+                message,
+            ),
             Err(problem) => {
                 // A question of the right shape with bad contents fails the round.
                 self.copy_in(question_json)?;
                 return Err(self.fail(bad(problem)));
             }
         };
-        // The probe's place in the text (parsing trims surrounding whitespace).
-        let start = (probe.raw().as_ptr() as usize).wrapping_sub(question_json.as_ptr() as usize);
+        // The probe's and the message's places in the text (parsing trims surrounding
+        // whitespace).
+        let offset =
+            |part: &str| (part.as_ptr() as usize).wrapping_sub(question_json.as_ptr() as usize);
+        let (start, at) = (offset(probe.raw()), offset(message.raw()));
         let text = self.copy_in(question_json)?;
         // The copy is byte for byte the validated text: no second validation.
         let v = text
             .get(start..start + probe.raw().len())
             .map(Value::validated)
+            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
+        let message = text
+            .get(at..at + message.raw().len())
+            .map(Str::validated)
             .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match typed {
@@ -976,7 +1011,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         };
         self.cursor += 1;
         self.phase = Phase::Running;
-        match self.decide(i, ty, digest, Asks::Resolver { json: v, typed }) {
+        let more = (!plain).then_some(v);
+        match self.decide(
+            i,
+            ty,
+            digest,
+            Asks::Resolver {
+                message,
+                more,
+                typed,
+            },
+        ) {
             Ok(Some(step)) => {
                 // handshake: decide() moved to AwaitAnswer
                 let _ = step;

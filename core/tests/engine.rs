@@ -1757,3 +1757,67 @@ mod built_in_place {
         assert!(slot.unwrap().poll().is_err());
     }
 }
+
+/// A resolver's question keeps its message as sent (escapes, surrounding whitespace
+/// trimmed) whether it carries only a message or more (title, description, its own
+/// type): the batch, the handshake ask and `write_message_of` all show it, and the
+/// extra members still reach the schema.
+#[test]
+fn resolver_questions_render_their_parts() {
+    let decl =
+        r#"{"tool":"t","parameters":[{"name":"a","elicit":{"needs":[],"declares":"string"}}]}"#;
+    let plan = Plan::<2>::compile(decl).unwrap();
+    let cases = [
+        (
+            " \n{\"message\":\"Wh\\u00e9re \\\"to\\\"?\"} ",
+            "Whére \"to\"?",
+            None,
+        ),
+        (
+            r#"{"title":"T","message":"M\u00e9","description":"D"}"#,
+            "Mé",
+            Some(
+                r#"{"properties":{"value":{"title":"T","description":"D","type":"string"}},"required":["value"],"type":"object"}"#,
+            ),
+        ),
+        (
+            r#"{"message":"N?","type":"integer"}"#,
+            "N?",
+            Some(
+                r#"{"properties":{"value":{"title":"Value","type":"integer"}},"required":["value"],"type":"object"}"#,
+            ),
+        ),
+    ];
+    for (question, message, schema) in cases {
+        let mut ws = [0u8; 256];
+        let mut round = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+        round.resolve_question(question).unwrap();
+        assert_eq!(round.poll(), Ok(Step::InputRequired));
+        let mut reqs = Vec::new();
+        round.write_input_requests(false, &mut reqs).unwrap();
+        let reqs: Value = serde_json::from_slice(&reqs).unwrap();
+        assert_eq!(reqs["a"]["params"]["message"], message, "{question}");
+        if let Some(schema) = schema {
+            let want: Value = serde_json::from_str(schema).unwrap();
+            assert_eq!(reqs["a"]["params"]["requestedSchema"], want, "{question}");
+        }
+        let mut m = Vec::new();
+        assert!(round.write_message_of(0, &mut m));
+        assert_eq!(serde_json::from_slice::<Value>(&m).unwrap(), message);
+
+        let mut ws = [0u8; 256];
+        let mut hs = Round::handshake(&plan, "{}", &mut ws).unwrap();
+        assert_eq!(hs.poll(), Ok(Step::Resolve { param: 0 }));
+        hs.resolve_question(question).unwrap();
+        assert_eq!(hs.poll(), Ok(Step::Ask { param: 0 }));
+        let mut ask = Vec::new();
+        hs.write_ask(&mut ask).unwrap();
+        let ask: Value = serde_json::from_slice(&ask).unwrap();
+        assert_eq!(ask["message"], message, "{question}");
+        assert_eq!(
+            ask["requestedSchema"],
+            reqs["a"]["params"]["requestedSchema"]
+        );
+    }
+}
