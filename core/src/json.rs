@@ -1038,6 +1038,13 @@ fn put_cp(cp: u32, ascii: bool, sink: &mut dyn Sink) {
 
 /// Escape a Rust string's contents (no quotes), passing unescaped runs through whole.
 fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
+    put_plain_to(s, ascii, false, sink);
+}
+
+/// [`put_plain`], stopping at the first backslash when `at_escape` (JSON string
+/// contents: the escape is decoded by the caller): the index where it stopped
+/// (`s.len()` at the end).
+fn put_plain_to(s: &str, ascii: bool, at_escape: bool, sink: &mut dyn Sink) -> usize {
     let b = s.as_bytes();
     let mut run = 0;
     let mut i = 0;
@@ -1064,6 +1071,9 @@ fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
         if run < i {
             sink.put(&b[run..i]);
         }
+        if at_escape && c == b'\\' {
+            return i;
+        }
         if c < 0x80 {
             put_cp(u32::from(c), ascii, sink);
             i += 1;
@@ -1082,6 +1092,7 @@ fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
     if run < b.len() {
         sink.put(&b[run..]);
     }
+    b.len()
 }
 
 /// Write `v` as `json.dumps(json.loads(v.raw()), ...)` would in `style`.
@@ -1191,23 +1202,16 @@ pub fn write_json_str(s: Str<'_>, ascii: bool, sink: &mut dyn Sink) {
     sink.put(b"\"");
     let mut rest = s.0;
     loop {
-        match rest.find('\\') {
-            None => {
-                put_plain(rest, ascii, sink);
-                break;
-            }
-            Some(i) => {
-                put_plain(rest.get(..i).unwrap_or(""), ascii, sink);
-                let mut units = Units {
-                    rest: rest.get(i..).unwrap_or(""),
-                };
-                match units.next() {
-                    Some(cp) => put_cp(cp, ascii, sink),
-                    None => break,
-                }
-                rest = units.rest;
-            }
+        // Verbatim runs until an escape, which is decoded and written again.
+        let i = put_plain_to(rest, ascii, true, sink);
+        let mut units = Units {
+            rest: rest.get(i..).unwrap_or(""),
+        };
+        match units.next() {
+            Some(cp) => put_cp(cp, ascii, sink),
+            None => break,
         }
+        rest = units.rest;
     }
     sink.put(b"\"");
 }
