@@ -79,11 +79,22 @@ enum Source<'a> {
     None,
     /// A resolver returned a value (carried nowhere).
     Host(Value<'a>),
-    /// An answer (from the state or a reply).
+    /// An answer (from the state or a reply); `value` is an accepted wrapped answer's
+    /// `value` member, found once when it was checked.
     Answer {
         action: Action,
         content: Option<Value<'a>>,
+        value: Option<Value<'a>>,
     },
+}
+
+/// How [`Round::settle`] treats accepted content.
+#[derive(Clone, Copy)]
+enum Check<'t, 'a> {
+    /// Checked already; a wrapped type's `value` member (see [`Ty::accept`]).
+    Done(Option<Value<'a>>),
+    /// To check against this type.
+    Against(&'t Ty<'a>),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -842,16 +853,19 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // 1. A recorded answer to this same question (checked against the type here, so
         // settling it does not check it again).
         let mut answer = None;
-        let mut checked = false;
+        let mut checked = None;
         if let Some(rec) = self.slots[i].recorded {
             if q_matches(rec.q, digest) {
-                let usable =
-                    rec.action != Action::Accept || rec.data.is_some_and(|d| ty.validate(d));
+                let usable = match (rec.action, rec.data) {
+                    (Action::Accept, Some(d)) => ty.accept(d),
+                    (Action::Accept, None) => None,
+                    _ => Some(None),
+                };
                 // Deviation 3: a recorded answer that no longer validates is dropped
                 // and asked again rather than failing the call.
-                if usable {
+                if let Some(value) = usable {
                     answer = Some((rec.action, rec.data));
-                    checked = true;
+                    checked = Some(value);
                 } else {
                     let _ = self.notes.push(Note::DroppedInvalidRecorded { param: i });
                 }
@@ -881,31 +895,40 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 Ok(None)
             }
             Some((action, content)) => {
-                self.settle(i, (!checked).then_some(&ty), action, content)?;
+                let check = match checked {
+                    Some(value) => Check::Done(value),
+                    None => Check::Against(&ty),
+                };
+                self.settle(i, check, action, content)?;
                 self.slots[i].carried = true;
                 Ok(None)
             }
         }
     }
 
-    /// Settle parameter `i` with an answer; `check` is the type to check accepted
-    /// content against (`None`: already checked).
+    /// Settle parameter `i` with an answer, checking accepted content as `check` says.
     fn settle(
         &mut self,
         i: usize,
-        check: Option<&Ty<'a>>,
+        check: Check<'_, 'a>,
         action: Action,
         content: Option<Value<'a>>,
     ) -> Result<(), Error> {
         let p = &self.plan.params[i];
+        let mut value = None;
         match action {
             Action::Accept => {
-                let ok = content.is_some_and(|c| check.is_none_or(|ty| ty.validate(c)));
-                if !ok {
+                let accepted = match (check, content) {
+                    (_, None) => None,
+                    (Check::Done(v), Some(_)) => Some(v),
+                    (Check::Against(ty), Some(c)) => ty.accept(c),
+                };
+                let Some(v) = accepted else {
                     return Err(Error::SchemaMismatch {
                         param: name(p.name),
                     });
-                }
+                };
+                value = v;
             }
             Action::Decline | Action::Cancel => {
                 if p.default.is_none() && !p.outcome {
@@ -917,7 +940,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             }
         }
         self.slots[i].status = Status::Settled;
-        self.slots[i].source = Source::Answer { action, content };
+        self.slots[i].source = Source::Answer {
+            action,
+            content,
+            value,
+        };
         Ok(())
     }
 
@@ -1081,7 +1108,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
         }
         let ty = self.question(i).map_or(self.plan.params[i].ty, |q| q.ty);
-        if let Err(e) = self.settle(i, Some(&ty), action, content) {
+        if let Err(e) = self.settle(i, Check::Against(&ty), action, content) {
             return Err(self.fail(e));
         }
         self.phase = Phase::Running;
@@ -1137,10 +1164,19 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         match slot.source {
             Source::None => out.put(b"null"),
             Source::Host(v) => write_value(v, style, out),
-            Source::Answer { action, content } => {
+            Source::Answer {
+                action,
+                content,
+                value,
+            } => {
                 let ty = match slot.asks {
                     Asks::Resolver { typed: true, .. } => self.question(j).map_or(p.ty, |q| q.ty),
                     _ => p.ty,
+                };
+                // An accepted answer as the Python value it settles to.
+                let settled = |c: Value<'_>, out: &mut dyn Sink| match value {
+                    Some(v) => ty.write_normalized(v, style, out),
+                    None => ty.write_settled(c, style, out),
                 };
                 let sep: &[u8] = if style.spaced { b", " } else { b"," };
                 let colon: &[u8] = if style.spaced { b": " } else { b":" };
@@ -1153,14 +1189,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         out.put(b"\"value\"");
                         out.put(colon);
                         match content {
-                            Some(c) => ty.write_settled(c, style, out),
+                            Some(c) => settled(c, out),
                             None => out.put(b"null"),
                         }
                     }
                     out.put(b"}");
                 } else if action == Action::Accept {
                     match content {
-                        Some(c) => ty.write_settled(c, style, out),
+                        Some(c) => settled(c, out),
                         None => out.put(b"null"),
                     }
                 } else {
@@ -1276,7 +1312,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             if !slot.carried {
                 continue;
             }
-            let Source::Answer { action, content } = slot.source else {
+            let Source::Answer {
+                action, content, ..
+            } = slot.source
+            else {
                 continue;
             };
             if !first {

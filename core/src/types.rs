@@ -962,10 +962,13 @@ impl Ty<'_> {
         }
     }
 
-    /// Validate accepted content (the `content` object of an ElicitResult).
-    pub(crate) fn validate(&self, content: Value<'_>) -> bool {
+    /// Validate accepted content (the `content` object of an ElicitResult), handing back
+    /// what its settled value renders from: `None` when the content does not validate,
+    /// else `Some(value)` with a wrapped type's `value` member (`Some(None)` for object
+    /// and raw-schema types, which render the content).
+    pub(crate) fn accept<'c>(&self, content: Value<'c>) -> Option<Option<Value<'c>>> {
         if content.kind() != Kind::Object {
-            return false;
+            return None;
         }
         match self.kind {
             TypeKind::Object => {
@@ -973,19 +976,24 @@ impl Ty<'_> {
                     .spec
                     .and_then(|s| s.get("properties"))
                     .expect("checked");
-                props.members().all(|(name, field)| {
-                    let fty = Ty::compile(field, true).expect("checked at compile");
-                    match get_decoded(content, name) {
-                        Some(v) => fty.check_scalar(v),
-                        None => field.kind() == Kind::Object && field.get("default").is_some(),
-                    }
-                })
+                props
+                    .members()
+                    .all(|(name, field)| {
+                        let fty = Ty::compile(field, true).expect("checked at compile");
+                        match get_decoded(content, name) {
+                            Some(v) => fty.check_scalar(v),
+                            None => field.kind() == Kind::Object && field.get("default").is_some(),
+                        }
+                    })
+                    .then_some(None)
             }
-            TypeKind::Schema => check_raw_content(self.spec.expect("schema"), content),
-            _ => match content.get("value") {
-                Some(v) => self.check_scalar(v),
-                None => false,
-            },
+            TypeKind::Schema => {
+                check_raw_content(self.spec.expect("schema"), content).then_some(None)
+            }
+            _ => {
+                let v = content.get("value")?;
+                self.check_scalar(v).then_some(Some(v))
+            }
         }
     }
 
