@@ -6,7 +6,7 @@
 //! the reference: `v` must be the JSON integer `1` (the reference also takes `"1"`,
 //! `true`, `1.0`).
 
-use crate::json::{scan_value, scan_value_in, walk_object, JsonError, Kind, Value};
+use crate::json::{eq_bytes, scan_value, scan_value_in, walk_object, JsonError, Kind, Value};
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,18 @@ impl<'a> Recorded<'a> {
         at: usize,
         open: usize,
     ) -> Result<(usize, Option<Recorded<'a>>), JsonError> {
+        if let Some((end, rec)) = Self::scan_compact(text, at, open) {
+            return Ok((end, Some(rec)));
+        }
+        Self::scan_any(text, at, open)
+    }
+
+    /// [`Recorded::scan`] for an entry in any form.
+    fn scan_any(
+        text: &'a str,
+        at: usize,
+        open: usize,
+    ) -> Result<(usize, Option<Recorded<'a>>), JsonError> {
         let b = text.as_bytes();
         if b.get(at) != Some(&b'{') {
             return Ok((scan_value(b, at, open)?, None));
@@ -93,6 +105,36 @@ impl<'a> Recorded<'a> {
     }
 }
 
+impl<'a> Recorded<'a> {
+    /// An entry in the form this crate writes, `{"action":"…","data":…,"q":"…"}` with no
+    /// whitespace, read without walking its keys (the same validation of `data` and
+    /// `q`, the same result). `None` for any other form, which [`Recorded::scan`] then
+    /// reads in general (and reports, if it is not JSON).
+    fn scan_compact(text: &'a str, at: usize, open: usize) -> Option<(usize, Recorded<'a>)> {
+        const ACTIONS: [(&[u8], Action); 3] = [
+            (b"{\"action\":\"accept\",\"data\":", Action::Accept),
+            (b"{\"action\":\"decline\",\"data\":", Action::Decline),
+            (b"{\"action\":\"cancel\",\"data\":", Action::Cancel),
+        ];
+        let b = text.as_bytes();
+        let (p, action) = ACTIONS.iter().find_map(|&(prefix, action)| {
+            let here = b.get(at..at + prefix.len())?;
+            eq_bytes(here, prefix).then_some((at + prefix.len(), action))
+        })?;
+        let (data, end) = scan_value_in(text, p, open + 1).ok()?;
+        const Q: &[u8] = b",\"q\":";
+        if !eq_bytes(b.get(end..end + Q.len())?, Q) || b.get(end + Q.len()) != Some(&b'"') {
+            return None;
+        }
+        let (q, end) = scan_value_in(text, end + Q.len(), open + 1).ok()?;
+        if b.get(end) != Some(&b'}') {
+            return None;
+        }
+        let data = Some(data).filter(|d| !d.is_null());
+        Some((end + 1, Recorded { action, data, q }))
+    }
+}
+
 /// True when a JSON string value equals the digest text (ASCII), compared decoded as a
 /// Python dict would (a digest sent with escapes still matches).
 pub(crate) fn q_matches(q: Value<'_>, digest: &[u8]) -> bool {
@@ -101,4 +143,80 @@ pub(crate) fn q_matches(q: Value<'_>, digest: &[u8]) -> bool {
         crate::json::eq_bytes(raw, digest)
             || (raw.contains(&b'\\') && s.units().eq(digest.iter().map(|&c| u32::from(c))))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Recorded;
+    use std::format;
+    use std::string::String;
+    use std::vec::Vec;
+
+    fn show(r: Result<(usize, Option<Recorded<'_>>), crate::json::JsonError>) -> String {
+        match r {
+            Ok((end, Some(r))) => format!(
+                "{end} {:?} {:?} {:?}",
+                r.action,
+                r.data.map(|d| d.raw()),
+                r.q.raw()
+            ),
+            Ok((end, None)) => format!("{end} none"),
+            Err(e) => format!("{e:?}"),
+        }
+    }
+
+    /// The compact reader, where it applies, reads exactly what the general one reads;
+    /// and `scan` agrees with the general reader on every entry, compact or not.
+    #[test]
+    fn compact_entries_read_as_any_entry() {
+        let mut entries: Vec<String> = Vec::new();
+        for action in ["accept", "decline", "cancel", "acc\\u0065pt", "nope"] {
+            for data in [
+                "{\"value\":\"x\"}",
+                "null",
+                "{}",
+                "[1,2]",
+                "{\"a\":{\"b\":[]}}",
+                "{\"value\":",
+                "1e",
+                "\"s\"",
+            ] {
+                for q in ["\"AbC-_\"", "\"\"", "1", "\"a\\u0041\"", "\"x"] {
+                    entries.push(format!(
+                        "{{\"action\":\"{action}\",\"data\":{data},\"q\":{q}}}"
+                    ));
+                    entries.push(format!(
+                        "{{\"action\":\"{action}\",\"data\":{data},\"q\":{q},\"q\":\"z\"}}"
+                    ));
+                    entries.push(format!(
+                        "{{\"action\":\"{action}\",\"data\":{data},\"q\":{q} }}"
+                    ));
+                    entries.push(format!(
+                        "{{\"action\":\"{action}\", \"data\":{data},\"q\":{q}}}"
+                    ));
+                    entries.push(format!(
+                        "{{\"data\":{data},\"action\":\"{action}\",\"q\":{q}}}"
+                    ));
+                }
+            }
+        }
+        for e in &entries {
+            for tail in ["", "}", ",1]", " "] {
+                let text = format!("{e}{tail}");
+                let any = show(Recorded::scan_any(&text, 0, 2));
+                assert_eq!(show(Recorded::scan(&text, 0, 2)), any, "{text}");
+                if let Some((end, rec)) = Recorded::scan_compact(&text, 0, 2) {
+                    assert_eq!(show(Ok((end, Some(rec)))), any, "{text}");
+                }
+            }
+        }
+        // The compact form is taken for what this crate writes.
+        assert!(
+            Recorded::scan_compact(r#"{"action":"accept","data":{"value":1},"q":"Q"}"#, 0, 2)
+                .is_some()
+        );
+        assert!(
+            Recorded::scan_compact(r#"{"action":"cancel","data":null,"q":"Q"}"#, 0, 2).is_some()
+        );
+    }
 }
