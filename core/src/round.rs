@@ -25,7 +25,9 @@
 //! caller a temporary copy of the round while it is created.
 
 use crate::error::{name, Error, Problem};
-use crate::json::{scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number};
+use crate::json::{
+    eq_bytes, scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number,
+};
 use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
 };
@@ -334,6 +336,67 @@ fn classify_reply(v: Value<'_>) -> Option<Reply<'_>> {
 /// Validate the InputResponse at `at` in `text` (inside `open` containers) and classify it
 /// in the same pass: the index after it, and its kind (`None`: no InputResponse shape).
 fn scan_reply(text: &str, at: usize, open: usize) -> Result<(usize, Option<Reply<'_>>), JsonError> {
+    if let Some((end, reply)) = scan_reply_compact(text, at, open) {
+        return Ok((end, Some(reply)));
+    }
+    scan_reply_any(text, at, open)
+}
+
+/// An ElicitResult in the form clients send it, `{"action":"…"}` or
+/// `{"action":"…","content":{…}}` with no whitespace and flat content, read without
+/// walking its keys (the same validation, the same result). `None` for any other form,
+/// which [`scan_reply_any`] then reads (and reports, if it is not JSON).
+fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Reply<'_>)> {
+    const ACTIONS: [(&[u8], Action); 3] = [
+        (b"{\"action\":\"accept\"", Action::Accept),
+        (b"{\"action\":\"decline\"", Action::Decline),
+        (b"{\"action\":\"cancel\"", Action::Cancel),
+    ];
+    const CONTENT: &[u8] = b",\"content\":{";
+    let b = text.as_bytes();
+    let (p, action) = ACTIONS.iter().find_map(|&(prefix, action)| {
+        let here = b.get(at..at + prefix.len())?;
+        eq_bytes(here, prefix).then_some((at + prefix.len(), action))
+    })?;
+    if b.get(p) == Some(&b'}') {
+        return Some((
+            p + 1,
+            Reply::Elicit {
+                action,
+                content: None,
+            },
+        ));
+    }
+    if !eq_bytes(b.get(p..p + CONTENT.len())?, CONTENT) {
+        return None;
+    }
+    let start = p + CONTENT.len() - 1;
+    let mut flat = true;
+    let end = walk_object(text, start, open + 1, &mut |_, f| {
+        let (x, end) = scan_value_in(text, f, open + 2)?;
+        flat &= flat_field(x);
+        Ok(end)
+    })
+    .ok()?;
+    if !flat || b.get(end) != Some(&b'}') {
+        return None;
+    }
+    let content = Value::validated(text.get(start..end)?);
+    Some((
+        end + 1,
+        Reply::Elicit {
+            action,
+            content: Some(content),
+        },
+    ))
+}
+
+/// [`scan_reply`] for an InputResponse in any form.
+fn scan_reply_any(
+    text: &str,
+    at: usize,
+    open: usize,
+) -> Result<(usize, Option<Reply<'_>>), JsonError> {
     let b = text.as_bytes();
     if b.get(at) != Some(&b'{') {
         return Ok((scan_value(b, at, open)?, None));
@@ -1503,5 +1566,69 @@ impl<const N: usize> Round<'_, '_, N> {
     /// [`Round::write_request_state`] as a `String`.
     pub fn request_state(&self) -> Result<alloc::string::String, Error> {
         Self::owned(|v| self.write_request_state(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{scan_reply, scan_reply_any, scan_reply_compact, Reply};
+    use std::format;
+    use std::string::String;
+    use std::vec::Vec;
+
+    fn show(r: Result<(usize, Option<Reply<'_>>), crate::json::JsonError>) -> String {
+        match r {
+            Ok((end, Some(Reply::Elicit { action, content }))) => {
+                format!("{end} {action:?} {:?}", content.map(|c| c.raw()))
+            }
+            Ok((end, Some(Reply::Other))) => format!("{end} other"),
+            Ok((end, None)) => format!("{end} none"),
+            Err(e) => format!("{e:?}"),
+        }
+    }
+
+    /// The compact reader, where it applies, reads exactly what the general one reads;
+    /// and `scan_reply` agrees with the general reader on every reply, compact or not.
+    #[test]
+    fn compact_replies_read_as_any_reply() {
+        let mut replies: Vec<String> = Vec::new();
+        for action in ["accept", "decline", "cancel", "acc\\u0065pt", "nope"] {
+            replies.push(format!(r#"{{"action":"{action}"}}"#));
+            replies.push(format!(r#"{{"action":"{action}" }}"#));
+            for content in [
+                r#"{"value":"x"}"#,
+                r#"{}"#,
+                r#"{"a":1,"b":[ "x" ],"c":null,"d":true}"#,
+                r#"{"a":{"b":1}}"#,
+                r#"{"a":[1]}"#,
+                r#"{"a":"#,
+                r#"{"a":1,}"#,
+                "null",
+                "[1]",
+                r#""s""#,
+            ] {
+                replies.push(format!(r#"{{"action":"{action}","content":{content}}}"#));
+                replies.push(format!(
+                    r#"{{"action":"{action}","content":{content},"content":{{}}}}"#
+                ));
+                replies.push(format!(r#"{{"action":"{action}","content":{content} }}"#));
+                replies.push(format!(r#"{{"content":{content},"action":"{action}"}}"#));
+                replies.push(format!(
+                    r#"{{"action":"{action}","content":{content},"x":1}}"#
+                ));
+            }
+        }
+        for r in &replies {
+            for tail in ["", "}", ",1]", " "] {
+                let text = format!("{r}{tail}");
+                let any = show(scan_reply_any(&text, 0, 1));
+                assert_eq!(show(scan_reply(&text, 0, 1)), any, "{text}");
+                if let Some((end, reply)) = scan_reply_compact(&text, 0, 1) {
+                    assert_eq!(show(Ok((end, Some(reply)))), any, "{text}");
+                }
+            }
+        }
+        assert!(scan_reply_compact(r#"{"action":"accept","content":{"value":1}}"#, 0, 1).is_some());
+        assert!(scan_reply_compact(r#"{"action":"decline"}"#, 0, 1).is_some());
     }
 }
