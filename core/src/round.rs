@@ -1462,6 +1462,15 @@ fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), Problem>
             Err(_) => QUESTION_NOT_JSON,
         });
     }
+    match scan_question_compact(text, start) {
+        Some(read) => Ok(read),
+        None => scan_question_any(text, start),
+    }
+}
+
+/// [`scan_question`] for a question object (at `start`) in any form.
+fn scan_question_any(text: &str, start: usize) -> Result<(Value<'_>, QuestionFields<'_>), Problem> {
+    let b = text.as_bytes();
     let mut f = QuestionFields::default();
     let mut unknown = false;
     let walked = walk_object(text, start, 0, &mut |k, p| {
@@ -1491,6 +1500,25 @@ fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), Problem>
         .map(Value::validated)
         .ok_or(QUESTION_NOT_JSON)?;
     Ok((v, f))
+}
+
+/// The common form of a question, `{"message":"…"}` at `start` (whitespace after it
+/// only), read without walking its keys; `None` for any other form.
+fn scan_question_compact(text: &str, start: usize) -> Option<(Value<'_>, QuestionFields<'_>)> {
+    const MESSAGE: &[u8] = b"{\"message\":\"";
+    let b = text.as_bytes();
+    if !eq_bytes(b.get(start..start + MESSAGE.len())?, MESSAGE) {
+        return None;
+    }
+    let (m, end) = scan_value_in(text, start + MESSAGE.len() - 1, 1).ok()?;
+    if b.get(end) != Some(&b'}') || skip_ws_at(b, end + 1) != b.len() {
+        return None;
+    }
+    let f = QuestionFields {
+        message: Some(m),
+        ..QuestionFields::default()
+    };
+    Some((Value::validated(text.get(start..end + 1)?), f))
 }
 
 /// A question's parts from its fields: message, answer type (the parameter's unless the
@@ -1585,6 +1613,33 @@ mod tests {
             Ok((end, None)) => format!("{end} none"),
             Err(e) => format!("{e:?}"),
         }
+    }
+
+    /// A question in the common form reads as the general reader reads it.
+    #[test]
+    fn compact_questions_read_as_any_question() {
+        for q in [
+            r#"{"message":"A?"}"#,
+            r#" {"message":"A\u0041\"?"}  "#,
+            r#"{"message":""}"#,
+            r#"{"message":1}"#,
+            r#"{"message":"A?"} x"#,
+            r#"{"message":"A?","message":"B"}"#,
+            r#"{"message":"A?"}}"#,
+            r#"{"message":"A?""#,
+        ] {
+            let start = crate::json::skip_ws_at(q.as_bytes(), 0);
+            let show = |r: Option<(crate::json::Value<'_>, super::QuestionFields<'_>)>| {
+                r.map(|(v, f)| format!("{} {:?}", v.raw(), f.message.map(|m| m.raw())))
+            };
+            let general = super::scan_question_any(q, start)
+                .ok()
+                .map(|(v, f)| format!("{} {:?}", v.raw(), f.message.map(|m| m.raw())));
+            if let Some(c) = show(super::scan_question_compact(q, start)) {
+                assert_eq!(Some(c), general, "{q}");
+            }
+        }
+        assert!(super::scan_question_compact(r#"{"message":"A?"}"#, 0).is_some());
     }
 
     /// The compact reader, where it applies, reads exactly what the general one reads;
