@@ -758,18 +758,26 @@ fn within_bounds(spec: Option<Value<'_>>, x: f64) -> bool {
     true
 }
 
-fn count_ok(spec: Option<Value<'_>>, min_key: &str, max_key: &str, n: usize) -> bool {
-    let get = |k: &str| {
-        spec.and_then(|s| s.get(k))
-            .and_then(|v| v.as_number())
-            .map(num_f64)
-    };
-    if let Some(min) = get(min_key) {
+/// Whether a count (computed only when `spec` bounds it) is within `spec`'s bounds.
+fn count_ok(
+    spec: Option<Value<'_>>,
+    min_key: &str,
+    max_key: &str,
+    count: impl FnOnce() -> usize,
+) -> bool {
+    let Some(spec) = spec else { return true };
+    let get = |k: &str| spec.get(k).and_then(|v| v.as_number()).map(num_f64);
+    let (min, max) = (get(min_key), get(max_key));
+    if min.is_none() && max.is_none() {
+        return true;
+    }
+    let n = count();
+    if let Some(min) = min {
         if f64_lt(n as f64, min) {
             return false;
         }
     }
-    if let Some(max) = get(max_key) {
+    if let Some(max) = max {
         if f64_lt(max, n as f64) {
             return false;
         }
@@ -918,7 +926,7 @@ impl Ty<'_> {
         match self.kind {
             TypeKind::String => {
                 let Some(s) = v.as_str() else { return false };
-                if !count_ok(self.spec, "minLength", "maxLength", s.char_len()) {
+                if !count_ok(self.spec, "minLength", "maxLength", || s.char_len()) {
                     return false;
                 }
                 match self.key("format").and_then(|f| f.as_str()) {
@@ -956,7 +964,7 @@ impl Ty<'_> {
                         return false;
                     }
                 }
-                count_ok(self.spec, "minItems", "maxItems", n)
+                count_ok(self.spec, "minItems", "maxItems", || n)
             }
             TypeKind::Object | TypeKind::Schema => false,
         }
@@ -1095,7 +1103,7 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
     let is = |name: &str| t.is_some_and(|t| t.eq_str(name));
     let base = if is("string") {
         v.as_str().is_some_and(|s| {
-            count_ok(Some(p), "minLength", "maxLength", s.char_len())
+            count_ok(Some(p), "minLength", "maxLength", || s.char_len())
                 && p.get("format")
                     .and_then(|f| f.as_str())
                     .is_none_or(|f| format_ok(f, s))
@@ -1119,7 +1127,7 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
         };
         v.kind() == Kind::Array
             && v.items().all(|item| const_or_enum_ok(items, item))
-            && count_ok(Some(p), "minItems", "maxItems", v.items().count())
+            && count_ok(Some(p), "minItems", "maxItems", || v.items().count())
     } else {
         false
     };
