@@ -1110,10 +1110,18 @@ pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
             }
             sink.put(b"]");
         }
-        Kind::String => match v.as_str() {
-            Some(s) => write_json_str(s, style.ascii, sink),
-            None => sink.put(b"\"\""),
-        },
+        Kind::String => {
+            // Contents that render as they are (no escape to re-render; in ASCII style
+            // nothing past `~`) go out whole, quotes included.
+            let raw = v.0.as_bytes();
+            match raw.get(1..raw.len().saturating_sub(1)) {
+                Some(inner) if renders_as_is(inner, style.ascii) => sink.put(raw),
+                _ => match v.as_str() {
+                    Some(s) => write_json_str(s, style.ascii, sink),
+                    None => sink.put(b"\"\""),
+                },
+            }
+        }
         Kind::Number => match v.as_number() {
             // Python's int("-0") is 0; no other integer literal changes (no leading zeros).
             Some(Number::Int("-0")) => sink.put(b"0"),
@@ -1124,6 +1132,26 @@ pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
         },
         Kind::Null | Kind::Bool => sink.put(v.0.as_bytes()),
     }
+}
+
+/// Whether validated JSON string contents render unchanged: no escape (a JSON string
+/// holds no raw quote or control character), and with `ascii` no byte past `~`.
+fn renders_as_is(b: &[u8], ascii: bool) -> bool {
+    let mut i = 0;
+    while let Some(w) = word_at(b, i) {
+        let mut hit = has_byte(w, b'\\');
+        if ascii {
+            hit |= (w & HIGHS) | has_byte(w, 0x7F);
+        }
+        if hit != 0 {
+            return false;
+        }
+        i += 8;
+    }
+    b.get(i..)
+        .unwrap_or_default()
+        .iter()
+        .all(|&c| c != b'\\' && (!ascii || c < 0x7F))
 }
 
 fn write_member(
@@ -1972,6 +2000,34 @@ mod tests {
         write_value(v, Style::STATE, &mut s);
         assert_eq!(s.finish(), Ok(13));
         assert_eq!(s.written(), br#"{"k":[1,2,3]}"#);
+    }
+
+    /// A string value written whole (when it renders as is) reads exactly as one
+    /// re-rendered through its decoded contents, in both styles.
+    #[test]
+    fn string_values_written_whole_match_re_rendering() {
+        let pieces = [
+            "a", "abcdefgh", "\\n", "\\u0041", "\\\\", "\\/", "é", "\u{7f}", "~", " ", "😀",
+            "\\ud800",
+        ];
+        let mut texts = vec![String::from("\"\"")];
+        for a in pieces {
+            for b in pieces {
+                for c in ["", "xyz12345", "é"] {
+                    texts.push(format!("\"{a}{c}{b}\""));
+                }
+            }
+        }
+        for t in &texts {
+            let v = Value::parse(t).unwrap();
+            for style in [Style::WIRE, Style::DIGEST, Style::STATE] {
+                let mut whole = Buf(Vec::new());
+                write_value(v, style, &mut whole);
+                let mut again = Buf(Vec::new());
+                write_json_str(v.as_str().unwrap(), style.ascii, &mut again);
+                assert_eq!(whole.0, again.0, "{t} {style:?}");
+            }
+        }
     }
 
     /// The inline copy writes exactly the source at every length it special-cases (and
