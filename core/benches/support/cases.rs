@@ -135,16 +135,17 @@ pub fn run_round<const N: usize>(
     let mut slot = None;
     let round =
         Round::modern_in(&mut slot, plan, "{}", state, replies, workspace).expect("round starts");
-    let mut inputs = [0u8; 256];
-    let mut question = [0u8; 256];
     loop {
         match round.poll().expect("round runs") {
             Step::Resolve { param } => {
-                let n = round.resolve_inputs_into(&mut inputs).expect("inputs");
+                // The resolver's buffers: the output buffer, before any output is written
+                // (a host reuses its buffers rather than zeroing new ones every round).
+                let (inputs, question) = out.split_at_mut(out.len() / 2);
+                let n = round.resolve_inputs_into(inputs).expect("inputs");
                 let q = if &inputs[..n] == b"{}" {
-                    resolve_resolver(param, &mut question)
+                    resolve_resolver(param, question)
                 } else {
-                    chain_resolver(&inputs[..n], &mut question)
+                    chain_resolver(&inputs[..n], question)
                 };
                 let q = core::str::from_utf8(&question[..q]).expect("utf8");
                 round.resolve_question(q).expect("question accepted");
