@@ -664,7 +664,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Ok((end, ok))
         };
         let mut guess = 0;
-        let walked = walk_object(text, start, 0, &mut |k, p| {
+        let mut member = |k: Str<'a>, p: usize| -> Result<usize, JsonError> {
             if k.eq_str("answers") {
                 // A repeated key keeps its last value.
                 for slot in slots.iter_mut() {
@@ -704,7 +704,29 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
                 Ok(end)
             }
-        });
+        };
+        // The state as the engine writes it, `{"v":…,"answers":…,"asked":…}`: its keys
+        // are taken in place instead of read. Any other form is walked from the start
+        // (which reads the same members again, in the same order, so whatever this
+        // set is set again or, if the walk fails, the state is unreadable anyway).
+        let compact = (|| -> Option<usize> {
+            let mut p = start;
+            for (key, at) in [
+                ("v", &b"{\"v\":"[..]),
+                ("answers", b",\"answers\":"),
+                ("asked", b",\"asked\":"),
+            ] {
+                if !eq_bytes(b.get(p..p + at.len())?, at) {
+                    return None;
+                }
+                p = member(Str::validated(key), p + at.len()).ok()?;
+            }
+            (b.get(p) == Some(&b'}')).then_some(p + 1)
+        })();
+        let walked = match compact {
+            Some(end) => Ok(end),
+            None => walk_object(text, start, 0, &mut member),
+        };
         let readable = matches!(walked, Ok(end) if skip_ws_at(b, end) == b.len())
             && v.and_then(|v: Value<'_>| v.as_number()) == Some(Number::Int("1"))
             && answers_ok != Some(false)
