@@ -28,8 +28,9 @@ done
 
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-OUT="$ROOT/target/c-abi"
-LIBDIR="$ROOT/target/release"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+OUT="$TARGET/c-abi"
+LIBDIR="$TARGET/release"
 CFLAGS=(-std=c99 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
 CXXFLAGS=(-std=c++17 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include" -I"$ROOT/examples/cpp")
 rm -rf "$OUT"
