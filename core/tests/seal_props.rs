@@ -418,3 +418,46 @@ fn ttl_must_be_positive_and_finite() {
         0.5
     );
 }
+
+/// Decrypted claims that fail a check (expired, another request, another principal) are
+/// not left in the caller's buffer, by `unseal` or in place.
+#[test]
+fn claims_that_fail_a_check_are_wiped() {
+    let key = [5u8; 32];
+    let s: Sealer<'_, 1> = sealer(&[&key], None);
+    let b = binding(r#"{"city":"Paris"}"#);
+    let entropy = Entropy {
+        nonce: [3; 12],
+        principal_salt: [4; 8],
+    };
+    let at = UnixTime::from_secs;
+    let secret = "the-secret-answer";
+    let token = s
+        .seal_to_string(secret, &b, Some("ada"), at(NOW), &entropy)
+        .unwrap();
+    let other = binding(r#"{"city":"Rome"}"#);
+    let leaked = |buf: &[u8]| buf.windows(secret.len()).any(|w| w == secret.as_bytes());
+    for (bind, who, when) in [
+        (&b, Some("ada"), NOW + 600),
+        (&other, Some("ada"), NOW),
+        (&b, Some("bob"), NOW),
+    ] {
+        let mut out = vec![0u8; token.len()];
+        assert!(s.unseal(&token, bind, who, at(when), &mut out).is_err());
+        assert!(!leaked(&out));
+        let mut buf = token.clone().into_bytes();
+        let len = buf.len();
+        assert!(s
+            .unseal_in_place(&mut buf, len, bind, who, at(when))
+            .is_err());
+        assert!(!leaked(&buf));
+    }
+    // A good unseal does return it (the check above can see a leak).
+    let mut out = vec![0u8; token.len()];
+    assert_eq!(
+        s.unseal(&token, &b, Some("ada"), at(NOW), &mut out)
+            .unwrap(),
+        secret
+    );
+    assert!(leaked(&out));
+}

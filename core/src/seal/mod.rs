@@ -658,8 +658,8 @@ impl<'a, const N: usize> Sealer<'a, N> {
     /// beyond `buf.len()` (`needed` is then `len`), a host bug.
     ///
     /// The token is consumed: after the call, successful or not, `buf[..len]` holds
-    /// whatever the steps reached (decoded bytes, or the decrypted claims when a claim
-    /// check failed). Keep a copy first if the token is needed again.
+    /// whatever the steps reached (decoded bytes; decrypted claims that fail a check are
+    /// zeroed). Keep a copy first if the token is needed again.
     ///
     /// ```
     /// # use elicit_core::seal::{Binding, Entropy, KeyRing, Sealer, UnixTime};
@@ -737,14 +737,24 @@ impl<'a, const N: usize> Sealer<'a, N> {
         out: &'o mut [u8],
     ) -> Result<&'o str, UnsealError> {
         let payload = self.ring.open(out, raw_len)?;
-        let state = {
+        let checked = (|| {
             let text =
                 core::str::from_utf8(&out[payload.clone()]).map_err(|_| Reason::Malformed)?;
             let claims = Value::parse(text).map_err(|_| Reason::Malformed)?;
             let state = self.check_claims(claims, binding, principal, now)?;
             // Where the state's raw (escaped) text lies in `out`.
             let start = payload.start + (state.raw().as_ptr() as usize - text.as_ptr() as usize);
-            start..start + state.raw().len()
+            Ok::<_, Reason>(start..start + state.raw().len())
+        })();
+        let state = match checked {
+            Ok(state) => state,
+            Err(reason) => {
+                // Decrypted claims that fail a check are not left behind in `out`.
+                if let Some(plain) = out.get_mut(payload) {
+                    plain.fill(0);
+                }
+                return Err(reason.into());
+            }
         };
         let len = unescape_in_place(out, state)?;
         Ok(core::str::from_utf8(&out[..len]).map_err(|_| Reason::Malformed)?)
