@@ -440,7 +440,8 @@ impl<'a> Ty<'a> {
             }
             _ if self.spec.is_none() && title.is_none() && description.is_none() => {
                 // A shorthand scalar ("string", ...): the schema is a constant, the same
-                // bytes in the digest and wire forms (its keys are already sorted).
+                // bytes in the digest and wire forms (its keys are already sorted). One
+                // write per schema (it is on the hot path of every round).
                 out.put(match self.kind {
                     TypeKind::Integer => {
                         b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}"
@@ -1240,8 +1241,11 @@ impl Ty<'_> {
         match self.kind {
             TypeKind::Enum | TypeKind::Multi => {
                 let (a, b) = (self.choices.expect("c"), other.choices.expect("c"));
+                // Choices are strings (checked when the type was compiled or loaded):
+                // compared decoded, as `json_eq` compares strings.
                 let subset = |x: Value<'_>, y: Value<'_>| {
-                    x.items().all(|i| y.items().any(|j| json_eq(i, j)))
+                    x.items()
+                        .all(|i| i.as_str().is_some_and(|s| in_choices(y, s)))
                 };
                 subset(a, b) && subset(b, a)
             }
@@ -1292,8 +1296,8 @@ impl Ty<'_> {
 }
 
 fn canonical_digest(t: &Ty<'_>) -> [u8; 32] {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
+    // The block-level hasher the question digests use (no second SHA-256 front end).
+    let mut h = crate::plan::HashSink::new();
     match t.spec {
         Some(s) => write_value(s, Style::DIGEST, &mut h),
         None => {
@@ -1306,7 +1310,7 @@ fn canonical_digest(t: &Ty<'_>) -> [u8; 32] {
             });
         }
     }
-    h.finalize().into()
+    h.finish()
 }
 
 #[cfg(test)]
