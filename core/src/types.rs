@@ -158,6 +158,18 @@ fn check_choices(v: Value<'_>) -> Result<(), TyError> {
     Ok(())
 }
 
+/// Whether this build handles types of `kind`: object types need the `object-types`
+/// feature and raw schemas the `raw-schema` feature (both default; a device build may
+/// leave them out). The error names the feature to enable; the caller names the
+/// parameter.
+pub(crate) fn available(kind: TypeKind) -> Result<(), TyError> {
+    match kind {
+        TypeKind::Object if !cfg!(feature = "object-types") => Err(Problem::OBJECT_TYPES_LEFT_OUT),
+        TypeKind::Schema if !cfg!(feature = "raw-schema") => Err(Problem::RAW_SCHEMA_LEFT_OUT),
+        _ => Ok(()),
+    }
+}
+
 impl<'a> Ty<'a> {
     /// Compile a type from the declaration. `field` allows the field-only keys
     /// (title/description/default) and forbids objects and raw schemas.
@@ -190,6 +202,7 @@ impl<'a> Ty<'a> {
             if v.len() != 1 {
                 return Err(Problem::SCHEMA_OTHER_KEYS);
             }
+            available(TypeKind::Schema)?;
             check_raw_schema(schema)?;
             return Ok(Ty {
                 kind: TypeKind::Schema,
@@ -296,6 +309,7 @@ impl<'a> Ty<'a> {
             if field {
                 return Err(Problem::NESTED_OBJECT);
             }
+            available(TypeKind::Object)?;
             for (k, _) in v.members() {
                 if !(k.eq_str("type") || k.eq_str("title") || k.eq_str("properties")) {
                     return Err(Problem::OBJECT_TYPE_KEYS);
@@ -364,6 +378,8 @@ impl<'a> Ty<'a> {
         let digest = render.digest;
         let style = if digest { Style::DIGEST } else { Style::WIRE };
         match self.kind {
+            // Never built without the feature (see `available`).
+            TypeKind::Schema if !cfg!(feature = "raw-schema") => {}
             TypeKind::Schema => {
                 let s = self.spec.expect("raw schemas have a spec");
                 if render.client_view {
@@ -389,6 +405,7 @@ impl<'a> Ty<'a> {
                     write_value(s, style, out);
                 }
             }
+            TypeKind::Object if !cfg!(feature = "object-types") => {}
             TypeKind::Object => {
                 let spec = self.spec.expect("object types have a spec");
                 let props = spec.get("properties").expect("checked at compile");
@@ -969,6 +986,9 @@ impl Ty<'_> {
             return false;
         }
         match self.kind {
+            // Never built without the features (see `available`).
+            TypeKind::Object if !cfg!(feature = "object-types") => false,
+            TypeKind::Schema if !cfg!(feature = "raw-schema") => false,
             TypeKind::Object => {
                 let props = self
                     .spec
@@ -994,6 +1014,8 @@ impl Ty<'_> {
     /// to, rendered with `style`).
     pub(crate) fn write_settled(&self, content: Value<'_>, style: Style, out: &mut dyn Sink) {
         match self.kind {
+            // Never built without the feature (see `available`).
+            TypeKind::Object if !cfg!(feature = "object-types") => {}
             TypeKind::Object => {
                 let props = self
                     .spec
@@ -1144,6 +1166,7 @@ fn const_or_enum_ok(p: Value<'_>, v: Value<'_>) -> bool {
 }
 
 /// Semantic equality for scalars (strings decoded, numbers by value).
+#[cfg_attr(not(feature = "raw-schema"), allow(dead_code))]
 fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
     match (a.kind(), b.kind()) {
         (Kind::String, Kind::String) => a
@@ -1360,6 +1383,26 @@ mod tests {
             }
         }
         v
+    }
+
+    /// Object types and raw schemas compile when the build has their features; without,
+    /// the error names the feature (the caller names the parameter).
+    #[test]
+    fn left_out_types_name_their_feature() {
+        let object = Value::parse(r#"{"type":"object","properties":{"a":"string"}}"#);
+        let raw = Value::parse(r#"{"schema":{"type":"object","properties":{}}}"#);
+        for (v, on, feature) in [
+            (object, cfg!(feature = "object-types"), "\"object-types\""),
+            (raw, cfg!(feature = "raw-schema"), "\"raw-schema\""),
+        ] {
+            match Ty::compile(v.expect("JSON"), false) {
+                Ok(_) => assert!(on, "compiled without {feature}"),
+                Err(p) => {
+                    assert!(!on, "{feature} is on: {}", p.as_str());
+                    assert!(p.as_str().contains(feature), "{}", p.as_str());
+                }
+            }
+        }
     }
 
     #[test]
