@@ -801,6 +801,9 @@ fn in_choices(choices: Value<'_>, s: Str<'_>) -> bool {
         .any(|c| c.as_str().is_some_and(|c| c.cmp_decoded(s).is_eq()))
 }
 
+/// Out of line: its 128-byte buffer stays out of the validator's frame (a device's
+/// stack peak is a round validating answers).
+#[inline(never)]
 fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
     let mut buf = [0u8; 128];
     let Some(text) = decode_small(s, &mut buf) else {
