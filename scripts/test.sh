@@ -36,6 +36,10 @@ step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-fea
 step "cargo test (workspace)" cargo test --workspace --all-features
 # --all-features turns on small-float: test core's parser and ryu path (the default) too.
 step "cargo test elicit-core (default features)" cargo test -p elicit-core
+# Without object-types and raw-schema (as the firmware builds it): those types are errors
+# naming the parameter and the feature.
+step "cargo test elicit-core (types left out)" \
+  cargo test -p elicit-core --no-default-features --features serde,alloc --lib left_out
 step "no_std build thumbv7em (no default features)" \
   cargo build -p elicit-core --no-default-features --target thumbv7em-none-eabihf
 step "no_std build thumbv7em (small-float)" \

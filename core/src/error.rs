@@ -207,6 +207,8 @@ problems! {
     TYPE_OBJECT_NEEDS_TYPE = "a type object needs \"type\" (or is {\"enum\": [...]} / {\"schema\": ...})",
     FORMAT_UNKNOWN = "format must be one of \"email\", \"uri\", \"date\", \"date-time\"",
     NESTED_OBJECT = "nested objects are outside the MCP elicitation subset",
+    OBJECT_TYPES_LEFT_OUT = "object types need elicit-core's \"object-types\" feature, which this build leaves out (enable it)",
+    RAW_SCHEMA_LEFT_OUT = "raw requestedSchema types ({\"schema\": ...}) need elicit-core's \"raw-schema\" feature, which this build leaves out (enable it)",
     OBJECT_TYPE_KEYS = "an object type takes only \"type\", \"title\" and \"properties\"",
     OBJECT_TITLE_NOT_STRING = "an object type's title must be a string",
     PROPERTIES_NOT_FIELDS = "\"properties\" must be a non-empty object of fields",

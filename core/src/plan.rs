@@ -156,8 +156,10 @@ pub(crate) struct HashSink {
     block: [u8; 64],
     /// Bytes in `block`.
     len: usize,
-    /// Bytes compressed so far.
-    done: u64,
+    /// Blocks compressed so far (a `usize`, not a byte count in a `u64`: the sink stays
+    /// 4-byte aligned on 32-bit targets, so creating one clears it with the same routine
+    /// as every other buffer; 2^32 blocks are 256 GiB).
+    blocks: usize,
 }
 
 /// SHA-256's initial hash value.
@@ -176,21 +178,23 @@ impl HashSink {
             state: SHA256_H0,
             block: [0; 64],
             len: 0,
-            done: 0,
+            blocks: 0,
         }
     }
     /// The digest of everything written.
     pub(crate) fn finish(&mut self) -> [u8; 32] {
-        let bits = (self.done + self.len as u64).wrapping_mul(8);
+        let bits = (self.blocks as u64 * 64 + self.len as u64).wrapping_mul(8);
+        // Zero padding copied from a constant (a fill would link one more memset variant).
+        const ZEROS: [u8; 64] = [0; 64];
         let mut n = self.len;
         self.block[n] = 0x80;
         n += 1;
         if n > 56 {
-            self.block[n..].fill(0);
+            self.block[n..].copy_from_slice(&ZEROS[n..]);
             compress(&mut self.state, &self.block);
             n = 0;
         }
-        self.block[n..56].fill(0);
+        self.block[n..56].copy_from_slice(&ZEROS[n..56]);
         self.block[56..].copy_from_slice(&bits.to_be_bytes());
         compress(&mut self.state, &self.block);
         let mut out = [0u8; 32];
@@ -213,13 +217,13 @@ impl Sink for HashSink {
         let (head, rest) = bytes.split_at(room);
         self.block[self.len..].copy_from_slice(head);
         compress(&mut self.state, &self.block);
-        self.done += 64;
+        self.blocks += 1;
         bytes = rest;
         let mut blocks = bytes.chunks_exact(64);
         for b in &mut blocks {
             if let Ok(whole) = <&[u8; 64]>::try_from(b) {
                 compress(&mut self.state, whole);
-                self.done += 64;
+                self.blocks += 1;
             }
         }
         let tail = blocks.remainder();
@@ -608,7 +612,9 @@ impl<const N: usize> Plan<'_, N> {
 pub(crate) fn digest_text(d: &[u8; 16]) -> [u8; 22] {
     // Hand-rolled: the general engine costs more than the hashing on this hot path.
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = [0u8; 22];
+    // Starts as a copy of a constant, not zeroed: zeroing 22 bytes links one more
+    // memset variant on small targets.
+    let mut out = *b"AAAAAAAAAAAAAAAAAAAAAA";
     for k in 0..5 {
         let n =
             (u32::from(d[3 * k]) << 16) | (u32::from(d[3 * k + 1]) << 8) | u32::from(d[3 * k + 2]);

@@ -158,6 +158,18 @@ fn check_choices(v: Value<'_>) -> Result<(), TyError> {
     Ok(())
 }
 
+/// Whether this build handles types of `kind`: object types need the `object-types`
+/// feature and raw schemas the `raw-schema` feature (both default; a device build may
+/// leave them out). The error names the feature to enable; the caller names the
+/// parameter.
+pub(crate) fn available(kind: TypeKind) -> Result<(), TyError> {
+    match kind {
+        TypeKind::Object if !cfg!(feature = "object-types") => Err(Problem::OBJECT_TYPES_LEFT_OUT),
+        TypeKind::Schema if !cfg!(feature = "raw-schema") => Err(Problem::RAW_SCHEMA_LEFT_OUT),
+        _ => Ok(()),
+    }
+}
+
 impl<'a> Ty<'a> {
     /// Compile a type from the declaration. `field` allows the field-only keys
     /// (title/description/default) and forbids objects and raw schemas.
@@ -190,6 +202,7 @@ impl<'a> Ty<'a> {
             if v.len() != 1 {
                 return Err(Problem::SCHEMA_OTHER_KEYS);
             }
+            available(TypeKind::Schema)?;
             check_raw_schema(schema)?;
             return Ok(Ty {
                 kind: TypeKind::Schema,
@@ -296,6 +309,7 @@ impl<'a> Ty<'a> {
             if field {
                 return Err(Problem::NESTED_OBJECT);
             }
+            available(TypeKind::Object)?;
             for (k, _) in v.members() {
                 if !(k.eq_str("type") || k.eq_str("title") || k.eq_str("properties")) {
                     return Err(Problem::OBJECT_TYPE_KEYS);
@@ -364,6 +378,8 @@ impl<'a> Ty<'a> {
         let digest = render.digest;
         let style = if digest { Style::DIGEST } else { Style::WIRE };
         match self.kind {
+            // Never built without the feature (see `available`).
+            TypeKind::Schema if !cfg!(feature = "raw-schema") => {}
             TypeKind::Schema => {
                 let s = self.spec.expect("raw schemas have a spec");
                 if render.client_view {
@@ -389,6 +405,7 @@ impl<'a> Ty<'a> {
                     write_value(s, style, out);
                 }
             }
+            TypeKind::Object if !cfg!(feature = "object-types") => {}
             TypeKind::Object => {
                 let spec = self.spec.expect("object types have a spec");
                 let props = spec.get("properties").expect("checked at compile");
@@ -440,7 +457,8 @@ impl<'a> Ty<'a> {
             }
             _ if self.spec.is_none() && title.is_none() && description.is_none() => {
                 // A shorthand scalar ("string", ...): the schema is a constant, the same
-                // bytes in the digest and wire forms (its keys are already sorted).
+                // bytes in the digest and wire forms (its keys are already sorted). One
+                // write per schema (it is on the hot path of every round).
                 out.put(match self.kind {
                     TypeKind::Integer => {
                         b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}"
@@ -791,6 +809,9 @@ fn in_choices(choices: Value<'_>, s: Str<'_>) -> bool {
         .any(|c| c.as_str().is_some_and(|c| c.cmp_decoded(s).is_eq()))
 }
 
+/// Out of line: its 128-byte buffer stays out of the validator's frame (a device's
+/// stack peak is a round validating answers).
+#[inline(never)]
 fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
     let mut buf = [0u8; 128];
     let Some(text) = decode_small(s, &mut buf) else {
@@ -979,6 +1000,9 @@ impl Ty<'_> {
             return None;
         }
         match self.kind {
+            // Never built without the features (see `available`).
+            TypeKind::Object if !cfg!(feature = "object-types") => false,
+            TypeKind::Schema if !cfg!(feature = "raw-schema") => false,
             TypeKind::Object => {
                 let props = self
                     .spec
@@ -1009,6 +1033,8 @@ impl Ty<'_> {
     /// to, rendered with `style`).
     pub(crate) fn write_settled(&self, content: Value<'_>, style: Style, out: &mut dyn Sink) {
         match self.kind {
+            // Never built without the feature (see `available`).
+            TypeKind::Object if !cfg!(feature = "object-types") => {}
             TypeKind::Object => {
                 let props = self
                     .spec
@@ -1159,6 +1185,7 @@ fn const_or_enum_ok(p: Value<'_>, v: Value<'_>) -> bool {
 }
 
 /// Semantic equality for scalars (strings decoded, numbers by value).
+#[cfg_attr(not(feature = "raw-schema"), allow(dead_code))]
 fn json_eq(a: Value<'_>, b: Value<'_>) -> bool {
     match (a.kind(), b.kind()) {
         (Kind::String, Kind::String) => a
@@ -1256,8 +1283,11 @@ impl Ty<'_> {
         match self.kind {
             TypeKind::Enum | TypeKind::Multi => {
                 let (a, b) = (self.choices.expect("c"), other.choices.expect("c"));
+                // Choices are strings (checked when the type was compiled or loaded):
+                // compared decoded, as `json_eq` compares strings.
                 let subset = |x: Value<'_>, y: Value<'_>| {
-                    x.items().all(|i| y.items().any(|j| json_eq(i, j)))
+                    x.items()
+                        .all(|i| i.as_str().is_some_and(|s| in_choices(y, s)))
                 };
                 subset(a, b) && subset(b, a)
             }
@@ -1308,8 +1338,8 @@ impl Ty<'_> {
 }
 
 fn canonical_digest(t: &Ty<'_>) -> [u8; 32] {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
+    // The block-level hasher the question digests use (no second SHA-256 front end).
+    let mut h = crate::plan::HashSink::new();
     match t.spec {
         Some(s) => write_value(s, Style::DIGEST, &mut h),
         None => {
@@ -1322,7 +1352,7 @@ fn canonical_digest(t: &Ty<'_>) -> [u8; 32] {
             });
         }
     }
-    h.finalize().into()
+    h.finish()
 }
 
 #[cfg(test)]
@@ -1372,6 +1402,26 @@ mod tests {
             }
         }
         v
+    }
+
+    /// Object types and raw schemas compile when the build has their features; without,
+    /// the error names the feature (the caller names the parameter).
+    #[test]
+    fn left_out_types_name_their_feature() {
+        let object = Value::parse(r#"{"type":"object","properties":{"a":"string"}}"#);
+        let raw = Value::parse(r#"{"schema":{"type":"object","properties":{}}}"#);
+        for (v, on, feature) in [
+            (object, cfg!(feature = "object-types"), "\"object-types\""),
+            (raw, cfg!(feature = "raw-schema"), "\"raw-schema\""),
+        ] {
+            match Ty::compile(v.expect("JSON"), false) {
+                Ok(_) => assert!(on, "compiled without {feature}"),
+                Err(p) => {
+                    assert!(!on, "{feature} is on: {}", p.as_str());
+                    assert!(p.as_str().contains(feature), "{}", p.as_str());
+                }
+            }
+        }
     }
 
     #[test]

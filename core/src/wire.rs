@@ -29,7 +29,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
 use crate::json::{Str, Value};
 use crate::plan::{question_digest, AskKind, LiteralQ, Param, Plan};
-use crate::types::{check_raw_schema, Ty, TypeKind};
+use crate::types::{available, check_raw_schema, Ty, TypeKind};
 
 /// The first byte of [`Plan::to_postcard`]'s output; bumped whenever the layout changes.
 pub const PLAN_FORMAT_VERSION: u8 = 1;
@@ -109,7 +109,9 @@ fn ty_ok(t: &Ty<'_>) -> bool {
             t.choices.is_none()
         }
         (_, None) => false,
-        (TypeKind::Schema, Some(s)) => t.choices.is_none() && check_raw_schema(s).is_ok(),
+        (TypeKind::Schema, Some(s)) => {
+            cfg!(feature = "raw-schema") && t.choices.is_none() && check_raw_schema(s).is_ok()
+        }
         (kind, Some(spec)) => match Ty::compile(spec, false) {
             Ok(c) => c.kind == kind && c.choices.map(Value::raw) == t.choices.map(Value::raw),
             Err(_) => false,
@@ -267,6 +269,8 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
         if params[..i].iter().any(|q| q.name == p.name) {
             return Err(CompileError::DuplicateName { name: name(p.name) });
         }
+        // A type this build leaves out is named as such (the feature to enable).
+        available(p.ty.kind).map_err(|problem| bad(p.name, problem))?;
         if !ty_ok(&p.ty) {
             return Err(bad(p.name, Problem::PLAN_TYPE));
         }
@@ -280,6 +284,7 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
                     return Err(bad(p.name, Problem::PLAN_NEED));
                 }
                 if let Some(d) = declares {
+                    available(d.kind).map_err(|problem| bad(p.name, problem))?;
                     if !ty_ok(d) || !d.same_as(&p.ty) {
                         return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
                     }
@@ -392,5 +397,54 @@ impl<const N: usize> Plan<'_, N> {
         let n = self.to_postcard(&mut out).expect("sized by postcard_len");
         out.truncate(n);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plan bytes (written by hand, as `Plan::to_postcard` lays them out) of a tool with
+    /// one literal question whose answer type is of `kind` with the text `spec`.
+    fn one_param(kind: u8, spec: &str) -> heapless::Vec<u8, 256> {
+        let mut b = heapless::Vec::new();
+        let mut put = |bytes: &[u8]| b.extend_from_slice(bytes).expect("room");
+        put(&[PLAN_FORMAT_VERSION, 1]);
+        put(&[1, b't']); // tool
+        put(&[1]); // one parameter
+        put(&[1, b'p']); // its name
+        put(&[kind, 1, spec.len() as u8]); // type: kind, Some(spec)
+        put(spec.as_bytes());
+        put(&[0]); // no choices
+        put(&[0]); // no default
+        put(&[1, 0, 2, b'Q', b'?', 0, 0]); // Some(Literal { "Q?", no title/description })
+        put(&[0]); // not an outcome
+        put(&[1, 0]); // order: [0]
+        b
+    }
+
+    /// A plan with an object type or a raw schema loads when the build has the feature,
+    /// and otherwise fails naming the parameter and the feature to enable.
+    #[test]
+    fn left_out_types_are_named_on_load() {
+        let object = one_param(6, r#"{"type":"object","properties":{"a":"string"}}"#);
+        let raw = one_param(
+            7,
+            r#"{"type":"object","properties":{"a":{"type":"string"}}}"#,
+        );
+        for (bytes, on, feature) in [
+            (&object, cfg!(feature = "object-types"), "\"object-types\""),
+            (&raw, cfg!(feature = "raw-schema"), "\"raw-schema\""),
+        ] {
+            match Plan::<'_, 4>::from_postcard(bytes) {
+                Ok(_) => assert!(on, "loaded without {feature}"),
+                Err(CompileError::Declaration { at, problem }) => {
+                    assert!(!on, "{feature} is on: {}", problem.as_str());
+                    assert_eq!(at.as_str(), "p");
+                    assert!(problem.as_str().contains(feature), "{}", problem.as_str());
+                }
+                Err(e) => panic!("{e:?}"),
+            }
+        }
     }
 }

@@ -497,7 +497,8 @@ impl Big {
 /// The shortest round-trip decimal of a finite nonzero `f64`: `0.digits × 10^decpt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shortest {
-    /// ASCII digits; the first `len` are significant (no leading zero).
+    /// ASCII digits; the first `len` are significant (no leading zero), the rest zero
+    /// bytes.
     pub digits: [u8; 17],
     /// How many digits (1..=17).
     pub len: usize,
@@ -554,7 +555,7 @@ pub fn shortest(f: f64) -> Shortest {
         k += 1;
     }
     let mut out = Shortest {
-        digits: [b'0'; 17],
+        digits: [0; 17],
         len: 0,
         decpt: k,
     };
