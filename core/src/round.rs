@@ -1621,6 +1621,8 @@ impl<const N: usize> Round<'_, '_, N> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::{scan_reply, scan_reply_any, scan_reply_compact, Reply};
     use std::format;
     use std::string::String;

@@ -147,6 +147,8 @@ pub(crate) fn q_matches(q: Value<'_>, digest: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::Recorded;
     use std::format;
     use std::string::String;

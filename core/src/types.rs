@@ -1001,8 +1001,8 @@ impl Ty<'_> {
         }
         match self.kind {
             // Never built without the features (see `available`).
-            TypeKind::Object if !cfg!(feature = "object-types") => false,
-            TypeKind::Schema if !cfg!(feature = "raw-schema") => false,
+            TypeKind::Object if !cfg!(feature = "object-types") => None,
+            TypeKind::Schema if !cfg!(feature = "raw-schema") => None,
             TypeKind::Object => {
                 let props = self
                     .spec
