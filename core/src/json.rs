@@ -656,7 +656,7 @@ impl<'a> Str<'a> {
         // longer than `s` equal it only byte for byte, and longer ones only through an
         // escape (no scan for a backslash on the common paths).
         if self.0.len() <= s.len() {
-            return eq_bytes(self.0.as_bytes(), s.as_bytes());
+            return self.0 == s;
         }
         if !self.0.as_bytes().contains(&b'\\') {
             return false;
@@ -666,10 +666,7 @@ impl<'a> Str<'a> {
     /// Which of `names` this key is, compared decoded as a Python dict compares keys:
     /// byte for byte first, then through its escapes only when it has one.
     pub(crate) fn which(self, names: &[&str]) -> Option<usize> {
-        if let Some(i) = names
-            .iter()
-            .position(|n| eq_bytes(self.0.as_bytes(), n.as_bytes()))
-        {
+        if let Some(i) = names.iter().position(|n| self.0 == *n) {
             return Some(i);
         }
         if !self.0.as_bytes().contains(&b'\\') {
@@ -867,48 +864,15 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
             dst[..8].copy_from_slice(&src[..8]);
             dst[n - 8..].copy_from_slice(&src[n - 8..]);
         }
-        17..=32 => {
+        17..=32 if !cfg!(feature = "small-code") => {
             dst[..16].copy_from_slice(&src[..16]);
             dst[n - 16..].copy_from_slice(&src[n - 16..]);
         }
-        33..=64 => {
+        33..=64 if !cfg!(feature = "small-code") => {
             dst[..32].copy_from_slice(&src[..32]);
             dst[n - 32..].copy_from_slice(&src[n - 32..]);
         }
         _ => dst.copy_from_slice(src),
-    }
-}
-
-/// `a == b` for byte strings, with short ones (keys, names, digests) compared in
-/// fixed-size loads instead of a call to `memcmp`.
-#[inline(always)]
-pub(crate) fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if b.len() != n {
-        return false;
-    }
-    let word = |s: &[u8], at: usize| -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    };
-    let half = |s: &[u8], at: usize| -> u32 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_le_bytes(w)
-    };
-    match n {
-        0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        17..=32 => {
-            word(a, 0) == word(b, 0)
-                && word(a, 8) == word(b, 8)
-                && word(a, n - 16) == word(b, n - 16)
-                && word(a, n - 8) == word(b, n - 8)
-        }
-        _ => a == b,
     }
 }
 
@@ -1115,7 +1079,11 @@ pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
             // nothing past `~`) go out whole, quotes included.
             let raw = v.0.as_bytes();
             match raw.get(1..raw.len().saturating_sub(1)) {
-                Some(inner) if renders_as_is(inner, style.ascii) => sink.put(raw),
+                Some(inner)
+                    if !cfg!(feature = "small-code") && renders_as_is(inner, style.ascii) =>
+                {
+                    sink.put(raw)
+                }
                 _ => match v.as_str() {
                     Some(s) => write_json_str(s, style.ascii, sink),
                     None => sink.put(b"\"\""),
@@ -2045,24 +2013,6 @@ mod tests {
             let mut short = vec![0u8; n.saturating_sub(1)];
             copy_bytes(&mut short, &src[..n]);
             assert!(n == 0 || short.iter().all(|&b| b == 0), "{n}");
-        }
-    }
-
-    /// The short-string comparison agrees with `==` at every length it special-cases
-    /// (and past them), for equal strings and for a difference at every position.
-    #[test]
-    fn eq_bytes_is_slice_equality() {
-        let base: Vec<u8> = (0..40u8).map(|i| b'a' + i % 26).collect();
-        let step = if cfg!(miri) { 7 } else { 1 };
-        for n in (0..=40).step_by(step) {
-            let a = &base[..n];
-            assert!(eq_bytes(a, a), "{n}");
-            assert_eq!(eq_bytes(a, &base[..n.saturating_sub(1)]), n == 0, "{n}");
-            for at in 0..n {
-                let mut b = a.to_vec();
-                b[at] ^= 0x20;
-                assert!(!eq_bytes(a, &b), "len {n}, differs at {at}");
-            }
         }
     }
 

@@ -25,9 +25,7 @@
 //! caller a temporary copy of the round while it is created.
 
 use crate::error::{name, Error, Problem};
-use crate::json::{
-    eq_bytes, scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number,
-};
+use crate::json::{scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number};
 use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
 };
@@ -336,8 +334,10 @@ fn classify_reply(v: Value<'_>) -> Option<Reply<'_>> {
 /// Validate the InputResponse at `at` in `text` (inside `open` containers) and classify it
 /// in the same pass: the index after it, and its kind (`None`: no InputResponse shape).
 fn scan_reply(text: &str, at: usize, open: usize) -> Result<(usize, Option<Reply<'_>>), JsonError> {
-    if let Some((end, reply)) = scan_reply_compact(text, at, open) {
-        return Ok((end, Some(reply)));
+    if !cfg!(feature = "small-code") {
+        if let Some((end, reply)) = scan_reply_compact(text, at, open) {
+            return Ok((end, Some(reply)));
+        }
     }
     scan_reply_any(text, at, open)
 }
@@ -356,7 +356,7 @@ fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Repl
     let b = text.as_bytes();
     let (p, action) = ACTIONS.iter().find_map(|&(prefix, action)| {
         let here = b.get(at..at + prefix.len())?;
-        eq_bytes(here, prefix).then_some((at + prefix.len(), action))
+        (here == prefix).then_some((at + prefix.len(), action))
     })?;
     if b.get(p) == Some(&b'}') {
         return Some((
@@ -367,7 +367,7 @@ fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Repl
             },
         ));
     }
-    if !eq_bytes(b.get(p..p + CONTENT.len())?, CONTENT) {
+    if b.get(p..p + CONTENT.len())? != CONTENT {
         return None;
     }
     let start = p + CONTENT.len() - 1;
@@ -710,13 +710,16 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // (which reads the same members again, in the same order, so whatever this
         // set is set again or, if the walk fails, the state is unreadable anyway).
         let compact = (|| -> Option<usize> {
+            if cfg!(feature = "small-code") {
+                return None;
+            }
             let mut p = start;
             for (key, at) in [
                 ("v", &b"{\"v\":"[..]),
                 ("answers", b",\"answers\":"),
                 ("asked", b",\"asked\":"),
             ] {
-                if !eq_bytes(b.get(p..p + at.len())?, at) {
+                if b.get(p..p + at.len())? != at {
                     return None;
                 }
                 p = member(Str::validated(key), p + at.len()).ok()?;
@@ -1484,7 +1487,11 @@ fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), Problem>
             Err(_) => QUESTION_NOT_JSON,
         });
     }
-    match scan_question_compact(text, start) {
+    let compact = match cfg!(feature = "small-code") {
+        true => None,
+        false => scan_question_compact(text, start),
+    };
+    match compact {
         Some(read) => Ok(read),
         None => scan_question_any(text, start),
     }
@@ -1529,7 +1536,7 @@ fn scan_question_any(text: &str, start: usize) -> Result<(Value<'_>, QuestionFie
 fn scan_question_compact(text: &str, start: usize) -> Option<(Value<'_>, QuestionFields<'_>)> {
     const MESSAGE: &[u8] = b"{\"message\":\"";
     let b = text.as_bytes();
-    if !eq_bytes(b.get(start..start + MESSAGE.len())?, MESSAGE) {
+    if b.get(start..start + MESSAGE.len())? != MESSAGE {
         return None;
     }
     let (m, end) = scan_value_in(text, start + MESSAGE.len() - 1, 1).ok()?;

@@ -6,7 +6,7 @@
 //! the reference: `v` must be the JSON integer `1` (the reference also takes `"1"`,
 //! `true`, `1.0`).
 
-use crate::json::{eq_bytes, scan_value, scan_value_in, walk_object, JsonError, Kind, Value};
+use crate::json::{scan_value, scan_value_in, walk_object, JsonError, Kind, Value};
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,11 +119,11 @@ impl<'a> Recorded<'a> {
         let b = text.as_bytes();
         let (p, action) = ACTIONS.iter().find_map(|&(prefix, action)| {
             let here = b.get(at..at + prefix.len())?;
-            eq_bytes(here, prefix).then_some((at + prefix.len(), action))
+            (here == prefix).then_some((at + prefix.len(), action))
         })?;
         let (data, end) = scan_value_in(text, p, open + 1).ok()?;
         const Q: &[u8] = b",\"q\":";
-        if !eq_bytes(b.get(end..end + Q.len())?, Q) || b.get(end + Q.len()) != Some(&b'"') {
+        if b.get(end..end + Q.len())? != Q || b.get(end + Q.len()) != Some(&b'"') {
             return None;
         }
         let (q, end) = scan_value_in(text, end + Q.len(), open + 1).ok()?;
@@ -140,7 +140,7 @@ impl<'a> Recorded<'a> {
 pub(crate) fn q_matches(q: Value<'_>, digest: &[u8]) -> bool {
     q.as_str().is_some_and(|s| {
         let raw = s.raw().as_bytes();
-        crate::json::eq_bytes(raw, digest)
+        raw == digest
             || (raw.contains(&b'\\') && s.units().eq(digest.iter().map(|&c| u32::from(c))))
     })
 }
