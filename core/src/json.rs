@@ -1013,19 +1013,7 @@ fn put_plain_to(s: &str, ascii: bool, at_escape: bool, sink: &mut dyn Sink) -> u
     let mut run = 0;
     let mut i = 0;
     loop {
-        // Eight verbatim bytes at a time; else straight to the first byte to escape.
-        if let Some(w) = word_at(b, i) {
-            let mut hit = has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w);
-            if ascii {
-                hit |= (w & HIGHS) | has_byte(w, 0x7F);
-            }
-            if hit == 0 {
-                i += 8;
-                continue;
-            }
-            // The lowest flagged byte is a true match (a borrow only runs upwards).
-            i += (hit.trailing_zeros() / 8) as usize;
-        }
+        i = skip_verbatim_words(b, i, ascii);
         let Some(&c) = b.get(i) else { break };
         let verbatim = c >= 0x20 && c != b'"' && c != b'\\' && (!ascii || c < 0x7F);
         if verbatim {
@@ -1105,21 +1093,30 @@ pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
 /// Whether validated JSON string contents render unchanged: no escape (a JSON string
 /// holds no raw quote or control character), and with `ascii` no byte past `~`.
 fn renders_as_is(b: &[u8], ascii: bool) -> bool {
-    let mut i = 0;
-    while let Some(w) = word_at(b, i) {
-        let mut hit = has_byte(w, b'\\');
-        if ascii {
-            hit |= (w & HIGHS) | has_byte(w, 0x7F);
-        }
-        if hit != 0 {
-            return false;
-        }
-        i += 8;
-    }
+    let i = skip_verbatim_words(b, 0, ascii);
     b.get(i..)
         .unwrap_or_default()
         .iter()
         .all(|&c| c != b'\\' && (!ascii || c < 0x7F))
+}
+
+/// Index of the first byte at or after `pos` that a writer must escape (a quote, a
+/// backslash, a control character, and with `ascii` a byte past `~`), eight bytes at a
+/// time; under eight bytes from the end it returns where it stopped and the caller goes
+/// on byte by byte.
+fn skip_verbatim_words(b: &[u8], mut pos: usize, ascii: bool) -> usize {
+    while let Some(w) = word_at(b, pos) {
+        let mut hit = has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w);
+        if ascii {
+            hit |= (w & HIGHS) | has_byte(w, 0x7F);
+        }
+        if hit != 0 {
+            // The lowest flagged byte is a true match (a borrow only runs upwards).
+            return pos + (hit.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    pos
 }
 
 fn write_member(

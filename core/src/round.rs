@@ -30,7 +30,7 @@ use crate::json::{
     write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
 };
 use crate::plan::{digest_text, question_digest, write_params, AskKind, Plan};
-use crate::state::{q_matches, Action, Recorded};
+use crate::state::{compact_action, q_matches, Action, Recorded};
 use crate::types::{Render, Ty};
 
 /// Which protocol era the round serves.
@@ -347,17 +347,9 @@ fn scan_reply(text: &str, at: usize, open: usize) -> Result<(usize, Option<Reply
 /// walking its keys (the same validation, the same result). `None` for any other form,
 /// which [`scan_reply_any`] then reads (and reports, if it is not JSON).
 fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Reply<'_>)> {
-    const ACTIONS: [(&[u8], Action); 3] = [
-        (b"{\"action\":\"accept\"", Action::Accept),
-        (b"{\"action\":\"decline\"", Action::Decline),
-        (b"{\"action\":\"cancel\"", Action::Cancel),
-    ];
     const CONTENT: &[u8] = b",\"content\":{";
     let b = text.as_bytes();
-    let (p, action) = ACTIONS.iter().find_map(|&(prefix, action)| {
-        let here = b.get(at..at + prefix.len())?;
-        (here == prefix).then_some((at + prefix.len(), action))
-    })?;
+    let (p, action) = compact_action(b, at)?;
     if b.get(p) == Some(&b'}') {
         return Some((
             p + 1,

@@ -111,16 +111,13 @@ impl<'a> Recorded<'a> {
     /// `q`, the same result). `None` for any other form, which [`Recorded::scan`] then
     /// reads in general (and reports, if it is not JSON).
     fn scan_compact(text: &'a str, at: usize, open: usize) -> Option<(usize, Recorded<'a>)> {
-        const ACTIONS: [(&[u8], Action); 3] = [
-            (b"{\"action\":\"accept\",\"data\":", Action::Accept),
-            (b"{\"action\":\"decline\",\"data\":", Action::Decline),
-            (b"{\"action\":\"cancel\",\"data\":", Action::Cancel),
-        ];
+        const DATA: &[u8] = b",\"data\":";
         let b = text.as_bytes();
-        let (p, action) = ACTIONS.iter().find_map(|&(prefix, action)| {
-            let here = b.get(at..at + prefix.len())?;
-            (here == prefix).then_some((at + prefix.len(), action))
-        })?;
+        let (p, action) = compact_action(b, at)?;
+        if b.get(p..p + DATA.len())? != DATA {
+            return None;
+        }
+        let p = p + DATA.len();
         let (data, end) = scan_value_in(text, p, open + 1).ok()?;
         const Q: &[u8] = b",\"q\":";
         if b.get(end..end + Q.len())? != Q || b.get(end + Q.len()) != Some(&b'"') {
@@ -133,6 +130,23 @@ impl<'a> Recorded<'a> {
         let data = Some(data).filter(|d| !d.is_null());
         Some((end + 1, Recorded { action, data, q }))
     }
+}
+
+/// An object opening with its `action` member, compactly: `{"action":"accept"` (or
+/// `decline`, `cancel`) at `at`; the index after it and the action.
+pub(crate) fn compact_action(b: &[u8], at: usize) -> Option<(usize, Action)> {
+    const HEAD: &[u8] = b"{\"action\":\"";
+    if b.get(at..at + HEAD.len())? != HEAD {
+        return None;
+    }
+    let p = at + HEAD.len();
+    [Action::Accept, Action::Decline, Action::Cancel]
+        .into_iter()
+        .find_map(|action| {
+            let word = action.as_str().as_bytes();
+            let end = p + word.len();
+            (b.get(p..end)? == word && b.get(end) == Some(&b'"')).then_some((end + 1, action))
+        })
 }
 
 /// True when a JSON string value equals the digest text (ASCII), compared decoded as a
