@@ -29,9 +29,9 @@ else
     [[ -e "$venv/.gitignore" ]] || printf '*\n' > "$venv/.gitignore"
 fi
 
-echo "seal-interop: building the seal_cli example" >&2
-cargo build --quiet -p elicit-core --no-default-features --features seal,std --example seal_cli >&2
+echo "seal-interop: building seal_cli (tools/)" >&2
+cargo build --quiet -p elicit-tools --bin seal_cli >&2
 target_dir="$(cargo metadata --format-version 1 --no-deps | "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
-cli="$target_dir/debug/examples/seal_cli"
+cli="$target_dir/debug/seal_cli"
 
 exec "$py" "$root/tests/interop/seal/interop.py" "$cli"

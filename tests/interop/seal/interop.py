@@ -4,7 +4,7 @@ Usage: python interop.py PATH/TO/seal_cli
 
 The Python side is the SDK's own code: `RequestStateBoundary` (claims envelope, binding,
 audience, principal checks) over `AESGCMRequestStateCodec`, with `time.time` and (for the
-byte-for-byte cases) `os.urandom` patched. The Rust side is `core/examples/seal_cli.rs`,
+byte-for-byte cases) `os.urandom` patched. The Rust side is `tools/src/bin/seal_cli.rs`,
 driven in batches over stdin/stdout.
 
 Shows, for every scenario:

@@ -12,7 +12,7 @@
 //!   -> {"ok":true,"state":"..."|null} | {"ok":false,"reason":"<log reason>","code":-32602,"message":"..."}
 //! ```
 //!
-//! Run: `cargo run -p elicit-core --features seal,std --example seal_cli < requests.jsonl`.
+//! Run: `cargo run -p elicit-tools --bin seal_cli < requests.jsonl`.
 
 use std::io::{BufRead, BufWriter, Read, Write};
 

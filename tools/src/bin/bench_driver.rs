@@ -2,18 +2,19 @@
 //! runs one case's round `ITERS` times (no criterion, no timing code in the way).
 //!
 //! ```text
-//! cargo build --release -p elicit-core --example bench_driver
-//! valgrind --tool=callgrind target/release/examples/bench_driver indep-16 first 1000
+//! cargo build --release -p elicit-tools --bin bench_driver
+//! valgrind --tool=callgrind target/release/bench_driver indep-16 first 1000
 //! ```
 //!
-//! Cases and rounds as in `benches/rounds.rs` (`indep-1|4|16|64`, `chain-8`;
+//! Cases and rounds as in `core/benches/rounds.rs` (`indep-1|4|16|64`, `chain-8`;
 //! `first|final|compile`). Prints the instructions-free summary: what the round wrote.
 
 use std::hint::black_box;
 
 use elicit_core::Plan;
 
-#[path = "../benches/support/cases.rs"]
+// The benchmark's own case definitions, so both run the very same rounds.
+#[path = "../../../core/benches/support/cases.rs"]
 mod cases;
 use cases::{run_round, Case, Kind, CAP, CASES, OUT, WORKSPACE};
 
@@ -73,7 +74,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // Plans sized to the case, as in benches/rounds.rs.
+    // Plans sized to the case, as in core/benches/rounds.rs.
     let last = match n {
         0..=8 => repeat::<8>(&case.declaration, state, replies, iters),
         9..=16 => repeat::<16>(&case.declaration, state, replies, iters),
