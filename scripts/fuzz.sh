@@ -3,9 +3,9 @@
 #
 #   scripts/fuzz.sh [seconds] [target...]
 #
-# Installs cargo-fuzz (cargo install --locked) when missing; uses the nightly
-# toolchain. Corpora are seeded from tests/vectors and the reference oracle's vectors
-# (fuzz/seed.py) and kept in fuzz/corpus/<target>; crashes land in
+# Installs cargo-fuzz (cargo install --locked) and the nightly toolchain when missing.
+# Corpora are seeded from tests/vectors and the reference oracle's vectors (fuzz/seed.py;
+# a failed seeding fails the run) and kept in fuzz/corpus/<target>; crashes land in
 # fuzz/artifacts/<target>. Prints one summary line per target:
 #   <target> runs=<execs> seconds=<s> corpus=<files> result=ok|CRASH
 # Exits non-zero if any target crashed.
@@ -18,13 +18,13 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(compile state_round replies host_actions unseal ffi)
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
-  echo "fuzz.sh: the nightly toolchain is needed (rustup toolchain install nightly --profile minimal)" >&2
-  exit 2
+  echo "fuzz.sh: installing the nightly toolchain (cargo-fuzz needs it)" >&2
+  rustup toolchain install nightly --profile minimal || exit 2
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install --locked cargo-fuzz || exit 2
 fi
-python3 seed.py >/dev/null || echo "fuzz.sh: seeding failed; fuzzing from empty corpora" >&2
+python3 seed.py >/dev/null || { echo "fuzz.sh: seeding the corpora (fuzz/seed.py) failed" >&2; exit 2; }
 
 cargo +nightly fuzz build -O || exit 2
 status=0

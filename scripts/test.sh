@@ -28,8 +28,10 @@ toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
 if ! rustup run "$toolchain" rustc --version >/dev/null 2>&1; then
   rustup toolchain install "$toolchain" --profile minimal -c rustfmt,clippy
 fi
-rustup component add --toolchain "$toolchain" rustfmt clippy >/dev/null 2>&1 || true
-rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf >/dev/null 2>&1 || true
+rustup component add --toolchain "$toolchain" rustfmt clippy >/dev/null ||
+  { echo "test.sh: cannot add rustfmt and clippy to $toolchain" >&2; exit 1; }
+rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf >/dev/null ||
+  { echo "test.sh: cannot add the thumbv7em-none-eabihf target to $toolchain" >&2; exit 1; }
 
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-features -- -D warnings
@@ -44,38 +46,22 @@ step "no_std build thumbv7em (no default features)" \
   cargo build -p elicit-core --no-default-features --target thumbv7em-none-eabihf
 step "no_std build thumbv7em (small-float)" \
   cargo build -p elicit-core --no-default-features --features small-float --target thumbv7em-none-eabihf
-if grep -q '^seal' core/Cargo.toml; then
-  step "no_std build thumbv7em (seal)" \
-    cargo build -p elicit-core --no-default-features --features seal --target thumbv7em-none-eabihf
-fi
+step "no_std build thumbv7em (seal)" \
+  cargo build -p elicit-core --no-default-features --features seal --target thumbv7em-none-eabihf
 step "demo runs (scripted, both eras)" bash -c '
   set -e
   cargo run -q -p booking-demo -- --script | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
   cargo run -q -p booking-demo -- --script --era handshake | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
   cargo run -q -p booking-demo -- --script --destination London | tail -1 | grep -qx "Booked London (LHR) on 2026-08-01, seat window"'
 
-if [ -x scripts/test-c.sh ] || [ -f scripts/test-c.sh ]; then
-  step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
-fi
-if [ -f scripts/run-firmware.sh ]; then
-  step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
-fi
-if [ -f scripts/test-python.sh ]; then
-  step "Python ctypes binding: mypy, pytest, leak loop" bash scripts/test-python.sh
-fi
+step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
+step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
+step "Python ctypes binding: mypy, pytest, leak loop" bash scripts/test-python.sh
 if [ -z "${QUICK:-}" ]; then
-  if [ -f scripts/seal-interop.sh ]; then
-    step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
-  fi
-  if [ -f scripts/test-mcp.sh ]; then
-    step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
-  fi
-  if [ -f scripts/fuzz.sh ]; then
-    step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
-  fi
-  if [ -f scripts/differential.sh ]; then
-    step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
-  fi
+  step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
+  step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
+  step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+  step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
 fi
 
 echo

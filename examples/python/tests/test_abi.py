@@ -148,13 +148,24 @@ def test_abi_version_matches() -> None:
 
 
 def test_library_found_in_the_cargo_target_dir(tmp_path: Path) -> None:
-    repo = Path(__file__).resolve().parents[3]
-    name = elicit.library_filename()
-    if not any((repo / "target" / d / name).is_file() for d in ("release", "debug")):
-        pytest.skip("built into another CARGO_TARGET_DIR")
+    # A workspace laid out as this repository is, holding the library that was built
+    # (wherever CARGO_TARGET_DIR put it): found from the package's folder.
+    repo = tmp_path / "repo"
+    (repo / "examples" / "python").mkdir(parents=True)
+    (repo / "Cargo.toml").write_text("[workspace]\n")
+    for profile in ("debug", "release"):
+        (repo / "target" / profile).mkdir(parents=True)
+        (repo / "target" / profile / elicit.library_filename()).symlink_to(elicit.load().path)
     found = elicit.find_library(env={}, starts=[repo / "examples" / "python"])
-    assert found.name == elicit.library_filename()
-    assert found.parent in (repo / "target" / "release", repo / "target" / "debug")
+    assert found == repo / "target" / "release" / elicit.library_filename()
+    # $CARGO_TARGET_DIR comes first.
+    other = tmp_path / "elsewhere"
+    (other / "debug").mkdir(parents=True)
+    (other / "debug" / elicit.library_filename()).symlink_to(elicit.load().path)
+    found = elicit.find_library(
+        env={"CARGO_TARGET_DIR": str(other)}, starts=[repo / "examples" / "python"]
+    )
+    assert found == other / "debug" / elicit.library_filename()
 
 
 def test_elicit_lib_names_a_file_or_a_folder() -> None:
