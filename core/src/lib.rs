@@ -26,6 +26,7 @@ pub mod wire;
 pub use error::{CompileError, Error, Problem};
 pub use json::{Sink, SliceSink, Style};
 pub use plan::Plan;
+pub use pyfmt::PyRepr;
 pub use round::{Era, Note, Round, Step};
 pub use state::Action;
 pub use types::TypeKind;

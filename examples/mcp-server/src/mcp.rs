@@ -16,12 +16,13 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use elicit_core::json::Value as JValue;
+use elicit_core::PyRepr;
 use elicit_core::{Round, Step};
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::state::StateCodec;
-use crate::tools::{self, py_repr, Resolution, ToolDef, CAP};
+use crate::tools::{self, Resolution, ToolDef, CAP};
 
 /// The only modern protocol version.
 pub const MODERN: &str = "2026-07-28";
@@ -116,7 +117,7 @@ fn missing_form_capability(key: &str) -> RpcError {
         MISSING_CAPABILITY,
         format!(
             "Client did not declare the form elicitation capability required by resolver {}",
-            py_repr(key)
+            PyRepr(key)
         ),
     )
     .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
@@ -473,10 +474,7 @@ impl Server {
             .and_then(Value::as_str)
             .ok_or_else(|| invalid_params("tools/call needs a string \"name\""))?;
         let Some(tool) = self.tool(name) else {
-            return Ok(tool_error(
-                &format!("Unknown tool: {}", py_repr(name)),
-                true,
-            ));
+            return Ok(tool_error(&format!("Unknown tool: {}", PyRepr(name)), true));
         };
         let args = arguments(params)?;
         if let Err(message) = tool.check_arguments(&args) {
@@ -589,7 +587,7 @@ impl Server {
             .ok_or_else(|| invalid_params("tools/call needs a string \"name\""))?;
         let Some(tool) = self.tool(name) else {
             return Ok(tool_error(
-                &format!("Unknown tool: {}", py_repr(name)),
+                &format!("Unknown tool: {}", PyRepr(name)),
                 false,
             ));
         };
@@ -643,11 +641,7 @@ impl Server {
                         }
                         Err(e) => {
                             return Ok(tool_error(
-                                &format!(
-                                    "Error calling tool {}: {}",
-                                    py_repr(tool.name),
-                                    e.message
-                                ),
+                                &format!("Error calling tool {}: {}", PyRepr(tool.name), e.message),
                                 false,
                             ))
                         }
@@ -744,6 +738,44 @@ mod tests {
         assert_eq!(
             r3["structuredContent"]["result"],
             "Booked Paris (CDG) on 2026-08-01, seat no preference"
+        );
+    }
+
+    /// FastMCP quotes names with Python's `repr`, which escapes the C1 controls
+    /// U+0080..U+009F as `\x80`..`\x9f` (`python3 -c 'print(repr("\x85"))'` prints
+    /// `'\x85'`), and puts an answer into a tool's text as it is (an f-string).
+    #[test]
+    fn c1_controls_render_as_fastmcp_renders_them() {
+        let s = server();
+        let text = |r: &Value| r["content"][0]["text"].as_str().unwrap().to_string();
+        // An answer carrying C1 controls comes back unescaped in the result.
+        let r1 = call(&s, req("greet", json!({}), form())).unwrap();
+        let answers = json!({"name": {"action": "accept", "content": {"value": "A\u{85}B\u{9f}"}}});
+        let r2 = call(
+            &s,
+            req(
+                "greet",
+                json!({"inputResponses": answers, "requestState": r1["requestState"]}),
+                form(),
+            ),
+        )
+        .unwrap();
+        assert_eq!(text(&r2), "Hello, A\u{85}B\u{9f}");
+        // The same characters in a quoted name are escaped as Python's repr escapes them.
+        let r = call(&s, req("gr\u{85}et", json!({}), form())).unwrap();
+        assert_eq!(text(&r), "Unknown tool: 'gr\\x85et'");
+        let r = call(
+            &s,
+            req(
+                "order",
+                json!({"arguments": {"item": "apples", "\u{80}x\u{9f}": "1"}}),
+                form(),
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            text(&r),
+            "Unexpected argument '\\x80x\\x9f' for tool 'order'"
         );
     }
 

@@ -3,6 +3,7 @@
 
 use elicit_core::decl::{AnswerType, Param, Tool};
 use elicit_core::Plan;
+use elicit_core::PyRepr;
 use serde_json::{json, Map, Value};
 
 /// Capacity of every plan (parameters per tool).
@@ -139,8 +140,8 @@ impl ToolDef {
             if !known {
                 return Err(format!(
                     "Unexpected argument {} for tool {}",
-                    py_repr(key),
-                    py_repr(self.name)
+                    PyRepr(key),
+                    PyRepr(self.name)
                 ));
             }
         }
@@ -149,16 +150,16 @@ impl ToolDef {
                 None => {
                     return Err(format!(
                         "Missing required argument {} for tool {}",
-                        py_repr(name),
-                        py_repr(self.name)
+                        PyRepr(name),
+                        PyRepr(self.name)
                     ))
                 }
                 Some(v) => {
                     if schema.get("type") == Some(&json!("string")) && !v.is_string() {
                         return Err(format!(
                             "Argument {} of tool {} must be a string",
-                            py_repr(name),
-                            py_repr(self.name)
+                            PyRepr(name),
+                            PyRepr(self.name)
                         ));
                     }
                 }
@@ -243,35 +244,6 @@ fn integer_text(v: Option<&Value>) -> String {
     }
 }
 
-/// Python's `repr` of a str, for messages in the reference's style.
-pub fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,11 +280,5 @@ mod tests {
             tools[2].run(&args, &json!({"quantity": 3.0})),
             "Ordered 3 x apples"
         );
-    }
-
-    #[test]
-    fn py_repr_quotes_like_python() {
-        assert_eq!(py_repr("destination"), "'destination'");
-        assert_eq!(py_repr("it's"), "\"it's\"");
     }
 }
