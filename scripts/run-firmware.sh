@@ -46,9 +46,16 @@ if ! command -v qemu-system-arm >/dev/null; then
     (apt-get update -qq && apt-get install -y -qq qemu-system-arm >/dev/null)
 fi
 pick() { for t in "$@"; do if command -v "$t" >/dev/null; then echo "$t"; return; fi; done; }
+if [ -z "$(pick llvm-objcopy objcopy)" ] || [ -z "$(pick llvm-size size)" ] || [ -z "$(pick llvm-nm nm)" ]; then
+  echo "installing binutils (nm, size, objcopy)"
+  (apt-get install -y -qq binutils >/dev/null 2>&1) ||
+    (apt-get update -qq && apt-get install -y -qq binutils >/dev/null)
+fi
 NM=$(pick llvm-nm nm)
 SIZE=$(pick llvm-size size)
 OBJCOPY=$(pick llvm-objcopy objcopy)
+[ -n "$NM" ] && [ -n "$SIZE" ] && [ -n "$OBJCOPY" ] ||
+  { echo "run-firmware: nm, size and objcopy are needed (binutils)" >&2; exit 1; }
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target/firmware}
 OUT=$CARGO_TARGET_DIR/firmware-variants
