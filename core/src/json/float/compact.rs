@@ -20,8 +20,9 @@
 //! Formatting is the free-format algorithm of Steele & White / Burger & Dybvig with
 //! exact big integers (four of [`LIMBS`] 32-bit limbs on the stack, ~600 bytes).
 //!
-//! Compiled in every build (`#[doc(hidden)]`) so that tests can compare it with `core`'s
-//! parser and ryu; the engine uses it only with the `small-float` feature.
+//! The engine uses it with the `small-float` feature (chosen in `json::float`); the
+//! `test-helpers` feature also exposes it as `json::compact_float` in every build, so that
+//! tests can compare it with `core`'s parser and ryu. Not API.
 
 use core::cmp::Ordering;
 
@@ -600,13 +601,21 @@ pub fn shortest(f: f64) -> Shortest {
     }
 }
 
-/// [`super::write_f64`] with the digits from [`shortest`] (whatever the features).
+/// [`write_f64`](super::write_f64) with the digits from [`shortest`], whatever the
+/// features (a test helper: the `test-helpers` feature).
+#[cfg(any(test, feature = "test-helpers"))]
 pub fn write(f: f64, sink: &mut dyn Sink) {
-    if super::write_f64_special(f, sink) {
-        return;
+    if !super::write_f64_special(f, sink) {
+        write_finite(f, sink);
     }
+}
+
+/// [`write_f64`](super::write_f64) for a finite nonzero `f`, with the digits from
+/// [`shortest`].
+pub(super) fn write_finite(f: f64, sink: &mut dyn Sink) {
     let d = shortest(f);
-    super::write_f64_digits(f.is_sign_negative(), &d.digits[..d.len], d.decpt, sink);
+    let digits = d.digits.get(..d.len).unwrap_or_default();
+    super::write_f64_digits(f.is_sign_negative(), digits, d.decpt, sink);
 }
 
 #[cfg(test)]
