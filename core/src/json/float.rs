@@ -216,7 +216,7 @@ pub(crate) fn f64_eq(a: f64, b: f64) -> bool {
 }
 
 /// `(n / 10, n % 10)` with 32-bit divisions only.
-pub(crate) fn div10(n: u64) -> (u64, u8) {
+pub(super) fn div10(n: u64) -> (u64, u8) {
     let (hi, lo) = ((n >> 32) as u32, n as u32);
     // Long division by 16-bit digits: each partial dividend is below 10 × 2^16.
     let (q1, r1) = (hi / 10, hi % 10);

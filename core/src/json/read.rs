@@ -10,11 +10,11 @@ use super::{Items, JsonError, JsonErrorKind, Kind, Members, Number, Str, Units, 
 // ---------------------------------------------------------------------------------------
 // Validation (iterative, explicit bounded stack: never recurses, never panics).
 
-pub(super) fn is_ws(c: u8) -> bool {
+fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-pub(super) fn skip_ws(b: &[u8], mut pos: usize) -> usize {
+fn skip_ws(b: &[u8], mut pos: usize) -> usize {
     while let Some(&c) = b.get(pos) {
         if !is_ws(c) {
             break;
@@ -38,7 +38,7 @@ fn skip_digits(b: &[u8], mut pos: usize) -> usize {
     pos
 }
 
-pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+const ONES: u64 = 0x0101_0101_0101_0101;
 pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The 8 bytes at `pos` as a little-endian word, when there are 8.

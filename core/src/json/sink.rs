@@ -83,11 +83,12 @@ pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
 /// first `K` bytes and the last `K` (the length checks fold away at the call sites).
 #[inline(always)]
 fn copy_ends<const K: usize>(dst: &mut [u8], src: &[u8]) {
-    if let (Some(d), Some(s)) = (dst.first_chunk_mut::<K>(), src.first_chunk::<K>()) {
-        *d = *s;
+    if let (Some(d), Some(s)) = (dst.get_mut(..K), src.get(..K)) {
+        d.copy_from_slice(s);
     }
-    if let (Some(d), Some(s)) = (dst.last_chunk_mut::<K>(), src.last_chunk::<K>()) {
-        *d = *s;
+    let tail = src.len().saturating_sub(K);
+    if let (Some(d), Some(s)) = (dst.get_mut(tail..), src.get(tail..)) {
+        d.copy_from_slice(s);
     }
 }
 

@@ -134,8 +134,11 @@ fn put_plain_to(s: &str, ascii: bool, at_escape: bool, sink: &mut dyn Sink) -> u
             i += 1;
             continue;
         }
-        if let Some(chunk) = b.get(run..i).filter(|c| !c.is_empty()) {
-            sink.put(chunk);
+        if run < i {
+            // `run < i < b.len()`: the check folds away.
+            if let Some(chunk) = b.get(run..i) {
+                sink.put(chunk);
+            }
         }
         if at_escape && c == b'\\' {
             return i;
@@ -155,8 +158,10 @@ fn put_plain_to(s: &str, ascii: bool, at_escape: bool, sink: &mut dyn Sink) -> u
         }
         run = i;
     }
-    if let Some(tail) = b.get(run..).filter(|t| !t.is_empty()) {
-        sink.put(tail);
+    if run < b.len() {
+        if let Some(tail) = b.get(run..) {
+            sink.put(tail);
+        }
     }
     b.len()
 }

@@ -213,6 +213,11 @@ struct Decimal {
 }
 
 impl Decimal {
+    /// The digits in use, `d[..nd]`.
+    fn live(&self) -> &[u8] {
+        self.d.get(..self.nd).unwrap_or_default()
+    }
+
     fn push(&mut self, digit: u8) {
         if let Some(slot) = self.d.get_mut(self.nd) {
             *slot = digit;
@@ -223,9 +228,11 @@ impl Decimal {
     }
 
     fn trim(&mut self) {
-        while self.nd > 0 && self.d[self.nd - 1] == 0 {
-            self.nd -= 1;
-        }
+        self.nd = self
+            .live()
+            .iter()
+            .rposition(|&d| d != 0)
+            .map_or(0, |i| i + 1);
         if self.nd == 0 {
             self.dp = 0;
         }
@@ -236,13 +243,13 @@ impl Decimal {
         let mut read = 0usize;
         let mut n = 0u32;
         while n >> k == 0 {
-            if read < self.nd {
-                n = n * 10 + u32::from(self.d[read]);
-            } else if n == 0 {
-                self.nd = 0;
-                return;
-            } else {
-                n *= 10;
+            match self.live().get(read) {
+                Some(&digit) => n = n * 10 + u32::from(digit),
+                None if n == 0 => {
+                    self.nd = 0;
+                    return;
+                }
+                None => n *= 10,
             }
             read += 1;
         }
@@ -250,12 +257,14 @@ impl Decimal {
         let mask = (1u32 << k) - 1;
         let mut write = 0usize;
         // Each digit read yields one written, behind it: write < read.
-        while read < self.nd {
+        while let Some(next) = self.live().get(read).copied() {
             let digit = (n >> k) as u8;
             n &= mask;
-            self.d[write] = digit;
+            if let Some(slot) = self.d.get_mut(write) {
+                *slot = digit;
+            }
             write += 1;
-            n = n * 10 + u32::from(self.d[read]);
+            n = n * 10 + u32::from(next);
             read += 1;
         }
         self.nd = write;
@@ -272,7 +281,7 @@ impl Decimal {
     /// many digits the product gains at the top, the second writes it in place.
     fn shl(&mut self, k: u32) {
         let mut carry = 0u32;
-        for &digit in self.d[..self.nd].iter().rev() {
+        for &digit in self.live().iter().rev() {
             carry = ((u32::from(digit) << k) + carry) / 10;
         }
         let mut grow = 0usize;
@@ -283,7 +292,7 @@ impl Decimal {
         }
         carry = 0;
         for i in (0..self.nd).rev() {
-            let n = (u32::from(self.d[i]) << k) + carry;
+            let n = (u32::from(self.d.get(i).copied().unwrap_or(0)) << k) + carry;
             carry = n / 10;
             let digit = (n % 10) as u8;
             match self.d.get_mut(i + grow) {
@@ -291,7 +300,7 @@ impl Decimal {
                 None => self.trunc |= digit != 0,
             }
         }
-        for slot in self.d[..grow].iter_mut().rev() {
+        for slot in self.d.iter_mut().take(grow).rev() {
             *slot = (carry % 10) as u8;
             carry /= 10;
         }
@@ -317,7 +326,7 @@ impl Decimal {
         };
         let mut n = 0u64;
         for i in 0..dp {
-            n = n * 10 + u64::from(if i < self.nd { self.d[i] } else { 0 });
+            n = n * 10 + u64::from(self.live().get(i).copied().unwrap_or(0));
         }
         let up = match self.d.get(dp) {
             _ if dp >= self.nd => false,
@@ -475,12 +484,12 @@ impl Big {
     fn sum_cmp(&self, o: &Big, c: &Big) -> Ordering {
         let mut ord = Ordering::Equal;
         let mut carry = 0u64;
-        for i in 0..LIMBS {
-            let t = u64::from(self.0[i]) + u64::from(o.0[i]) + carry;
+        for ((&a, &b), &c) in self.0.iter().zip(&o.0).zip(&c.0) {
+            let t = u64::from(a) + u64::from(b) + carry;
             carry = t >> 32;
             let t = t as u32;
-            if t != c.0[i] {
-                ord = t.cmp(&c.0[i]);
+            if t != c {
+                ord = t.cmp(&c);
             }
         }
         if carry != 0 {
