@@ -26,8 +26,6 @@
 
 use core::cmp::Ordering;
 
-use super::Sink;
-
 // ---------------------------------------------------------------------------------------
 // Parsing
 
@@ -612,8 +610,8 @@ pub fn shortest(f: f64) -> Shortest {
 
 /// [`write_f64`](super::write_f64) with the digits from [`shortest`], whatever the
 /// features (a test helper: the `test-helpers` feature).
-#[cfg(any(test, feature = "test-helpers"))]
-pub fn write(f: f64, sink: &mut dyn Sink) {
+#[cfg(feature = "test-helpers")]
+pub fn write(f: f64, sink: &mut dyn super::Sink) {
     if !super::write_f64_special(f, sink) {
         write_finite(f, sink);
     }
@@ -621,7 +619,8 @@ pub fn write(f: f64, sink: &mut dyn Sink) {
 
 /// [`write_f64`](super::write_f64) for a finite nonzero `f`, with the digits from
 /// [`shortest`].
-pub(super) fn write_finite(f: f64, sink: &mut dyn Sink) {
+#[cfg(any(feature = "small-float", feature = "test-helpers"))]
+pub(super) fn write_finite(f: f64, sink: &mut dyn super::Sink) {
     let d = shortest(f);
     let digits = d.digits.get(..d.len).unwrap_or_default();
     super::write_f64_digits(f.is_sign_negative(), digits, d.decpt, sink);
