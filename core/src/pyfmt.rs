@@ -53,7 +53,14 @@ pub(crate) fn white_space_len(b: &[u8]) -> usize {
 
 /// Whether the UTF-8 text `b` holds a white space character (see [`white_space_len`]).
 pub(crate) fn has_white_space(b: &[u8]) -> bool {
-    (0..b.len()).any(|i| white_space_len(&b[i..]) > 0)
+    let mut rest = b;
+    while let Some((_, tail)) = rest.split_first() {
+        if white_space_len(rest) > 0 {
+            return true;
+        }
+        rest = tail;
+    }
+    false
 }
 
 /// `s` without leading (`start`) or trailing characters that are white space or, with
@@ -70,7 +77,7 @@ fn trim(s: &str, start: bool, underscore: bool) -> &str {
     };
     if start {
         while lo < hi {
-            match strip(&b[lo..hi]) {
+            match b.get(lo..hi).map_or(0, strip) {
                 0 => break,
                 n => lo += n,
             }
@@ -80,7 +87,7 @@ fn trim(s: &str, start: bool, underscore: bool) -> &str {
         // each; a match starts at a lead byte, so it is that whole character.
         'outer: while lo < hi {
             for n in 1..=3.min(hi - lo) {
-                if strip(&b[hi - n..hi]) == n {
+                if b.get(hi - n..hi).map_or(0, strip) == n {
                     hi -= n;
                     continue 'outer;
                 }

@@ -1,6 +1,9 @@
 //! The table-free float conversions (`json::compact_float`, the `small-float` feature)
 //! against `core`'s parser and ryu, in every build (proptest; `PROPTEST_CASES` sets how
-//! many cases, 256 by default).
+//! many cases, 256 by default). The module's entry points are test helpers: this suite
+//! needs elicit-core's `test-helpers` feature (the test command's `--all-features` turns
+//! it on).
+#![cfg(feature = "test-helpers")]
 
 use elicit_core::json::compact_float::{parse, shortest, write};
 use elicit_core::json::{write_f64, Sink};

@@ -20,12 +20,11 @@
 //! Formatting is the free-format algorithm of Steele & White / Burger & Dybvig with
 //! exact big integers (four of [`LIMBS`] 32-bit limbs on the stack, ~600 bytes).
 //!
-//! Compiled in every build (`#[doc(hidden)]`) so that tests can compare it with `core`'s
-//! parser and ryu; the engine uses it only with the `small-float` feature.
+//! The engine uses it with the `small-float` feature (chosen in `json::float`); the
+//! `test-helpers` feature also exposes it as `json::compact_float` in every build, so that
+//! tests can compare it with `core`'s parser and ryu. Not API.
 
 use core::cmp::Ordering;
-
-use super::Sink;
 
 // ---------------------------------------------------------------------------------------
 // Parsing
@@ -212,6 +211,11 @@ struct Decimal {
 }
 
 impl Decimal {
+    /// The digits in use, `d[..nd]`.
+    fn live(&self) -> &[u8] {
+        self.d.get(..self.nd).unwrap_or_default()
+    }
+
     fn push(&mut self, digit: u8) {
         if let Some(slot) = self.d.get_mut(self.nd) {
             *slot = digit;
@@ -222,9 +226,11 @@ impl Decimal {
     }
 
     fn trim(&mut self) {
-        while self.nd > 0 && self.d[self.nd - 1] == 0 {
-            self.nd -= 1;
-        }
+        self.nd = self
+            .live()
+            .iter()
+            .rposition(|&d| d != 0)
+            .map_or(0, |i| i + 1);
         if self.nd == 0 {
             self.dp = 0;
         }
@@ -235,13 +241,13 @@ impl Decimal {
         let mut read = 0usize;
         let mut n = 0u32;
         while n >> k == 0 {
-            if read < self.nd {
-                n = n * 10 + u32::from(self.d[read]);
-            } else if n == 0 {
-                self.nd = 0;
-                return;
-            } else {
-                n *= 10;
+            match self.live().get(read) {
+                Some(&digit) => n = n * 10 + u32::from(digit),
+                None if n == 0 => {
+                    self.nd = 0;
+                    return;
+                }
+                None => n *= 10,
             }
             read += 1;
         }
@@ -249,12 +255,14 @@ impl Decimal {
         let mask = (1u32 << k) - 1;
         let mut write = 0usize;
         // Each digit read yields one written, behind it: write < read.
-        while read < self.nd {
+        while let Some(next) = self.live().get(read).copied() {
             let digit = (n >> k) as u8;
             n &= mask;
-            self.d[write] = digit;
+            if let Some(slot) = self.d.get_mut(write) {
+                *slot = digit;
+            }
             write += 1;
-            n = n * 10 + u32::from(self.d[read]);
+            n = n * 10 + u32::from(next);
             read += 1;
         }
         self.nd = write;
@@ -271,7 +279,7 @@ impl Decimal {
     /// many digits the product gains at the top, the second writes it in place.
     fn shl(&mut self, k: u32) {
         let mut carry = 0u32;
-        for &digit in self.d[..self.nd].iter().rev() {
+        for &digit in self.live().iter().rev() {
             carry = ((u32::from(digit) << k) + carry) / 10;
         }
         let mut grow = 0usize;
@@ -282,7 +290,7 @@ impl Decimal {
         }
         carry = 0;
         for i in (0..self.nd).rev() {
-            let n = (u32::from(self.d[i]) << k) + carry;
+            let n = (u32::from(self.d.get(i).copied().unwrap_or(0)) << k) + carry;
             carry = n / 10;
             let digit = (n % 10) as u8;
             match self.d.get_mut(i + grow) {
@@ -290,7 +298,7 @@ impl Decimal {
                 None => self.trunc |= digit != 0,
             }
         }
-        for slot in self.d[..grow].iter_mut().rev() {
+        for slot in self.d.iter_mut().take(grow).rev() {
             *slot = (carry % 10) as u8;
             carry /= 10;
         }
@@ -316,7 +324,7 @@ impl Decimal {
         };
         let mut n = 0u64;
         for i in 0..dp {
-            n = n * 10 + u64::from(if i < self.nd { self.d[i] } else { 0 });
+            n = n * 10 + u64::from(self.live().get(i).copied().unwrap_or(0));
         }
         let up = match self.d.get(dp) {
             _ if dp >= self.nd => false,
@@ -474,12 +482,12 @@ impl Big {
     fn sum_cmp(&self, o: &Big, c: &Big) -> Ordering {
         let mut ord = Ordering::Equal;
         let mut carry = 0u64;
-        for i in 0..LIMBS {
-            let t = u64::from(self.0[i]) + u64::from(o.0[i]) + carry;
+        for ((&a, &b), &c) in self.0.iter().zip(&o.0).zip(&c.0) {
+            let t = u64::from(a) + u64::from(b) + carry;
             carry = t >> 32;
             let t = t as u32;
-            if t != c.0[i] {
-                ord = t.cmp(&c.0[i]);
+            if t != c {
+                ord = t.cmp(&c);
             }
         }
         if carry != 0 {
@@ -600,13 +608,22 @@ pub fn shortest(f: f64) -> Shortest {
     }
 }
 
-/// [`super::write_f64`] with the digits from [`shortest`] (whatever the features).
-pub fn write(f: f64, sink: &mut dyn Sink) {
-    if super::write_f64_special(f, sink) {
-        return;
+/// [`write_f64`](super::write_f64) with the digits from [`shortest`], whatever the
+/// features (a test helper: the `test-helpers` feature).
+#[cfg(feature = "test-helpers")]
+pub fn write(f: f64, sink: &mut dyn super::Sink) {
+    if !super::write_f64_special(f, sink) {
+        write_finite(f, sink);
     }
+}
+
+/// [`write_f64`](super::write_f64) for a finite nonzero `f`, with the digits from
+/// [`shortest`].
+#[cfg(any(feature = "small-float", feature = "test-helpers"))]
+pub(super) fn write_finite(f: f64, sink: &mut dyn super::Sink) {
     let d = shortest(f);
-    super::write_f64_digits(f.is_sign_negative(), &d.digits[..d.len], d.decpt, sink);
+    let digits = d.digits.get(..d.len).unwrap_or_default();
+    super::write_f64_digits(f.is_sign_negative(), digits, d.decpt, sink);
 }
 
 #[cfg(test)]

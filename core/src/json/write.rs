@@ -1,0 +1,399 @@
+//! Writing: the [`Style`]s and the writers that render what CPython's `json.dumps`
+//! renders (escaping, `dict` semantics for objects, integers; floats in `float`).
+
+use core::cmp::Ordering;
+
+use super::float::{div10, f64_finite, write_f64};
+use super::read::{has_byte, has_control, key_eq, word_at, HIGHS};
+use super::{Kind, Number, Sink, Str, Units, Value};
+
+/// How to render, as the matching `json.dumps` arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// `ensure_ascii`
+    pub ascii: bool,
+    /// default separators `", "` / `": "` when true; compact `","` / `":"` when false
+    pub spaced: bool,
+    /// `sort_keys`
+    pub sort_keys: bool,
+    /// Non-finite floats (a literal like `1e400`) as `null`, as pydantic's JSON mode
+    /// serializes them; otherwise `Infinity`/`-Infinity`/`NaN` like `json.dumps`.
+    pub nonfinite_null: bool,
+}
+
+impl Style {
+    /// `json.dumps(v, separators=(",", ":"))` — the request-state encoding.
+    pub const STATE: Style = Style {
+        ascii: true,
+        spaced: false,
+        sort_keys: false,
+        nonfinite_null: true,
+    };
+    /// `json.dumps(v, separators=(",", ":"), sort_keys=True)` — the digest input.
+    pub const DIGEST: Style = Style {
+        ascii: true,
+        spaced: false,
+        sort_keys: true,
+        nonfinite_null: true,
+    };
+    /// Compact UTF-8 (non-ASCII kept) — wire output.
+    pub const WIRE: Style = Style {
+        ascii: false,
+        spaced: false,
+        sort_keys: false,
+        nonfinite_null: true,
+    };
+    /// `json.dumps(v, ensure_ascii=False)` — the oracle's `--compact` output. A test helper
+    /// (the `test-helpers` feature), not API.
+    #[cfg(any(test, feature = "test-helpers"))]
+    pub const PY_UTF8: Style = Style {
+        ascii: false,
+        spaced: true,
+        sort_keys: false,
+        nonfinite_null: false,
+    };
+
+    fn item_sep(self) -> &'static [u8] {
+        if self.spaced {
+            b", "
+        } else {
+            b","
+        }
+    }
+    fn key_sep(self) -> &'static [u8] {
+        if self.spaced {
+            b": "
+        } else {
+            b":"
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing.
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn put_u_escape(cp: u32, sink: &mut dyn Sink) {
+    let nib = |shift: u32| {
+        HEX.get(((cp >> shift) & 0xF) as usize)
+            .copied()
+            .unwrap_or(b'0')
+    };
+    sink.put(&[b'\\', b'u', nib(12), nib(8), nib(4), nib(0)]);
+}
+
+/// One code point, escaped as `json.dumps` escapes it. Lone surrogates are always written
+/// as `\udxxx` (they have no UTF-8 form).
+fn put_cp(cp: u32, ascii: bool, sink: &mut dyn Sink) {
+    match cp {
+        0x22 => sink.put(b"\\\""),
+        0x5C => sink.put(b"\\\\"),
+        0x0A => sink.put(b"\\n"),
+        0x0D => sink.put(b"\\r"),
+        0x09 => sink.put(b"\\t"),
+        0x08 => sink.put(b"\\b"),
+        0x0C => sink.put(b"\\f"),
+        0x00..=0x1F => put_u_escape(cp, sink),
+        // Printable ASCII (the cast is lossless in this arm).
+        0x20..=0x7E => sink.put(&[cp as u8]),
+        0xD800..=0xDFFF => put_u_escape(cp, sink),
+        _ if ascii => {
+            if cp >= 0x10000 {
+                let v = cp - 0x10000;
+                put_u_escape(0xD800 + (v >> 10), sink);
+                put_u_escape(0xDC00 + (v & 0x3FF), sink);
+            } else {
+                put_u_escape(cp, sink);
+            }
+        }
+        _ => match char::from_u32(cp) {
+            Some(c) => sink.put(c.encode_utf8(&mut [0u8; 4]).as_bytes()),
+            None => put_u_escape(cp, sink),
+        },
+    }
+}
+
+/// Escape a Rust string's contents (no quotes), passing unescaped runs through whole.
+fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
+    put_plain_to(s, ascii, false, sink);
+}
+
+/// [`put_plain`], stopping at the first backslash when `at_escape` (JSON string
+/// contents: the escape is decoded by the caller): the index where it stopped
+/// (`s.len()` at the end).
+fn put_plain_to(s: &str, ascii: bool, at_escape: bool, sink: &mut dyn Sink) -> usize {
+    let b = s.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    loop {
+        i = skip_verbatim_words(b, i, ascii);
+        let Some(&c) = b.get(i) else { break };
+        let verbatim = c >= 0x20 && c != b'"' && c != b'\\' && (!ascii || c < 0x7F);
+        if verbatim {
+            i += 1;
+            continue;
+        }
+        if run < i {
+            // `run < i < b.len()`: the check folds away.
+            if let Some(chunk) = b.get(run..i) {
+                sink.put(chunk);
+            }
+        }
+        if at_escape && c == b'\\' {
+            return i;
+        }
+        if c < 0x80 {
+            put_cp(u32::from(c), ascii, sink);
+            i += 1;
+        } else {
+            // ASCII mode at a UTF-8 lead byte (a char boundary).
+            match s.get(i..).and_then(|t| t.chars().next()) {
+                Some(ch) => {
+                    put_cp(u32::from(ch), ascii, sink);
+                    i += ch.len_utf8();
+                }
+                None => i += 1,
+            }
+        }
+        run = i;
+    }
+    if run < b.len() {
+        if let Some(tail) = b.get(run..) {
+            sink.put(tail);
+        }
+    }
+    b.len()
+}
+
+/// Write `v` as `json.dumps(json.loads(v.raw()), ...)` would in `style`.
+pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
+    // Recursion depth is bounded by MAX_DEPTH: a Value is always validated text.
+    match v.kind() {
+        Kind::Object => write_object(v, style, sink),
+        Kind::Array => {
+            sink.put(b"[");
+            for (i, item) in v.items().enumerate() {
+                if i > 0 {
+                    sink.put(style.item_sep());
+                }
+                write_value(item, style, sink);
+            }
+            sink.put(b"]");
+        }
+        Kind::String => {
+            // Contents that render as they are (no escape to re-render; in ASCII style
+            // nothing past `~`) go out whole, quotes included.
+            let raw = v.0.as_bytes();
+            match raw.get(1..raw.len().saturating_sub(1)) {
+                Some(inner) if renders_as_is(inner, style.ascii) => sink.put(raw),
+                _ => match v.as_str() {
+                    Some(s) => write_json_str(s, style.ascii, sink),
+                    None => sink.put(b"\"\""),
+                },
+            }
+        }
+        Kind::Number => match v.as_number() {
+            // Python's int("-0") is 0; no other integer literal changes (no leading zeros).
+            Some(Number::Int("-0")) => sink.put(b"0"),
+            Some(Number::Int(s)) => sink.put(s.as_bytes()),
+            Some(Number::Float(f)) if style.nonfinite_null && !f64_finite(f) => sink.put(b"null"),
+            Some(Number::Float(f)) => write_f64(f, sink),
+            None => sink.put(v.0.as_bytes()),
+        },
+        Kind::Null | Kind::Bool => sink.put(v.0.as_bytes()),
+    }
+}
+
+/// Whether validated JSON string contents render unchanged: no escape (a JSON string
+/// holds no raw quote or control character), and with `ascii` no byte past `~`.
+fn renders_as_is(b: &[u8], ascii: bool) -> bool {
+    let i = skip_verbatim_words(b, 0, ascii);
+    b.get(i..)
+        .unwrap_or_default()
+        .iter()
+        .all(|&c| c != b'\\' && (!ascii || c < 0x7F))
+}
+
+/// Index of the first byte at or after `pos` that a writer must escape (a quote, a
+/// backslash, a control character, and with `ascii` a byte past `~`), eight bytes at a
+/// time; under eight bytes from the end it returns where it stopped and the caller goes
+/// on byte by byte.
+fn skip_verbatim_words(b: &[u8], mut pos: usize, ascii: bool) -> usize {
+    while let Some(w) = word_at(b, pos) {
+        let mut hit = has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w);
+        if ascii {
+            hit |= (w & HIGHS) | has_byte(w, 0x7F);
+        }
+        if hit != 0 {
+            // The lowest flagged byte is a true match (a borrow only runs upwards).
+            return pos + (hit.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    pos
+}
+
+fn write_member(
+    first: &mut bool,
+    key: Str<'_>,
+    value: Value<'_>,
+    style: Style,
+    sink: &mut dyn Sink,
+) {
+    if !*first {
+        sink.put(style.item_sep());
+    }
+    *first = false;
+    write_json_str(key, style.ascii, sink);
+    sink.put(style.key_sep());
+    write_value(value, style, sink);
+}
+
+/// An object with `dict` semantics: each distinct key once, at its first position (or in
+/// code point order with `sort_keys`), carrying the value of its last occurrence.
+fn write_object(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
+    sink.put(b"{");
+    let mut first = true;
+    if style.sort_keys {
+        // Selection by repeated scans: the smallest key greater than the last written.
+        let mut prev: Option<Str<'_>> = None;
+        loop {
+            let mut best: Option<(Str<'_>, Value<'_>)> = None;
+            for (k, val) in v.members() {
+                if prev.is_some_and(|p| k.cmp_decoded(p) != Ordering::Greater) {
+                    continue;
+                }
+                match best {
+                    // A later equal key replaces the value (last occurrence wins).
+                    Some((bk, _)) if k.cmp_decoded(bk) == Ordering::Greater => {}
+                    _ => best = Some((k, val)),
+                }
+            }
+            let Some((k, val)) = best else { break };
+            write_member(&mut first, k, val, style, sink);
+            prev = Some(k);
+        }
+    } else {
+        let mut it = v.members();
+        let mut index = 0usize;
+        while let Some((k, val)) = it.next() {
+            let seen = v.members().take(index).any(|(k2, _)| key_eq(k, k2));
+            index += 1;
+            if seen {
+                continue;
+            }
+            let last = it
+                .clone()
+                .filter(|&(k2, _)| key_eq(k, k2))
+                .last()
+                .map_or(val, |(_, v2)| v2);
+            write_member(&mut first, k, last, style, sink);
+        }
+    }
+    sink.put(b"}");
+}
+
+/// Write a Rust string as a quoted JSON string, escaped the way `json.dumps` escapes.
+#[inline]
+pub fn write_str(s: &str, ascii: bool, sink: &mut dyn Sink) {
+    sink.put(b"\"");
+    put_plain(s, ascii, sink);
+    sink.put(b"\"");
+}
+
+/// Write a JSON string's decoded contents re-escaped the way `json.dumps` escapes.
+///
+/// A lone surrogate is written as its `\udxxx` escape even when `ascii` is false (it has
+/// no UTF-8 encoding; Python would fail to encode the result).
+pub fn write_json_str(s: Str<'_>, ascii: bool, sink: &mut dyn Sink) {
+    sink.put(b"\"");
+    let mut rest = s.0;
+    loop {
+        // Verbatim runs until an escape, which is decoded and written again.
+        let i = put_plain_to(rest, ascii, true, sink);
+        let mut units = Units {
+            rest: rest.get(i..).unwrap_or(""),
+        };
+        match units.next() {
+            Some(cp) => put_cp(cp, ascii, sink),
+            None => break,
+        }
+        rest = units.rest;
+    }
+    sink.put(b"\"");
+}
+/// Write an integer in decimal.
+pub fn write_i64(i: i64, sink: &mut dyn Sink) {
+    // 19 digits and a sign at most (|i64::MIN| = 9223372036854775808), filled from the end.
+    let mut buf = [0u8; 20];
+    let mut len = 0;
+    let mut u = i.unsigned_abs();
+    for slot in buf.iter_mut().rev() {
+        // Dividing by 10 in 32-bit halves: a 64-bit division links compiler_builtins'
+        // (~900 bytes) on 32-bit targets.
+        let digit;
+        (u, digit) = div10(u);
+        *slot = b'0' + digit;
+        len += 1;
+        if u == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        if let Some(slot) = buf.iter_mut().rev().nth(len) {
+            *slot = b'-';
+            len += 1;
+        }
+    }
+    sink.put(buf.get(buf.len() - len..).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    struct Buf(Vec<u8>);
+
+    impl Sink for Buf {
+        fn put(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+    }
+
+    /// The word-at-a-time escaper writes exactly what escaping each char does.
+    #[test]
+    fn put_plain_matches_char_by_char_escaping() {
+        let alphabet = [
+            'a', 'Z', ' ', '~', '"', '\\', '\n', '\u{1}', '\u{1f}', '\u{7f}', 'é', '€', '😀',
+        ];
+        let mut seed = 0x2545_f491_u32;
+        for len in 0..48 {
+            for _ in 0..40 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 17;
+                        seed ^= seed << 5;
+                        // Mostly plain letters, so whole plain words occur too.
+                        let k = seed as usize % (alphabet.len() * 3);
+                        alphabet.get(k).copied().unwrap_or('q')
+                    })
+                    .collect();
+                for ascii in [false, true] {
+                    let mut got = Buf(Vec::new());
+                    put_plain(&text, ascii, &mut got);
+                    let mut want = Buf(Vec::new());
+                    for c in text.chars() {
+                        put_cp(u32::from(c), ascii, &mut want);
+                    }
+                    assert_eq!(got.0, want.0, "{text:?} ascii={ascii}");
+                }
+            }
+        }
+    }
+}
