@@ -143,6 +143,7 @@ pub(crate) fn digest_text(d: &[u8; 16]) -> [u8; 22] {
 }
 
 /// Length of the base64url (unpadded) text for `n` bytes.
+#[cfg(any(feature = "seal", test))]
 pub(crate) const fn b64_len(n: usize) -> usize {
     n / 3 * 4
         + match n % 3 {

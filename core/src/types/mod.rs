@@ -153,6 +153,7 @@ impl<'a> Ty<'a> {
     /// The type plan bytes carry as (kind, type object, choices), if it is exactly what
     /// the type compiler makes of that text (`None` otherwise, or when this build leaves
     /// the kind out).
+    #[cfg(any(feature = "serde", test))]
     pub(crate) fn from_parts(
         kind: TypeKind,
         spec: Option<Value<'a>>,
@@ -184,6 +185,7 @@ impl<'a> Ty<'a> {
     }
 
     /// The type as plan bytes carry it: (kind, type object, choices).
+    #[cfg(any(feature = "serde", test))]
     pub(crate) fn parts(&self) -> (TypeKind, Option<Value<'a>>, Option<Value<'a>>) {
         (self.kind(), self.spec(), self.choices())
     }
