@@ -29,7 +29,6 @@ mod raw;
 mod render;
 mod validate;
 
-pub(crate) use raw::check_raw_schema;
 pub(crate) use render::Render;
 
 use crate::digest::Sha256;
@@ -171,7 +170,7 @@ impl<'a> Ty<'a> {
             (None, Some(_)) => None,
             (Some(s), None) if kind == TypeKind::Schema => {
                 available(kind).ok()?;
-                check_raw_schema(s).ok()?;
+                raw::check_raw_schema(s).ok()?;
                 Some(Ty(Shape::Schema(s)))
             }
             (Some(s), choices) => {
