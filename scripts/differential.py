@@ -247,7 +247,9 @@ def strict_scalar(t: Any, v: Any) -> bool:
     if t == "int":
         if isinstance(v, bool):
             return False
-        return isinstance(v, int) or (isinstance(v, float) and math.isfinite(v) and v.is_integer())
+        # pydantic's float_as_int: a float must lie strictly between -2**63 and 2**63.
+        return isinstance(v, int) or (isinstance(v, float) and math.isfinite(v) and v.is_integer()
+                                      and -(2.0**63) < v < 2.0**63)
     if t == "float":
         return isinstance(v, (int, float)) and not isinstance(v, bool)
     if t == "bool":
@@ -320,7 +322,10 @@ TITLES = ["Seats", "Value", "Choix ✈", "", "T"]
 DESCRIPTIONS = ["Number of seats", "Pick wisely 🛫", "", "multi\nline"]
 GHOSTS = ["ghost", "nope", "missing_arg"]
 
-INTS = [0, 1, -7, 3, 42, 2**31, 2**53, -(2**53), 3.0, 1e16, 7.0]
+INTS = [0, 1, -7, 3, 42, 2**31, 2**53, -(2**53), 3.0, 1e16, 7.0,
+        # The 64-bit edge: the largest floats below 2**63 in magnitude, and integers
+        # written as integers beyond it (both accepted).
+        9.223372036854775e+18, -9.223372036854775e+18, 12345678901234567890, -(2**63)]
 FLOATS = [2.5, 0.1, 3.0, 1e16, 1e-05, 3, -1.5, 0, 123456.789, 1e22, -0.0, 7, 1.5e-7, 0.30000000000000004]
 LAX = {
     "int": ["3", "-4", True, False, "12", " 7 "],
@@ -329,7 +334,9 @@ LAX = {
 }
 INVALID = {
     "str": [7, True, ["x"], 2.5, None],
-    "int": ["abc", 3.5, ["1"], None, ""],
+    "int": ["abc", 3.5, ["1"], None, "",
+            # Integral floats at or beyond 2**63 in magnitude (pydantic refuses them).
+            9.223372036854776e+18, -9.223372036854776e+18, 1e+19, 1e+300, -1e+300],
     "float": ["abc", ["x"], None, ""],
     "bool": ["maybe", 2, ["true"], None, 0.5],
 }

@@ -13,6 +13,7 @@ extern crate std;
 
 #[cfg(feature = "alloc")]
 pub mod decl;
+mod digest;
 pub mod error;
 pub mod json;
 pub mod plan;

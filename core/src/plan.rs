@@ -41,9 +41,16 @@
 //! cycles, declared-type mismatches, mixing with a hand-returned ask) with its messages,
 //! plus duplicate names, types outside the MCP elicitation subset, and capacity.
 
+use crate::digest;
 use crate::error::{detail, name, CompileError, Problem, MAX_NAME};
 use crate::json::{write_json_str, Kind, Sink, Str, Value};
-use crate::types::{Render, Ty, TypeKind};
+// Re-exported for round.rs, which reads a question's digest text from here.
+/// The digest of arbitrary request params (a test and oracle helper, feature
+/// `test-helpers`).
+#[cfg(feature = "test-helpers")]
+pub use crate::digest::digest_params;
+pub(crate) use crate::digest::digest_text;
+use crate::types::{Render, Ty};
 
 /// Most names one resolver may need.
 pub const MAX_NEEDS: usize = 16;
@@ -65,7 +72,7 @@ pub(crate) struct LiteralQ<'a> {
 
 /// How a parameter is asked.
 #[derive(Debug, Clone)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub(crate) enum AskKind<'a> {
     Literal(#[cfg_attr(feature = "serde", serde(borrow))] LiteralQ<'a>),
     Resolver {
@@ -77,7 +84,7 @@ pub(crate) enum AskKind<'a> {
 
 /// One parameter of the tool.
 #[derive(Debug, Clone)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub(crate) struct Param<'a> {
     pub name: &'a str,
     #[cfg_attr(feature = "serde", serde(borrow))]
@@ -133,103 +140,15 @@ fn opt_str<'a>(
     }
 }
 
-/// SHA-256 over the digest form of a question, first 16 bytes.
+/// The digest of a question (the reference's `_digest` of its request params, first 16
+/// bytes): SHA-256 over the params' digest form.
 pub(crate) fn question_digest(
     message: Str<'_>,
     ty: &Ty<'_>,
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
 ) -> [u8; 16] {
-    let mut h = HashSink::new();
-    write_params(message, ty, title, description, Render::DIGEST, &mut h);
-    let full = h.finish();
-    let mut out = [0u8; 16];
-    out.copy_from_slice(&full[..16]);
-    out
-}
-
-/// SHA-256 over many small writes, on the block function directly: short writes gather
-/// in one 64-byte block (no second buffer, no per-`update` bookkeeping), whole blocks of
-/// a long write go straight to the compressor.
-pub(crate) struct HashSink {
-    state: [u32; 8],
-    block: [u8; 64],
-    /// Bytes in `block`.
-    len: usize,
-    /// Blocks compressed so far (a `usize`, not a byte count in a `u64`: the sink stays
-    /// 4-byte aligned on 32-bit targets, so creating one clears it with the same routine
-    /// as every other buffer; 2^32 blocks are 256 GiB).
-    blocks: usize,
-}
-
-/// SHA-256's initial hash value.
-const SHA256_H0: [u32; 8] = [
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
-
-fn compress(state: &mut [u32; 8], block: &[u8; 64]) {
-    let block: &sha2::digest::generic_array::GenericArray<u8, _> = block.into();
-    sha2::compress256(state, core::slice::from_ref(block));
-}
-
-impl HashSink {
-    pub(crate) fn new() -> Self {
-        HashSink {
-            state: SHA256_H0,
-            block: [0; 64],
-            len: 0,
-            blocks: 0,
-        }
-    }
-    /// The digest of everything written.
-    pub(crate) fn finish(&mut self) -> [u8; 32] {
-        let bits = (self.blocks as u64 * 64 + self.len as u64).wrapping_mul(8);
-        // Zero padding copied from a constant (a fill would link one more memset variant).
-        const ZEROS: [u8; 64] = [0; 64];
-        let mut n = self.len;
-        self.block[n] = 0x80;
-        n += 1;
-        if n > 56 {
-            self.block[n..].copy_from_slice(&ZEROS[n..]);
-            compress(&mut self.state, &self.block);
-            n = 0;
-        }
-        self.block[n..56].copy_from_slice(&ZEROS[n..56]);
-        self.block[56..].copy_from_slice(&bits.to_be_bytes());
-        compress(&mut self.state, &self.block);
-        let mut out = [0u8; 32];
-        for (o, w) in out.chunks_exact_mut(4).zip(self.state) {
-            o.copy_from_slice(&w.to_be_bytes());
-        }
-        out
-    }
-}
-
-impl Sink for HashSink {
-    fn put(&mut self, mut bytes: &[u8]) {
-        let room = 64 - self.len;
-        if bytes.len() < room {
-            crate::json::copy_bytes(&mut self.block[self.len..self.len + bytes.len()], bytes);
-            self.len += bytes.len();
-            return;
-        }
-        // Fill the block and compress it, then whole blocks straight from `bytes`.
-        let (head, rest) = bytes.split_at(room);
-        self.block[self.len..].copy_from_slice(head);
-        compress(&mut self.state, &self.block);
-        self.blocks += 1;
-        bytes = rest;
-        let mut blocks = bytes.chunks_exact(64);
-        for b in &mut blocks {
-            if let Ok(whole) = <&[u8; 64]>::try_from(b) {
-                compress(&mut self.state, whole);
-                self.blocks += 1;
-            }
-        }
-        let tail = blocks.remainder();
-        self.block[..tail.len()].copy_from_slice(tail);
-        self.len = tail.len();
-    }
+    digest::short(|h| write_params(message, ty, title, description, Render::DIGEST, h))
 }
 
 /// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
@@ -322,11 +241,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 return Err(CompileError::DuplicateName { name: name(pname) });
             }
             let ty = match p.get("type") {
-                None => Ty {
-                    kind: TypeKind::String,
-                    spec: None,
-                    choices: None,
-                },
+                None => Ty::STRING,
                 Some(t) => {
                     Ty::compile(t, false).map_err(|problem| CompileError::UnsupportedSchema {
                         param: name(pname),
@@ -581,7 +496,9 @@ impl<'a, const N: usize> Plan<'a, N> {
 impl<const N: usize> Plan<'_, N> {
     /// For a parameter asked with a literal question: write its ElicitRequest params,
     /// in the digest form (`digest = true`: sorted keys, ASCII escapes — the exact bytes
-    /// hashed) or the wire form. Returns false for other parameters.
+    /// hashed) or the wire form. Returns false for other parameters. A test and oracle
+    /// helper (feature `test-helpers`).
+    #[cfg(feature = "test-helpers")]
     pub fn write_literal_params(&self, index: usize, digest: bool, out: &mut dyn Sink) -> bool {
         let Some(p) = self.params.get(index) else {
             return false;
@@ -604,65 +521,6 @@ impl<const N: usize> Plan<'_, N> {
         match &self.params.get(index)?.ask {
             Some(AskKind::Literal(q)) => Some(digest_text(&q.digest)),
             _ => None,
-        }
-    }
-}
-
-/// base64url (no padding) of a 16-byte digest: 22 ASCII bytes.
-pub(crate) fn digest_text(d: &[u8; 16]) -> [u8; 22] {
-    // Hand-rolled: the general engine costs more than the hashing on this hot path.
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    // Starts as a copy of a constant, not zeroed: zeroing 22 bytes links one more
-    // memset variant on small targets.
-    let mut out = *b"AAAAAAAAAAAAAAAAAAAAAA";
-    for k in 0..5 {
-        let n =
-            (u32::from(d[3 * k]) << 16) | (u32::from(d[3 * k + 1]) << 8) | u32::from(d[3 * k + 2]);
-        out[4 * k] = A[(n >> 18) as usize & 63];
-        out[4 * k + 1] = A[(n >> 12) as usize & 63];
-        out[4 * k + 2] = A[(n >> 6) as usize & 63];
-        out[4 * k + 3] = A[n as usize & 63];
-    }
-    out[20] = A[(d[15] >> 2) as usize];
-    out[21] = A[((d[15] & 3) << 4) as usize];
-    out
-}
-
-/// The digest of arbitrary ElicitRequest params (a JSON object): SHA-256 over the
-/// sorted-key, compact, ASCII-escaped rendering, first 16 bytes, base64url without
-/// padding — exactly the reference's `_digest`.
-pub fn digest_params(params: Value<'_>) -> [u8; 22] {
-    let mut h = HashSink::new();
-    crate::json::write_value(params, crate::json::Style::DIGEST, &mut h);
-    let full = h.finish();
-    let mut d = [0u8; 16];
-    d.copy_from_slice(&full[..16]);
-    digest_text(&d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::HashSink;
-    use crate::json::Sink;
-    use sha2::Digest;
-
-    /// The block-level hasher agrees with sha2's own for every length around the
-    /// padding boundaries, written in one piece or in pieces of every size.
-    #[test]
-    fn hash_sink_is_sha256() {
-        let data: [u8; 300] = core::array::from_fn(|i| (i * 7 + 3) as u8);
-        // Every length natively; under miri every 7th (and the padding edges).
-        let lengths =
-            (0..data.len()).filter(|n| !cfg!(miri) || n % 7 == 0 || (54..=66).contains(n));
-        for n in lengths {
-            let want: [u8; 32] = sha2::Sha256::digest(&data[..n]).into();
-            for piece in [1, 3, 13, 63, 64, 65, 129, 300] {
-                let mut h = HashSink::new();
-                for chunk in data[..n].chunks(piece) {
-                    h.put(chunk);
-                }
-                assert_eq!(h.finish(), want, "length {n} in pieces of {piece}");
-            }
         }
     }
 }

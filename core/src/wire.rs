@@ -28,8 +28,8 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
 use crate::json::{Str, Value};
-use crate::plan::{question_digest, AskKind, LiteralQ, Param, Plan};
-use crate::types::{available, check_raw_schema, Ty, TypeKind};
+use crate::plan::{question_digest, AskKind, LiteralQ, Param, Plan, MAX_NEEDS};
+use crate::types::{available, Ty, TypeKind};
 
 /// The first byte of [`Plan::to_postcard`]'s output; bumped whenever the layout changes.
 pub const PLAN_FORMAT_VERSION: u8 = 1;
@@ -77,12 +77,63 @@ impl<const N: usize> Serialize for Plan<'_, N> {
     }
 }
 
+/// An answer type as plan bytes carry it: its kind, type object and choices (the same
+/// layout as before types became one enum per kind). Checked on load by
+/// [`Ty::from_parts`].
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename = "Ty")]
+struct TyWire<'a> {
+    kind: TypeKind,
+    #[serde(borrow)]
+    spec: Option<Value<'a>>,
+    #[serde(borrow)]
+    choices: Option<Value<'a>>,
+}
+
+impl Serialize for Ty<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (kind, spec, choices) = self.parts();
+        TyWire {
+            kind,
+            spec,
+            choices,
+        }
+        .serialize(s)
+    }
+}
+
+/// How a parameter is asked, as it comes off the wire ([`AskKind`]'s layout).
+#[derive(serde::Deserialize)]
+#[serde(rename = "AskKind")]
+enum AskWire<'a> {
+    Literal(#[serde(borrow)] LiteralQ<'a>),
+    Resolver {
+        needs: heapless::Vec<u8, MAX_NEEDS>,
+        #[serde(borrow)]
+        declares: Option<TyWire<'a>>,
+    },
+}
+
+/// A parameter as it comes off the wire ([`Param`]'s layout).
+#[derive(serde::Deserialize)]
+#[serde(rename = "Param")]
+struct ParamWire<'a> {
+    name: &'a str,
+    #[serde(borrow)]
+    ty: TyWire<'a>,
+    #[serde(borrow)]
+    default: Option<Value<'a>>,
+    #[serde(borrow)]
+    ask: Option<AskWire<'a>>,
+    outcome: bool,
+}
+
 /// The plan as it comes off the wire, before it is checked.
 #[derive(serde::Deserialize)]
 struct PlanWire<'a, const N: usize> {
     tool: &'a str,
     #[serde(borrow)]
-    params: heapless::Vec<Param<'a>, N>,
+    params: heapless::Vec<ParamWire<'a>, N>,
     order: heapless::Vec<u8, N>,
 }
 
@@ -102,21 +153,11 @@ fn bad(at: &str, problem: Problem) -> CompileError {
 
 const MALFORMED: Problem = Problem::PLAN_MALFORMED;
 
-/// True when `t` is exactly what the type compiler makes of its own text.
-fn ty_ok(t: &Ty<'_>) -> bool {
-    match (t.kind, t.spec) {
-        (TypeKind::String | TypeKind::Integer | TypeKind::Number | TypeKind::Boolean, None) => {
-            t.choices.is_none()
-        }
-        (_, None) => false,
-        (TypeKind::Schema, Some(s)) => {
-            cfg!(feature = "raw-schema") && t.choices.is_none() && check_raw_schema(s).is_ok()
-        }
-        (kind, Some(spec)) => match Ty::compile(spec, false) {
-            Ok(c) => c.kind == kind && c.choices.map(Value::raw) == t.choices.map(Value::raw),
-            Err(_) => false,
-        },
-    }
+/// The answer type of parameter `at` from its wire parts: a type this build leaves out
+/// is named as such (the feature to enable), any other mismatch is `problem`.
+fn ty_of<'a>(at: &str, t: TyWire<'a>, problem: Problem) -> Result<Ty<'a>, CompileError> {
+    available(t.kind).map_err(|p| bad(at, p))?;
+    Ty::from_parts(t.kind, t.spec, t.choices).ok_or_else(|| bad(at, problem))
 }
 
 /// The plan's postcard layout, read by hand: what `postcard::take_from_bytes::<PlanWire>`
@@ -198,35 +239,35 @@ impl<'a> Reader<'a> {
         }
         Some(v)
     }
-    fn ty(&mut self) -> Option<Ty<'a>> {
+    fn ty(&mut self) -> Option<TyWire<'a>> {
         use TypeKind::*;
         let kinds = [
             String, Integer, Number, Boolean, Enum, Multi, Object, Schema,
         ];
         let kind = *kinds.get(usize::try_from(self.variant()?).ok()?)?;
-        Some(Ty {
+        Some(TyWire {
             kind,
             spec: self.option(Self::value)?,
             choices: self.option(Self::value)?,
         })
     }
-    fn ask(&mut self) -> Option<AskKind<'a>> {
+    fn ask(&mut self) -> Option<AskWire<'a>> {
         Some(match self.variant()? {
-            0 => AskKind::Literal(LiteralQ {
+            0 => AskWire::Literal(LiteralQ {
                 message: self.json_str()?,
                 title: self.option(Self::json_str)?,
                 description: self.option(Self::json_str)?,
                 digest: [0; 16],
             }),
-            1 => AskKind::Resolver {
+            1 => AskWire::Resolver {
                 needs: self.vec(Self::byte)?,
                 declares: self.option(Self::ty)?,
             },
             _ => return None,
         })
     }
-    fn param(&mut self) -> Option<Param<'a>> {
-        Some(Param {
+    fn param(&mut self) -> Option<ParamWire<'a>> {
+        Some(ParamWire {
             name: self.str()?,
             ty: self.ty()?,
             default: self.option(Self::value)?,
@@ -247,7 +288,7 @@ impl<'a> Reader<'a> {
 fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, CompileError> {
     let PlanWire {
         tool,
-        mut params,
+        params: wire_params,
         order,
     } = wire;
     if N > 255 {
@@ -260,47 +301,56 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
     if !name_ok(tool) {
         return Err(bad("plan", Problem::PLAN_TOOL_NAME));
     }
-    let len = params.len();
-    for i in 0..len {
-        let p = &params[i];
+    let len = wire_params.len();
+    let mut params: heapless::Vec<Param<'a>, N> = heapless::Vec::new();
+    for p in wire_params {
         if !name_ok(p.name) {
             return Err(bad("plan", Problem::PLAN_PARAM_NAME));
         }
-        if params[..i].iter().any(|q| q.name == p.name) {
+        if params.iter().any(|q| q.name == p.name) {
             return Err(CompileError::DuplicateName { name: name(p.name) });
         }
-        // A type this build leaves out is named as such (the feature to enable).
-        available(p.ty.kind).map_err(|problem| bad(p.name, problem))?;
-        if !ty_ok(&p.ty) {
-            return Err(bad(p.name, Problem::PLAN_TYPE));
-        }
+        let ty = ty_of(p.name, p.ty, Problem::PLAN_TYPE)?;
         if p.outcome && p.ask.is_none() {
             return Err(bad(p.name, Problem::PLAN_OUTCOME));
         }
-        match &p.ask {
-            None => {}
-            Some(AskKind::Resolver { needs, declares }) => {
+        let ask = match p.ask {
+            None => None,
+            Some(AskWire::Resolver { needs, declares }) => {
                 if needs.iter().any(|&j| j as usize >= len) {
                     return Err(bad(p.name, Problem::PLAN_NEED));
                 }
-                if let Some(d) = declares {
-                    available(d.kind).map_err(|problem| bad(p.name, problem))?;
-                    if !ty_ok(d) || !d.same_as(&p.ty) {
-                        return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
+                let declares = match declares {
+                    None => None,
+                    Some(d) => {
+                        let d = ty_of(p.name, d, Problem::PLAN_DECLARED_TYPE)?;
+                        if !d.same_as(&ty) {
+                            return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
+                        }
+                        Some(d)
                     }
-                }
+                };
+                Some(AskKind::Resolver { needs, declares })
             }
-            Some(AskKind::Literal(q))
-                if (q.title.is_some() || q.description.is_some()) && !p.ty.wrapped() =>
+            Some(AskWire::Literal(q))
+                if (q.title.is_some() || q.description.is_some()) && !ty.wrapped() =>
             {
                 return Err(bad(p.name, Problem::PLAN_LABELS));
             }
-            Some(AskKind::Literal(_)) => {}
-        }
-        let ty = p.ty;
-        if let Some(AskKind::Literal(q)) = &mut params[i].ask {
-            q.digest = question_digest(q.message, &ty, q.title, q.description);
-        }
+            Some(AskWire::Literal(mut q)) => {
+                // Recomputed, never read: always consistent with the question.
+                q.digest = question_digest(q.message, &ty, q.title, q.description);
+                Some(AskKind::Literal(q))
+            }
+        };
+        // Fits: the wire vector has the same capacity.
+        let _ = params.push(Param {
+            name: p.name,
+            ty,
+            default: p.default,
+            ask,
+            outcome: p.outcome,
+        });
     }
     // The resolution order: every elicited parameter exactly once, each resolver after
     // the elicited parameters it needs (which also rules out cycles).

@@ -2,11 +2,12 @@
 
 use core::fmt;
 
+use crate::digest::{b64_decode, b64_decoded_len, b64_encode, b64_len, Sha256};
+use crate::json::Sink;
 use aes_gcm::aead::generic_array::GenericArray;
 use aes_gcm::aead::{AeadInPlace, KeyInit};
 use aes_gcm::Aes256Gcm;
 use hkdf::Hkdf;
-use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -37,7 +38,7 @@ const PREFIX_LEN: usize = TOKEN_PREFIX.len();
 /// The result is wiped when dropped.
 pub fn derive_key(secret: &[u8]) -> Zeroizing<[u8; 32]> {
     let mut okm = Zeroizing::new([0u8; 32]);
-    Hkdf::<Sha256>::new(None, secret)
+    Hkdf::<sha2::Sha256>::new(None, secret)
         .expand(KDF_INFO, &mut okm[..])
         .expect("32 bytes is a valid HKDF-SHA256 output length");
     okm
@@ -46,81 +47,11 @@ pub fn derive_key(secret: &[u8]) -> Zeroizing<[u8; 32]> {
 /// The public fingerprint of a derived key: the first 4 bytes of
 /// SHA-256(`mcp/request-state/v1/kid:` ‖ key).
 pub fn key_id(key: &[u8; 32]) -> [u8; KID_LEN] {
-    let digest = Sha256::new()
-        .chain_update(KID_INFO)
-        .chain_update(key)
-        .finalize();
-    [digest[0], digest[1], digest[2], digest[3]]
-}
-
-/// Length of the base64url (unpadded) text for `n` bytes.
-pub(crate) const fn b64_len(n: usize) -> usize {
-    n / 3 * 4 + [0, 2, 3][n % 3]
-}
-
-/// Base64url-encode `src` without padding into the first [`b64_len`]`(src.len())` bytes
-/// of `dst`; returns that length. Hand-rolled: the base64 crate's general encoder costs
-/// a firmware about 1 KB of flash.
-pub(crate) fn b64_encode(src: &[u8], dst: &mut [u8]) -> usize {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut w = 0;
-    for chunk in src.chunks(3) {
-        let mut n = 0u32;
-        for (i, &b) in chunk.iter().enumerate() {
-            n |= u32::from(b) << (16 - 8 * i);
-        }
-        // 1, 2 or 3 bytes: 2, 3 or 4 characters.
-        for k in 0..=chunk.len() {
-            if let Some(c) = dst.get_mut(w) {
-                *c = A[(n >> (18 - 6 * k)) as usize & 63];
-            }
-            w += 1;
-        }
-    }
-    w
-}
-
-/// Strictly decode unpadded base64url `src` into `dst` (exactly
-/// [`b64_decoded_len`]`(src.len())` bytes long), as the base64 crate's `URL_SAFE_NO_PAD`
-/// engine does: no padding, no character outside the alphabet, no length of 1 mod 4,
-/// no nonzero bits after the last byte (a non-canonical text). `None` when it is not.
-pub(crate) fn b64_decode(src: &[u8], dst: &mut [u8]) -> Option<()> {
-    if Some(dst.len()) != b64_decoded_len(src.len()) {
-        return None;
-    }
-    let sextet = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        }))
-    };
-    for (group, out) in src.chunks(4).zip(dst.chunks_mut(3)) {
-        let mut n = 0u32;
-        for (i, &c) in group.iter().enumerate() {
-            n |= sextet(c)? << (18 - 6 * i);
-        }
-        // The bits below the last whole byte must be zero (canonical text).
-        if n & (0xFF_FFFF >> (8 * out.len())) != 0 {
-            return None;
-        }
-        for (i, b) in out.iter_mut().enumerate() {
-            *b = (n >> (16 - 8 * i)) as u8;
-        }
-    }
-    Some(())
-}
-
-/// Length of the bytes an unpadded base64url text of `chars` characters decodes to, or
-/// `None` when no canonical text has that length.
-pub(crate) const fn b64_decoded_len(chars: usize) -> Option<usize> {
-    match chars % 4 {
-        1 => None,
-        rem => Some(chars / 4 * 3 + [0, 0, 1, 2][rem]),
-    }
+    let mut h = Sha256::new();
+    h.put(KID_INFO);
+    h.put(key);
+    let [a, b, c, d, ..] = h.finish();
+    [a, b, c, d]
 }
 
 /// Length of the token sealing a payload of `payload_len` bytes.
@@ -496,77 +427,11 @@ fn encode_in_place(buf: &mut [u8], src: usize, dst: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    use base64::Engine as _;
 
     #[test]
-    fn b64_encode_is_the_crates() {
-        let mut x = 0x9E37_79B9u32;
-        for n in 0..200usize {
-            let src: std::vec::Vec<u8> = (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 17;
-                    x ^= x << 5;
-                    x as u8
-                })
-                .collect();
-            let mut dst = [0u8; 300];
-            let w = b64_encode(&src, &mut dst);
-            assert_eq!(w, b64_len(n));
-            let mut want = [0u8; 300];
-            let m = URL_SAFE_NO_PAD.encode_slice(&src, &mut want).unwrap();
-            assert_eq!(&dst[..w], &want[..m]);
-        }
-    }
-
-    #[test]
-    fn b64_decode_is_the_crates() {
-        const CH: &[u8] = b"AQgw_-9zaZ=+/. \x80";
-        let mut x = 0x2545_F491u32;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        };
-        let mut ok = 0;
-        // Fewer under miri (hours for all).
-        let rounds = if cfg!(miri) { 2_000 } else { 200_000 };
-        for _ in 0..rounds {
-            let n = (next() % 12) as usize;
-            let text: std::vec::Vec<u8> = (0..n)
-                .map(|_| {
-                    let r = next();
-                    // Mostly alphabet characters, some of them junk.
-                    if r % 8 == 0 {
-                        CH[(r >> 8) as usize % CH.len()]
-                    } else {
-                        CH[(r >> 8) as usize % 6]
-                    }
-                })
-                .collect();
-            let Some(m) = b64_decoded_len(n) else {
-                continue;
-            };
-            let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
-            let mine = b64_decode(&text, &mut a[..m]);
-            let theirs = URL_SAFE_NO_PAD.decode_slice(&text, &mut b[..m]);
-            assert_eq!(mine.is_some(), theirs == Ok(m), "{text:?}");
-            assert_eq!(a, b);
-            ok += usize::from(mine.is_some());
-        }
-        assert!(ok > rounds / 200);
-    }
-
-    #[test]
-    fn lengths() {
-        for n in 0..100usize {
-            let chars = b64_len(n);
-            assert_eq!(b64_decoded_len(chars), Some(n));
-        }
-        assert_eq!(b64_decoded_len(5), None);
+    fn token_lengths() {
         assert_eq!(token_len(0), 3 + 43);
+        assert_eq!(token_len(2), 3 + 46);
     }
 
     #[test]

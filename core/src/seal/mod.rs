@@ -60,7 +60,7 @@
 use core::cmp::Ordering;
 use core::fmt;
 
-use sha2::{Digest, Sha256};
+use crate::digest::{self, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::json::{self, CountSink, Kind, Number, Sink, SliceSink, Str, Style, Value};
@@ -321,16 +321,11 @@ impl ArgsDigest {
     /// `json.dumps(arguments, sort_keys=True, separators=(",", ":"))` (ASCII-escaped,
     /// object keys sorted recursively, arrays in order).
     pub fn of(arguments: Option<Value<'_>>) -> Self {
-        let mut hasher = Sha256::new();
-        match arguments.filter(|v| py_truthy(*v)) {
-            Some(v) => json::write_value(v, Style::DIGEST, &mut hasher),
-            None => hasher.update(b"{}"),
-        }
-        let hash = hasher.finalize();
-        let mut out = [0u8; DIGEST_LEN];
-        let n = codec::b64_encode(&hash[..16], &mut out);
-        debug_assert_eq!(n, DIGEST_LEN);
-        ArgsDigest(out)
+        let short = digest::short(|h| match arguments.filter(|v| py_truthy(*v)) {
+            Some(v) => json::write_value(v, Style::DIGEST, h),
+            None => h.put(b"{}"),
+        });
+        ArgsDigest(digest::digest_text(&short))
     }
 
     /// The digest text.
@@ -904,13 +899,15 @@ impl Claims<'_> {
 }
 
 fn principal_tag(salt: &[u8], principal: &str) -> [u8; PRINCIPAL_TAG_LEN] {
-    let hash = Sha256::new()
-        .chain_update(PRINCIPAL_LABEL)
-        .chain_update(salt)
-        .chain_update(principal.as_bytes())
-        .finalize();
+    let mut h = Sha256::new();
+    h.put(PRINCIPAL_LABEL);
+    h.put(salt);
+    h.put(principal.as_bytes());
+    let hash = h.finish();
     let mut tag = [0u8; PRINCIPAL_TAG_LEN];
-    tag.copy_from_slice(&hash[..PRINCIPAL_TAG_LEN]);
+    for (t, b) in tag.iter_mut().zip(hash) {
+        *t = b;
+    }
     tag
 }
 
@@ -920,7 +917,7 @@ fn principal_claim(salt: &[u8; PRINCIPAL_SALT_LEN], principal: &str) -> [u8; PRI
     raw[..PRINCIPAL_SALT_LEN].copy_from_slice(salt);
     raw[PRINCIPAL_SALT_LEN..].copy_from_slice(&principal_tag(salt, principal));
     let mut out = [0u8; PRINCIPAL_CLAIM_LEN];
-    let n = codec::b64_encode(&raw, &mut out);
+    let n = digest::b64_encode(&raw, &mut out);
     debug_assert_eq!(n, PRINCIPAL_CLAIM_LEN);
     out
 }
@@ -944,7 +941,7 @@ fn principal_matches(claim: Str<'_>, principal: &str) -> bool {
         return false;
     }
     let mut raw = [0u8; PRINCIPAL_RAW_LEN];
-    if codec::b64_decode(&text, &mut raw).is_none() {
+    if digest::b64_decode(&text, &mut raw).is_none() {
         return false;
     }
     let (salt, tag) = raw.split_at(PRINCIPAL_SALT_LEN);

@@ -1,0 +1,510 @@
+//! Checking accepted content strictly (JSON types as MCP defines them) and writing the
+//! values it settles to (the Python values FastMCP settles to).
+
+use super::raw::check_raw_content;
+use super::{decode_small, Shape, Ty};
+use crate::json::{
+    f64_finite, f64_lt, parse_f64, write_f64, write_value, Kind, Number, Sink, Str, Style, Value,
+};
+use crate::pyfmt::has_white_space;
+
+/// A JSON number as an f64 (an integer literal too long for one rounds; NaN if unparsable).
+pub(super) fn num_f64(n: Number<'_>) -> f64 {
+    match n {
+        Number::Int(t) => parse_f64(t).unwrap_or(f64::NAN),
+        Number::Float(f) => f,
+    }
+}
+
+/// Whether an integer answer written as a float (`3.0`, `1e3`) is an integer, as pydantic's
+/// lax `int` takes a float: finite, integral, and strictly between -2^63 and 2^63 (its
+/// `float_as_int`: `i64::MIN as f64 < f < i64::MAX as f64`, both bounds ±2^63). So
+/// `9.223372036854775e+18` is one, `9.223372036854776e+18`, `-9.223372036854776e+18`
+/// and `1e+19` are not. Integers written as integers are not bounded
+/// (`12345678901234567890` is one). On the bits: no floating-point arithmetic.
+pub(super) fn integral_in_i64(f: f64) -> bool {
+    let bits = f.to_bits();
+    // |f| < 2^63 ⟺ the biased exponent is below 1023 + 63 (this also rules out inf, NaN).
+    let small = (bits >> 52) & 0x7ff < 1023 + 63;
+    small && bits == libm_trunc(f).to_bits()
+}
+
+pub(super) fn within_bounds(spec: Option<Value<'_>>, x: f64) -> bool {
+    let get = |k: &str| {
+        spec.and_then(|s| s.get(k))
+            .and_then(|v| v.as_number())
+            .map(num_f64)
+    };
+    if let Some(min) = get("minimum") {
+        if f64_lt(x, min) {
+            return false;
+        }
+    }
+    if let Some(max) = get("maximum") {
+        if f64_lt(max, x) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether a count (computed only when `spec` bounds it) is within `spec`'s bounds.
+pub(super) fn count_ok(
+    spec: Option<Value<'_>>,
+    min_key: &str,
+    max_key: &str,
+    count: impl FnOnce() -> usize,
+) -> bool {
+    let Some(spec) = spec else { return true };
+    let get = |k: &str| spec.get(k).and_then(|v| v.as_number()).map(num_f64);
+    let (min, max) = (get(min_key), get(max_key));
+    if min.is_none() && max.is_none() {
+        return true;
+    }
+    let n = count();
+    if let Some(min) = min {
+        if f64_lt(n as f64, min) {
+            return false;
+        }
+    }
+    if let Some(max) = max {
+        if f64_lt(max, n as f64) {
+            return false;
+        }
+    }
+    true
+}
+
+pub(super) fn in_choices(choices: Value<'_>, s: Str<'_>) -> bool {
+    choices
+        .items()
+        .any(|c| c.as_str().is_some_and(|c| c.cmp_decoded(s).is_eq()))
+}
+
+/// Whether an integer answer is an integer within `spec`'s bounds.
+pub(super) fn integer_ok(spec: Option<Value<'_>>, n: Option<Number<'_>>) -> bool {
+    match n {
+        Some(Number::Int(t)) => within_bounds(spec, parse_f64(t).unwrap_or(0.0)),
+        Some(Number::Float(f)) => integral_in_i64(f) && within_bounds(spec, f),
+        None => false,
+    }
+}
+
+/// Out of line: its 128-byte buffer stays out of the validator's frame (a device's
+/// stack peak is a round validating answers).
+#[inline(never)]
+pub(super) fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
+    let mut buf = [0u8; 128];
+    let Some(text) = decode_small(s, &mut buf) else {
+        // Longer than any date; fine for email/uri.
+        return !(format.eq_str("date") || format.eq_str("date-time"));
+    };
+    // Byte searches: the patterns are ASCII, and UTF-8 never uses ASCII bytes inside a
+    // longer character.
+    let b = text.as_bytes();
+    if format.eq_str("email") {
+        let Some(at) = b.iter().rposition(|&c| c == b'@') else {
+            return false;
+        };
+        at > 0 && at + 1 < b.len() && !has_white_space(b)
+    } else if format.eq_str("uri") {
+        let Some(colon) = b.iter().position(|&c| c == b':') else {
+            return false;
+        };
+        let scheme = b.get(..colon).unwrap_or_default();
+        scheme.first().is_some_and(u8::is_ascii_alphabetic)
+            && scheme
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+            && !has_white_space(b)
+    } else if format.eq_str("date") {
+        is_date(b)
+    } else if format.eq_str("date-time") {
+        is_date_time(b)
+    } else {
+        true
+    }
+}
+
+// Dates on bytes (every accepted byte is ASCII): str slicing links core's
+// char-boundary panics.
+
+/// The number `s` writes in decimal digits (at most 4 here: no overflow).
+fn digits(s: &[u8]) -> Option<u32> {
+    if s.is_empty() {
+        return None;
+    }
+    s.iter().try_fold(0u32, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+    })
+}
+
+fn is_date(b: &[u8]) -> bool {
+    let &[y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = b else {
+        return false;
+    };
+    let (Some(y), Some(m), Some(d)) = (
+        digits(&[y0, y1, y2, y3]),
+        digits(&[m0, m1]),
+        digits(&[d0, d1]),
+    ) else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => return false,
+    };
+    d >= 1 && d <= days
+}
+
+fn is_date_time(s: &[u8]) -> bool {
+    // A date in the first 10 bytes is ASCII, so byte 10 starts a character.
+    if s.len() < 20 {
+        return false;
+    }
+    let (date, rest) = s.split_at(10);
+    if !is_date(date) {
+        return false;
+    }
+    let rest = match rest.split_first() {
+        Some((b'T' | b't' | b' ', rest)) => rest,
+        _ => return false,
+    };
+    let Some((&[h0, h1, b':', m0, m1, b':', s0, s1], mut tail)) = rest.split_first_chunk::<8>()
+    else {
+        return false;
+    };
+    let (Some(h), Some(mi), Some(se)) = (digits(&[h0, h1]), digits(&[m0, m1]), digits(&[s0, s1]))
+    else {
+        return false;
+    };
+    if h > 23 || mi > 59 || se > 60 {
+        return false;
+    }
+    if let Some((b'.', frac)) = tail.split_first() {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        tail = frac.get(n..).unwrap_or_default();
+    }
+    match tail {
+        b"Z" | b"z" => true,
+        &[b'+' | b'-', h0, h1, b':', m0, m1] => {
+            digits(&[h0, h1]).is_some_and(|h| h <= 23) && digits(&[m0, m1]).is_some_and(|m| m <= 59)
+        }
+        _ => false,
+    }
+}
+
+/// The member whose decoded key equals `name`'s decoded key (last one wins).
+pub(super) fn get_decoded<'c>(obj: Value<'c>, name: Str<'_>) -> Option<Value<'c>> {
+    if let Some(p) = name.as_plain() {
+        return obj.get(p);
+    }
+    let mut found = None;
+    for (k, v) in obj.members() {
+        if k.cmp_decoded(name).is_eq() {
+            found = Some(v);
+        }
+    }
+    found
+}
+
+impl Ty<'_> {
+    /// Validate one scalar/enum/array value against this (non-object) type.
+    fn check_scalar(&self, v: Value<'_>) -> bool {
+        match self.0 {
+            Shape::String(spec) => {
+                let Some(s) = v.as_str() else { return false };
+                if !count_ok(spec, "minLength", "maxLength", || s.char_len()) {
+                    return false;
+                }
+                match self.key("format").and_then(|f| f.as_str()) {
+                    Some(f) => format_ok(f, s),
+                    None => true,
+                }
+            }
+            Shape::Integer(spec) => integer_ok(spec, v.as_number()),
+            // A literal that overflows to ±inf is refused: it has no JSON rendering.
+            Shape::Number(spec) => match v.as_number() {
+                Some(n) => f64_finite(num_f64(n)) && within_bounds(spec, num_f64(n)),
+                None => false,
+            },
+            Shape::Boolean(_) => v.as_bool().is_some(),
+            Shape::Enum { choices, .. } => v.as_str().is_some_and(|s| in_choices(choices, s)),
+            Shape::Multi { spec, choices } => {
+                if v.kind() != Kind::Array {
+                    return false;
+                }
+                let mut n = 0;
+                for item in v.items() {
+                    n += 1;
+                    if !item.as_str().is_some_and(|s| in_choices(choices, s)) {
+                        return false;
+                    }
+                }
+                count_ok(Some(spec), "minItems", "maxItems", || n)
+            }
+            Shape::Object { .. } | Shape::Schema(_) => false,
+        }
+    }
+
+    /// Validate accepted content (the `content` object of an ElicitResult), handing back
+    /// what its settled value renders from: `None` when the content does not validate,
+    /// else `Some(value)` with a wrapped type's `value` member (`Some(None)` for object
+    /// and raw-schema types, which render the content).
+    pub(crate) fn accept<'c>(&self, content: Value<'c>) -> Option<Option<Value<'c>>> {
+        if content.kind() != Kind::Object {
+            return None;
+        }
+        match self.0 {
+            // Never built without the features (see `available`).
+            Shape::Object { .. } if !cfg!(feature = "object-types") => None,
+            Shape::Schema(_) if !cfg!(feature = "raw-schema") => None,
+            Shape::Object { props, .. } => props
+                .members()
+                .all(|(name, field)| {
+                    // Every field compiled when the type did.
+                    let Ok(fty) = Ty::compile(field, true) else {
+                        return false;
+                    };
+                    match get_decoded(content, name) {
+                        Some(v) => fty.check_scalar(v),
+                        None => field.kind() == Kind::Object && field.get("default").is_some(),
+                    }
+                })
+                .then_some(None),
+            Shape::Schema(schema) => check_raw_content(schema, content).then_some(None),
+            _ => {
+                let v = content.get("value")?;
+                self.check_scalar(v).then_some(Some(v))
+            }
+        }
+    }
+
+    /// Write the settled value of validated content (the Python value FastMCP settles
+    /// to, rendered with `style`).
+    pub(crate) fn write_settled(&self, content: Value<'_>, style: Style, out: &mut dyn Sink) {
+        match self.0 {
+            // Never built without the feature (see `available`).
+            Shape::Object { .. } if !cfg!(feature = "object-types") => {}
+            Shape::Object { props, .. } => {
+                out.put(b"{");
+                let mut first = true;
+                for (name, field) in props.members() {
+                    if !first {
+                        out.put(if style.spaced { b", " } else { b"," });
+                    }
+                    first = false;
+                    write_json_str_key(name, style, out);
+                    // Every field compiled when the type did.
+                    let fty = Ty::compile(field, true).unwrap_or(Ty::STRING);
+                    match (get_decoded(content, name), field.get("default")) {
+                        (Some(v), _) => fty.write_normalized(v, style, out),
+                        // pydantic never validates a default, and serializes an integer
+                        // field's float default as the float it is; a number field's
+                        // integer default does become a float.
+                        (None, Some(d)) if fty.kind() == super::TypeKind::Integer => {
+                            write_value(d, style, out)
+                        }
+                        (None, Some(d)) => fty.write_normalized(d, style, out),
+                        (None, None) => out.put(b"null"),
+                    }
+                }
+                out.put(b"}");
+            }
+            Shape::Schema(_) => write_value(content, style, out),
+            _ => match content.get("value") {
+                Some(v) => self.write_normalized(v, style, out),
+                None => out.put(b"null"),
+            },
+        }
+    }
+
+    /// A value as the Python value of this type renders: ints for integer types,
+    /// floats for number types, everything else as is.
+    pub(crate) fn write_normalized(&self, v: Value<'_>, style: Style, out: &mut dyn Sink) {
+        match (self.0, v.as_number()) {
+            (Shape::Number(_), Some(n)) => write_f64(num_f64(n), out),
+            (Shape::Integer(_), Some(Number::Float(f))) if integral_in_i64(f) => {
+                write_integral_f64(f, out)
+            }
+            _ => write_value(v, style, out),
+        }
+    }
+}
+
+/// An object key and its separator, as the style writes them.
+fn write_json_str_key(name: Str<'_>, style: Style, out: &mut dyn Sink) {
+    crate::json::write_json_str(name, style.ascii, out);
+    out.put(if style.spaced { b": " } else { b":" });
+}
+
+/// `f.trunc()` without std, and without floating-point arithmetic (soft-float on a
+/// Cortex-M4): the fraction bits below the binary point are cleared.
+pub(super) fn libm_trunc(f: f64) -> f64 {
+    let bits = f.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    if exp >= 52 {
+        f // integral already (or inf, NaN)
+    } else if exp < 0 {
+        f64::from_bits(bits & 1 << 63) // |f| < 1: ±0
+    } else {
+        f64::from_bits(bits & !((1u64 << (52 - exp)) - 1))
+    }
+}
+
+/// Write an integral f64 below 2^63 in magnitude (see [`integral_in_i64`]) as Python's
+/// `int(f)` prints it. (±0 prints 0, as `int(-0.0)` does.)
+fn write_integral_f64(f: f64, out: &mut dyn Sink) {
+    let bits = f.to_bits();
+    let neg = bits >> 63 == 1;
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1075;
+    let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    // Below 2^63 (exp < 11 for a normal number): the shift drops only zero bits of the
+    // fraction, or moves the mantissa up without overflow. ±0 has exp = -1075.
+    let v = if exp >= 0 {
+        mant.checked_shl(exp.unsigned_abs()).unwrap_or(0)
+    } else {
+        mant.checked_shr(exp.unsigned_abs()).unwrap_or(0)
+    } as i64;
+    crate::json::write_i64(if neg { v.wrapping_neg() } else { v }, out);
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::format;
+    use std::string::String;
+    use std::vec::Vec;
+
+    struct Buf(Vec<u8>);
+
+    impl Sink for Buf {
+        fn put(&mut self, bytes: &[u8]) {
+            self.0.extend_from_slice(bytes);
+        }
+    }
+
+    /// Floats around every binary exponent, and the special values.
+    fn samples() -> Vec<f64> {
+        let mut v = std::vec![
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for biased in 0..2047u64 {
+            for k in 0..8u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let fraction = match k {
+                    0 => 0,
+                    1 => 1,
+                    2 => (1 << 52) - 1,
+                    _ => x & ((1 << 52) - 1),
+                };
+                let f = f64::from_bits(biased << 52 | fraction);
+                v.push(f);
+                v.push(-f);
+                v.push(f.trunc());
+                v.push(-f.trunc());
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn trunc_is_std_trunc() {
+        for f in samples() {
+            let (want, got) = (f.trunc(), libm_trunc(f));
+            assert!(
+                want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()),
+                "{f:e}: {got:e}"
+            );
+        }
+    }
+
+    /// pydantic's `float_as_int`: finite, integral, and `i64::MIN as f64 < f < i64::MAX
+    /// as f64`.
+    #[test]
+    fn integral_in_i64_is_pydantics_float_as_int() {
+        for f in samples() {
+            let want =
+                f.is_finite() && f == f.trunc() && (i64::MIN as f64) < f && f < (i64::MAX as f64);
+            assert_eq!(integral_in_i64(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn dates_and_date_times() {
+        for (s, want) in [
+            ("2026-07-28", true),
+            ("2024-02-29", true),
+            ("2026-02-29", false),
+            ("2026-13-01", false),
+            ("2026-00-01", false),
+            ("2026-04-31", false),
+            ("2026-04-30", true),
+            ("2026-7-28", false),
+            ("+026-07-28", false),
+            ("2026-07-28 ", false),
+        ] {
+            assert_eq!(is_date(s.as_bytes()), want, "{s}");
+        }
+        for (s, want) in [
+            ("2026-07-28T12:30:00Z", true),
+            ("2026-07-28t12:30:00z", true),
+            ("2026-07-28 12:30:00+02:00", true),
+            ("2026-07-28T12:30:00.123Z", true),
+            ("2026-07-28T12:30:00.Z", false),
+            ("2026-07-28T24:00:00Z", false),
+            ("2026-07-28T23:59:60Z", true),
+            ("2024-02-29T00:00:00-23:59", true),
+            ("2026-02-29T00:00:00Z", false),
+            ("2026-07-28T12:30:00+24:00", false),
+            ("2026-07-28T12:30:00", false),
+            ("2026-07-28X12:30:00Z", false),
+            ("2026-07-28T12:30:00+0200", false),
+            ("2026-07-28\u{e9}12:30:00Z", false),
+            ("2026-07-2\u{e9}T12:30:00Z", false),
+            ("2026-07-28T12:30:00.5+01:00x", false),
+            // A non-ASCII character inside the time: the str-slicing version panicked.
+            ("2024-02-29 23:59:6\u{e9}0Z", false),
+            ("2026-07-28T12:30:00+0\u{e9}:00", false),
+        ] {
+            assert_eq!(is_date_time(s.as_bytes()), want, "{s}");
+        }
+    }
+
+    #[test]
+    fn integral_f64_is_python_int() {
+        for f in samples() {
+            if !integral_in_i64(f) {
+                continue;
+            }
+            let mut b = Buf(Vec::new());
+            write_integral_f64(f, &mut b);
+            let got = String::from_utf8(b.0).expect("ASCII");
+            // std prints an integral f64 exactly, with no fraction: Python's int(f).
+            let want = format!("{f:.0}");
+            let want = if want == "-0" {
+                String::from("0")
+            } else {
+                want
+            };
+            assert_eq!(got, want, "{f:e}");
+        }
+    }
+}
