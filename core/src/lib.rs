@@ -17,6 +17,8 @@ pub mod error;
 pub mod json;
 pub mod plan;
 mod pyfmt;
+mod question;
+mod reply;
 pub mod round;
 mod state;
 pub mod types;
@@ -26,7 +28,7 @@ pub mod wire;
 pub use error::{CompileError, Error, Problem};
 pub use json::{Sink, SliceSink, Style};
 pub use plan::Plan;
-pub use round::{Era, Note, Round, Step};
+pub use round::{Era, Inputs, Note, Round, Step};
 pub use state::Action;
 pub use types::TypeKind;
 #[cfg(feature = "seal")]
