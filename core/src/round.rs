@@ -38,7 +38,7 @@
 
 use crate::error::{name, Error, Problem};
 use crate::json::{write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value};
-use crate::plan::{digest_text, question_digest, write_params, AskKind, Plan};
+use crate::plan::{digest_text, question_digest, write_params, AskKind, Param, Plan};
 use crate::question::{parse_question, question_parts, scan_question, Question};
 use crate::reply::{classify_reply, read_replies, Reply};
 use crate::state::{self, q_matches, Action, Carried, Held, Recorded};
@@ -144,6 +144,12 @@ struct Slot<'a> {
     /// This parameter's reply in `inputResponses`, classified.
     reply: Option<Reply<'a>>,
 }
+
+/// The error for a parameter index outside the plan (see [`Round::param`]).
+const NO_PARAM: Error = Error::WrongStep {
+    expected: "a parameter index of the plan",
+    got: "an index past its end",
+};
 
 const EMPTY: Slot<'static> = Slot {
     status: Status::Unvisited,
@@ -489,12 +495,33 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         e
     }
 
+    /// The error every call on a failed round returns.
+    fn failed(&self, got: &'static str) -> Error {
+        self.error.clone().unwrap_or(Error::WrongStep {
+            expected: "nothing (the round failed)",
+            got,
+        })
+    }
+
+    /// Parameter `i` of the plan. Every index the round uses comes from the plan (its
+    /// order, a resolver's needs, a step the round handed out), and the round lays out
+    /// one slot per parameter, so this and [`Round::slot_mut`] always find theirs; were
+    /// one not to, the call fails instead of panicking.
+    fn param(&self, i: usize) -> Result<&'r Param<'a>, Error> {
+        self.plan.params.get(i).ok_or(NO_PARAM)
+    }
+
+    /// Parameter `i`'s slot (see [`Round::param`]).
+    fn slot_mut(&mut self, i: usize) -> Result<&mut Slot<'a>, Error> {
+        self.slots.get_mut(i).ok_or(NO_PARAM)
+    }
+
     /// The parameters asked this round (signature index and slot), in resolution order.
     fn pending(&self) -> impl Iterator<Item = (usize, &Slot<'a>)> + '_ {
         self.plan
             .order
             .iter()
-            .map(|&i| (i as usize, &self.slots[i as usize]))
+            .filter_map(|&i| Some((usize::from(i), self.slots.get(usize::from(i))?)))
             .filter(|(_, slot)| slot.status == Status::Pending)
     }
 
@@ -523,10 +550,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// Advance the round. See the module docs for the drain rule.
     pub fn poll(&mut self) -> Result<Step, Error> {
         match self.phase {
-            Phase::Failed => Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "nothing",
-                got: "poll",
-            })),
+            Phase::Failed => Err(self.failed("poll")),
             Phase::Done => Ok(Step::Done),
             Phase::InputRequired => Ok(Step::InputRequired),
             Phase::AwaitResolve(i) => Ok(Step::Resolve { param: i as usize }),
@@ -540,9 +564,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     fn advance(&mut self) -> Result<Step, Error> {
         let plan = self.plan;
-        while self.cursor < plan.order.len() {
-            let i = plan.order[self.cursor] as usize;
-            let p = &plan.params[i];
+        while let Some(&i) = plan.order.get(self.cursor) {
+            let i = usize::from(i);
+            let p = self.param(i)?;
             match &p.ask {
                 Some(AskKind::Literal(q)) => {
                     self.cursor += 1;
@@ -553,21 +577,24 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 Some(AskKind::Resolver { needs, .. }) => {
                     let mut waiting = false;
                     for &j in needs.iter() {
-                        let j = j as usize;
-                        if plan.params[j].ask.is_some() {
-                            if self.slots[j].status != Status::Settled {
+                        let j = usize::from(j);
+                        let need = self.param(j)?;
+                        if need.ask.is_some() {
+                            if self
+                                .slots
+                                .get(j)
+                                .is_none_or(|s| s.status != Status::Settled)
+                            {
                                 waiting = true;
                             }
-                        } else if self.args.get(plan.params[j].name).is_none()
-                            && plan.params[j].default.is_none()
-                        {
+                        } else if self.args.get(need.name).is_none() && need.default.is_none() {
                             return Err(Error::MissingArgument {
-                                name: name(plan.params[j].name),
+                                name: name(need.name),
                             });
                         }
                     }
                     if waiting {
-                        self.slots[i].status = Status::Waiting;
+                        self.slot_mut(i)?.status = Status::Waiting;
                         self.cursor += 1;
                         continue;
                     }
@@ -630,25 +657,28 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         digest: [u8; 16],
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
-        self.slots[i].asks = asks;
-        self.slots[i].digest = digest;
-        if self.era == Era::Handshake {
+        let era = self.era;
+        let slot = self.slot_mut(i)?;
+        slot.asks = asks;
+        slot.digest = digest;
+        if era == Era::Handshake {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
-        let pname = self.plan.params[i].name;
-        if self.slots[i].recorded.is_none() && self.slots[i].reply.is_none() {
+        let (recorded, reply, asked) = (slot.recorded, slot.reply, slot.asked);
+        if recorded.is_none() && reply.is_none() {
             // Nothing recorded, nothing replied: asked this round.
-            self.slots[i].status = Status::Pending;
+            slot.status = Status::Pending;
             return Ok(None);
         }
+        let pname = self.param(i)?.name;
         let dbuf = digest_text(&digest);
         let digest = &dbuf[..];
         // 1. A recorded answer to this same question (checked against the type here, so
         // settling it does not check it again).
         let mut answer = None;
         let mut checked = None;
-        if let Some(rec) = self.slots[i].recorded {
+        if let Some(rec) = recorded {
             if q_matches(rec.q, digest) {
                 let usable = match (rec.action, rec.data) {
                     (Action::Accept, Some(d)) => ty.accept(d),
@@ -669,8 +699,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         // 2. A fresh reply, only for the question asked last round.
         if answer.is_none() {
-            if let Some(reply) = self.slots[i].reply {
-                if !self.slots[i].asked.is_some_and(|a| q_matches(a, digest)) {
+            if let Some(reply) = reply {
+                if !asked.is_some_and(|a| q_matches(a, digest)) {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
                     let Reply::Elicit { action, content } = reply else {
@@ -685,7 +715,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         match answer {
             None => {
-                self.slots[i].status = Status::Pending;
+                self.slot_mut(i)?.status = Status::Pending;
                 Ok(None)
             }
             Some((action, content)) => {
@@ -694,7 +724,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     None => Check::Against(&ty),
                 };
                 self.settle(i, check, action, content)?;
-                self.slots[i].carried = true;
+                self.slot_mut(i)?.carried = true;
                 Ok(None)
             }
         }
@@ -708,7 +738,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         action: Action,
         content: Option<Value<'a>>,
     ) -> Result<(), Error> {
-        let p = &self.plan.params[i];
+        let p = self.param(i)?;
         let mut value = None;
         match action {
             Action::Accept => {
@@ -733,8 +763,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
             }
         }
-        self.slots[i].status = Status::Settled;
-        self.slots[i].source = Source::Answer {
+        let slot = self.slot_mut(i)?;
+        slot.status = Status::Settled;
+        slot.source = Source::Answer {
             action,
             content,
             value,
@@ -745,7 +776,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     fn expect_resolve(&self, got: &'static str) -> Result<usize, Error> {
         match self.phase {
             Phase::AwaitResolve(i) => Ok(i as usize),
-            Phase::Failed => Err(self.error.clone().expect("failed rounds keep their error")),
+            Phase::Failed => Err(self.failed(got)),
             Phase::AwaitAnswer(_) => Err(Error::WrongStep {
                 expected: "an answer to the Ask step",
                 got,
@@ -761,7 +792,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// JSON): nothing is asked and nothing is carried.
     pub fn resolve_value(&mut self, value_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_value")?;
-        let pname = self.plan.params[i].name;
+        let pname = self.param(i)?.name;
         if Value::parse(value_json).is_err() {
             return Err(Error::ResolverAnswer {
                 param: name(pname),
@@ -773,8 +804,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             param: name(pname),
             problem: Problem::VALUE_NOT_JSON,
         })?;
-        self.slots[i].status = Status::Settled;
-        self.slots[i].source = Source::Host(v);
+        let slot = self.slot_mut(i)?;
+        slot.status = Status::Settled;
+        slot.source = Source::Host(v);
         self.cursor += 1;
         self.phase = Phase::Running;
         Ok(())
@@ -785,14 +817,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// (`type` defaults to the parameter's type).
     pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_question")?;
-        let pname = self.plan.params[i].name;
+        let param = self.param(i)?;
+        let pname = param.name;
         let bad = |problem| Error::ResolverAnswer {
             param: name(pname),
             problem,
         };
         // Check before copying so a bad answer costs no workspace and changes nothing.
         let (probe, fields) = scan_question(question_json).map_err(bad)?;
-        let param_ty = self.plan.params[i].ty;
+        let param_ty = param.ty;
         // Only a message: outputs need nothing else from it.
         let plain = fields.ty.is_none() && fields.title.is_none() && fields.description.is_none();
         let (digest, typed, message) = match question_parts(fields, &param_ty) {
@@ -858,7 +891,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     pub fn resolve_failed(&mut self, dependency: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_failed")?;
         let e = Error::ResolverDependency {
-            param: name(self.plan.params[i].name),
+            param: name(self.param(i)?.name),
             dependency: name(dependency),
         };
         Err(self.fail(e))
@@ -869,9 +902,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     pub fn answer(&mut self, elicit_result_json: &str) -> Result<(), Error> {
         let i = match self.phase {
             Phase::AwaitAnswer(i) => i as usize,
-            Phase::Failed => {
-                return Err(self.error.clone().expect("failed rounds keep their error"))
-            }
+            Phase::Failed => return Err(self.failed("answer")),
             Phase::AwaitResolve(_) => {
                 return Err(Error::WrongStep {
                     expected: "a resolve_* answer to the Resolve step",
@@ -885,7 +916,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 })
             }
         };
-        let pname = self.plan.params[i].name;
+        let param = self.param(i)?;
+        let pname = param.name;
         let probe = match Value::parse(elicit_result_json) {
             Ok(v) => v,
             Err(_) => return Err(self.fail(Error::NotElicitResult { param: name(pname) })),
@@ -901,7 +933,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if action == Action::Accept && content.is_none() {
             return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
         }
-        let ty = self.question(i).map_or(self.plan.params[i].ty, |q| q.ty);
+        let ty = self.question(i).map_or(param.ty, |q| q.ty);
         if let Err(e) = self.settle(i, Check::Against(&ty), action, content) {
             return Err(self.fail(e));
         }
@@ -917,7 +949,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let Phase::AwaitResolve(i) = self.phase else {
             return Err(self.out_of_step("a Resolve step", "write_resolve_inputs"));
         };
-        let needs: &[u8] = match &self.plan.params[i as usize].ask {
+        let needs: &[u8] = match &self.param(usize::from(i))?.ask {
             Some(AskKind::Resolver { needs, .. }) => needs,
             _ => &[],
         };
@@ -926,9 +958,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             if k > 0 {
                 out.put(b",");
             }
-            write_str(self.plan.params[j as usize].name, false, out);
+            write_str(self.param(usize::from(j))?.name, false, out);
             out.put(b":");
-            self.write_param_value(j as usize, Style::WIRE, out);
+            self.write_param_value(usize::from(j), Style::WIRE, out)?;
         }
         out.put(b"}");
         Ok(())
@@ -936,16 +968,16 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// The value a parameter has now (argument, default, resolver value or settled
     /// answer) in `style`.
-    fn write_param_value(&self, j: usize, style: Style, out: &mut dyn Sink) {
-        let p = &self.plan.params[j];
+    fn write_param_value(&self, j: usize, style: Style, out: &mut dyn Sink) -> Result<(), Error> {
+        let p = self.param(j)?;
         if p.ask.is_none() {
             match self.args.get(p.name).or(p.default) {
                 Some(v) => write_value(v, style, out),
                 None => out.put(b"null"),
             }
-            return;
+            return Ok(());
         }
-        let slot = &self.slots[j];
+        let slot = self.slots.get(j).ok_or(NO_PARAM)?;
         match slot.source {
             Source::None => out.put(b"null"),
             Source::Host(v) => write_value(v, style, out),
@@ -992,6 +1024,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
             }
         }
+        Ok(())
     }
 
     /// During [`Step::Ask`] (handshake era): the `elicitation/create` params
@@ -1025,9 +1058,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             if k > 0 {
                 out.put(if style.spaced { b", " } else { b"," });
             }
-            write_str(self.plan.params[i as usize].name, style.ascii, out);
+            write_str(self.param(usize::from(i))?.name, style.ascii, out);
             out.put(if style.spaced { b": " } else { b":" });
-            self.write_param_value(i as usize, style, out);
+            self.write_param_value(usize::from(i), style, out)?;
         }
         out.put(b"}");
         Ok(())
@@ -1049,8 +1082,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 got: "write_value_of",
             });
         }
-        self.write_param_value(param, style, out);
-        Ok(())
+        self.write_param_value(param, style, out)
     }
 
     /// After [`Step::InputRequired`]: the `inputRequests` object,
@@ -1069,7 +1101,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 out.put(b",");
             }
             first = false;
-            write_str(self.plan.params[i].name, false, out);
+            write_str(self.param(i)?.name, false, out);
             out.put(b":{\"method\":\"elicitation/create\",\"params\":");
             write_params(
                 q.message,
