@@ -295,19 +295,24 @@ struct Matcher<'m, 'r, 'a, const N: usize> {
 impl<'a, const N: usize> Matcher<'_, '_, 'a, N> {
     /// The slot of the parameter named `key`, if one.
     fn find(&mut self, key: Str<'_>) -> Option<&mut Slot<'a>> {
-        let (plan, order) = (self.plan, &self.plan.order);
-        let named = |i: &u8| {
+        let plan = self.plan;
+        let named = |i: u8| {
             plan.params
-                .get(usize::from(*i))
+                .get(usize::from(i))
                 .is_some_and(|p| key.eq_str(p.name))
         };
-        let at = match order.get(self.guess) {
-            Some(i) if named(i) => self.guess,
-            _ => order.iter().position(named)?,
+        let i = match plan.order.get(self.guess) {
+            Some(&i) if named(i) => {
+                self.guess += 1;
+                i
+            }
+            _ => {
+                let (at, &i) = plan.order.iter().enumerate().find(|(_, &i)| named(i))?;
+                self.guess = at + 1;
+                i
+            }
         };
-        self.guess = at + 1;
-        let i = usize::from(*order.get(at)?);
-        self.slots.get_mut(i)
+        self.slots.get_mut(usize::from(i))
     }
 }
 
@@ -657,11 +662,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         digest: [u8; 16],
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
-        let era = self.era;
-        let slot = self.slot_mut(i)?;
+        let p = self.param(i)?;
+        let Some(slot) = self.slots.get_mut(i) else {
+            return Err(NO_PARAM);
+        };
         slot.asks = asks;
         slot.digest = digest;
-        if era == Era::Handshake {
+        if self.era == Era::Handshake {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
@@ -671,7 +678,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             slot.status = Status::Pending;
             return Ok(None);
         }
-        let pname = self.param(i)?.name;
+        let pname = p.name;
         let dbuf = digest_text(&digest);
         let digest = &dbuf[..];
         // 1. A recorded answer to this same question (checked against the type here, so
@@ -715,7 +722,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         match answer {
             None => {
-                self.slot_mut(i)?.status = Status::Pending;
+                slot.status = Status::Pending;
                 Ok(None)
             }
             Some((action, content)) => {
@@ -723,54 +730,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     Some(value) => Check::Done(value),
                     None => Check::Against(&ty),
                 };
-                self.settle(i, check, action, content)?;
-                self.slot_mut(i)?.carried = true;
+                slot.source = settle(p, check, action, content)?;
+                slot.status = Status::Settled;
+                slot.carried = true;
                 Ok(None)
             }
         }
-    }
-
-    /// Settle parameter `i` with an answer, checking accepted content as `check` says.
-    fn settle(
-        &mut self,
-        i: usize,
-        check: Check<'_, 'a>,
-        action: Action,
-        content: Option<Value<'a>>,
-    ) -> Result<(), Error> {
-        let p = self.param(i)?;
-        let mut value = None;
-        match action {
-            Action::Accept => {
-                let accepted = match (check, content) {
-                    (_, None) => None,
-                    (Check::Done(v), Some(_)) => Some(v),
-                    (Check::Against(ty), Some(c)) => ty.accept(c),
-                };
-                let Some(v) = accepted else {
-                    return Err(Error::SchemaMismatch {
-                        param: name(p.name),
-                    });
-                };
-                value = v;
-            }
-            Action::Decline | Action::Cancel => {
-                if p.default.is_none() && !p.outcome {
-                    return Err(Error::Refused {
-                        param: name(p.name),
-                        cancelled: action == Action::Cancel,
-                    });
-                }
-            }
-        }
-        let slot = self.slot_mut(i)?;
-        slot.status = Status::Settled;
-        slot.source = Source::Answer {
-            action,
-            content,
-            value,
-        };
-        Ok(())
     }
 
     fn expect_resolve(&self, got: &'static str) -> Result<usize, Error> {
@@ -934,9 +899,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
         }
         let ty = self.question(i).map_or(param.ty, |q| q.ty);
-        if let Err(e) = self.settle(i, Check::Against(&ty), action, content) {
-            return Err(self.fail(e));
-        }
+        let source = match settle(param, Check::Against(&ty), action, content) {
+            Ok(source) => source,
+            Err(e) => return Err(self.fail(e)),
+        };
+        let slot = self.slot_mut(i)?;
+        slot.status = Status::Settled;
+        slot.source = source;
         self.phase = Phase::Running;
         Ok(())
     }
@@ -1168,6 +1137,46 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             None => false,
         }
     }
+}
+
+/// Settle parameter `p` with an answer, checking accepted content as `check` says: the
+/// source its value now comes from.
+#[inline]
+fn settle<'a>(
+    p: &Param<'a>,
+    check: Check<'_, 'a>,
+    action: Action,
+    content: Option<Value<'a>>,
+) -> Result<Source<'a>, Error> {
+    let mut value = None;
+    match action {
+        Action::Accept => {
+            let accepted = match (check, content) {
+                (_, None) => None,
+                (Check::Done(v), Some(_)) => Some(v),
+                (Check::Against(ty), Some(c)) => ty.accept(c),
+            };
+            let Some(v) = accepted else {
+                return Err(Error::SchemaMismatch {
+                    param: name(p.name),
+                });
+            };
+            value = v;
+        }
+        Action::Decline | Action::Cancel => {
+            if p.default.is_none() && !p.outcome {
+                return Err(Error::Refused {
+                    param: name(p.name),
+                    cancelled: action == Action::Cancel,
+                });
+            }
+        }
+    }
+    Ok(Source::Answer {
+        action,
+        content,
+        value,
+    })
 }
 
 /// Owned-`String` conveniences (`alloc`): each is the `write_*` output of the same name
