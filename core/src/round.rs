@@ -522,12 +522,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     /// The parameters asked this round (signature index and slot), in resolution order.
-    fn pending(&self) -> impl Iterator<Item = (usize, &Slot<'a>)> + '_ {
-        self.plan
-            .order
+    fn pending(&self) -> impl Iterator<Item = (usize, &'r Param<'a>, &Slot<'a>)> + '_ {
+        let plan = self.plan;
+        plan.order
             .iter()
-            .filter_map(|&i| Some((usize::from(i), self.slots.get(usize::from(i))?)))
-            .filter(|(_, slot)| slot.status == Status::Pending)
+            .filter_map(|&i| {
+                let i = usize::from(i);
+                Some((i, plan.params.get(i)?, self.slots.get(i)?))
+            })
+            .filter(|(_, _, slot)| slot.status == Status::Pending)
     }
 
     /// The error for reading an output the current step does not offer: the terminal
@@ -575,7 +578,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             match &p.ask {
                 Some(AskKind::Literal(q)) => {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p.ty, q.digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, p.ty, q.digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -599,7 +602,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         }
                     }
                     if waiting {
-                        self.slot_mut(i)?.status = Status::Waiting;
+                        if let Some(slot) = self.slots.get_mut(i) {
+                            slot.status = Status::Waiting;
+                        }
                         self.cursor += 1;
                         continue;
                     }
@@ -653,16 +658,16 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
     }
 
-    /// Decide parameter `i` given the question it asks. Returns a step when the host
-    /// must act (handshake ask).
+    /// Decide parameter `i` (`p`) given the question it asks. Returns a step when the
+    /// host must act (handshake ask).
     fn decide(
         &mut self,
         i: usize,
+        p: &'r Param<'a>,
         ty: Ty<'a>,
         digest: [u8; 16],
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
-        let p = self.param(i)?;
         let Some(slot) = self.slots.get_mut(i) else {
             return Err(NO_PARAM);
         };
@@ -833,6 +838,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let more = (!plain).then_some(v);
         match self.decide(
             i,
+            param,
             ty,
             digest,
             Asks::Resolver {
@@ -927,26 +933,29 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             if k > 0 {
                 out.put(b",");
             }
-            write_str(self.param(usize::from(j))?.name, false, out);
+            let need = self.param(usize::from(j))?;
+            write_str(need.name, false, out);
             out.put(b":");
-            self.write_param_value(usize::from(j), Style::WIRE, out)?;
+            self.write_param_value(usize::from(j), need, Style::WIRE, out);
         }
         out.put(b"}");
         Ok(())
     }
 
-    /// The value a parameter has now (argument, default, resolver value or settled
-    /// answer) in `style`.
-    fn write_param_value(&self, j: usize, style: Style, out: &mut dyn Sink) -> Result<(), Error> {
-        let p = self.param(j)?;
+    /// The value parameter `j` (`p`) has now (argument, default, resolver value or
+    /// settled answer) in `style`; `null` while it has none.
+    fn write_param_value(&self, j: usize, p: &Param<'a>, style: Style, out: &mut dyn Sink) {
         if p.ask.is_none() {
             match self.args.get(p.name).or(p.default) {
                 Some(v) => write_value(v, style, out),
                 None => out.put(b"null"),
             }
-            return Ok(());
+            return;
         }
-        let slot = self.slots.get(j).ok_or(NO_PARAM)?;
+        let Some(slot) = self.slots.get(j) else {
+            out.put(b"null");
+            return;
+        };
         match slot.source {
             Source::None => out.put(b"null"),
             Source::Host(v) => write_value(v, style, out),
@@ -993,7 +1002,6 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
             }
         }
-        Ok(())
     }
 
     /// During [`Step::Ask`] (handshake era): the `elicitation/create` params
@@ -1027,9 +1035,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             if k > 0 {
                 out.put(if style.spaced { b", " } else { b"," });
             }
-            write_str(self.param(usize::from(i))?.name, style.ascii, out);
+            let p = self.param(usize::from(i))?;
+            write_str(p.name, style.ascii, out);
             out.put(if style.spaced { b": " } else { b":" });
-            self.write_param_value(usize::from(i), style, out)?;
+            self.write_param_value(usize::from(i), p, style, out);
         }
         out.put(b"}");
         Ok(())
@@ -1045,13 +1054,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if self.phase != Phase::Done {
             return Err(self.out_of_step("Done", "write_value_of"));
         }
-        if param >= self.plan.params.len() {
+        let Some(p) = self.plan.params.get(param) else {
             return Err(Error::WrongStep {
                 expected: "a parameter index of the plan",
                 got: "write_value_of",
             });
-        }
-        self.write_param_value(param, style, out)
+        };
+        self.write_param_value(param, p, style, out);
+        Ok(())
     }
 
     /// After [`Step::InputRequired`]: the `inputRequests` object,
@@ -1064,13 +1074,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         out.put(b"{");
         let mut first = true;
-        for (i, _) in self.pending() {
+        for (i, p, _) in self.pending() {
             let Some(q) = self.question(i) else { continue };
             if !first {
                 out.put(b",");
             }
             first = false;
-            write_str(self.param(i)?.name, false, out);
+            write_str(p.name, false, out);
             out.put(b":{\"method\":\"elicitation/create\",\"params\":");
             write_params(
                 q.message,
@@ -1111,7 +1121,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         });
         let asked = self
             .pending()
-            .filter_map(|(i, slot)| Some((plan.params.get(i)?.name, digest_text(&slot.digest))));
+            .map(|(_, p, slot)| (p.name, digest_text(&slot.digest)));
         state::write(carried, asked, out);
         Ok(())
     }
