@@ -2,6 +2,16 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// No panics outside tests (as ICU4X does): bad input and broken invariants are errors.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 // Errors carry their names inline (no heap), so they are large by design (the round's
 // `Error` less so than `CompileError`).
 #![allow(clippy::result_large_err)]
