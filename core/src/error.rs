@@ -406,6 +406,13 @@ pub enum Error {
         problem: Problem,
     },
 
+    /// A handshake-era round was given a 2026-07-28 input (`requestState` or
+    /// `inputResponses`): that era asks one question at a time and carries no state.
+    HandshakeInputs {
+        /// The input given: `"requestState"` or `"inputResponses"`.
+        input: &'static str,
+    },
+
     // ----- resolution (the reference's ToolErrors) -----
     /// A reply is a valid InputResponse but not an elicitation result.
     NotElicitResult {
@@ -549,6 +556,12 @@ impl fmt::Display for Error {
                     write!(f, "Invalid inputResponses[{}]: {problem}", PyRepr(key))
                 }
             }
+            HandshakeInputs { input } => write!(
+                f,
+                "A handshake-era round takes no {input}: that era asks one question at a \
+                 time over elicitation/create and carries no state; pass None, or start an \
+                 Era::Modern round for a 2026-07-28 request"
+            ),
             NotElicitResult { param } => write!(
                 f,
                 "The response for {} is not an elicitation result",

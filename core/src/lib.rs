@@ -2,6 +2,16 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// No panics outside tests (as ICU4X does): bad input and broken invariants are errors.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 // Errors carry their names inline (no heap), so they are large by design (the round's
 // `Error` less so than `CompileError`).
 #![allow(clippy::result_large_err)]
@@ -18,6 +28,8 @@ pub mod error;
 pub mod json;
 pub mod plan;
 mod pyfmt;
+mod question;
+mod reply;
 pub mod round;
 mod state;
 pub mod types;
@@ -28,7 +40,7 @@ pub use error::{CompileError, Error, Problem};
 pub use json::{Sink, SliceSink, Style};
 pub use plan::Plan;
 pub use pyfmt::PyRepr;
-pub use round::{Era, Note, Round, Step};
+pub use round::{Era, Inputs, Note, Round, Step};
 pub use state::Action;
 pub use types::TypeKind;
 #[cfg(feature = "seal")]

@@ -49,7 +49,7 @@ use crate::json::{write_json_str, Kind, Sink, Str, Value};
 /// `test-helpers`).
 #[cfg(feature = "test-helpers")]
 pub use crate::digest::digest_params;
-pub(crate) use crate::digest::digest_text;
+use crate::digest::digest_text;
 use crate::types::{Render, Ty};
 
 /// Most names one resolver may need.

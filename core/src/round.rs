@@ -8,10 +8,10 @@
 //!
 //! # The drain rule
 //!
-//! After creating a round and after every `resolve_*`/`answer` call, call
-//! [`Round::poll`] until it returns a step that needs the host ([`Step::Resolve`],
+//! After creating a round ([`Round::new`]) and after every `resolve_*`/`answer` call,
+//! call [`Round::poll`] until it returns a step that needs the host ([`Step::Resolve`],
 //! [`Step::Ask`]) or a terminal one ([`Step::Done`], [`Step::InputRequired`], or an
-//! error). Answering a step that is not the current one returns
+//! error); read a step's outputs (`write_*`) only while the round is at that step. Answering a step that is not the current one returns
 //! [`Error::WrongStep`] and changes nothing. Polling again without answering returns
 //! the same step. Once a round fails, every later call returns the same error.
 //!
@@ -19,18 +19,30 @@
 //!
 //! The round holds no heap memory: room for `N` slots (one per parameter) inline, and a caller
 //! workspace (`&mut [u8]`) into which it copies the JSON the host hands it (resolver
-//! values and questions, handshake replies). The call's inputs (arguments, state,
-//! replies) are borrowed. [`Round::modern_in`] and [`Round::handshake_in`] build the
-//! round in a caller's `Option` instead of returning it, which spares a stack-counting
-//! caller a temporary copy of the round while it is created.
+//! values and questions, handshake replies). The call's [`Inputs`] (arguments, state,
+//! replies) are borrowed. [`Round::new_in`] builds the round in a caller's `Option`
+//! instead of returning it (the same checks), which spares a stack-counting caller a
+//! temporary copy of the round while it is created.
+//!
+//! # Outputs
+//!
+//! Every output is written into a [`Sink`] by a `write_*` method (a [`crate::SliceSink`]
+//! over a caller buffer reports the size needed when the buffer is too small). With
+//! `alloc`, `*_json` methods collect the same bytes into a `String`.
+//!
+//! # Where the parts live
+//!
+//! This file is the machine. The state's codec is `state.rs`; a resolver's
+//! question is read by `question.rs`; replies (`inputResponses`, a handshake
+//! ElicitResult) by `reply.rs`.
 
+use crate::digest::digest_text;
 use crate::error::{name, Error, Problem};
-use crate::json::{scan_value, scan_value_in, skip_ws_at, walk_object, JsonError, Number};
-use crate::json::{
-    write_json_str, write_str, write_value, Kind, Sink, SliceSink, Str, Style, Value,
-};
-use crate::plan::{digest_text, question_digest, write_params, AskKind, Plan};
-use crate::state::{compact_action, q_matches, Action, Recorded};
+use crate::json::{write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value};
+use crate::plan::{question_digest, write_params, AskKind, Param, Plan};
+use crate::question::{parse_question, question_parts, scan_question, Question};
+use crate::reply::{classify_reply, read_replies, Reply};
+use crate::state::{self, q_matches, Action, Carried, Held, Recorded};
 use crate::types::{Render, Ty};
 
 /// Which protocol era the round serves.
@@ -97,14 +109,6 @@ enum Check<'t, 'a> {
     Against(&'t Ty<'a>),
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Question<'a> {
-    message: Str<'a>,
-    ty: Ty<'a>,
-    title: Option<Str<'a>>,
-    description: Option<Str<'a>>,
-}
-
 /// Which question a slot asks this round, kept small: a literal question lives in the
 /// plan, a resolver's in the workspace (re-read when an output needs it).
 #[derive(Debug, Clone, Copy)]
@@ -142,6 +146,12 @@ struct Slot<'a> {
     reply: Option<Reply<'a>>,
 }
 
+/// The error for a parameter index outside the plan (see [`Round::param`]).
+const NO_PARAM: Error = Error::WrongStep {
+    expected: "a parameter index of the plan",
+    got: "an index past its end",
+};
+
 const EMPTY: Slot<'static> = Slot {
     status: Status::Unvisited,
     source: Source::None,
@@ -161,18 +171,6 @@ enum Phase {
     Done,
     InputRequired,
     Failed,
-}
-
-/// How a reply in `inputResponses` parsed.
-#[derive(Debug, Clone, Copy)]
-enum Reply<'a> {
-    /// An ElicitResult: its action and its content (`None` when absent or null).
-    Elicit {
-        action: Action,
-        content: Option<Value<'a>>,
-    },
-    /// Another InputResponse (roots, sampling): not an answer to a question.
-    Other,
 }
 
 /// Something the round noticed that a host may want to log (the reference logs the
@@ -246,298 +244,172 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     notes: heapless::Vec<Note, N>,
 }
 
-/// The members of an InputResponse that decide its kind (a repeated key keeps its last
-/// value).
-#[derive(Debug, Default, Clone, Copy)]
-struct ReplyParts<'a> {
-    action: Option<Value<'a>>,
-    content: Option<Value<'a>>,
-    roots: Option<Value<'a>>,
-    role: Option<Value<'a>>,
-    model: Option<Value<'a>>,
-    /// Whether `content` (an object) was seen to hold flat fields only, when that was
-    /// checked while it was validated.
-    content_flat: Option<bool>,
+/// The call's inputs to a round, borrowed for the round's life (see [`Round::new`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inputs<'a> {
+    /// The call's `arguments` (a JSON object).
+    pub arguments: &'a str,
+    /// The plaintext `requestState` (already unsealed; anything unreadable counts as no
+    /// progress). 2026-07-28 era only.
+    pub request_state: Option<&'a str>,
+    /// The raw `inputResponses` object. 2026-07-28 era only.
+    pub input_responses: Option<&'a str>,
 }
 
-/// A content field an ElicitResult may carry: a scalar or an array of strings.
-fn flat_field(x: Value<'_>) -> bool {
-    match x.kind() {
-        Kind::String | Kind::Number | Kind::Bool | Kind::Null => true,
-        Kind::Array => x.items().all(|i| i.kind() == Kind::String),
-        Kind::Object => false,
-    }
-}
-
-impl<'a> ReplyParts<'a> {
-    fn take(&mut self, k: Str<'_>, x: Value<'a>) {
-        match k.which(&["action", "content", "roots", "role", "model"]) {
-            Some(0) => self.action = Some(x),
-            Some(1) => {
-                self.content = Some(x);
-                self.content_flat = None;
-            }
-            Some(2) => self.roots = Some(x),
-            Some(3) => self.role = Some(x),
-            Some(4) => self.model = Some(x),
-            _ => {}
-        }
-    }
-
-    /// The kind the MCP types' union resolves these members to.
-    fn classify(self) -> Option<Reply<'a>> {
-        if let Some(action) = self.action {
-            let action = Action::parse(action)?;
-            let content = match self.content {
-                None => None,
-                Some(c) if c.is_null() => None,
-                Some(c) if c.kind() == Kind::Object => {
-                    let flat = match self.content_flat {
-                        Some(flat) => flat,
-                        None => c.members().all(|(_, x)| flat_field(x)),
-                    };
-                    if !flat {
-                        return None;
-                    }
-                    Some(c)
-                }
-                Some(_) => return None,
-            };
-            return Some(Reply::Elicit { action, content });
-        }
-        if let Some(roots) = self.roots {
-            let ok = roots.kind() == Kind::Array
-                && roots
-                    .items()
-                    .all(|r| r.get("uri").is_some_and(|u| u.kind() == Kind::String));
-            return ok.then_some(Reply::Other);
-        }
-        if self.role.is_some() && self.content.is_some() && self.model.is_some() {
-            return Some(Reply::Other);
-        }
-        None
-    }
-}
-
-/// Classify one InputResponse (validated JSON) the way the MCP types' union resolves it.
-fn classify_reply(v: Value<'_>) -> Option<Reply<'_>> {
-    if v.kind() != Kind::Object {
-        return None;
-    }
-    let mut parts = ReplyParts::default();
-    for (k, x) in v.members() {
-        parts.take(k, x);
-    }
-    parts.classify()
-}
-
-/// Validate the InputResponse at `at` in `text` (inside `open` containers) and classify it
-/// in the same pass: the index after it, and its kind (`None`: no InputResponse shape).
-fn scan_reply(text: &str, at: usize, open: usize) -> Result<(usize, Option<Reply<'_>>), JsonError> {
-    if !cfg!(feature = "small-code") {
-        if let Some((end, reply)) = scan_reply_compact(text, at, open) {
-            return Ok((end, Some(reply)));
-        }
-    }
-    scan_reply_any(text, at, open)
-}
-
-/// An ElicitResult in the form clients send it, `{"action":"…"}` or
-/// `{"action":"…","content":{…}}` with no whitespace and flat content, read without
-/// walking its keys (the same validation, the same result). `None` for any other form,
-/// which [`scan_reply_any`] then reads (and reports, if it is not JSON).
-fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Reply<'_>)> {
-    const CONTENT: &[u8] = b",\"content\":{";
-    let b = text.as_bytes();
-    let (p, action) = compact_action(b, at)?;
-    if b.get(p) == Some(&b'}') {
-        return Some((
-            p + 1,
-            Reply::Elicit {
-                action,
-                content: None,
-            },
-        ));
-    }
-    if b.get(p..p + CONTENT.len())? != CONTENT {
-        return None;
-    }
-    let start = p + CONTENT.len() - 1;
-    let mut flat = true;
-    let end = walk_object(text, start, open + 1, &mut |_, f| {
-        let (x, end) = scan_value_in(text, f, open + 2)?;
-        flat &= flat_field(x);
-        Ok(end)
-    })
-    .ok()?;
-    if !flat || b.get(end) != Some(&b'}') {
-        return None;
-    }
-    let content = Value::validated(text.get(start..end)?);
-    Some((
-        end + 1,
-        Reply::Elicit {
-            action,
-            content: Some(content),
-        },
-    ))
-}
-
-/// [`scan_reply`] for an InputResponse in any form.
-fn scan_reply_any(
-    text: &str,
-    at: usize,
-    open: usize,
-) -> Result<(usize, Option<Reply<'_>>), JsonError> {
-    let b = text.as_bytes();
-    if b.get(at) != Some(&b'{') {
-        return Ok((scan_value(b, at, open)?, None));
-    }
-    let mut parts = ReplyParts::default();
-    let end = walk_object(text, at, open, &mut |k, p| {
-        if b.get(p) == Some(&b'{') && k.raw() == "content" {
-            // Check the fields are flat while validating them.
-            let mut flat = true;
-            let end = walk_object(text, p, open + 1, &mut |_, f| {
-                let (x, end) = scan_value_in(text, f, open + 2)?;
-                flat &= flat_field(x);
-                Ok(end)
-            })?;
-            parts.take(k, Value::validated(text.get(p..end).unwrap_or("{}")));
-            parts.content_flat = Some(flat);
-            return Ok(end);
-        }
-        let (x, end) = scan_value_in(text, p, open + 1)?;
-        parts.take(k, x);
-        Ok(end)
-    })?;
-    Ok((end, parts.classify()))
-}
-
-impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
-    /// A 2026-07-28 round: the call's `arguments` (a JSON object), the plaintext
-    /// `requestState` (already unsealed; anything unreadable counts as no progress) and
-    /// the raw `inputResponses` object. `workspace` holds what the host hands over
-    /// later (resolver values and questions).
-    ///
-    /// Errors: arguments that are not a JSON object; `inputResponses` that is not an
-    /// object of InputResponses (the protocol layer's `-32602`).
-    #[inline(always)]
-    pub fn modern(
-        plan: &'r Plan<'a, N>,
+impl<'a> Inputs<'a> {
+    /// A 2026-07-28 round's inputs: the call's arguments, its `requestState` and its
+    /// `inputResponses` (both `None` on the first round).
+    pub const fn modern(
         arguments: &'a str,
         request_state: Option<&'a str>,
         input_responses: Option<&'a str>,
-        workspace: &'a mut [u8],
-    ) -> Result<Self, Error> {
-        let args = Self::parse_arguments(arguments)?;
-        let mut round = Self::build(plan, Era::Modern, args, workspace);
-        round.index(request_state, input_responses)?;
-        Ok(round)
-    }
-
-    /// A handshake-era round (≤ 2025-11-25): questions go out one at a time.
-    #[inline]
-    pub fn handshake(
-        plan: &'r Plan<'a, N>,
-        arguments: &'a str,
-        workspace: &'a mut [u8],
-    ) -> Result<Self, Error> {
-        let args = Self::parse_arguments(arguments)?;
-        let mut round = Self::build(plan, Era::Handshake, args, workspace);
-        round.index(None, None)?;
-        Ok(round)
-    }
-
-    /// [`Round::modern`], built in the caller's `slot` instead of returned, for callers
-    /// that count their stack: a `Round` holds its `N` slots inline, and returning it
-    /// (inside a `Result`) costs a temporary copy of `size_of::<Round>()` bytes of stack
-    /// while it is created. Returns the round, now in `slot`. Same inputs and errors as
-    /// [`Round::modern`]; on an error `slot` holds a failed round (every call on it
-    /// returns that error, as on any failed round).
-    ///
-    /// ```
-    /// # use elicit_core::{Plan, Round, Step};
-    /// # let plan: Plan<'_, 4> = Plan::compile(r#"{"tool":"t","parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#)?;
-    /// let mut workspace = [0u8; 64];
-    /// let mut slot = None;
-    /// let round = Round::modern_in(&mut slot, &plan, "{}", None, None, &mut workspace)?;
-    /// assert_eq!(round.poll()?, Step::InputRequired);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn modern_in<'s>(
-        slot: &'s mut Option<Self>,
-        plan: &'r Plan<'a, N>,
-        arguments: &'a str,
-        request_state: Option<&'a str>,
-        input_responses: Option<&'a str>,
-        workspace: &'a mut [u8],
-    ) -> Result<&'s mut Self, Error> {
-        Self::build_in(
-            slot,
-            plan,
-            Era::Modern,
+    ) -> Self {
+        Inputs {
             arguments,
             request_state,
             input_responses,
-            workspace,
-        )
+        }
     }
 
-    /// [`Round::handshake`], built in the caller's `slot` (see [`Round::modern_in`]).
-    pub fn handshake_in<'s>(
-        slot: &'s mut Option<Self>,
+    /// A handshake-era round's inputs: the call's arguments alone.
+    pub const fn handshake(arguments: &'a str) -> Self {
+        Self::modern(arguments, None, None)
+    }
+}
+
+impl Default for Inputs<'_> {
+    /// No arguments (`{}`), no state, no replies.
+    fn default() -> Self {
+        Self::handshake("{}")
+    }
+}
+
+/// Lays out the slots and matches what the state holds to parameters (see
+/// [`crate::state::read`]): keys usually come in resolution order, so the parameter after
+/// the last match is tried first.
+struct Matcher<'m, 'r, 'a, const N: usize> {
+    plan: &'r Plan<'a, N>,
+    slots: &'m mut heapless::Vec<Slot<'a>, N>,
+    guess: usize,
+}
+
+impl<'a, const N: usize> Matcher<'_, '_, 'a, N> {
+    /// The slot of the parameter named `key`, if one.
+    fn find(&mut self, key: Str<'_>) -> Option<&mut Slot<'a>> {
+        let plan = self.plan;
+        let named = |i: u8| {
+            plan.params
+                .get(usize::from(i))
+                .is_some_and(|p| key.eq_str(p.name))
+        };
+        let i = match plan.order.get(self.guess) {
+            Some(&i) if named(i) => {
+                self.guess += 1;
+                i
+            }
+            _ => {
+                let (at, &i) = plan.order.iter().enumerate().find(|(_, &i)| named(i))?;
+                self.guess = at + 1;
+                i
+            }
+        };
+        self.slots.get_mut(usize::from(i))
+    }
+}
+
+impl<'a, const N: usize> Held<'a> for Matcher<'_, '_, 'a, N> {
+    fn clear_answers(&mut self) {
+        self.guess = 0;
+        for slot in self.slots.iter_mut() {
+            slot.recorded = None;
+        }
+    }
+    fn clear_asked(&mut self) {
+        self.guess = 0;
+        for slot in self.slots.iter_mut() {
+            slot.asked = None;
+        }
+    }
+    fn answer(&mut self, name: Str<'a>, recorded: Recorded<'a>) {
+        if let Some(slot) = self.find(name) {
+            slot.recorded = Some(recorded);
+        }
+    }
+    fn asked(&mut self, name: Str<'a>, q: Value<'a>) {
+        if let Some(slot) = self.find(name) {
+            slot.asked = Some(q);
+        }
+    }
+}
+
+impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
+    /// Start a round of one call over `plan` for `era`. `workspace` holds what the host
+    /// hands over later (resolver values and questions, handshake replies). Then drain
+    /// it (see the module docs).
+    ///
+    /// ```
+    /// # use elicit_core::{Era, Inputs, Plan, Round, Step};
+    /// # let plan: Plan<'_, 4> = Plan::compile(r#"{"tool":"t","parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#)?;
+    /// let mut workspace = [0u8; 64];
+    /// let mut round = Round::new(&plan, Era::Modern, Inputs::modern("{}", None, None), &mut workspace)?;
+    /// assert_eq!(round.poll()?, Step::InputRequired);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// Errors: a handshake-era round given a `requestState` or `inputResponses`
+    /// ([`Error::HandshakeInputs`]: that era carries no state); arguments that are not a
+    /// JSON object ([`Error::Arguments`]); `inputResponses` that is not an object of
+    /// InputResponses ([`Error::InputResponses`], the protocol layer's `-32602`).
+    #[inline(always)]
+    pub fn new(
         plan: &'r Plan<'a, N>,
-        arguments: &'a str,
+        era: Era,
+        inputs: Inputs<'a>,
         workspace: &'a mut [u8],
-    ) -> Result<&'s mut Self, Error> {
-        Self::build_in(slot, plan, Era::Handshake, arguments, None, None, workspace)
+    ) -> Result<Self, Error> {
+        let mut round = Self::build(plan, era, workspace);
+        round.start(inputs)?;
+        Ok(round)
     }
 
-    /// Build the round straight into `slot` (no temporary the size of a round: the
-    /// struct literal is written field by field) and index it there. A failure leaves a
-    /// failed round in `slot`.
-    fn build_in<'s>(
+    /// [`Round::new`], built in the caller's `slot` instead of returned, for callers
+    /// that count their stack: a `Round` holds its `N` slots inline, and returning it
+    /// (inside a `Result`) costs a temporary copy of `size_of::<Round>()` bytes of stack
+    /// while it is created. Returns the round, now in `slot`. Same inputs, same checks
+    /// and same errors as [`Round::new`]; on an error `slot` holds that failed round
+    /// (every call on it returns the error, as on any failed round).
+    ///
+    /// ```
+    /// # use elicit_core::{Era, Inputs, Plan, Round, Step};
+    /// # let plan: Plan<'_, 4> = Plan::compile(r#"{"tool":"t","parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#)?;
+    /// let mut workspace = [0u8; 64];
+    /// let mut slot = None;
+    /// let round = Round::new_in(&mut slot, &plan, Era::Modern, Inputs::default(), &mut workspace)?;
+    /// assert_eq!(round.poll()?, Step::InputRequired);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new_in<'s>(
         slot: &'s mut Option<Self>,
         plan: &'r Plan<'a, N>,
         era: Era,
-        arguments: &'a str,
-        request_state: Option<&'a str>,
-        input_responses: Option<&'a str>,
+        inputs: Inputs<'a>,
         workspace: &'a mut [u8],
     ) -> Result<&'s mut Self, Error> {
-        let parsed = Self::parse_arguments(arguments);
-        let args = match parsed {
-            Ok(args) => args,
-            Err(_) => Value::validated("{}"),
-        };
-        let round = slot.insert(Self::build(plan, era, args, workspace));
-        match parsed.and_then(|_| round.index(request_state, input_responses)) {
+        let round = slot.insert(Self::build(plan, era, workspace));
+        match round.start(inputs) {
             Ok(()) => Ok(round),
             Err(e) => Err(round.fail(e)),
         }
     }
 
-    fn parse_arguments(arguments: &'a str) -> Result<Value<'a>, Error> {
-        let args = Value::parse(arguments).map_err(|_| Error::Arguments {
-            problem: Problem::NOT_JSON,
-        })?;
-        if args.kind() != Kind::Object {
-            return Err(Error::Arguments {
-                problem: Problem::NOT_OBJECT,
-            });
-        }
-        Ok(args)
-    }
-
     /// The round as one struct literal, so it is built in place: a round holds `N`
     /// slots inline, and every move after construction would copy them all.
     #[inline(always)]
-    fn build(plan: &'r Plan<'a, N>, era: Era, args: Value<'a>, workspace: &'a mut [u8]) -> Self {
+    fn build(plan: &'r Plan<'a, N>, era: Era, workspace: &'a mut [u8]) -> Self {
         Round {
             plan,
             era,
-            args,
+            args: Value::validated("{}"),
             free: workspace,
             slots: heapless::Vec::new(),
             cursor: 0,
@@ -547,191 +419,53 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
     }
 
-    /// Lay out the slots and match the replies and the state's `answers` and `asked`
-    /// entries to parameters, once per round, while checking them: one pass over each
-    /// object instead of a scan per parameter (keys usually come in resolution order,
-    /// so the next parameter is tried first). A repeated key keeps its last entry, as a
-    /// Python dict does.
-    ///
-    /// Every reply must be an InputResponse (else [`Error::InputResponses`]). The state
-    /// is all-or-nothing, as the reference's pydantic model is: anything without exactly
-    /// the shape `{"v":1,"answers":{name:{"action","data","q"}},"asked":{name:q}}` is no
-    /// progress. Deviation: `v` must be the JSON integer `1` (the reference also takes
-    /// `"1"`, `true`, `1.0`).
-    fn index(
-        &mut self,
-        request_state: Option<&'a str>,
-        input_responses: Option<&'a str>,
-    ) -> Result<(), Error> {
-        let plan = self.plan;
-        for _ in 0..plan.params.len() {
+    /// Check the inputs, lay out the slots and match the replies and the state's
+    /// `answers` and `asked` entries to parameters, once per round, while checking them:
+    /// one pass over each object instead of a scan per parameter. A repeated key keeps
+    /// its last entry, as a Python dict does. Every reply must be an InputResponse; the
+    /// state is all-or-nothing (see [`crate::state`]).
+    #[inline(always)]
+    fn start(&mut self, inputs: Inputs<'a>) -> Result<(), Error> {
+        if self.era == Era::Handshake {
+            if inputs.request_state.is_some() {
+                return Err(Error::HandshakeInputs {
+                    input: "requestState",
+                });
+            }
+            if inputs.input_responses.is_some() {
+                return Err(Error::HandshakeInputs {
+                    input: "inputResponses",
+                });
+            }
+        }
+        let args = Value::parse(inputs.arguments).map_err(|_| Error::Arguments {
+            problem: Problem::NOT_JSON,
+        })?;
+        if args.kind() != Kind::Object {
+            return Err(Error::Arguments {
+                problem: Problem::NOT_OBJECT,
+            });
+        }
+        self.args = args;
+        for _ in 0..self.plan.params.len() {
             // Cannot fail: a plan holds at most N parameters.
             let _ = self.slots.push(EMPTY);
         }
-        let order = &plan.order;
-        let find = |guess: &mut usize, key: Str<'_>| -> Option<usize> {
-            if let Some(&i) = order.get(*guess) {
-                if key.eq_str(plan.params[i as usize].name) {
-                    *guess += 1;
-                    return Some(i as usize);
-                }
-            }
-            let pos = order
-                .iter()
-                .position(|&i| key.eq_str(plan.params[i as usize].name))?;
-            *guess = pos + 1;
-            Some(order[pos] as usize)
+        let mut matcher = Matcher {
+            plan: self.plan,
+            slots: &mut self.slots,
+            guess: 0,
         };
-        let slots = &mut self.slots;
-
-        // The replies: validated, classified and matched in one pass.
-        if let Some(text) = input_responses {
-            let not_json = || Error::InputResponses {
-                key: name(""),
-                problem: Problem::NOT_JSON,
-            };
-            let b = text.as_bytes();
-            let start = skip_ws_at(b, 0);
-            if b.get(start) == Some(&b'{') {
-                let mut first_bad: Option<Str<'a>> = None;
-                let mut guess = 0;
-                let walked = walk_object(text, start, 0, &mut |k, p| {
-                    let (end, reply) = scan_reply(text, p, 1)?;
-                    match reply {
-                        Some(reply) => {
-                            if let Some(i) = find(&mut guess, k) {
-                                slots[i].reply = Some(reply);
-                            }
-                        }
-                        None => {
-                            first_bad = first_bad.or(Some(k));
-                        }
-                    }
-                    Ok(end)
-                });
-                // Not JSON wins over a malformed entry, as parsing comes first.
-                if !matches!(walked, Ok(end) if skip_ws_at(b, end) == b.len()) {
-                    return Err(not_json());
+        if let Some(text) = inputs.input_responses {
+            read_replies(text, &mut |k, reply| {
+                if let Some(slot) = matcher.find(k) {
+                    slot.reply = Some(reply);
                 }
-                if let Some(k) = first_bad {
-                    let mut key = name("");
-                    for u in k.units() {
-                        if key.push(char::from_u32(u).unwrap_or('\u{fffd}')).is_err() {
-                            break;
-                        }
-                    }
-                    return Err(Error::InputResponses {
-                        key,
-                        problem: Problem::NOT_INPUT_RESPONSE,
-                    });
-                }
-            } else if !Value::parse(text).map_err(|_| not_json())?.is_null() {
-                return Err(Error::InputResponses {
-                    key: name(""),
-                    problem: Problem::NOT_KEYED_OBJECT,
-                });
-            }
-        }
-
-        // The state: validated, checked and matched in one pass; all or nothing.
-        let Some(text) = request_state else {
-            return Ok(());
-        };
-        let b = text.as_bytes();
-        let start = skip_ws_at(b, 0);
-        let (mut v, mut answers_ok, mut asked_ok) = (None, None, None);
-        // An object of entries at `p`, each read by `each` → (end, entry ok); anything
-        // but an object is not ok. The index after it, and whether every entry was ok.
-        type Each<'e, 't> = dyn FnMut(Str<'t>, usize) -> Result<(usize, bool), JsonError> + 'e;
-        let entries = |p: usize, each: &mut Each<'_, 'a>| -> Result<(usize, bool), JsonError> {
-            if b.get(p) != Some(&b'{') {
-                return Ok((scan_value(b, p, 1)?, false));
-            }
-            let mut ok = true;
-            let end = walk_object(text, p, 1, &mut |name, at| {
-                let (end, good) = each(name, at)?;
-                ok &= good;
-                Ok(end)
             })?;
-            Ok((end, ok))
-        };
-        let mut guess = 0;
-        let mut member = |k: Str<'a>, p: usize| -> Result<usize, JsonError> {
-            if k.eq_str("answers") {
-                // A repeated key keeps its last value.
-                for slot in slots.iter_mut() {
-                    slot.recorded = None;
-                }
-                guess = 0;
-                let (end, ok) = entries(p, &mut |name, at| {
-                    let (end, rec) = Recorded::scan(text, at, 2)?;
-                    if let Some(rec) = rec {
-                        if let Some(i) = find(&mut guess, name) {
-                            slots[i].recorded = Some(rec);
-                        }
-                    }
-                    Ok((end, rec.is_some()))
-                })?;
-                answers_ok = Some(ok);
-                Ok(end)
-            } else if k.eq_str("asked") {
-                for slot in slots.iter_mut() {
-                    slot.asked = None;
-                }
-                guess = 0;
-                let (end, ok) = entries(p, &mut |name, at| {
-                    let (q, end) = scan_value_in(text, at, 2)?;
-                    let ok = q.kind() == Kind::String;
-                    if let Some(i) = find(&mut guess, name).filter(|_| ok) {
-                        slots[i].asked = Some(q);
-                    }
-                    Ok((end, ok))
-                })?;
-                asked_ok = Some(ok);
-                Ok(end)
-            } else {
-                let (x, end) = scan_value_in(text, p, 1)?;
-                if k.eq_str("v") {
-                    v = Some(x);
-                }
-                Ok(end)
-            }
-        };
-        // The state as the engine writes it, `{"v":…,"answers":…,"asked":…}`: its keys
-        // are taken in place instead of read. Any other form is walked from the start
-        // (which reads the same members again, in the same order, so whatever this
-        // set is set again or, if the walk fails, the state is unreadable anyway).
-        let compact = (|| -> Option<usize> {
-            if cfg!(feature = "small-code") {
-                return None;
-            }
-            let mut p = start;
-            for (key, at) in [
-                ("v", &b"{\"v\":"[..]),
-                ("answers", b",\"answers\":"),
-                ("asked", b",\"asked\":"),
-            ] {
-                if b.get(p..p + at.len())? != at {
-                    return None;
-                }
-                p = member(Str::validated(key), p + at.len()).ok()?;
-            }
-            (b.get(p) == Some(&b'}')).then_some(p + 1)
-        })();
-        let walked = match compact {
-            Some(end) => Ok(end),
-            None => walk_object(text, start, 0, &mut member),
-        };
-        let readable = matches!(walked, Ok(end) if skip_ws_at(b, end) == b.len())
-            && v.and_then(|v: Value<'_>| v.as_number()) == Some(Number::Int("1"))
-            && answers_ok != Some(false)
-            && asked_ok != Some(false);
-        if !readable {
-            // Unreadable: no progress at all.
-            for slot in slots.iter_mut() {
-                slot.recorded = None;
-                slot.asked = None;
-            }
+        }
+        if let Some(text) = inputs.request_state {
+            matcher.guess = 0;
+            state::read(text, &mut matcher);
         }
         Ok(())
     }
@@ -767,13 +501,37 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         e
     }
 
+    /// The error every call on a failed round returns.
+    fn failed(&self, got: &'static str) -> Error {
+        self.error.clone().unwrap_or(Error::WrongStep {
+            expected: "nothing (the round failed)",
+            got,
+        })
+    }
+
+    /// Parameter `i` of the plan. Every index the round uses comes from the plan (its
+    /// order, a resolver's needs, a step the round handed out), and the round lays out
+    /// one slot per parameter, so this and [`Round::slot_mut`] always find theirs; were
+    /// one not to, the call fails instead of panicking.
+    fn param(&self, i: usize) -> Result<&'r Param<'a>, Error> {
+        self.plan.params.get(i).ok_or(NO_PARAM)
+    }
+
+    /// Parameter `i`'s slot (see [`Round::param`]).
+    fn slot_mut(&mut self, i: usize) -> Result<&mut Slot<'a>, Error> {
+        self.slots.get_mut(i).ok_or(NO_PARAM)
+    }
+
     /// The parameters asked this round (signature index and slot), in resolution order.
-    fn pending(&self) -> impl Iterator<Item = (usize, &Slot<'a>)> + '_ {
-        self.plan
-            .order
+    fn pending(&self) -> impl Iterator<Item = (usize, &'r Param<'a>, &Slot<'a>)> + '_ {
+        let plan = self.plan;
+        plan.order
             .iter()
-            .map(|&i| (i as usize, &self.slots[i as usize]))
-            .filter(|(_, slot)| slot.status == Status::Pending)
+            .filter_map(|&i| {
+                let i = usize::from(i);
+                Some((i, plan.params.get(i)?, self.slots.get(i)?))
+            })
+            .filter(|(_, _, slot)| slot.status == Status::Pending)
     }
 
     /// The error for reading an output the current step does not offer: the terminal
@@ -801,10 +559,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// Advance the round. See the module docs for the drain rule.
     pub fn poll(&mut self) -> Result<Step, Error> {
         match self.phase {
-            Phase::Failed => Err(self.error.clone().unwrap_or(Error::WrongStep {
-                expected: "nothing",
-                got: "poll",
-            })),
+            Phase::Failed => Err(self.failed("poll")),
             Phase::Done => Ok(Step::Done),
             Phase::InputRequired => Ok(Step::InputRequired),
             Phase::AwaitResolve(i) => Ok(Step::Resolve { param: i as usize }),
@@ -818,34 +573,39 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     fn advance(&mut self) -> Result<Step, Error> {
         let plan = self.plan;
-        while self.cursor < plan.order.len() {
-            let i = plan.order[self.cursor] as usize;
-            let p = &plan.params[i];
+        while let Some(&i) = plan.order.get(self.cursor) {
+            let i = usize::from(i);
+            let p = self.param(i)?;
             match &p.ask {
                 Some(AskKind::Literal(q)) => {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p.ty, q.digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, p.ty, q.digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
                 Some(AskKind::Resolver { needs, .. }) => {
                     let mut waiting = false;
                     for &j in needs.iter() {
-                        let j = j as usize;
-                        if plan.params[j].ask.is_some() {
-                            if self.slots[j].status != Status::Settled {
+                        let j = usize::from(j);
+                        let need = self.param(j)?;
+                        if need.ask.is_some() {
+                            if self
+                                .slots
+                                .get(j)
+                                .is_none_or(|s| s.status != Status::Settled)
+                            {
                                 waiting = true;
                             }
-                        } else if self.args.get(plan.params[j].name).is_none()
-                            && plan.params[j].default.is_none()
-                        {
+                        } else if self.args.get(need.name).is_none() && need.default.is_none() {
                             return Err(Error::MissingArgument {
-                                name: name(plan.params[j].name),
+                                name: name(need.name),
                             });
                         }
                     }
                     if waiting {
-                        self.slots[i].status = Status::Waiting;
+                        if let Some(slot) = self.slots.get_mut(i) {
+                            slot.status = Status::Waiting;
+                        }
                         self.cursor += 1;
                         continue;
                     }
@@ -894,47 +654,44 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     more: Some(json), ..
                 },
                 _,
-            ) => {
-                let (message, ty, title, description, _) = parse_question(json, &p.ty).ok()?;
-                Some(Question {
-                    message,
-                    ty,
-                    title,
-                    description,
-                })
-            }
+            ) => parse_question(json, &p.ty).ok().map(|(q, _)| q),
             _ => None,
         }
     }
 
-    /// Decide parameter `i` given the question it asks. Returns a step when the host
-    /// must act (handshake ask).
+    /// Decide parameter `i` (`p`) given the question it asks. Returns a step when the
+    /// host must act (handshake ask).
     fn decide(
         &mut self,
         i: usize,
+        p: &'r Param<'a>,
         ty: Ty<'a>,
         digest: [u8; 16],
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
-        self.slots[i].asks = asks;
-        self.slots[i].digest = digest;
+        let Some(slot) = self.slots.get_mut(i) else {
+            return Err(NO_PARAM);
+        };
+        slot.asks = asks;
+        slot.digest = digest;
         if self.era == Era::Handshake {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
-        let pname = self.plan.params[i].name;
-        if self.slots[i].recorded.is_none() && self.slots[i].reply.is_none() {
+        let (recorded, reply, asked) = (slot.recorded, slot.reply, slot.asked);
+        if recorded.is_none() && reply.is_none() {
             // Nothing recorded, nothing replied: asked this round.
-            self.slots[i].status = Status::Pending;
+            slot.status = Status::Pending;
             return Ok(None);
         }
+        let pname = p.name;
         let dbuf = digest_text(&digest);
         let digest = &dbuf[..];
         // 1. A recorded answer to this same question (checked against the type here, so
         // settling it does not check it again).
         let mut answer = None;
         let mut checked = None;
-        if let Some(rec) = self.slots[i].recorded {
+        if let Some(rec) = recorded {
             if q_matches(rec.q, digest) {
                 let usable = match (rec.action, rec.data) {
                     (Action::Accept, Some(d)) => ty.accept(d),
@@ -955,8 +712,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         // 2. A fresh reply, only for the question asked last round.
         if answer.is_none() {
-            if let Some(reply) = self.slots[i].reply {
-                if !self.slots[i].asked.is_some_and(|a| q_matches(a, digest)) {
+            if let Some(reply) = reply {
+                if !asked.is_some_and(|a| q_matches(a, digest)) {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
                     let Reply::Elicit { action, content } = reply else {
@@ -971,7 +728,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         match answer {
             None => {
-                self.slots[i].status = Status::Pending;
+                slot.status = Status::Pending;
                 Ok(None)
             }
             Some((action, content)) => {
@@ -979,59 +736,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     Some(value) => Check::Done(value),
                     None => Check::Against(&ty),
                 };
-                self.settle(i, check, action, content)?;
-                self.slots[i].carried = true;
+                slot.source = settle(p, check, action, content)?;
+                slot.status = Status::Settled;
+                slot.carried = true;
                 Ok(None)
             }
         }
     }
 
-    /// Settle parameter `i` with an answer, checking accepted content as `check` says.
-    fn settle(
-        &mut self,
-        i: usize,
-        check: Check<'_, 'a>,
-        action: Action,
-        content: Option<Value<'a>>,
-    ) -> Result<(), Error> {
-        let p = &self.plan.params[i];
-        let mut value = None;
-        match action {
-            Action::Accept => {
-                let accepted = match (check, content) {
-                    (_, None) => None,
-                    (Check::Done(v), Some(_)) => Some(v),
-                    (Check::Against(ty), Some(c)) => ty.accept(c),
-                };
-                let Some(v) = accepted else {
-                    return Err(Error::SchemaMismatch {
-                        param: name(p.name),
-                    });
-                };
-                value = v;
-            }
-            Action::Decline | Action::Cancel => {
-                if p.default.is_none() && !p.outcome {
-                    return Err(Error::Refused {
-                        param: name(p.name),
-                        cancelled: action == Action::Cancel,
-                    });
-                }
-            }
-        }
-        self.slots[i].status = Status::Settled;
-        self.slots[i].source = Source::Answer {
-            action,
-            content,
-            value,
-        };
-        Ok(())
-    }
-
     fn expect_resolve(&self, got: &'static str) -> Result<usize, Error> {
         match self.phase {
             Phase::AwaitResolve(i) => Ok(i as usize),
-            Phase::Failed => Err(self.error.clone().expect("failed rounds keep their error")),
+            Phase::Failed => Err(self.failed(got)),
             Phase::AwaitAnswer(_) => Err(Error::WrongStep {
                 expected: "an answer to the Ask step",
                 got,
@@ -1047,7 +763,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// JSON): nothing is asked and nothing is carried.
     pub fn resolve_value(&mut self, value_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_value")?;
-        let pname = self.plan.params[i].name;
+        let pname = self.param(i)?.name;
         if Value::parse(value_json).is_err() {
             return Err(Error::ResolverAnswer {
                 param: name(pname),
@@ -1059,8 +775,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             param: name(pname),
             problem: Problem::VALUE_NOT_JSON,
         })?;
-        self.slots[i].status = Status::Settled;
-        self.slots[i].source = Source::Host(v);
+        let slot = self.slot_mut(i)?;
+        slot.status = Status::Settled;
+        slot.source = Source::Host(v);
         self.cursor += 1;
         self.phase = Phase::Running;
         Ok(())
@@ -1071,21 +788,22 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// (`type` defaults to the parameter's type).
     pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_question")?;
-        let pname = self.plan.params[i].name;
+        let param = self.param(i)?;
+        let pname = param.name;
         let bad = |problem| Error::ResolverAnswer {
             param: name(pname),
             problem,
         };
         // Check before copying so a bad answer costs no workspace and changes nothing.
         let (probe, fields) = scan_question(question_json).map_err(bad)?;
-        let param_ty = self.plan.params[i].ty;
+        let param_ty = param.ty;
         // Only a message: outputs need nothing else from it.
         let plain = fields.ty.is_none() && fields.title.is_none() && fields.description.is_none();
         let (digest, typed, message) = match question_parts(fields, &param_ty) {
-            Ok((message, ty, title, description, typed)) => (
-                question_digest(message, &ty, title, description),
+            Ok((q, typed)) => (
+                question_digest(q.message, &q.ty, q.title, q.description),
                 typed,
-                message,
+                q.message,
             ),
             Err(problem) => {
                 // A question of the right shape with bad contents fails the round.
@@ -1112,7 +830,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let ty = match typed {
             false => param_ty,
             true => match parse_question(v, &param_ty) {
-                Ok((_, ty, ..)) => ty,
+                Ok((q, _)) => q.ty,
                 Err(problem) => return Err(self.fail(bad(problem))),
             },
         };
@@ -1121,6 +839,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let more = (!plain).then_some(v);
         match self.decide(
             i,
+            param,
             ty,
             digest,
             Asks::Resolver {
@@ -1144,7 +863,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     pub fn resolve_failed(&mut self, dependency: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_failed")?;
         let e = Error::ResolverDependency {
-            param: name(self.plan.params[i].name),
+            param: name(self.param(i)?.name),
             dependency: name(dependency),
         };
         Err(self.fail(e))
@@ -1155,9 +874,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     pub fn answer(&mut self, elicit_result_json: &str) -> Result<(), Error> {
         let i = match self.phase {
             Phase::AwaitAnswer(i) => i as usize,
-            Phase::Failed => {
-                return Err(self.error.clone().expect("failed rounds keep their error"))
-            }
+            Phase::Failed => return Err(self.failed("answer")),
             Phase::AwaitResolve(_) => {
                 return Err(Error::WrongStep {
                     expected: "a resolve_* answer to the Resolve step",
@@ -1171,7 +888,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 })
             }
         };
-        let pname = self.plan.params[i].name;
+        let param = self.param(i)?;
+        let pname = param.name;
         let probe = match Value::parse(elicit_result_json) {
             Ok(v) => v,
             Err(_) => return Err(self.fail(Error::NotElicitResult { param: name(pname) })),
@@ -1187,10 +905,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if action == Action::Accept && content.is_none() {
             return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
         }
-        let ty = self.question(i).map_or(self.plan.params[i].ty, |q| q.ty);
-        if let Err(e) = self.settle(i, Check::Against(&ty), action, content) {
-            return Err(self.fail(e));
-        }
+        let ty = self.question(i).map_or(param.ty, |q| q.ty);
+        let source = match settle(param, Check::Against(&ty), action, content) {
+            Ok(source) => source,
+            Err(e) => return Err(self.fail(e)),
+        };
+        let slot = self.slot_mut(i)?;
+        slot.status = Status::Settled;
+        slot.source = source;
         self.phase = Phase::Running;
         Ok(())
     }
@@ -1203,7 +925,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let Phase::AwaitResolve(i) = self.phase else {
             return Err(self.out_of_step("a Resolve step", "write_resolve_inputs"));
         };
-        let needs: &[u8] = match &self.plan.params[i as usize].ask {
+        let needs: &[u8] = match &self.param(usize::from(i))?.ask {
             Some(AskKind::Resolver { needs, .. }) => needs,
             _ => &[],
         };
@@ -1212,27 +934,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             if k > 0 {
                 out.put(b",");
             }
-            write_str(self.plan.params[j as usize].name, false, out);
+            let need = self.param(usize::from(j))?;
+            write_str(need.name, false, out);
             out.put(b":");
-            self.write_param_value(j as usize, Style::WIRE, out);
+            self.write_param_value(usize::from(j), need, Style::WIRE, out);
         }
         out.put(b"}");
         Ok(())
     }
 
-    /// [`Round::write_resolve_inputs`] into a caller buffer; returns the length, or
-    /// [`Error::BufferTooSmall`] with the size needed.
-    pub fn resolve_inputs_into(&self, buf: &mut [u8]) -> Result<usize, Error> {
-        let mut s = SliceSink::new(buf);
-        self.write_resolve_inputs(&mut s)?;
-        s.finish()
-            .map_err(|needed| Error::BufferTooSmall { needed })
-    }
-
-    /// The value a parameter has now (argument, default, resolver value or settled
-    /// answer) in `style`.
-    fn write_param_value(&self, j: usize, style: Style, out: &mut dyn Sink) {
-        let p = &self.plan.params[j];
+    /// The value parameter `j` (`p`) has now (argument, default, resolver value or
+    /// settled answer) in `style`; `null` while it has none.
+    fn write_param_value(&self, j: usize, p: &Param<'a>, style: Style, out: &mut dyn Sink) {
         if p.ask.is_none() {
             match self.args.get(p.name).or(p.default) {
                 Some(v) => write_value(v, style, out),
@@ -1240,7 +953,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             }
             return;
         }
-        let slot = &self.slots[j];
+        let Some(slot) = self.slots.get(j) else {
+            out.put(b"null");
+            return;
+        };
         match slot.source {
             Source::None => out.put(b"null"),
             Source::Host(v) => write_value(v, style, out),
@@ -1320,9 +1036,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             if k > 0 {
                 out.put(if style.spaced { b", " } else { b"," });
             }
-            write_str(self.plan.params[i as usize].name, style.ascii, out);
+            let p = self.param(usize::from(i))?;
+            write_str(p.name, style.ascii, out);
             out.put(if style.spaced { b": " } else { b":" });
-            self.write_param_value(i as usize, style, out);
+            self.write_param_value(usize::from(i), p, style, out);
         }
         out.put(b"}");
         Ok(())
@@ -1338,13 +1055,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if self.phase != Phase::Done {
             return Err(self.out_of_step("Done", "write_value_of"));
         }
-        if param >= self.plan.params.len() {
+        let Some(p) = self.plan.params.get(param) else {
             return Err(Error::WrongStep {
                 expected: "a parameter index of the plan",
                 got: "write_value_of",
             });
-        }
-        self.write_param_value(param, style, out);
+        };
+        self.write_param_value(param, p, style, out);
         Ok(())
     }
 
@@ -1358,13 +1075,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         out.put(b"{");
         let mut first = true;
-        for (i, _) in self.pending() {
+        for (i, p, _) in self.pending() {
             let Some(q) = self.question(i) else { continue };
             if !first {
                 out.put(b",");
             }
             first = false;
-            write_str(self.plan.params[i].name, false, out);
+            write_str(p.name, false, out);
             out.put(b":{\"method\":\"elicitation/create\",\"params\":");
             write_params(
                 q.message,
@@ -1385,48 +1102,28 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if self.phase != Phase::InputRequired {
             return Err(self.out_of_step("InputRequired", "write_request_state"));
         }
-        out.put(b"{\"v\":1,\"answers\":{");
-        let mut first = true;
-        for &i in self.plan.order.iter() {
-            let slot = &self.slots[i as usize];
-            if !slot.carried {
-                continue;
+        let plan = self.plan;
+        let carried = plan.order.iter().filter_map(|&i| {
+            let (p, slot) = (
+                plan.params.get(usize::from(i))?,
+                self.slots.get(usize::from(i))?,
+            );
+            match slot.source {
+                Source::Answer {
+                    action, content, ..
+                } if slot.carried => Some(Carried {
+                    name: p.name,
+                    action,
+                    data: content,
+                    q: digest_text(&slot.digest),
+                }),
+                _ => None,
             }
-            let Source::Answer {
-                action, content, ..
-            } = slot.source
-            else {
-                continue;
-            };
-            if !first {
-                out.put(b",");
-            }
-            first = false;
-            write_str(self.plan.params[i as usize].name, true, out);
-            out.put(b":{\"action\":\"");
-            out.put(action.as_str().as_bytes());
-            out.put(b"\",\"data\":");
-            match content {
-                Some(c) => write_value(c, Style::STATE, out),
-                None => out.put(b"null"),
-            }
-            out.put(b",\"q\":\"");
-            out.put(&digest_text(&slot.digest));
-            out.put(b"\"}");
-        }
-        out.put(b"},\"asked\":{");
-        let mut first = true;
-        for (i, slot) in self.pending() {
-            if !first {
-                out.put(b",");
-            }
-            first = false;
-            write_str(self.plan.params[i].name, true, out);
-            out.put(b":\"");
-            out.put(&digest_text(&slot.digest));
-            out.put(b"\"");
-        }
-        out.put(b"}}");
+        });
+        let asked = self
+            .pending()
+            .map(|(_, p, slot)| (p.name, digest_text(&slot.digest)));
+        state::write(carried, asked, out);
         Ok(())
     }
 
@@ -1453,260 +1150,82 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 }
 
-const QUESTION_NOT_OBJECT: Problem = Problem::QUESTION_NOT_OBJECT;
-const QUESTION_UNKNOWN_KEY: Problem = Problem::QUESTION_UNKNOWN_KEY;
-
-const QUESTION_NOT_JSON: Problem = Problem::QUESTION_NOT_JSON;
-
-/// A question's members, by name (the last occurrence of a key wins).
-#[derive(Clone, Copy, Default)]
-struct QuestionFields<'a> {
-    message: Option<Value<'a>>,
-    ty: Option<Value<'a>>,
-    title: Option<Value<'a>>,
-    description: Option<Value<'a>>,
-}
-
-/// Validate a resolver's question text and read its members in the same pass: the
-/// question (surrounding whitespace trimmed) and its fields. Not JSON comes first, then
-/// not an object, then a key outside the four.
-fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), Problem> {
-    let b = text.as_bytes();
-    let start = skip_ws_at(b, 0);
-    if b.get(start) != Some(&b'{') {
-        return Err(match Value::parse(text) {
-            Ok(_) => QUESTION_NOT_OBJECT,
-            Err(_) => QUESTION_NOT_JSON,
-        });
-    }
-    let compact = match cfg!(feature = "small-code") {
-        true => None,
-        false => scan_question_compact(text, start),
-    };
-    match compact {
-        Some(read) => Ok(read),
-        None => scan_question_any(text, start),
-    }
-}
-
-/// [`scan_question`] for a question object (at `start`) in any form.
-fn scan_question_any(text: &str, start: usize) -> Result<(Value<'_>, QuestionFields<'_>), Problem> {
-    let b = text.as_bytes();
-    let mut f = QuestionFields::default();
-    let mut unknown = false;
-    let walked = walk_object(text, start, 0, &mut |k, p| {
-        let (x, end) = scan_value_in(text, p, 1)?;
-        let slot = match k.which(&["message", "type", "title", "description"]) {
-            Some(0) => &mut f.message,
-            Some(1) => &mut f.ty,
-            Some(2) => &mut f.title,
-            Some(3) => &mut f.description,
-            _ => {
-                unknown = true;
-                return Ok(end);
-            }
-        };
-        *slot = Some(x);
-        Ok(end)
-    });
-    let end = match walked {
-        Ok(end) if skip_ws_at(b, end) == b.len() => end,
-        _ => return Err(QUESTION_NOT_JSON),
-    };
-    if unknown {
-        return Err(QUESTION_UNKNOWN_KEY);
-    }
-    let v = text
-        .get(start..end)
-        .map(Value::validated)
-        .ok_or(QUESTION_NOT_JSON)?;
-    Ok((v, f))
-}
-
-/// The common form of a question, `{"message":"…"}` at `start` (whitespace after it
-/// only), read without walking its keys; `None` for any other form.
-fn scan_question_compact(text: &str, start: usize) -> Option<(Value<'_>, QuestionFields<'_>)> {
-    const MESSAGE: &[u8] = b"{\"message\":\"";
-    let b = text.as_bytes();
-    if b.get(start..start + MESSAGE.len())? != MESSAGE {
-        return None;
-    }
-    let (m, end) = scan_value_in(text, start + MESSAGE.len() - 1, 1).ok()?;
-    if b.get(end) != Some(&b'}') || skip_ws_at(b, end + 1) != b.len() {
-        return None;
-    }
-    let f = QuestionFields {
-        message: Some(m),
-        ..QuestionFields::default()
-    };
-    Some((Value::validated(text.get(start..end + 1)?), f))
-}
-
-/// A question's parts from its fields: message, answer type (the parameter's unless the
-/// question types it), title, description, and whether it carried its own type.
-#[allow(clippy::type_complexity)]
-fn question_parts<'a>(
-    f: QuestionFields<'a>,
-    param_ty: &Ty<'a>,
-) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), Problem> {
-    let message = f
-        .message
-        .and_then(|m| m.as_str())
-        .ok_or(Problem::QUESTION_MESSAGE)?;
-    let (ty, typed) = match f.ty {
-        None => (*param_ty, false),
-        Some(t) if t.is_null() => (*param_ty, false),
-        Some(t) => (Ty::compile(t, false)?, true),
-    };
-    let opt = |x: Option<Value<'a>>| -> Result<Option<Str<'a>>, Problem> {
-        match x {
-            None => Ok(None),
-            Some(x) if x.is_null() => Ok(None),
-            Some(x) => x
-                .as_str()
-                .map(Some)
-                .ok_or(Problem::QUESTION_LABELS_NOT_STRINGS),
+/// Settle parameter `p` with an answer, checking accepted content as `check` says: the
+/// source its value now comes from.
+#[inline]
+fn settle<'a>(
+    p: &Param<'a>,
+    check: Check<'_, 'a>,
+    action: Action,
+    content: Option<Value<'a>>,
+) -> Result<Source<'a>, Error> {
+    let mut value = None;
+    match action {
+        Action::Accept => {
+            let accepted = match (check, content) {
+                (_, None) => None,
+                (Check::Done(v), Some(_)) => Some(v),
+                (Check::Against(ty), Some(c)) => ty.accept(c),
+            };
+            let Some(v) = accepted else {
+                return Err(Error::SchemaMismatch {
+                    param: name(p.name),
+                });
+            };
+            value = v;
         }
-    };
-    let title = opt(f.title)?;
-    let description = opt(f.description)?;
-    if (title.is_some() || description.is_some()) && !ty.wrapped() {
-        return Err(Problem::QUESTION_LABELS);
+        Action::Decline | Action::Cancel => {
+            if p.default.is_none() && !p.outcome {
+                return Err(Error::Refused {
+                    param: name(p.name),
+                    cancelled: action == Action::Cancel,
+                });
+            }
+        }
     }
-    Ok((message, ty, title, description, typed))
+    Ok(Source::Answer {
+        action,
+        content,
+        value,
+    })
 }
 
-/// The parts of a question already checked (a resolver's question, re-read from the
-/// workspace).
-#[allow(clippy::type_complexity)]
-fn parse_question<'a>(
-    v: Value<'a>,
-    param_ty: &Ty<'a>,
-) -> Result<(Str<'a>, Ty<'a>, Option<Str<'a>>, Option<Str<'a>>, bool), Problem> {
-    let (_, f) = scan_question(v.raw())?;
-    question_parts(f, param_ty)
-}
-
+/// Owned-`String` conveniences (`alloc`): each is the `write_*` output of the same name
+/// collected into a `String`, nothing more.
 #[cfg(feature = "alloc")]
 impl<const N: usize> Round<'_, '_, N> {
-    fn owned(
-        f: impl FnOnce(&mut alloc::vec::Vec<u8>) -> Result<(), Error>,
-    ) -> Result<alloc::string::String, Error> {
-        let mut v = alloc::vec::Vec::new();
-        f(&mut v)?;
-        alloc::string::String::from_utf8(v).map_err(|_| Error::BufferTooSmall { needed: 0 })
-    }
     /// [`Round::write_resolve_inputs`] as a `String`.
     pub fn resolve_inputs_json(&self) -> Result<alloc::string::String, Error> {
-        Self::owned(|v| self.write_resolve_inputs(v))
+        owned(|out| self.write_resolve_inputs(out))
     }
     /// [`Round::write_ask`] as a `String`.
     pub fn ask_json(&self) -> Result<alloc::string::String, Error> {
-        Self::owned(|v| self.write_ask(v))
+        owned(|out| self.write_ask(out))
     }
-    /// [`Round::write_values`] (compact UTF-8) as a `String`.
+    /// [`Round::write_values`] in [`Style::WIRE`] (compact UTF-8) as a `String`.
     pub fn values_json(&self) -> Result<alloc::string::String, Error> {
-        Self::owned(|v| self.write_values(Style::WIRE, v))
+        owned(|out| self.write_values(Style::WIRE, out))
     }
     /// [`Round::write_input_requests`] as a `String`.
     pub fn input_requests_json(&self, client_view: bool) -> Result<alloc::string::String, Error> {
-        Self::owned(|v| self.write_input_requests(client_view, v))
+        owned(|out| self.write_input_requests(client_view, out))
     }
     /// [`Round::write_request_state`] as a `String`.
-    pub fn request_state(&self) -> Result<alloc::string::String, Error> {
-        Self::owned(|v| self.write_request_state(v))
+    pub fn request_state_json(&self) -> Result<alloc::string::String, Error> {
+        owned(|out| self.write_request_state(out))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    extern crate std;
-
-    use super::{scan_reply, scan_reply_any, scan_reply_compact, Reply};
-    use std::format;
-    use std::string::String;
-    use std::vec::Vec;
-
-    fn show(r: Result<(usize, Option<Reply<'_>>), crate::json::JsonError>) -> String {
-        match r {
-            Ok((end, Some(Reply::Elicit { action, content }))) => {
-                format!("{end} {action:?} {:?}", content.map(|c| c.raw()))
-            }
-            Ok((end, Some(Reply::Other))) => format!("{end} other"),
-            Ok((end, None)) => format!("{end} none"),
-            Err(e) => format!("{e:?}"),
-        }
-    }
-
-    /// A question in the common form reads as the general reader reads it.
-    #[test]
-    fn compact_questions_read_as_any_question() {
-        for q in [
-            r#"{"message":"A?"}"#,
-            r#" {"message":"A\u0041\"?"}  "#,
-            r#"{"message":""}"#,
-            r#"{"message":1}"#,
-            r#"{"message":"A?"} x"#,
-            r#"{"message":"A?","message":"B"}"#,
-            r#"{"message":"A?"}}"#,
-            r#"{"message":"A?""#,
-        ] {
-            let start = crate::json::skip_ws_at(q.as_bytes(), 0);
-            let show = |r: Option<(crate::json::Value<'_>, super::QuestionFields<'_>)>| {
-                r.map(|(v, f)| format!("{} {:?}", v.raw(), f.message.map(|m| m.raw())))
-            };
-            let general = super::scan_question_any(q, start)
-                .ok()
-                .map(|(v, f)| format!("{} {:?}", v.raw(), f.message.map(|m| m.raw())));
-            if let Some(c) = show(super::scan_question_compact(q, start)) {
-                assert_eq!(Some(c), general, "{q}");
-            }
-        }
-        assert!(super::scan_question_compact(r#"{"message":"A?"}"#, 0).is_some());
-    }
-
-    /// The compact reader, where it applies, reads exactly what the general one reads;
-    /// and `scan_reply` agrees with the general reader on every reply, compact or not.
-    #[test]
-    fn compact_replies_read_as_any_reply() {
-        let mut replies: Vec<String> = Vec::new();
-        for action in ["accept", "decline", "cancel", "acc\\u0065pt", "nope"] {
-            replies.push(format!(r#"{{"action":"{action}"}}"#));
-            replies.push(format!(r#"{{"action":"{action}" }}"#));
-            for content in [
-                r#"{"value":"x"}"#,
-                r#"{}"#,
-                r#"{"a":1,"b":[ "x" ],"c":null,"d":true}"#,
-                r#"{"a":{"b":1}}"#,
-                r#"{"a":[1]}"#,
-                r#"{"a":"#,
-                r#"{"a":1,}"#,
-                "null",
-                "[1]",
-                r#""s""#,
-            ] {
-                replies.push(format!(r#"{{"action":"{action}","content":{content}}}"#));
-                replies.push(format!(
-                    r#"{{"action":"{action}","content":{content},"content":{{}}}}"#
-                ));
-                replies.push(format!(r#"{{"action":"{action}","content":{content} }}"#));
-                replies.push(format!(r#"{{"content":{content},"action":"{action}"}}"#));
-                replies.push(format!(
-                    r#"{{"action":"{action}","content":{content},"x":1}}"#
-                ));
-            }
-        }
-        for r in &replies {
-            for tail in ["", "}", ",1]", " "] {
-                let text = format!("{r}{tail}");
-                let any = show(scan_reply_any(&text, 0, 1));
-                assert_eq!(show(scan_reply(&text, 0, 1)), any, "{text}");
-                if let Some((end, reply)) = scan_reply_compact(&text, 0, 1) {
-                    assert_eq!(show(Ok((end, Some(reply)))), any, "{text}");
-                }
-            }
-        }
-        assert!(scan_reply_compact(r#"{"action":"accept","content":{"value":1}}"#, 0, 1).is_some());
-        assert!(scan_reply_compact(r#"{"action":"decline"}"#, 0, 1).is_some());
-    }
+/// Collect a writer's output into a `String` (every writer writes UTF-8; were one not
+/// to, its bytes would read as U+FFFD rather than fail).
+#[cfg(feature = "alloc")]
+fn owned(
+    write: impl FnOnce(&mut alloc::vec::Vec<u8>) -> Result<(), Error>,
+) -> Result<alloc::string::String, Error> {
+    let mut bytes = alloc::vec::Vec::new();
+    write(&mut bytes)?;
+    Ok(match alloc::string::String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => alloc::string::String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
 }

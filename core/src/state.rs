@@ -1,12 +1,20 @@
-//! The plaintext `requestState`: `{"v":1,"answers":{name:{"action","data","q"}},"asked":{name:q}}`.
+//! The plaintext `requestState`, version 1: read it and write it.
 //!
-//! The round reads a state in one pass while matching it to its parameters
-//! (`Round::index`): all-or-nothing, as the reference's pydantic model is, so anything
-//! that does not have exactly this shape is "no progress" (an empty state). Deviation from
-//! the reference: `v` must be the JSON integer `1` (the reference also takes `"1"`,
-//! `true`, `1.0`).
+//! ```text
+//! {"v":1,"answers":{name:{"action":…,"data":…,"q":…}},"asked":{name:q}}
+//! ```
+//!
+//! [`read`] takes a state in one pass, handing each entry to a [`Held`] store as it
+//! goes: all-or-nothing, as the reference's pydantic model is, so anything that does not
+//! have exactly this shape is "no progress" (an empty state). Deviation from the
+//! reference: `v` must be the JSON integer `1` (the reference also takes `"1"`, `true`,
+//! `1.0`). [`write`] renders a state in exactly that key order, the bytes the reference
+//! writes.
 
-use crate::json::{scan_value, scan_value_in, walk_object, JsonError, Kind, Value};
+use crate::json::{
+    scan_value, scan_value_in, skip_ws_at, walk_object, write_str, write_value, JsonError, Kind,
+    Number, Sink, Str, Style, Value,
+};
 
 /// What the user did with a question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +165,153 @@ pub(crate) fn q_matches(q: Value<'_>, digest: &[u8]) -> bool {
         raw == digest
             || (raw.contains(&b'\\') && s.units().eq(digest.iter().map(|&c| u32::from(c))))
     })
+}
+
+/// Where [`read`] puts what a state holds, entry by entry (the round matches names to
+/// its parameters).
+pub(crate) trait Held<'a> {
+    /// Forget every recorded answer (a repeated `answers` key keeps its last value, and
+    /// an unreadable state holds nothing).
+    fn clear_answers(&mut self);
+    /// Forget every `asked` digest (as [`Held::clear_answers`]).
+    fn clear_asked(&mut self);
+    /// An `answers` entry that reads as a recorded answer.
+    fn answer(&mut self, name: Str<'a>, recorded: Recorded<'a>);
+    /// An `asked` entry (a string).
+    fn asked(&mut self, name: Str<'a>, q: Value<'a>);
+}
+
+/// Read a state into `held`, validating and checking it in the same pass; all or
+/// nothing: when the text is not exactly a v1 state, `held` ends up empty.
+pub(crate) fn read<'a>(text: &'a str, held: &mut impl Held<'a>) {
+    let b = text.as_bytes();
+    let start = skip_ws_at(b, 0);
+    let (mut v, mut answers_ok, mut asked_ok) = (None, None, None);
+    // An object of entries at `p`, each read by `each` → (end, entry ok); anything but an
+    // object is not ok. The index after it, and whether every entry was ok.
+    type Each<'e, 't> = dyn FnMut(Str<'t>, usize) -> Result<(usize, bool), JsonError> + 'e;
+    let entries = |p: usize, each: &mut Each<'_, 'a>| -> Result<(usize, bool), JsonError> {
+        if b.get(p) != Some(&b'{') {
+            return Ok((scan_value(b, p, 1)?, false));
+        }
+        let mut ok = true;
+        let end = walk_object(text, p, 1, &mut |name, at| {
+            let (end, good) = each(name, at)?;
+            ok &= good;
+            Ok(end)
+        })?;
+        Ok((end, ok))
+    };
+    let mut member = |k: Str<'a>, p: usize| -> Result<usize, JsonError> {
+        if k.eq_str("answers") {
+            // A repeated key keeps its last value.
+            held.clear_answers();
+            let (end, ok) = entries(p, &mut |name, at| {
+                let (end, rec) = Recorded::scan(text, at, 2)?;
+                if let Some(rec) = rec {
+                    held.answer(name, rec);
+                }
+                Ok((end, rec.is_some()))
+            })?;
+            answers_ok = Some(ok);
+            Ok(end)
+        } else if k.eq_str("asked") {
+            held.clear_asked();
+            let (end, ok) = entries(p, &mut |name, at| {
+                let (q, end) = scan_value_in(text, at, 2)?;
+                let ok = q.kind() == Kind::String;
+                if ok {
+                    held.asked(name, q);
+                }
+                Ok((end, ok))
+            })?;
+            asked_ok = Some(ok);
+            Ok(end)
+        } else {
+            let (x, end) = scan_value_in(text, p, 1)?;
+            if k.eq_str("v") {
+                v = Some(x);
+            }
+            Ok(end)
+        }
+    };
+    // The state as this module writes it, `{"v":…,"answers":…,"asked":…}`: its keys are
+    // taken in place instead of read. Any other form is walked from the start (which
+    // reads the same members again, in the same order, so whatever this set is set again
+    // or, if the walk fails, the state is unreadable anyway).
+    let compact = (|| -> Option<usize> {
+        let mut p = start;
+        for (key, at) in [
+            ("v", &b"{\"v\":"[..]),
+            ("answers", b",\"answers\":"),
+            ("asked", b",\"asked\":"),
+        ] {
+            if b.get(p..p + at.len())? != at {
+                return None;
+            }
+            p = member(Str::validated(key), p + at.len()).ok()?;
+        }
+        (b.get(p) == Some(&b'}')).then_some(p + 1)
+    })();
+    let walked = match compact {
+        Some(end) => Ok(end),
+        None => walk_object(text, start, 0, &mut member),
+    };
+    let readable = matches!(walked, Ok(end) if skip_ws_at(b, end) == b.len())
+        && v.and_then(|v: Value<'_>| v.as_number()) == Some(Number::Int("1"))
+        && answers_ok != Some(false)
+        && asked_ok != Some(false);
+    if !readable {
+        // Unreadable: no progress at all.
+        held.clear_answers();
+        held.clear_asked();
+    }
+}
+
+/// One answer to carry in a state: the parameter's name, what the user did, the content
+/// as the client sent it (`None`: `null`) and the digest text of the question answered.
+pub(crate) struct Carried<'n, 'a> {
+    pub name: &'n str,
+    pub action: Action,
+    pub data: Option<Value<'a>>,
+    pub q: [u8; 22],
+}
+
+/// Write a v1 state: `answers` and `asked` (name and digest text) in the order given,
+/// which is resolution order; `data` re-rendered the Python way ([`Style::STATE`]).
+pub(crate) fn write<'n, 'a>(
+    answers: impl Iterator<Item = Carried<'n, 'a>>,
+    asked: impl Iterator<Item = (&'n str, [u8; 22])>,
+    out: &mut dyn Sink,
+) {
+    out.put(b"{\"v\":1,\"answers\":{");
+    for (k, c) in answers.enumerate() {
+        if k > 0 {
+            out.put(b",");
+        }
+        write_str(c.name, true, out);
+        out.put(b":{\"action\":\"");
+        out.put(c.action.as_str().as_bytes());
+        out.put(b"\",\"data\":");
+        match c.data {
+            Some(d) => write_value(d, Style::STATE, out),
+            None => out.put(b"null"),
+        }
+        out.put(b",\"q\":\"");
+        out.put(&c.q);
+        out.put(b"\"}");
+    }
+    out.put(b"},\"asked\":{");
+    for (k, (name, q)) in asked.enumerate() {
+        if k > 0 {
+            out.put(b",");
+        }
+        write_str(name, true, out);
+        out.put(b":\"");
+        out.put(&q);
+        out.put(b"\"");
+    }
+    out.put(b"}}");
 }
 
 #[cfg(test)]

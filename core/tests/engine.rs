@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use elicit_core::{CompileError, Error, Plan, Round, SliceSink, Step, Style};
+use elicit_core::{CompileError, Era, Error, Inputs, Plan, Round, SliceSink, Step, Style};
 use serde_json::{json, Value};
 
 /// A tool with one literal question `X?` of type `ty` for parameter `x`.
@@ -168,9 +168,15 @@ mod deviations {
              "elicit":{"message":"Z?"}}]}"#;
         let plan = Plan::<4>::compile(decl).unwrap();
         let mut ws = [0u8; 64];
-        let mut r = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut r = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(r.poll(), Ok(Step::InputRequired));
-        let state = r.request_state().unwrap();
+        let state = r.request_state_json().unwrap();
         let run = |x: &str, y: &str, z: &str| {
             let replies = format!(
                 r#"{{"x":{{"action":"accept","content":{{"value":{x}}}}},
@@ -178,7 +184,13 @@ mod deviations {
                     "z":{{"action":"accept","content":{{"n":{z}}}}}}}"#
             );
             let mut ws = [0u8; 64];
-            let mut r = Round::modern(&plan, "{}", Some(&state), Some(&replies), &mut ws).unwrap();
+            let mut r = Round::new(
+                &plan,
+                Era::Modern,
+                Inputs::modern("{}", Some(&state), Some(&replies)),
+                &mut ws,
+            )
+            .unwrap();
             r.poll().map(|_| r.values_json().unwrap())
         };
         assert_eq!(
@@ -386,18 +398,36 @@ mod reference_rules {
             {"name":"y","elicit":{"message":"Y?"}}]}"#;
         let plan = Plan::<4>::compile(decl).unwrap();
         let mut ws = [0u8; 256];
-        let mut r = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut r = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         r.poll().unwrap();
-        let s1 = r.request_state().unwrap();
+        let s1 = r.request_state_json().unwrap();
         let rep = r#"{"x":{"action":"decline","content":{"value":1e400}}}"#;
         let mut ws = [0u8; 256];
-        let mut r = Round::modern(&plan, "{}", Some(&s1), Some(rep), &mut ws).unwrap();
+        let mut r = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", Some(&s1), Some(rep)),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(r.poll(), Ok(Step::InputRequired));
-        let s2 = r.request_state().unwrap();
+        let s2 = r.request_state_json().unwrap();
         assert!(s2.contains(r#""data":{"value":null}"#), "{s2}");
         let rep = r#"{"y":{"action":"accept","content":{"value":"b"}}}"#;
         let mut ws = [0u8; 256];
-        let mut r = Round::modern(&plan, "{}", Some(&s2), Some(rep), &mut ws).unwrap();
+        let mut r = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", Some(&s2), Some(rep)),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(r.poll(), Ok(Step::Done));
         assert_eq!(r.values_json().unwrap(), r#"{"x":"d","y":"b"}"#);
     }
@@ -606,7 +636,13 @@ mod host_misuse {
     fn answering_the_wrong_step_changes_nothing() {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 256];
-        let mut round = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         // Before the first poll nothing can be answered.
         assert!(wrong(round.resolve_value("1")));
         assert!(wrong(round.answer(r#"{"action":"decline"}"#)));
@@ -642,7 +678,7 @@ mod host_misuse {
 
         // Handshake Ask step: resolve_* is the wrong call.
         let mut ws = [0u8; 256];
-        let mut hs = Round::handshake(&plan, "{}", &mut ws).unwrap();
+        let mut hs = Round::new(&plan, Era::Handshake, Inputs::handshake("{}"), &mut ws).unwrap();
         assert_eq!(hs.poll(), Ok(Step::Resolve { param: 0 }));
         hs.resolve_question(r#"{"message":"A?"}"#).unwrap();
         assert_eq!(hs.poll(), Ok(Step::Ask { param: 0 }));
@@ -661,7 +697,7 @@ mod host_misuse {
     fn double_poll_returns_the_same_step() {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 256];
-        let mut hs = Round::handshake(&plan, "{}", &mut ws).unwrap();
+        let mut hs = Round::new(&plan, Era::Handshake, Inputs::handshake("{}"), &mut ws).unwrap();
         for expected in [
             Step::Resolve { param: 0 },
             Step::Ask { param: 0 },
@@ -680,7 +716,13 @@ mod host_misuse {
         }
         assert_eq!(hs.values_json().unwrap(), r#"{"a":"v","b":"v"}"#);
         let mut ws = [0u8; 256];
-        let mut m = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut m = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(m.poll(), Ok(Step::Resolve { param: 0 }));
         m.resolve_value(r#""known""#).unwrap();
         assert_eq!(m.poll(), Ok(Step::InputRequired));
@@ -691,7 +733,7 @@ mod host_misuse {
     fn calls_after_failure_return_the_same_error() {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 256];
-        let mut hs = Round::handshake(&plan, "{}", &mut ws).unwrap();
+        let mut hs = Round::new(&plan, Era::Handshake, Inputs::handshake("{}"), &mut ws).unwrap();
         hs.poll().unwrap();
         hs.resolve_question(r#"{"message":"A?"}"#).unwrap();
         hs.poll().unwrap();
@@ -727,14 +769,26 @@ mod host_misuse {
 
         // A modern round failing inside poll (a schema mismatch) is terminal too.
         let mut ws = [0u8; 256];
-        let mut round = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         round.poll().unwrap();
         round.resolve_question(r#"{"message":"A?"}"#).unwrap();
         round.poll().unwrap();
-        let state = round.request_state().unwrap();
+        let state = round.request_state_json().unwrap();
         let replies = r#"{"a":{"action":"accept","content":{"value":1}}}"#;
         let mut ws = [0u8; 256];
-        let mut round = Round::modern(&plan, "{}", Some(&state), Some(replies), &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", Some(&state), Some(replies)),
+            &mut ws,
+        )
+        .unwrap();
         round.poll().unwrap();
         let e = round.resolve_question(r#"{"message":"A?"}"#).unwrap_err();
         assert!(matches!(e, Error::SchemaMismatch { .. }));
@@ -746,7 +800,13 @@ mod host_misuse {
     fn malformed_resolver_answers() {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 256];
-        let mut round = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         round.poll().unwrap();
         let left = round.workspace_left();
         // Not JSON, or not a question's shape: rejected, nothing changes.
@@ -789,7 +849,7 @@ mod host_misuse {
     fn resolve_failed_fails_the_round_with_the_reference_message() {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 64];
-        let mut hs = Round::handshake(&plan, "{}", &mut ws).unwrap();
+        let mut hs = Round::new(&plan, Era::Handshake, Inputs::handshake("{}"), &mut ws).unwrap();
         hs.poll().unwrap();
         let e = hs.resolve_failed("prefix").unwrap_err();
         assert_eq!(
@@ -816,8 +876,13 @@ mod memory {
     fn workspace_too_small_is_an_error_and_retryable() {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 8];
-        let mut round =
-            Round::modern(&plan, r#"{"destination":"Paris"}"#, None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(r#"{"destination":"Paris"}"#, None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll(), Ok(Step::Resolve { param: 1 }));
         let long = r#""a value longer than eight bytes""#;
         assert_eq!(
@@ -845,7 +910,13 @@ mod memory {
 
         // Handshake replies are copied into the workspace too.
         let mut ws = [0u8; 8];
-        let mut hs = Round::handshake(&plan, r#"{"destination":"Paris"}"#, &mut ws).unwrap();
+        let mut hs = Round::new(
+            &plan,
+            Era::Handshake,
+            Inputs::handshake(r#"{"destination":"Paris"}"#),
+            &mut ws,
+        )
+        .unwrap();
         hs.poll().unwrap();
         hs.resolve_value("1").unwrap();
         assert_eq!(hs.poll(), Ok(Step::Ask { param: 2 }));
@@ -863,29 +934,29 @@ mod memory {
     fn output_buffer_too_small_reports_the_size_needed() {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 64];
-        let mut round =
-            Round::modern(&plan, r#"{"destination":"Paris"}"#, None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(r#"{"destination":"Paris"}"#, None, None),
+            &mut ws,
+        )
+        .unwrap();
         round.poll().unwrap();
         let inputs = r#"{"destination":"Paris"}"#;
-        assert_eq!(
-            round.resolve_inputs_into(&mut [0u8; 4]),
-            Err(Error::BufferTooSmall {
-                needed: inputs.len()
-            })
-        );
-        assert_eq!(
-            round.resolve_inputs_into(&mut []),
-            Err(Error::BufferTooSmall {
-                needed: inputs.len()
-            })
-        );
+        let into = |round: &Round<'_, '_, 4>, buf: &mut [u8]| {
+            let mut sink = SliceSink::new(buf);
+            round.write_resolve_inputs(&mut sink).unwrap();
+            sink.finish()
+        };
+        assert_eq!(into(&round, &mut [0u8; 4]), Err(inputs.len()));
+        assert_eq!(into(&round, &mut []), Err(inputs.len()));
         let mut buf = [0u8; 64];
-        assert_eq!(round.resolve_inputs_into(&mut buf), Ok(inputs.len()));
+        assert_eq!(into(&round, &mut buf), Ok(inputs.len()));
         assert_eq!(&buf[..inputs.len()], inputs.as_bytes());
         round.resolve_value(r#""CDG""#).unwrap();
         round.poll().unwrap();
         // Any writer into a SliceSink: a short buffer says how much it needed.
-        let full = round.request_state().unwrap();
+        let full = round.request_state_json().unwrap();
         let mut small = [0u8; 10];
         let mut sink = SliceSink::new(&mut small);
         round.write_request_state(&mut sink).unwrap();
@@ -909,7 +980,13 @@ mod input_responses {
         let plan = Plan::<4>::compile(r#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#)
             .unwrap();
         let mut ws = [0u8; 64];
-        Round::modern(&plan, "{}", None, Some(replies), &mut ws).unwrap_err()
+        Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, Some(replies)),
+            &mut ws,
+        )
+        .unwrap_err()
     }
 
     #[test]
@@ -950,7 +1027,13 @@ mod input_responses {
         let plan = Plan::<4>::compile(r#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#)
             .unwrap();
         let mut ws = [0u8; 64];
-        let mut r = Round::modern(&plan, "{}", None, Some("null"), &mut ws).unwrap();
+        let mut r = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, Some("null")),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(r.poll(), Ok(Step::InputRequired));
     }
 
@@ -1374,7 +1457,13 @@ mod types {
         .to_string();
         let plan = Plan::<4>::compile(&decl).unwrap();
         let mut ws = [0u8; 16];
-        let mut round = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll(), Ok(Step::InputRequired));
         let full: Value = serde_json::from_str(&round.input_requests_json(false).unwrap()).unwrap();
         let client: Value =
@@ -1405,7 +1494,7 @@ mod types {
             ["message", "mode", "requestedSchema"]
         );
         // The digest (and so the state) covers the title either way.
-        let st = round.request_state().unwrap();
+        let st = round.request_state_json().unwrap();
         let digest = plan.literal_digest(0).unwrap();
         assert!(st.contains(std::str::from_utf8(&digest).unwrap()));
     }
@@ -1512,7 +1601,12 @@ mod one_pass_inputs {
     fn round(state: Option<&str>, replies: Option<&str>) -> Result<End, Error> {
         let plan = Plan::<4>::compile(DECL).unwrap();
         let mut ws = [0u8; 256];
-        let mut r = Round::modern(&plan, "{}", state, replies, &mut ws)?;
+        let mut r = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", state, replies),
+            &mut ws,
+        )?;
         match r.poll()? {
             Step::Done => Ok(End::Values(r.values_json()?)),
             Step::InputRequired => {
@@ -1520,7 +1614,7 @@ mod one_pass_inputs {
                     serde_json::from_str(&r.input_requests_json(false)?).unwrap();
                 Ok(End::Asks(
                     asked.keys().cloned().collect(),
-                    r.request_state()?,
+                    r.request_state_json()?,
                 ))
             }
             other => panic!("{other:?}"),
@@ -1666,8 +1760,8 @@ mod one_pass_inputs {
     }
 }
 
-/// `Round::modern_in` / `Round::handshake_in`: the same round as `modern` /
-/// `handshake`, built in the caller's slot; an error leaves a failed round there.
+/// `Round::new_in`: the same round as `Round::new` (either era),
+/// built in the caller's slot; an error leaves a failed round there.
 mod built_in_place {
     use super::*;
 
@@ -1695,9 +1789,22 @@ mod built_in_place {
     fn same_round_as_modern() {
         let plan: Plan<'_, 4> = Plan::compile(DECL).unwrap();
         let (mut ws1, mut ws2) = ([0u8; 64], [0u8; 64]);
-        let mut direct = Round::modern(&plan, "{}", None, None, &mut ws1).unwrap();
+        let mut direct = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws1,
+        )
+        .unwrap();
         let mut slot = None;
-        let in_slot = Round::modern_in(&mut slot, &plan, "{}", None, None, &mut ws2).unwrap();
+        let in_slot = Round::new_in(
+            &mut slot,
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws2,
+        )
+        .unwrap();
         let first = outputs(&mut direct);
         assert_eq!(outputs(in_slot), first);
         assert_eq!(first.0, Step::InputRequired);
@@ -1705,15 +1812,19 @@ mod built_in_place {
         let replies = r#"{"a":{"action":"accept","content":{"value":"x"}},
                           "b":{"action":"accept","content":{"value":3}}}"#;
         let (mut ws1, mut ws2) = ([0u8; 64], [0u8; 64]);
-        let mut direct =
-            Round::modern(&plan, "{}", Some(&first.2), Some(replies), &mut ws1).unwrap();
+        let mut direct = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", Some(&first.2), Some(replies)),
+            &mut ws1,
+        )
+        .unwrap();
         let mut slot = None;
-        let in_slot = Round::modern_in(
+        let in_slot = Round::new_in(
             &mut slot,
             &plan,
-            "{}",
-            Some(&first.2),
-            Some(replies),
+            Era::Modern,
+            Inputs::modern("{}", Some(&first.2), Some(replies)),
             &mut ws2,
         )
         .unwrap();
@@ -1727,19 +1838,37 @@ mod built_in_place {
         let plan: Plan<'_, 4> = Plan::compile(DECL).unwrap();
         let mut ws = [0u8; 64];
         let mut slot = None;
-        let err = Round::modern_in(&mut slot, &plan, "[]", None, None, &mut ws).unwrap_err();
+        let err = Round::new_in(
+            &mut slot,
+            &plan,
+            Era::Modern,
+            Inputs::modern("[]", None, None),
+            &mut ws,
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::Arguments { .. }), "{err:?}");
         let round = slot.as_mut().expect("a failed round");
         assert_eq!(round.poll().unwrap_err(), err);
 
         let mut ws = [0u8; 64];
         let mut slot = None;
-        let err = Round::modern_in(&mut slot, &plan, "{}", None, Some(r#"{"a":1}"#), &mut ws)
-            .unwrap_err();
+        let err = Round::new_in(
+            &mut slot,
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, Some(r#"{"a":1}"#)),
+            &mut ws,
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::InputResponses { .. }), "{err:?}");
-        let direct_err = Round::modern(&plan, "{}", None, Some(r#"{"a":1}"#), &mut [0u8; 64])
-            .err()
-            .unwrap();
+        let direct_err = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, Some(r#"{"a":1}"#)),
+            &mut [0u8; 64],
+        )
+        .err()
+        .unwrap();
         assert_eq!(err, direct_err);
         assert_eq!(slot.as_mut().unwrap().poll().unwrap_err(), err);
     }
@@ -1749,12 +1878,70 @@ mod built_in_place {
         let plan: Plan<'_, 4> = Plan::compile(DECL).unwrap();
         let mut ws = [0u8; 128];
         let mut slot = None;
-        let round = Round::handshake_in(&mut slot, &plan, "{}", &mut ws).unwrap();
+        let round = Round::new_in(
+            &mut slot,
+            &plan,
+            Era::Handshake,
+            Inputs::handshake("{}"),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll().unwrap(), Step::Ask { param: 0 });
         let mut ws = [0u8; 128];
         let mut slot = None;
-        assert!(Round::handshake_in(&mut slot, &plan, "7", &mut ws).is_err());
+        assert!(Round::new_in(
+            &mut slot,
+            &plan,
+            Era::Handshake,
+            Inputs::handshake("7"),
+            &mut ws
+        )
+        .is_err());
         assert!(slot.unwrap().poll().is_err());
+    }
+
+    /// A handshake-era round carries no state: given a requestState or inputResponses it
+    /// refuses to start (naming the input), built in place or not, rather than ignoring
+    /// them.
+    #[test]
+    fn handshake_refuses_modern_inputs() {
+        let plan: Plan<'_, 4> = Plan::compile(DECL).unwrap();
+        let state = r#"{"v":1,"answers":{},"asked":{}}"#;
+        let replies = r#"{"a":{"action":"accept","content":{"value":"x"}}}"#;
+        for (inputs, input) in [
+            (Inputs::modern("{}", Some(state), None), "requestState"),
+            (Inputs::modern("{}", None, Some(replies)), "inputResponses"),
+            (
+                Inputs::modern("{}", Some(state), Some(replies)),
+                "requestState",
+            ),
+            // Even when empty or unreadable: the era is wrong, not the text.
+            (Inputs::modern("{}", Some(""), None), "requestState"),
+            (Inputs::modern("[]", None, Some("null")), "inputResponses"),
+        ] {
+            let mut ws = [0u8; 64];
+            let err = Round::new(&plan, Era::Handshake, inputs, &mut ws)
+                .err()
+                .unwrap();
+            assert_eq!(err, Error::HandshakeInputs { input });
+            let text = err.to_string();
+            assert!(
+                text.contains(input) && text.contains("Era::Modern"),
+                "{text}"
+            );
+            let mut ws = [0u8; 64];
+            let mut slot = None;
+            let in_slot = Round::new_in(&mut slot, &plan, Era::Handshake, inputs, &mut ws);
+            assert_eq!(in_slot.err(), Some(err.clone()));
+            assert_eq!(slot.unwrap().poll(), Err(err));
+        }
+        // The same inputs start a modern round; a handshake round takes the arguments.
+        let mut ws = [0u8; 64];
+        let inputs = Inputs::modern("{}", Some(state), Some(replies));
+        assert!(Round::new(&plan, Era::Modern, inputs, &mut ws).is_ok());
+        let mut ws = [0u8; 64];
+        let mut round = Round::new(&plan, Era::Handshake, Inputs::default(), &mut ws).unwrap();
+        assert_eq!(round.poll().unwrap(), Step::Ask { param: 0 });
     }
 }
 
@@ -1790,7 +1977,13 @@ fn resolver_questions_render_their_parts() {
     ];
     for (question, message, schema) in cases {
         let mut ws = [0u8; 256];
-        let mut round = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
         round.resolve_question(question).unwrap();
         assert_eq!(round.poll(), Ok(Step::InputRequired));
@@ -1807,7 +2000,7 @@ fn resolver_questions_render_their_parts() {
         assert_eq!(serde_json::from_slice::<Value>(&m).unwrap(), message);
 
         let mut ws = [0u8; 256];
-        let mut hs = Round::handshake(&plan, "{}", &mut ws).unwrap();
+        let mut hs = Round::new(&plan, Era::Handshake, Inputs::handshake("{}"), &mut ws).unwrap();
         assert_eq!(hs.poll(), Ok(Step::Resolve { param: 0 }));
         hs.resolve_question(question).unwrap();
         assert_eq!(hs.poll(), Ok(Step::Ask { param: 0 }));

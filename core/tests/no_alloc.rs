@@ -6,7 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use elicit_core::json::Style;
-use elicit_core::{Plan, Round, SliceSink, Step};
+use elicit_core::{Era, Inputs, Plan, Round, SliceSink, Step};
 
 struct Counting;
 
@@ -107,7 +107,9 @@ fn drive<const N: usize>(round: &mut Round<'_, '_, N>) -> Step {
         match round.poll().unwrap() {
             Step::Resolve { param } => {
                 let mut inputs = [0u8; 128];
-                let n = round.resolve_inputs_into(&mut inputs).unwrap();
+                let mut sink = SliceSink::new(&mut inputs);
+                round.write_resolve_inputs(&mut sink).unwrap();
+                let n = sink.finish().unwrap();
                 let inputs = std::str::from_utf8(&inputs[..n]).unwrap();
                 match round.plan().name(param).unwrap() {
                     "airport" => {
@@ -160,7 +162,13 @@ fn compile_and_full_calls_allocate_nothing() {
         let mut state1 = [0u8; 512];
         let mut requests = [0u8; 2048];
         let mut ws = [0u8; 1024];
-        let mut round = Round::modern(&plan, ARGS, None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(ARGS, None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(drive(&mut round), Step::InputRequired);
         let mut sink = SliceSink::new(&mut requests);
         round.write_input_requests(true, &mut sink).unwrap();
@@ -176,7 +184,13 @@ fn compile_and_full_calls_allocate_nothing() {
             "bags":{"action":"accept","content":{"note":"skis"}},
             "ok":{"action":"cancel"}}"#;
         let mut ws = [0u8; 1024];
-        let mut round = Round::modern(&plan, ARGS, Some(state1), Some(replies2), &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(ARGS, Some(state1), Some(replies2)),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(drive(&mut round), Step::InputRequired);
         let mut state2 = [0u8; 1024];
         let mut sink = SliceSink::new(&mut state2);
@@ -187,7 +201,13 @@ fn compile_and_full_calls_allocate_nothing() {
         let replies3 = r#"{"airport":{"action":"accept","content":{"value":"CDG"}},
             "proceed":{"action":"accept","content":{"value":true}}}"#;
         let mut ws = [0u8; 1024];
-        let mut round = Round::modern(&plan, ARGS, Some(state2), Some(replies3), &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(ARGS, Some(state2), Some(replies3)),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(drive(&mut round), Step::Done);
         assert!(round.notes().is_empty());
         let mut sink = SliceSink::new(&mut values_modern);
@@ -196,7 +216,8 @@ fn compile_and_full_calls_allocate_nothing() {
 
         // Handshake era: one round asks everything in turn.
         let mut ws = [0u8; 1024];
-        let mut round = Round::handshake(&plan, ARGS, &mut ws).unwrap();
+        let mut round =
+            Round::new(&plan, Era::Handshake, Inputs::handshake(ARGS), &mut ws).unwrap();
         assert_eq!(drive(&mut round), Step::Done);
         let mut sink = SliceSink::new(&mut values_handshake);
         round.write_values(Style::WIRE, &mut sink).unwrap();
@@ -204,13 +225,19 @@ fn compile_and_full_calls_allocate_nothing() {
 
         // Errors and notes render without a heap too.
         let mut ws = [0u8; 64];
-        let mut failing = Round::handshake(&plan, ARGS, &mut ws).unwrap();
+        let mut failing =
+            Round::new(&plan, Era::Handshake, Inputs::handshake(ARGS), &mut ws).unwrap();
         assert_eq!(failing.poll().unwrap(), Step::Ask { param: 1 });
         let e = failing.answer(r#"{"action":"decline"}"#).unwrap_err();
         let mut msg: Text<256> = Text::new();
         core::fmt::write(&mut msg, format_args!("{e}")).unwrap();
         let mut ws = [0u8; 256];
-        let noted = Round::modern(&plan, ARGS, None, Some(replies2), &mut ws);
+        let noted = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(ARGS, None, Some(replies2)),
+            &mut ws,
+        );
         let mut noted = noted.unwrap();
         assert_eq!(noted.poll().unwrap(), Step::InputRequired);
         let mut note: Text<256> = Text::new();

@@ -2,7 +2,7 @@
 #![cfg(feature = "serde")]
 
 use elicit_core::wire::PLAN_FORMAT_VERSION;
-use elicit_core::{CompileError, Error, Plan, Round, SliceSink, Step};
+use elicit_core::{CompileError, Era, Error, Inputs, Plan, Round, SliceSink, Step};
 
 const BOOKING: &str = r#"{"tool":"book_flight","parameters":[
  {"name":"destination","elicit":{"message":"Where would you like to fly?"}},
@@ -22,7 +22,13 @@ const BOOKING: &str = r#"{"tool":"book_flight","parameters":[
 /// The first round's inputRequests and requestState, and the first Resolve step.
 fn first_round<const N: usize>(plan: &Plan<'_, N>) -> (String, String) {
     let mut ws = [0u8; 512];
-    let mut round = Round::modern(plan, r#"{"item":"x"}"#, None, None, &mut ws).unwrap();
+    let mut round = Round::new(
+        plan,
+        Era::Modern,
+        Inputs::modern(r#"{"item":"x"}"#, None, None),
+        &mut ws,
+    )
+    .unwrap();
     loop {
         match round.poll().unwrap() {
             Step::Resolve { param } => {
@@ -120,7 +126,12 @@ fn errors_are_reported_not_panicked() {
             b[i] ^= x;
             if let Ok(p) = Plan::<'_, 16>::from_postcard(&b) {
                 let mut ws = [0u8; 512];
-                if let Ok(mut r) = Round::modern(&p, r#"{"item":1}"#, None, None, &mut ws) {
+                if let Ok(mut r) = Round::new(
+                    &p,
+                    Era::Modern,
+                    Inputs::modern(r#"{"item":1}"#, None, None),
+                    &mut ws,
+                ) {
                     for _ in 0..64 {
                         match r.poll() {
                             Ok(Step::Resolve { .. }) => {

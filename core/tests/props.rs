@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use elicit_core::{Plan, Round, Step};
+use elicit_core::{Era, Inputs, Plan, Round, Step};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -158,8 +158,13 @@ fn round(
 ) -> Result<Out, TestCaseError> {
     let args = decl.args();
     let mut ws = vec![0u8; 1 << 14];
-    let mut r = Round::modern(plan, &args, state, replies, &mut ws)
-        .map_err(|e| TestCaseError::fail(format!("round start: {e}")))?;
+    let mut r = Round::new(
+        plan,
+        Era::Modern,
+        Inputs::modern(&args, state, replies),
+        &mut ws,
+    )
+    .map_err(|e| TestCaseError::fail(format!("round start: {e}")))?;
     // Values settled so far this round (answers recorded/replied, resolver values).
     let mut settled: BTreeSet<usize> = answered.clone();
     loop {
@@ -216,7 +221,7 @@ fn round(
                     let d = r.digest_of(i).expect("asked questions have digests");
                     digests.insert(name.clone(), String::from_utf8(d.to_vec()).unwrap());
                 }
-                let state = r.request_state().unwrap();
+                let state = r.request_state_json().unwrap();
                 let sv: Value = serde_json::from_str(&state).unwrap();
                 // 4: the state records the digest of each question shown.
                 for (name, d) in &digests {
@@ -346,7 +351,7 @@ proptest! {
             let d = plan.literal_digest(0).unwrap();
             // The same on every round: a round shows the compiled digest.
             let mut ws = [0u8; 64];
-            let mut r = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+            let mut r = Round::new(&plan, Era::Modern, Inputs::modern("{}", None, None), &mut ws).unwrap();
             assert_eq!(r.poll().unwrap(), Step::InputRequired);
             assert_eq!(r.digest_of(0), Some(d));
             d

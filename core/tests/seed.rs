@@ -364,7 +364,7 @@ mod response_types {
 
 mod interop {
     use super::*;
-    use elicit_core::{Plan, Round, Step, Style};
+    use elicit_core::{Era, Inputs, Plan, Round, Step, Style};
 
     #[test]
     fn with_context_and_depends() {
@@ -377,14 +377,26 @@ mod interop {
         let plan = Plan::<8>::compile(&decl).unwrap();
         assert!(!plan.is_elicited(0) && plan.is_elicited(1) && !plan.is_elicited(2));
         let mut ws = [0u8; 256];
-        let mut round = Round::modern(&plan, "{}", None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll().unwrap(), Step::InputRequired);
         let mut state = Vec::new();
         round.write_request_state(&mut state).unwrap();
         let state = String::from_utf8(state).unwrap();
         let replies = accepted(&[("destination", json!("Paris"))]).to_string();
         let mut ws = [0u8; 256];
-        let mut round = Round::modern(&plan, "{}", Some(&state), Some(&replies), &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", Some(&state), Some(&replies)),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll().unwrap(), Step::Done);
         let mut values = Vec::new();
         round.write_values(Style::WIRE, &mut values).unwrap();
@@ -697,7 +709,7 @@ mod ordering {
 
 mod question_dependencies {
     use super::*;
-    use elicit_core::{Plan, Round, Step};
+    use elicit_core::{Era, Inputs, Plan, Round, Step};
 
     #[test]
     fn question_resolves_its_own_depends() {
@@ -725,12 +737,19 @@ mod question_dependencies {
         let plan = Plan::<4>::compile(&decl).unwrap();
         let args = r#"{"destination":"Paris"}"#;
         let mut ws = [0u8; 512];
-        let mut round = Round::modern(&plan, args, None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(args, None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll().unwrap(), Step::Resolve { param: 1 });
         // The host is "awaiting" the resolver: the round just waits for it.
         assert_eq!(round.poll().unwrap(), Step::Resolve { param: 1 });
-        let inputs = round.resolve_inputs_into(&mut [0u8; 64]);
-        assert_eq!(inputs, Ok(23));
+        let mut inputs = Vec::new();
+        round.write_resolve_inputs(&mut inputs).unwrap();
+        assert_eq!(inputs.len(), 23);
         round
             .resolve_question(r#"{"message":"Which airport in Paris?"}"#)
             .unwrap();
@@ -741,7 +760,13 @@ mod question_dependencies {
 
         let replies = accepted(&[("airport", json!("CDG"))]).to_string();
         let mut ws = [0u8; 512];
-        let mut round = Round::modern(&plan, args, Some(&state), Some(&replies), &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(args, Some(&state), Some(&replies)),
+            &mut ws,
+        )
+        .unwrap();
         assert!(matches!(round.poll(), Ok(Step::Resolve { param: 1 })));
         round
             .resolve_question(r#"{"message":"Which airport in Paris?"}"#)
@@ -763,8 +788,13 @@ mod question_dependencies {
         .to_string();
         let plan = Plan::<4>::compile(&decl).unwrap();
         let mut ws = [0u8; 256];
-        let mut round =
-            Round::modern(&plan, r#"{"destination":"Paris"}"#, None, None, &mut ws).unwrap();
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(r#"{"destination":"Paris"}"#, None, None),
+            &mut ws,
+        )
+        .unwrap();
         assert_eq!(round.poll().unwrap(), Step::Resolve { param: 1 });
         // The resolver's own dependency `place` (which wants a tool argument) could not
         // be built by the host's DI.

@@ -3,7 +3,7 @@
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use elicit_core::{Round, Step, Style};
+use elicit_core::{Era, Inputs as RoundInputs, Round, Step, Style};
 
 use crate::plan::{elicit_plan, with_plan, PlanInner};
 use crate::{
@@ -201,17 +201,14 @@ fn new_round(
     // SAFETY: the Arc stored next to the engine keeps the plan alive (and unmoved: it
     // lives in the Arc's allocation) until after the engine is dropped.
     let core_plan: &'static crate::plan::CorePlan = unsafe { &*plan_ptr };
-    let made = if modern {
-        CoreRound::modern(
-            core_plan,
-            a,
-            inputs.request_state.map(|_| s),
-            inputs.input_responses.map(|_| r),
-            workspace,
-        )
-    } else {
-        CoreRound::handshake(core_plan, a, workspace)
+    let era = if modern { Era::Modern } else { Era::Handshake };
+    // The handshake constructor passes no state and no replies (null pointers above).
+    let round_inputs = RoundInputs {
+        arguments: a,
+        request_state: inputs.request_state.map(|_| s),
+        input_responses: inputs.input_responses.map(|_| r),
     };
+    let made = CoreRound::new(core_plan, era, round_inputs, workspace);
     match made {
         Ok(engine) => Ok(Box::new(elicit_round {
             inner: RoundInner {

@@ -2,7 +2,7 @@
 //! compiles answers its accessors, renders JSON for its literal questions, and starts
 //! rounds in both eras.
 #![no_main]
-use elicit_core::{Plan, Round};
+use elicit_core::{Era, Inputs, Plan, Round};
 use elicit_fuzz::{check_json, run_canned};
 use libfuzzer_sys::fuzz_target;
 
@@ -43,10 +43,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // Rounds with no arguments: either a missing-argument error or a proper step.
-    if let Ok(mut r) = Round::modern(&plan, "{}", None, None, &mut ws1) {
+    if let Ok(mut r) = Round::new(&plan, Era::Modern, Inputs::modern("{}", None, None), &mut ws1) {
         let _ = run_canned(&mut r, false);
     }
-    if let Ok(mut r) = Round::handshake(&plan, "{}", &mut ws2) {
+    if let Ok(mut r) = Round::new(&plan, Era::Handshake, Inputs::handshake("{}"), &mut ws2) {
         let _ = run_canned(&mut r, true);
     };
 });

@@ -7,7 +7,7 @@
 //! an error either failed the round for good (the same error from then on) or changed
 //! nothing; every output the step allows is JSON; outputs of other steps are refused.
 #![no_main]
-use elicit_core::{Plan, Round};
+use elicit_core::{Era, Inputs, Plan, Round};
 use elicit_fuzz::{drive, parts, POOL, RICH, RICH_ARGS};
 use libfuzzer_sys::fuzz_target;
 
@@ -37,9 +37,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let handshake = script.first().is_some_and(|b| b & 1 != 0);
     let round = if handshake {
-        Round::handshake(&plan, args, &mut ws)
+        Round::new(&plan, Era::Handshake, Inputs::handshake(args), &mut ws)
     } else {
-        Round::modern(&plan, args, state, replies, &mut ws)
+        Round::new(&plan, Era::Modern, Inputs::modern(args, state, replies), &mut ws)
     };
     if let Ok(mut round) = round {
         drive(&mut round, script.get(1..).unwrap_or(&[]), &pool);

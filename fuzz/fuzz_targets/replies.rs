@@ -3,7 +3,7 @@
 #![no_main]
 use std::sync::OnceLock;
 
-use elicit_core::{Round, Step};
+use elicit_core::{Era, Inputs, Round, Step};
 use elicit_fuzz::{rich, run_canned, RICH_ARGS};
 use libfuzzer_sys::fuzz_target;
 
@@ -12,9 +12,9 @@ fn first_state() -> &'static str {
     S.get_or_init(|| {
         let mut ws = vec![0u8; 1 << 14];
         let plan = rich();
-        let mut round = Round::modern(&plan, RICH_ARGS, None, None, &mut ws).unwrap();
+        let mut round = Round::new(&plan, Era::Modern, Inputs::modern(RICH_ARGS, None, None), &mut ws).unwrap();
         assert_eq!(run_canned(&mut round, false), Ok(Step::InputRequired));
-        round.request_state().unwrap()
+        round.request_state_json().unwrap()
     })
 }
 
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let plan = rich();
     let state = first_state();
     for (s, ws) in [Some(state), None].into_iter().zip(wss.iter_mut()) {
-        if let Ok(mut round) = Round::modern(&plan, RICH_ARGS, s, Some(replies), ws) {
+        if let Ok(mut round) = Round::new(&plan, Era::Modern, Inputs::modern(RICH_ARGS, s, Some(replies)), ws) {
             let _ = run_canned(&mut round, false);
         }
     }

@@ -2,7 +2,7 @@
 //! canned host, and the invariants checked after every call.
 
 use elicit_core::json::{Style, Value};
-use elicit_core::{Error, Plan, Round, Step};
+use elicit_core::{Era, Error, Inputs, Plan, Round, Step};
 
 /// Capacity used by the targets.
 pub const CAP: usize = 32;
@@ -127,7 +127,7 @@ pub fn check_outputs<const N: usize>(round: &Round<'_, '_, N>, step: Option<Step
 fn check_state_round_trips<const N: usize>(plan: &Plan<'_, N>, state: &[u8]) {
     let text = std::str::from_utf8(state).expect("state is UTF-8");
     let mut ws = vec![0u8; 1 << 14];
-    let round = Round::modern(plan, RICH_ARGS_OR_EMPTY, Some(text), None, &mut ws);
+    let round = Round::new(plan, Era::Modern, Inputs::modern(RICH_ARGS_OR_EMPTY, Some(text), None), &mut ws);
     assert!(
         round.is_ok(),
         "a written state must start a round: {:?}",

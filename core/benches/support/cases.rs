@@ -22,7 +22,7 @@
 #![allow(dead_code)]
 
 use elicit_core::json::{SliceSink, Style, Value};
-use elicit_core::{Plan, Round, Step};
+use elicit_core::{Era, Inputs, Plan, Round, Step};
 
 /// Capacity that fits 64 parameters.
 pub const CAP: usize = 80;
@@ -130,18 +130,26 @@ pub fn run_round<const N: usize>(
     workspace: &mut [u8],
     out: &mut [u8],
 ) -> Outcome {
-    // Built in place (`Round::modern_in`): a round holds its N slots inline, and
-    // `Round::modern` would return it by value (two copies of the round per call).
+    // Built in place (`Round::new_in`): a round holds its N slots inline, and
+    // `Round::new` would return it by value (two copies of the round per call).
     let mut slot = None;
-    let round =
-        Round::modern_in(&mut slot, plan, "{}", state, replies, workspace).expect("round starts");
+    let round = Round::new_in(
+        &mut slot,
+        plan,
+        Era::Modern,
+        Inputs::modern("{}", state, replies),
+        workspace,
+    )
+    .expect("round starts");
     loop {
         match round.poll().expect("round runs") {
             Step::Resolve { param } => {
                 // The resolver's buffers: the output buffer, before any output is written
                 // (a host reuses its buffers rather than zeroing new ones every round).
                 let (inputs, question) = out.split_at_mut(out.len() / 2);
-                let n = round.resolve_inputs_into(inputs).expect("inputs");
+                let mut s = SliceSink::new(inputs);
+                round.write_resolve_inputs(&mut s).expect("inputs");
+                let n = s.finish().expect("inputs buffer");
                 let q = if &inputs[..n] == b"{}" {
                     resolve_resolver(param, question)
                 } else {

@@ -102,12 +102,6 @@ impl Sink for CountSink {
     }
 }
 
-impl Sink for sha2::Sha256 {
-    fn put(&mut self, bytes: &[u8]) {
-        sha2::Digest::update(self, bytes);
-    }
-}
-
 #[cfg(feature = "alloc")]
 impl Sink for alloc::vec::Vec<u8> {
     fn put(&mut self, bytes: &[u8]) {

@@ -10,7 +10,7 @@
 #![allow(dead_code)]
 
 use elicit_core::json::Style;
-use elicit_core::{Plan, Round, Step};
+use elicit_core::{Era, Inputs, Plan, Round, Step};
 use serde_json::{json, Value};
 
 /// Capacity used by the host.
@@ -234,7 +234,12 @@ impl<'r> Host<'r> {
         let args = args.to_string();
         let replies = replies.map(|r| r.to_string());
         let mut ws = vec![0u8; WORKSPACE];
-        let mut round = match Round::modern(&plan, &args, state, replies.as_deref(), &mut ws) {
+        let mut round = match Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(&args, state, replies.as_deref()),
+            &mut ws,
+        ) {
             Ok(r) => r,
             Err(e) => return (Outcome::Error(e.to_string()), Vec::new()),
         };
@@ -284,7 +289,7 @@ impl<'r> Host<'r> {
             params: Vec::new(),
             result: Err(String::new()),
         };
-        let mut round = match Round::handshake(&plan, &args, &mut ws) {
+        let mut round = match Round::new(&plan, Era::Handshake, Inputs::handshake(&args), &mut ws) {
             Ok(r) => r,
             Err(e) => {
                 run.result = Err(e.to_string());

@@ -16,7 +16,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use elicit_core::decl::{AnswerType, Param, Tool};
 use elicit_core::json::{Kind, Value};
-use elicit_core::{Era, Plan, Round, Step};
+use elicit_core::{Era, Inputs, Plan, Round, Step};
 
 /// The seed docs' `book_flight` tool.
 fn declaration() -> String {
@@ -166,11 +166,10 @@ fn modern(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
     for n in 1.. {
         println!("-- round {n}");
         let mut workspace = [0u8; 4096];
-        let mut round = Round::modern(
+        let mut round = Round::new(
             plan,
-            "{}",
-            state.as_deref(),
-            replies.as_deref(),
+            Era::Modern,
+            Inputs::modern("{}", state.as_deref(), replies.as_deref()),
             &mut workspace,
         )
         .map_err(|e| e.to_string())?;
@@ -186,7 +185,7 @@ fn modern(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
                 let requests = round
                     .input_requests_json(false)
                     .map_err(|e| e.to_string())?;
-                let new_state = round.request_state().map_err(|e| e.to_string())?;
+                let new_state = round.request_state_json().map_err(|e| e.to_string())?;
                 let reqs = Value::parse(&requests).map_err(|e| format!("{e:?}"))?;
                 let names: Vec<String> = reqs
                     .members()
@@ -213,7 +212,13 @@ fn modern(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
 
 fn handshake(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
     let mut workspace = [0u8; 4096];
-    let mut round = Round::handshake(plan, "{}", &mut workspace).map_err(|e| e.to_string())?;
+    let mut round = Round::new(
+        plan,
+        Era::Handshake,
+        Inputs::handshake("{}"),
+        &mut workspace,
+    )
+    .map_err(|e| e.to_string())?;
     loop {
         match round.poll().map_err(|e| e.to_string())? {
             Step::Resolve { param } => run_resolve(&mut round, plan, param)?,

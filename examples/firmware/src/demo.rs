@@ -7,7 +7,7 @@ use core::mem::size_of;
 use elicit_core::json::Value;
 #[cfg(feature = "seal")]
 use elicit_core::seal::{Binding, KeyRing, Sealer, UnixTime};
-use elicit_core::{CompileError, Error, Plan, Round, SliceSink};
+use elicit_core::{CompileError, Era, Error, Inputs, Plan, Round, SliceSink};
 
 use crate::host::*;
 use crate::stack;
@@ -346,7 +346,7 @@ fn capacity_demos(t: &mut Transcript, booking: &Tool<BOOKING_N>) {
     }
     // 2. A workspace too small for the client's reply (handshake era copies it in).
     let mut ws = [0u8; 16];
-    let r = Round::handshake(&booking.plan, "{}", &mut ws).and_then(|mut round| {
+    let r = Round::new(&booking.plan, Era::Handshake, Inputs::handshake("{}"), &mut ws).and_then(|mut round| {
         round.poll()?;
         round.answer(scripted(PARIS, "destination"))
     });
@@ -361,7 +361,7 @@ fn capacity_demos(t: &mut Transcript, booking: &Tool<BOOKING_N>) {
     // 3. An output buffer too small for the round's inputRequests.
     let mut ws = [0u8; BOOKING_WS];
     let mut small = [0u8; 64];
-    let r = Round::modern(&booking.plan, "{}", None, None, &mut ws).and_then(|mut round| {
+    let r = Round::new(&booking.plan, Era::Modern, Inputs::modern("{}", None, None), &mut ws).and_then(|mut round| {
         round.poll()?;
         let mut s = SliceSink::new(&mut small);
         round.write_input_requests(false, &mut s)?;

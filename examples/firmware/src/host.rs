@@ -8,7 +8,7 @@ use core::fmt;
 use elicit_core::json::Value;
 #[cfg(feature = "seal")]
 use elicit_core::seal::{Binding, Entropy, Reason, Sealer, UnixTime};
-use elicit_core::{CompileError, Error, Plan, Round, Sink, SliceSink, Step, Style};
+use elicit_core::{CompileError, Era, Error, Inputs, Plan, Round, Sink, SliceSink, Step, Style};
 
 #[cfg(not(feature = "quiet"))]
 use crate::transcript::Transcript;
@@ -207,7 +207,9 @@ fn run_resolver<const N: usize>(
 ) -> Result<(), Fail> {
     let name = tool.plan.name(param).unwrap_or("");
     let mut inputs = [0u8; 96];
-    let n = round.resolve_inputs_into(&mut inputs)?;
+    let mut sink = SliceSink::new(&mut inputs);
+    round.write_resolve_inputs(&mut sink)?;
+    let n = sink_len(&sink)?;
     let v = Value::parse(utf8(&inputs[..n]))
         .map_err(|_| Fail::Protocol("resolver inputs are not JSON"))?;
     let mut answer = [0u8; 128];
@@ -354,7 +356,7 @@ pub(crate) fn modern_round<const N: usize>(
     // Built in place: returning a `Round<16>` (1.6 KB) would put a second copy of it on
     // the stack while it is created.
     let mut slot = None;
-    let round = Round::modern_in(&mut slot, &tool.plan, args, state, replies, ws)?;
+    let round = Round::new_in(&mut slot, &tool.plan, Era::Modern, Inputs::modern(args, state, replies), ws)?;
     match drive(round, tool, None, log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
@@ -406,7 +408,7 @@ pub(crate) fn handshake_call<const N: usize, const WS: usize>(
 ) -> Result<usize, Fail> {
     let mut ws = [0u8; WS];
     let mut slot = None;
-    let round = Round::handshake_in(&mut slot, &tool.plan, args, &mut ws)?;
+    let round = Round::new_in(&mut slot, &tool.plan, Era::Handshake, Inputs::handshake(args), &mut ws)?;
     match drive(round, tool, Some(script), log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);

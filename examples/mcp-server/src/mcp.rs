@@ -2,11 +2,11 @@
 //! methods, and the host loop around elicit-core's `Round`.
 //!
 //! * 2026-07-28 ("modern"): every request carries its `_meta` envelope; `tools/call`
-//!   runs one `Round::modern` per request and answers either the tool result or an
+//!   runs one `Era::Modern` round per request and answers either the tool result or an
 //!   `InputRequiredResult` whose `requestState` is sealed by [`StateCodec`]. Nothing is
 //!   kept between requests, so any server process sharing the key ring serves any round.
 //! * handshake era (≤ 2025-11-25): `initialize` fixes the client's capabilities for the
-//!   connection (stdio) or session (HTTP); `tools/call` runs one `Round::handshake` and
+//!   connection (stdio) or session (HTTP); `tools/call` runs one `Era::Handshake` round and
 //!   puts each question to the client with a server→client `elicitation/create`,
 //!   waiting for the reply on the same connection.
 
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use elicit_core::json::Value as JValue;
 use elicit_core::PyRepr;
-use elicit_core::{Round, Step};
+use elicit_core::{Era, Inputs, Round, Step};
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
@@ -490,11 +490,10 @@ impl Server {
             .filter(|v| !v.is_null())
             .map(|v| v.raw());
         let mut workspace = vec![0u8; WORKSPACE];
-        let mut round = Round::modern(
+        let mut round = Round::new(
             &tool.plan,
-            args_raw,
-            state.as_deref(),
-            replies_raw,
+            Era::Modern,
+            Inputs::modern(args_raw, state.as_deref(), replies_raw),
             &mut workspace,
         )
         .map_err(|e| invalid_params(e.to_string()))?;
@@ -525,7 +524,7 @@ impl Server {
                     return Err(missing_form_capability(&first));
                 }
                 let plaintext = round
-                    .request_state()
+                    .request_state_json()
                     .map_err(|e| RpcError::new(INTERNAL_ERROR, e.to_string()))?;
                 let token = self.codec.seal(&plaintext, jparams).map_err(|e| {
                     eprintln!("booking-server: sealing requestState failed: {e}");
@@ -603,8 +602,13 @@ impl Server {
             .map(|v| v.raw())
             .unwrap_or("{}");
         let mut workspace = vec![0u8; WORKSPACE];
-        let mut round = Round::handshake(&tool.plan, args_raw, &mut workspace)
-            .map_err(|e| invalid_params(e.to_string()))?;
+        let mut round = Round::new(
+            &tool.plan,
+            Era::Handshake,
+            Inputs::handshake(args_raw),
+            &mut workspace,
+        )
+        .map_err(|e| invalid_params(e.to_string()))?;
         loop {
             match drive(&mut round, tool) {
                 Err(e) => return Ok(tool_error(&e.to_string(), false)),

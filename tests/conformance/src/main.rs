@@ -15,7 +15,7 @@ use std::io::{Read, Write};
 
 use elicit_core::json::{write_str, write_value, Kind, Style, Value};
 use elicit_core::plan::digest_params;
-use elicit_core::{Error, Plan, Round, Step};
+use elicit_core::{Era, Error, Inputs, Plan, Round, Step};
 
 const CAP: usize = 128;
 
@@ -426,7 +426,12 @@ fn one_round(
         Some(s) => jstr(s),
         None => "null".into(),
     };
-    let mut round = match Round::modern(&plan, arguments, request_state, replies, &mut workspace) {
+    let mut round = match Round::new(
+        &plan,
+        Era::Modern,
+        Inputs::modern(arguments, request_state, replies),
+        &mut workspace,
+    ) {
         Ok(r) => r,
         Err(Error::InputResponses { .. }) => {
             let mut out =
