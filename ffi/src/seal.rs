@@ -30,17 +30,24 @@ pub const ELICIT_MIN_KEY_LEN: usize = 32;
 /// Bytes of randomness one `elicit_sealer_seal` consumes: the 12-byte AES-GCM nonce
 /// followed by the 8-byte principal salt. Fill them from a CSPRNG for every call (for
 /// example with `elicit_os_random`); never reuse them.
-pub const ELICIT_SEAL_RANDOM_LEN: usize = NONCE_LEN + PRINCIPAL_SALT_LEN;
+pub const ELICIT_SEAL_RANDOM_LEN: usize = 20;
+const _: () = assert!(ELICIT_SEAL_RANDOM_LEN == NONCE_LEN + PRINCIPAL_SALT_LEN);
 /// The token lifetime a sealer gets when `ttl_secs` is 0: 600 seconds, the SDK's.
 pub const ELICIT_DEFAULT_TTL_SECS: u32 = 600;
 /// The JSON-RPC error code to answer a request with when `elicit_sealer_unseal` returns
 /// `ELICIT_ERR_REQUEST_STATE` (`INVALID_PARAMS`, as the MCP Python SDK answers it).
 pub const ELICIT_REQUEST_STATE_ERROR_CODE: i32 = -32602;
 /// The JSON-RPC error message for `ELICIT_ERR_REQUEST_STATE`: the SDK's frozen text,
-/// the same whatever the reason (the reason is for the server's log only).
-pub const ELICIT_REQUEST_STATE_ERROR_MESSAGE: &str = "Invalid or expired requestState";
+/// the same whatever the reason (the reason is for the server's log only). In C, the
+/// macro of the same name (written by `ffi/cbindgen.toml`).
+///
+/// cbindgen:ignore
+pub const ELICIT_REQUEST_STATE_ERROR_MESSAGE: &str = elicit_core::seal::ERROR_MESSAGE;
 /// The whole JSON-RPC `error` object for `ELICIT_ERR_REQUEST_STATE`, byte for byte what
-/// the MCP Python SDK sends: code, frozen message and `data.reason`.
+/// the MCP Python SDK sends: code, frozen message and `data.reason`. In C, the macro of
+/// the same name (written by `ffi/cbindgen.toml`).
+///
+/// cbindgen:ignore
 pub const ELICIT_REQUEST_STATE_ERROR_JSON: &str = "{\"code\":-32602,\"message\":\"Invalid or expired requestState\",\"data\":{\"reason\":\"invalid_request_state\"}}";
 
 // ---------------------------------------------------------------------- key ring
@@ -848,6 +855,28 @@ mod tests {
         );
         // SAFETY: freeing a live sealer.
         unsafe { elicit_sealer_free(s) };
+    }
+
+    #[test]
+    fn the_header_macros_and_the_constants_agree() {
+        use elicit_core::seal::{ERROR_CODE, ERROR_DATA_REASON};
+        let config = include_str!("../cbindgen.toml");
+        assert!(config.contains(&format!(
+            "#define ELICIT_REQUEST_STATE_ERROR_MESSAGE \"{ELICIT_REQUEST_STATE_ERROR_MESSAGE}\""
+        )));
+        let json = format!(
+            "{{\"code\":{ERROR_CODE},\"message\":\"{}\",\"data\":{{\"reason\":\"{ERROR_DATA_REASON}\"}}}}",
+            elicit_core::seal::ERROR_MESSAGE
+        );
+        assert_eq!(ELICIT_REQUEST_STATE_ERROR_JSON, json);
+        assert_eq!(ELICIT_REQUEST_STATE_ERROR_CODE, ERROR_CODE);
+        // The macro is the same JSON split over two C string literals.
+        let (head, tail) = json.split_at(json.find("\"data\"").unwrap());
+        let c = |s: &str| s.replace('"', "\\\"");
+        assert!(
+            config.contains(&format!("\"{}\" \\\n    \"{}\"", c(head), c(tail))),
+            "{json}"
+        );
     }
 
     #[test]
