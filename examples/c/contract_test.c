@@ -1462,6 +1462,32 @@ static void test_helpers(void) {
     elicit_plan_free(p);
 }
 
+/* Resolver values are taken as given, not checked against the parameter's type (the
+   reference does the same: tests/vectors/06_resolver_value_bypasses_validation). */
+static void test_resolver_values_taken_as_given(void) {
+    elicit_plan *p = plan_of(BOOKING);
+    char *state = round1_state(p);
+    elicit_round *r = modern_of(p, state, ROUND2_RESPONSES);
+    uint32_t step = 0;
+    size_t param = 0, n = 0;
+    char values[256];
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_RESOLVE && param == 2); /* airport: a string */
+    RC(elicit_round_resolve_value(r, S("5")), ELICIT_OK);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_RESOLVE && param == 3); /* proceed: a boolean */
+    RC(elicit_round_resolve_value(r, S("\"maybe\"")), ELICIT_OK);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_DONE);
+    RC(elicit_round_values(r, (uint8_t *)values, sizeof values - 1, &n), ELICIT_OK);
+    values[n] = '\0';
+    CHECK(strcmp(values, "{\"destination\":\"Paris\",\"date\":\"2026-08-01\",\"airport\":5,"
+                         "\"proceed\":\"maybe\",\"seat\":\"window\"}") == 0);
+    elicit_round_free(r);
+    free(state);
+    elicit_plan_free(p);
+}
+
 static void test_result_names(void) {
     static const elicit_result codes[] = {
         ELICIT_OK, ELICIT_ERR_NULL, ELICIT_ERR_WRONG_TYPE, ELICIT_ERR_INPUT_RESPONSES,
@@ -1499,6 +1525,7 @@ int main(void) {
     test_unseal();
     test_os();
     test_helpers();
+    test_resolver_values_taken_as_given();
     test_result_names();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -552,3 +552,33 @@ pub(crate) unsafe fn write_error_message(
         *len = n;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// cargo-c installs the library under the ABI version (SONAME libelicit.so.MAJOR)
+    /// and writes it into elicit.pc: both must follow `ELICIT_ABI_VERSION_*`.
+    #[test]
+    fn the_installed_library_version_is_the_abi_version() {
+        let manifest = include_str!("../Cargo.toml");
+        let version = format!(
+            "version = \"{ELICIT_ABI_VERSION_MAJOR}.{ELICIT_ABI_VERSION_MINOR}.{ELICIT_ABI_VERSION_PATCH}\""
+        );
+        for section in ["[package.metadata.capi.library]", "[package.metadata.capi.pkg_config]"] {
+            let body = manifest.split(section).nth(1).expect(section);
+            let body = body.split("\n[").next().unwrap_or("");
+            assert!(body.lines().any(|l| l.trim() == version), "{section}: {version}");
+        }
+    }
+
+    #[test]
+    fn every_code_has_a_name_and_a_description() {
+        for code in (0..1000).filter(|c| describe(*c).is_some()) {
+            let name = describe(code).unwrap().0.to_str().unwrap();
+            let full = result_cstr(code).to_str().unwrap();
+            assert!(name.starts_with("ELICIT_") && full.starts_with(&format!("{name}: ")));
+        }
+        assert_eq!(describe(12345), None);
+    }
+}
