@@ -61,7 +61,12 @@ if [ -f scripts/run-firmware.sh ]; then
   step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
 fi
 if [ -f scripts/test-python.sh ]; then
-  step "Python ctypes binding: mypy, pytest, leak loop" bash scripts/test-python.sh
+  step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
+fi
+if [ -f scripts/test-install.sh ]; then
+  # Installs cargo-c 0.10.24 once (cargo install --locked, a few minutes on a fresh machine).
+  step "install: cargo-c prefix (shared, static, pkg-config) and the Python wheel in fresh venvs" \
+    bash scripts/test-install.sh
 fi
 if [ -z "${QUICK:-}" ]; then
   if [ -f scripts/seal-interop.sh ]; then

@@ -565,10 +565,16 @@ mod tests {
         let version = format!(
             "version = \"{ELICIT_ABI_VERSION_MAJOR}.{ELICIT_ABI_VERSION_MINOR}.{ELICIT_ABI_VERSION_PATCH}\""
         );
-        for section in ["[package.metadata.capi.library]", "[package.metadata.capi.pkg_config]"] {
+        for section in [
+            "[package.metadata.capi.library]",
+            "[package.metadata.capi.pkg_config]",
+        ] {
             let body = manifest.split(section).nth(1).expect(section);
             let body = body.split("\n[").next().unwrap_or("");
-            assert!(body.lines().any(|l| l.trim() == version), "{section}: {version}");
+            assert!(
+                body.lines().any(|l| l.trim() == version),
+                "{section}: {version}"
+            );
         }
     }
 

@@ -1679,7 +1679,10 @@ fn check_detail(what: &str, detail: *const std::ffi::c_char) {
     assert!(!detail.is_null(), "{what}: failed without a detail");
     // SAFETY: the library hands out static NUL-terminated strings.
     let s = unsafe { std::ffi::CStr::from_ptr(detail) };
-    assert!(!s.to_str().expect("detail UTF-8").is_empty(), "{what}: empty detail");
+    assert!(
+        !s.to_str().expect("detail UTF-8").is_empty(),
+        "{what}: empty detail"
+    );
 }
 
 fn time_of(r: &mut Reader) -> f64 {
@@ -1738,7 +1741,10 @@ impl SealWorld {
                 assert_eq!(unsafe { elicit_os_random(buf.as_mut_ptr(), n) }, ELICIT_OK);
                 assert!(buf[n..].iter().all(|&b| b == FILL), "os_random overrun");
                 // SAFETY: NULL with a length is refused, with 0 accepted.
-                assert_eq!(unsafe { elicit_os_random(null_mut(), n + 1) }, ELICIT_ERR_NULL);
+                assert_eq!(
+                    unsafe { elicit_os_random(null_mut(), n + 1) },
+                    ELICIT_ERR_NULL
+                );
                 assert_eq!(unsafe { elicit_os_random(null_mut(), 0) }, ELICIT_OK);
             }
         }
@@ -1766,21 +1772,27 @@ impl SealWorld {
             1 => (ptrs.as_ptr(), null()),
             _ => (ptrs.as_ptr(), lens.as_ptr()),
         };
-        let out_ptr: *mut *mut elicit_key_ring = if mode & 0x10 != 0 { null_mut() } else { &mut out };
-        // SAFETY: arrays of `count` entries (or NULL), each key valid for its length.
-        let code = unsafe {
-            elicit_key_ring_new(kp, lp, count, out_ptr, err.buf(), err.cap(), err.len())
+        let out_ptr: *mut *mut elicit_key_ring = if mode & 0x10 != 0 {
+            null_mut()
+        } else {
+            &mut out
         };
+        // SAFETY: arrays of `count` entries (or NULL), each key valid for its length.
+        let code =
+            unsafe { elicit_key_ring_new(kp, lp, count, out_ptr, err.buf(), err.cap(), err.len()) };
         check_code("key_ring_new", code, &[0, 100, 106, 900]);
         err.check("key_ring_new", code);
-        let valid = count >= 1
-            && count <= ELICIT_MAX_KEYS
+        let valid = (1..=ELICIT_MAX_KEYS).contains(&count)
             && !kp.is_null()
             && !lp.is_null()
             && !out_ptr.is_null()
             && keys.iter().all(|k| !k.is_null() && k.len() >= 32)
             && (1..count).all(|a| (0..a).all(|b| t_bytes(&keys[a]) != t_bytes(&keys[b])));
-        assert_eq!(code == ELICIT_OK, valid, "key_ring_new({count} keys) = {code}");
+        assert_eq!(
+            code == ELICIT_OK,
+            valid,
+            "key_ring_new({count} keys) = {code}"
+        );
         if code == ELICIT_OK {
             assert!(!out.is_null());
             if let Some(old) = self.rings[i].replace(out) {
@@ -1843,7 +1855,7 @@ impl SealWorld {
         let params = w.text(r);
         let principal = w.text(r);
         let now = time_of(r);
-        let random = if r.u8() % 4 == 0 {
+        let random = if r.u8().is_multiple_of(4) {
             w.text(r)
         } else {
             Text::Bytes(r.bytes(ELICIT_SEAL_RANDOM_LEN).to_vec())
@@ -1886,7 +1898,10 @@ impl SealWorld {
             return;
         };
         let token = String::from_utf8(token).expect("token UTF-8");
-        assert!(token.starts_with("v1.") && token.is_ascii(), "token {token}");
+        assert!(
+            token.starts_with("v1.") && token.is_ascii(),
+            "token {token}"
+        );
         // The token opens for the same request, with the same state; a changed
         // character is the one rejection code.
         let Some(with) = with_token(t_bytes(&params), &token) else {
@@ -1923,7 +1938,10 @@ impl SealWorld {
         bad[at] = if bad[at] == b'A' { b'B' } else { b'A' };
         let bad = String::from_utf8(bad).unwrap();
         let (code, _, _, detail) = open(&with_token(t_bytes(&params), &bad).unwrap());
-        assert_eq!(code, ELICIT_ERR_REQUEST_STATE, "a changed token was accepted");
+        assert_eq!(
+            code, ELICIT_ERR_REQUEST_STATE,
+            "a changed token was accepted"
+        );
         check_detail("unseal", detail);
     }
 
@@ -1966,12 +1984,19 @@ impl SealWorld {
             code
         };
         let (code, out) = read_output("sealer_unseal", mode, extra, &mut f);
-        check_code("sealer_unseal", code, &[0, 100, 101, 102, 106, 303, 900, 901]);
+        check_code(
+            "sealer_unseal",
+            code,
+            &[0, 100, 101, 102, 106, 303, 900, 901],
+        );
         if let Some(out) = out {
             std::str::from_utf8(&out).expect("unsealed state UTF-8");
             assert!(out.len() <= params.len(), "a state longer than its params");
         }
-        assert!(has_states.windows(2).all(|p| p[0] == p[1]), "has_state differs");
+        assert!(
+            has_states.windows(2).all(|p| p[0] == p[1]),
+            "has_state differs"
+        );
     }
 
     fn release_all(&mut self) {
@@ -1995,7 +2020,11 @@ impl World {
         let which = r.u8() % 6;
         let name = match r.u8() % 3 {
             0 => match self.rounds[slot].as_ref().filter(|x| !x.names.is_empty()) {
-                Some(x) => Text::Bytes(x.names[r.u8() as usize % x.names.len()].clone().into_bytes()),
+                Some(x) => Text::Bytes(
+                    x.names[r.u8() as usize % x.names.len()]
+                        .clone()
+                        .into_bytes(),
+                ),
                 None => Text::Bytes(b"destination".to_vec()),
             },
             1 => self.text(r),
@@ -2058,7 +2087,10 @@ impl World {
                     }
                 };
                 if code != ELICIT_OK {
-                    assert!((i, d.to_bits(), b) == (7, 7.5f64.to_bits(), false), "written on failure");
+                    assert!(
+                        (i, d.to_bits(), b) == (7, 7.5f64.to_bits(), false),
+                        "written on failure"
+                    );
                 } else if let Some(m) = member.as_ref() {
                     let v = elicit_core::json::Value::parse(m).unwrap();
                     match which {
@@ -2097,7 +2129,9 @@ impl World {
         check_code(
             "resolve_question_text",
             code,
-            &[0, 100, 101, 103, 104, 109, 300, 301, 302, 400, 401, 402, 403, 404, 405],
+            &[
+                0, 100, 101, 103, 104, 109, 300, 301, 302, 400, 401, 402, 403, 404, 405,
+            ],
         );
         let Some(x) = self.rounds[slot].as_mut() else {
             assert_eq!(code, ELICIT_ERR_NULL);
@@ -2105,7 +2139,10 @@ impl World {
         };
         let optional_ok = |t: &Text| matches!(t, Text::Null(0)) || t.utf8();
         if !(message.utf8() && optional_ok(&title) && optional_ok(&description)) {
-            assert!(code == ELICIT_ERR_NULL || code == ELICIT_ERR_UTF8, "contract: {code}");
+            assert!(
+                code == ELICIT_ERR_NULL || code == ELICIT_ERR_UTF8,
+                "contract: {code}"
+            );
             self.after_error(slot, code);
             return;
         }
@@ -2136,7 +2173,11 @@ impl World {
             x.step = None;
             let p = self.poll(slot, 0);
             if p == ELICIT_OK && before.is_some() && code != ELICIT_ERR_RESOLVER_ANSWER {
-                assert_eq!(self.rounds[slot].as_ref().unwrap().step, before, "refused yet moved");
+                assert_eq!(
+                    self.rounds[slot].as_ref().unwrap().step,
+                    before,
+                    "refused yet moved"
+                );
             }
         }
     }
