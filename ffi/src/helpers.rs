@@ -107,7 +107,9 @@ fn wrong_type(name: &str, wanted: &str, v: Value<'_>) -> Failure {
     )
 }
 
-/// Run `f` on input `name` of the current resolver.
+/// Run `f` on input `name` of the current resolver, after `check_out` has checked the
+/// output pointers (first, as every reader does: a NULL out-pointer is
+/// `ELICIT_ERR_NULL` whatever the step).
 ///
 /// # Safety
 /// `round` NULL or live; `name` NULL or valid for `name_len` readable bytes.
@@ -115,11 +117,13 @@ unsafe fn with_input(
     round: *mut elicit_round,
     name: *const u8,
     name_len: usize,
+    check_out: impl FnOnce() -> Result<(), Failure>,
     f: impl FnOnce(&str, Value<'_>) -> Result<(), Failure>,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_round(round, |r| {
+            check_out()?;
             let name = utf8(input(name, name_len, "name")?, "name")?;
             let text = inputs_of(r)?;
             let value = find(&text, name)?;
@@ -148,10 +152,13 @@ pub unsafe extern "C" fn elicit_round_resolve_input(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(round, name, name_len, |_, v| {
-            check_out_args(buf, cap, out_len)?;
-            write_text(buf, cap, out_len, v.raw())
-        })
+        with_input(
+            round,
+            name,
+            name_len,
+            || check_out_args(buf, cap, out_len).map(|_| ()),
+            |_, v| write_text(buf, cap, out_len, v.raw()),
+        )
     }
 }
 
@@ -172,24 +179,29 @@ pub unsafe extern "C" fn elicit_round_resolve_input_text(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(round, name, name_len, |name, v| {
-            check_out_args(buf, cap, out_len)?;
-            let s = v.as_str().ok_or_else(|| wrong_type(name, "a string", v))?;
-            let text: String = s
-                .units()
-                .map(char::from_u32)
-                .collect::<Option<String>>()
-                .ok_or_else(|| {
-                    Failure::new(
-                        ELICIT_ERR_WRONG_TYPE,
-                        format!(
-                            "input {name:?} holds a lone UTF-16 surrogate, which UTF-8 cannot \
+        with_input(
+            round,
+            name,
+            name_len,
+            || check_out_args(buf, cap, out_len).map(|_| ()),
+            |name, v| {
+                let s = v.as_str().ok_or_else(|| wrong_type(name, "a string", v))?;
+                let text: String = s
+                    .units()
+                    .map(char::from_u32)
+                    .collect::<Option<String>>()
+                    .ok_or_else(|| {
+                        Failure::new(
+                            ELICIT_ERR_WRONG_TYPE,
+                            format!(
+                                "input {name:?} holds a lone UTF-16 surrogate, which UTF-8 cannot \
                              carry; read it as JSON with elicit_round_resolve_input"
-                        ),
-                    )
-                })?;
-            write_text(buf, cap, out_len, &text)
-        })
+                            ),
+                        )
+                    })?;
+                write_text(buf, cap, out_len, &text)
+            },
+        )
     }
 }
 
@@ -210,19 +222,27 @@ pub unsafe extern "C" fn elicit_round_resolve_input_int(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(round, name, name_len, |name, v| {
-            let out = out_param(out, "out")?;
-            let n = match v.as_number() {
-                Some(Number::Int(digits)) => digits.parse::<i64>().ok(),
-                // 2^63 is exact in f64: the range check is exact too.
-                Some(Number::Float(f)) if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) => {
-                    Some(f as i64)
-                }
-                _ => None,
-            };
-            *out = n.ok_or_else(|| wrong_type(name, "an integer within int64_t", v))?;
-            Ok(())
-        })
+        with_input(
+            round,
+            name,
+            name_len,
+            || out_param(out, "out").map(|_| ()),
+            |name, v| {
+                let out = out_param(out, "out")?;
+                let n = match v.as_number() {
+                    Some(Number::Int(digits)) => digits.parse::<i64>().ok(),
+                    // 2^63 is exact in f64: the range check is exact too.
+                    Some(Number::Float(f))
+                        if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) =>
+                    {
+                        Some(f as i64)
+                    }
+                    _ => None,
+                };
+                *out = n.ok_or_else(|| wrong_type(name, "an integer within int64_t", v))?;
+                Ok(())
+            },
+        )
     }
 }
 
@@ -241,16 +261,22 @@ pub unsafe extern "C" fn elicit_round_resolve_input_number(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(round, name, name_len, |name, v| {
-            let out = out_param(out, "out")?;
-            let n = match v.as_number() {
-                Some(Number::Int(digits)) => digits.parse::<f64>().ok(),
-                Some(Number::Float(f)) => Some(f),
-                None => None,
-            };
-            *out = n.ok_or_else(|| wrong_type(name, "a number", v))?;
-            Ok(())
-        })
+        with_input(
+            round,
+            name,
+            name_len,
+            || out_param(out, "out").map(|_| ()),
+            |name, v| {
+                let out = out_param(out, "out")?;
+                let n = match v.as_number() {
+                    Some(Number::Int(digits)) => digits.parse::<f64>().ok(),
+                    Some(Number::Float(f)) => Some(f),
+                    None => None,
+                };
+                *out = n.ok_or_else(|| wrong_type(name, "a number", v))?;
+                Ok(())
+            },
+        )
     }
 }
 
@@ -269,12 +295,18 @@ pub unsafe extern "C" fn elicit_round_resolve_input_bool(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(round, name, name_len, |name, v| {
-            let out = out_param(out, "out")?;
-            *out = v
-                .as_bool()
-                .ok_or_else(|| wrong_type(name, "a boolean", v))?;
-            Ok(())
-        })
+        with_input(
+            round,
+            name,
+            name_len,
+            || out_param(out, "out").map(|_| ()),
+            |name, v| {
+                let out = out_param(out, "out")?;
+                *out = v
+                    .as_bool()
+                    .ok_or_else(|| wrong_type(name, "a boolean", v))?;
+                Ok(())
+            },
+        )
     }
 }
