@@ -1383,8 +1383,11 @@ static void test_helpers(void) {
     char buf[256];
     RC(elicit_round_new_modern(p, S(TYPED_ARGS), NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_OK);
-    /* Before the step: wrong step. */
+    /* Before the step: wrong step; NULL out-pointers are NULL whatever the step. */
     RC(elicit_round_resolve_input_int(r, S("n"), &i), ELICIT_ERR_WRONG_STEP);
+    RC(elicit_round_resolve_input_int(r, S("n"), NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input(r, S("n"), (uint8_t *)buf, sizeof buf, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_text(r, S("n"), NULL, 3, &n), ELICIT_ERR_NULL);
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_RESOLVE && param == 6);
 
