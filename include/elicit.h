@@ -27,6 +27,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/**
+ * The JSON-RPC error message for `ELICIT_ERR_REQUEST_STATE`: the MCP Python SDK's frozen
+ * text, the same whatever the reason (the reason is for the server's log only).
+ */
+#define ELICIT_REQUEST_STATE_ERROR_MESSAGE "Invalid or expired requestState"
+
+/**
+ * The whole JSON-RPC `error` object for `ELICIT_ERR_REQUEST_STATE`, byte for byte what the
+ * MCP Python SDK sends: code -32602, the frozen message and `data.reason`.
+ */
+#define ELICIT_REQUEST_STATE_ERROR_JSON \
+    "{\"code\":-32602,\"message\":\"Invalid or expired requestState\"," \
+    "\"data\":{\"reason\":\"invalid_request_state\"}}"
+
 
 /**
  * Major version of the C ABI. A change here breaks existing callers.
@@ -36,7 +50,7 @@
 /**
  * Minor version of the C ABI: additions that keep existing callers working.
  */
-#define ELICIT_ABI_VERSION_MINOR 1
+#define ELICIT_ABI_VERSION_MINOR 2
 
 /**
  * Patch version of the C ABI: fixes with no interface change.
@@ -117,6 +131,52 @@
 #define ELICIT_NOTE_INFO 20
 
 /**
+ * Most keys an `elicit_key_ring` holds.
+ */
+#define ELICIT_MAX_KEYS 8
+
+/**
+ * Shortest key (operator secret) an `elicit_key_ring` accepts, in bytes: use 32 bytes
+ * from a CSPRNG. The MCP Python SDK refuses shorter keys too.
+ */
+#define ELICIT_MIN_KEY_LEN 32
+
+/**
+ * Bytes of randomness one `elicit_sealer_seal` consumes: the 12-byte AES-GCM nonce
+ * followed by the 8-byte principal salt. Fill them from a CSPRNG for every call (for
+ * example with `elicit_os_random`); never reuse them.
+ */
+#define ELICIT_SEAL_RANDOM_LEN 20
+
+/**
+ * The token lifetime a sealer gets when `ttl_secs` is 0: 600 seconds, the SDK's.
+ */
+#define ELICIT_DEFAULT_TTL_SECS 600
+
+/**
+ * The JSON-RPC error code to answer a request with when `elicit_sealer_unseal` returns
+ * `ELICIT_ERR_REQUEST_STATE` (`INVALID_PARAMS`, as the MCP Python SDK answers it).
+ */
+#define ELICIT_REQUEST_STATE_ERROR_CODE -32602
+
+/**
+ * A rotation ring of AES-256-GCM keys for sealing `requestState` (opaque): the first
+ * key seals, every key unseals. Keys are operator secrets of at least
+ * `ELICIT_MIN_KEY_LEN` bytes, each stretched with HKDF-SHA256 exactly as the MCP
+ * Python SDK's `AESGCMRequestStateCodec` stretches them, so a fleet of elicit and
+ * Python SDK servers sharing the keys accepts each other's tokens.
+ *
+ * Create it with `elicit_key_ring_new`, make sealers from it with `elicit_sealer_new`,
+ * and free it with `elicit_key_ring_free`. The ring keeps a copy of the secrets (wiped
+ * when it is freed); sealers keep only the derived keys, so free the ring as soon as
+ * the sealers exist. Immutable and thread-safe.
+ *
+ * Zero-downtime rotation, as the SDK documents it, each phase fully rolled out before
+ * the next: keys `[old, new]`, then `[new, old]`, then `[new]` after one TTL.
+ */
+typedef struct elicit_key_ring elicit_key_ring;
+
+/**
  * A compiled tool declaration (opaque).
  *
  * Create it with `elicit_plan_new`, free it with `elicit_plan_free`. A plan is
@@ -142,6 +202,21 @@ typedef struct elicit_plan elicit_plan;
  * records its message (see `elicit_round_last_error`).
  */
 typedef struct elicit_round elicit_round;
+
+/**
+ * Seals and verifies `requestState` (opaque): the MCP Python SDK's
+ * `RequestStateBoundary` with `RequestStateSecurity(keys, ttl, audience)`, byte for
+ * byte. A token carries the state with claims for its expiry, the request it belongs
+ * to (method, tool or prompt name or resource URI, and a digest of the arguments), the
+ * audience and, when the request is authenticated, the principal.
+ *
+ * Create it with `elicit_sealer_new`, use it with `elicit_sealer_seal` and
+ * `elicit_sealer_unseal`, free it with `elicit_sealer_free`. Immutable: any number of
+ * threads may use one sealer at once. The sealer has no clock and no random source:
+ * the host passes the time and the random bytes (`elicit_os_time` and
+ * `elicit_os_random` read the operating system's).
+ */
+typedef struct elicit_sealer elicit_sealer;
 
 /**
  * The result of every fallible call: 0 on success, otherwise one of the
@@ -227,6 +302,12 @@ typedef uint32_t elicit_result;
 #define ELICIT_ERR_RESOLVER_ANSWER 109
 
 /**
+ * The value asked for has another JSON type than the call reads (e.g.
+ * `elicit_round_resolve_input_int` on a string); nothing changed.
+ */
+#define ELICIT_ERR_WRONG_TYPE 110
+
+/**
  * The declaration is not valid JSON.
  */
 #define ELICIT_ERR_DECLARATION_JSON 200
@@ -286,6 +367,13 @@ typedef uint32_t elicit_result;
  * `inputResponses` is malformed: answer the request with JSON-RPC error `-32602`.
  */
 #define ELICIT_ERR_INPUT_RESPONSES 302
+
+/**
+ * The request's `requestState` did not verify (`elicit_sealer_unseal`): answer with
+ * JSON-RPC error `-32602` and the frozen message "Invalid or expired requestState"
+ * (`ELICIT_REQUEST_STATE_ERROR_JSON`); the reason is for the log only.
+ */
+#define ELICIT_ERR_REQUEST_STATE 303
 
 /**
  * A reply is a valid InputResponse but not an elicitation result.
@@ -355,6 +443,113 @@ uint32_t elicit_abi_version(void);
  * Safe to call at any time from any thread.
  */
 const char *elicit_result_str(elicit_result code);
+
+/**
+ * A static, NUL-terminated name of a result code alone, e.g. `"ELICIT_ERR_NULL"`
+ * (the part of `elicit_result_str` before the colon). Unknown codes give
+ * `"ELICIT_ERR_UNKNOWN"`. Never NULL; the string is static: do not free it.
+ *
+ * Safe to call at any time from any thread.
+ */
+const char *elicit_result_name(elicit_result code);
+
+/**
+ * Answer the current `ELICIT_STEP_RESOLVE` with a question built from plain text: the
+ * library writes the JSON (`{"message":...,"title":...,"description":...}`), escaping
+ * whatever the texts hold (quotes, backslashes, control characters, any Unicode), and
+ * passes it to `elicit_round_resolve_question`. The question's type is the
+ * parameter's own.
+ *
+ * - `message`: the text shown to the user, UTF-8, required;
+ * - `title`, `description`: optional UTF-8 texts (NULL with length 0 for none).
+ *
+ * Codes and what follows as for `elicit_round_resolve_question` (then poll);
+ * `ELICIT_ERR_NULL` and `ELICIT_ERR_UTF8` name the argument in the round's message.
+ *
+ * # Safety
+ * `round` NULL or live; each `(ptr, len)` pair NULL or valid for `len` readable bytes.
+ */
+elicit_result elicit_round_resolve_question_text(struct elicit_round *round,
+                                                 const uint8_t *message,
+                                                 size_t message_len,
+                                                 const uint8_t *title,
+                                                 size_t title_len,
+                                                 const uint8_t *description,
+                                                 size_t description_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: the input called `name` (UTF-8, `name_len` bytes) of
+ * the current resolver, as compact UTF-8 JSON (the value `elicit_round_resolve_inputs`
+ * holds under that name). `ELICIT_ERR_NOT_FOUND` when the resolver has no such input
+ * (the round's message lists the ones it has); `ELICIT_ERR_WRONG_STEP` outside the
+ * step. Output convention as for `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or
+ * valid for `cap` writable bytes; `out_len` valid for a write.
+ */
+elicit_result elicit_round_resolve_input(struct elicit_round *round,
+                                         const uint8_t *name,
+                                         size_t name_len,
+                                         uint8_t *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * As `elicit_round_resolve_input`, for a string input: its text, decoded (escapes
+ * resolved), UTF-8, not NUL-terminated. `ELICIT_ERR_WRONG_TYPE` when the input is not
+ * a JSON string, or holds a lone UTF-16 surrogate escape that UTF-8 cannot carry.
+ *
+ * # Safety
+ * As `elicit_round_resolve_input`.
+ */
+elicit_result elicit_round_resolve_input_text(struct elicit_round *round,
+                                              const uint8_t *name,
+                                              size_t name_len,
+                                              uint8_t *buf,
+                                              size_t cap,
+                                              size_t *out_len);
+
+/**
+ * As `elicit_round_resolve_input`, for an integer input, written to `*out`: a JSON
+ * number with an integral value within `int64_t` (`3` and `3.0` both read as 3, as the
+ * engine's integer type accepts them). `ELICIT_ERR_WRONG_TYPE` for anything else (a
+ * fraction, a value out of range, a string such as `"3"`).
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
+ * write.
+ */
+elicit_result elicit_round_resolve_input_int(struct elicit_round *round,
+                                             const uint8_t *name,
+                                             size_t name_len,
+                                             int64_t *out);
+
+/**
+ * As `elicit_round_resolve_input`, for a number input, written to `*out` as the
+ * nearest `double` (integers beyond 2^53 are rounded). `ELICIT_ERR_WRONG_TYPE` when
+ * the input is not a JSON number.
+ *
+ * # Safety
+ * As `elicit_round_resolve_input_int`.
+ */
+elicit_result elicit_round_resolve_input_number(struct elicit_round *round,
+                                                const uint8_t *name,
+                                                size_t name_len,
+                                                double *out);
+
+/**
+ * As `elicit_round_resolve_input`, for a boolean input (JSON `true` or `false`),
+ * written to `*out`. `ELICIT_ERR_WRONG_TYPE` for anything else.
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
+ * write.
+ */
+elicit_result elicit_round_resolve_input_bool(struct elicit_round *round,
+                                              const uint8_t *name,
+                                              size_t name_len,
+                                              bool *out);
 
 /**
  * Compile a tool declaration (UTF-8 JSON, `declaration_len` bytes, not NUL-terminated;
@@ -740,6 +935,190 @@ elicit_result elicit_round_last_error(const struct elicit_round *round,
                                       uint8_t *buf,
                                       size_t cap,
                                       size_t *out_len);
+
+/**
+ * Create a key ring from `key_count` keys: `keys[i]` points to `key_lens[i]` bytes of
+ * secret (binary, not text; at least `ELICIT_MIN_KEY_LEN` bytes each, at most
+ * `ELICIT_MAX_KEYS` keys, no key twice). `keys[0]` seals; every key unseals.
+ *
+ * On success `*out` receives a ring the caller owns and must release with
+ * `elicit_key_ring_free`; the secrets are copied, so the caller may wipe its own
+ * buffers right away. On failure `*out` is untouched and the message is written to the
+ * optional `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes:
+ * `ELICIT_ERR_NULL`, `ELICIT_ERR_INVALID_ARGUMENT` (no key, too many keys, a key too
+ * short, the same key twice: the message says which), `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `keys` and `key_lens` valid for `key_count` reads each, every `keys[i]` valid for
+ * `key_lens[i]` readable bytes; `out` valid for a write; `err_buf` NULL or valid for
+ * `err_cap` bytes; `err_len` NULL or writable.
+ */
+elicit_result elicit_key_ring_new(const uint8_t *const *keys,
+                                  const size_t *key_lens,
+                                  size_t key_count,
+                                  struct elicit_key_ring **out,
+                                  uint8_t *err_buf,
+                                  size_t err_cap,
+                                  size_t *err_len);
+
+/**
+ * Release a key ring, wiping its copy of the secrets. NULL is accepted and ignored.
+ * Sealers made from it stay valid. Never free the same handle twice.
+ *
+ * # Safety
+ * `ring` must be NULL or a handle from `elicit_key_ring_new` not yet freed.
+ */
+void elicit_key_ring_free(struct elicit_key_ring *ring);
+
+/**
+ * Create a sealer over the keys of `ring` (copied: the ring may be freed right after).
+ *
+ * - `audience`: the service identity every token is bound to (FastMCP and the SDK's
+ *   `MCPServer` use the server name), UTF-8; NULL with length 0 for none (then only
+ *   audience-free tokens verify). Must match the other servers of the fleet.
+ * - `ttl_secs`: token lifetime in seconds, positive and finite; 0 means
+ *   `ELICIT_DEFAULT_TTL_SECS` (600, the SDK's default).
+ *
+ * On success `*out` receives a sealer the caller owns and must release with
+ * `elicit_sealer_free`. On failure `*out` is untouched and the message goes to the
+ * optional `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes:
+ * `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (a negative, NaN
+ * or infinite `ttl_secs`), `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `ring` NULL or live; `audience` NULL or valid for `audience_len` readable bytes;
+ * `out` valid for a write; `err_buf` NULL or valid for `err_cap` bytes; `err_len` NULL
+ * or writable.
+ */
+elicit_result elicit_sealer_new(const struct elicit_key_ring *ring,
+                                const uint8_t *audience,
+                                size_t audience_len,
+                                double ttl_secs,
+                                struct elicit_sealer **out,
+                                uint8_t *err_buf,
+                                size_t err_cap,
+                                size_t *err_len);
+
+/**
+ * Release a sealer. NULL is accepted and ignored. Never free the same handle twice,
+ * nor while another thread uses it.
+ *
+ * # Safety
+ * `sealer` must be NULL or a handle from `elicit_sealer_new` not yet freed.
+ */
+void elicit_sealer_free(struct elicit_sealer *sealer);
+
+/**
+ * Seal `state` (the plaintext from `elicit_round_request_state`, any UTF-8) into a
+ * `requestState` token for the request it answers, and write the token (ASCII, not
+ * NUL-terminated) to `buf`.
+ *
+ * The request is described as the MCP Python SDK binds it:
+ * - `method`: the JSON-RPC method, e.g. `tools/call` (UTF-8, required);
+ * - `params`: the request's `params` object as received, UTF-8 JSON; the binding
+ *   reads `name` and `arguments` from it (`uri` for `resources/read`) and ignores
+ *   everything else (`requestState`, `inputResponses`, `_meta`). NULL with length 0
+ *   counts as `{}`;
+ * - `principal`: the authenticated principal (the SDK's default is the compact JSON
+ *   array `["client_id","issuer","subject"]`, `null` for a missing part), UTF-8; NULL
+ *   with length 0 for an unauthenticated request;
+ * - `now`: the current time in Unix seconds (fractions allowed; `elicit_os_time`);
+ * - `random`: `ELICIT_SEAL_RANDOM_LEN` fresh bytes from a CSPRNG (`elicit_os_random`),
+ *   the nonce then the principal salt; `random_len` must be exactly that.
+ *
+ * Output convention as for `elicit_round_resolve_inputs` (`buf = NULL, cap = 0` is a
+ * size query). `detail` is optional (NULL): on failure it receives a static,
+ * NUL-terminated description. Codes: `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`,
+ * `ELICIT_ERR_INVALID_ARGUMENT` (bad `now`, `random_len`, `params`),
+ * `ELICIT_ERR_BUFFER_TOO_SMALL`, `ELICIT_ERR_TOO_LARGE`, `ELICIT_ERR_POISONED`,
+ * `ELICIT_ERR_PANIC`. The SDK answers a sealing failure with JSON-RPC `-32603`.
+ *
+ * # Safety
+ * `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
+ * bytes; `buf` NULL or valid for `cap` writable bytes; `out_len` valid for a write;
+ * `detail` NULL or valid for a write.
+ */
+elicit_result elicit_sealer_seal(const struct elicit_sealer *sealer,
+                                 const uint8_t *method,
+                                 size_t method_len,
+                                 const uint8_t *params,
+                                 size_t params_len,
+                                 const uint8_t *principal,
+                                 size_t principal_len,
+                                 double now,
+                                 const uint8_t *random,
+                                 size_t random_len,
+                                 const uint8_t *state,
+                                 size_t state_len,
+                                 uint8_t *buf,
+                                 size_t cap,
+                                 size_t *out_len,
+                                 const char **detail);
+
+/**
+ * Verify the request's `requestState` and write the plaintext state to `buf`, ready
+ * for `elicit_round_new_modern`.
+ *
+ * `method`, `params`, `principal` and `now` describe the incoming request as for
+ * `elicit_sealer_seal`; the token is read from `params.requestState` itself (so a host
+ * passes the params it received, untouched). `*has_state` receives false (and
+ * `*out_len` 0) when the request carries no state (no `requestState`, or `null`): a
+ * first round. Otherwise the token must verify: sealed under a key of the ring, not
+ * expired, minted at most 60 s in the future, for this method, target and arguments,
+ * for this audience and principal.
+ *
+ * Every rejection is the one code `ELICIT_ERR_REQUEST_STATE`: answer the request with
+ * the JSON-RPC error `ELICIT_REQUEST_STATE_ERROR_JSON` (code -32602, the SDK's frozen
+ * message "Invalid or expired requestState"); never tell the client why. The reason
+ * (the SDK's log string: "expired", "unknown key", "request binding", ...) goes to the
+ * optional `detail` (NULL or a pointer receiving a static, NUL-terminated string) for
+ * the server's log.
+ *
+ * Output convention as for `elicit_round_resolve_inputs`; `params_len` bytes always
+ * suffice; a size query verifies the token too. `*has_state` is written only on
+ * success. Other codes: `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`,
+ * `ELICIT_ERR_INVALID_ARGUMENT` (bad `now`; `params` not JSON),
+ * `ELICIT_ERR_BUFFER_TOO_SMALL`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
+ * bytes; `has_state` and `out_len` valid for writes; `buf` NULL or valid for `cap`
+ * writable bytes; `detail` NULL or valid for a write.
+ */
+elicit_result elicit_sealer_unseal(const struct elicit_sealer *sealer,
+                                   const uint8_t *method,
+                                   size_t method_len,
+                                   const uint8_t *params,
+                                   size_t params_len,
+                                   const uint8_t *principal,
+                                   size_t principal_len,
+                                   double now,
+                                   bool *has_state,
+                                   uint8_t *buf,
+                                   size_t cap,
+                                   size_t *out_len,
+                                   const char **detail);
+
+/**
+ * The operating system's current time in Unix seconds (with microseconds), for the
+ * `now` of `elicit_sealer_seal` and `elicit_sealer_unseal`, written to `*now`.
+ * `ELICIT_ERR_INVALID_ARGUMENT` when the clock reads before 1970.
+ *
+ * # Safety
+ * `now` valid for a write.
+ */
+elicit_result elicit_os_time(double *now);
+
+/**
+ * Fill `buf[0..len]` with bytes from the operating system's CSPRNG (getrandom(2) on
+ * Linux), e.g. the `ELICIT_SEAL_RANDOM_LEN` bytes of `elicit_sealer_seal`, or a new
+ * key. `ELICIT_ERR_NULL` for a NULL `buf` with a non-zero `len`;
+ * `ELICIT_ERR_INVALID_ARGUMENT` when the OS source fails (nothing usable was written).
+ *
+ * # Safety
+ * `buf` NULL (with `len` 0) or valid for `len` writable bytes.
+ */
+elicit_result elicit_os_random(uint8_t *buf, size_t len);
 
 #ifdef __cplusplus
 }  // extern "C"

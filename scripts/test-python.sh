@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# test-python.sh: prove the Python binding (examples/python, ctypes over the cdylib).
+# test-python.sh: prove the Python package (python/, ctypes over the cdylib) from the
+# source tree. (scripts/test-packaging.sh proves the built wheel and `pip install`.)
 #
 #  1. builds elicit-ffi (release) and points ELICIT_LIB at libelicit_ffi.so;
 #  2. creates or reuses the venv .venv-python (its own .gitignore keeps it out of git)
-#     and installs pytest, mypy and the package (editable) into it when missing;
+#     and installs pytest and mypy into it when missing; the package runs from python/
+#     (PYTHONPATH), not installed, so nothing is built into the source folder;
 #  3. type-checks the package, its tests and the examples with mypy --strict;
-#  4. runs examples/python/booking.py (the book_flight flow, both eras);
+#  4. runs python/booking.py (the book_flight flow, both eras, sealed state);
 #  5. runs the leak check: 100,000 rounds through the binding, RSS at start and end
 #     (fails only when RSS grew past 50 MB: a measurement, not a timing assertion);
 #  6. runs the pytest suite (-q); its summary is this script's last line.
@@ -21,7 +23,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 PY=${PYTHON:-python3}
 VENV="$ROOT/.venv-python"
-PKG="$ROOT/examples/python"
+PKG="$ROOT/python"
 PYTEST_SPEC=${PYTEST_SPEC:-"pytest>=8,<10"}
 MYPY_SPEC=${MYPY_SPEC:-"mypy>=1.10,<3"}
 LEAK_ROUNDS=${LEAK_ROUNDS:-100000}
@@ -56,15 +58,14 @@ VPY="$VENV/bin/python"
 if ! "$VPY" -c 'import pytest, mypy' 2>/dev/null; then
     "$VPY" -m pip install -q "$PYTEST_SPEC" "$MYPY_SPEC"
 fi
-# (Re)install the package when it is missing or installed from somewhere else.
-if ! "$VPY" - "$PKG" <<'EOF' 2>/dev/null; then
-import pathlib, sys, elicit
-sys.exit(0 if pathlib.Path(elicit.__file__).resolve().parent == pathlib.Path(sys.argv[1]) / "elicit" else 1)
-EOF
-    "$VPY" -m pip install -q -e "$PKG"
+# An earlier version of this script installed the package (editable): remove it, so the
+# source tree's package is the one imported.
+if "$VPY" -m pip show -q elicit-ctypes >/dev/null 2>&1; then
+    "$VPY" -m pip uninstall -q -y elicit-ctypes
 fi
+export PYTHONPATH="$PKG"
 "$VPY" -c 'import sys, pytest, mypy.version, elicit; print(f"python {sys.version.split()[0]}, pytest {pytest.__version__}, mypy {mypy.version.__version__}, elicit {elicit.__version__} from {elicit.__file__}")'
-"$VPY" -c 'import elicit; print(f"library {elicit.load().path}, C ABI version {elicit.abi_version():#08x}")'
+"$VPY" -c 'import elicit; print(f"library {elicit._ffi.load().path}, C ABI version {elicit.abi_version():#08x}")'
 
 # ------------------------------------------------------------------------- 3. mypy
 step "mypy --strict (package, tests, examples)"

@@ -56,7 +56,10 @@ step "demo runs (scripted, both eras)" bash -c '
 
 step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
-step "Python ctypes binding: mypy, pytest, leak loop" bash scripts/test-python.sh
+step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
+# Installs cargo-c 0.10.24 once (cargo install --locked, a few minutes on a fresh machine).
+step "install: cargo-c prefix (shared, static, pkg-config) and the Python wheel in fresh venvs" \
+  bash scripts/test-install.sh
 if [ -z "${QUICK:-}" ]; then
   step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
   step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh

@@ -6,7 +6,7 @@
  * and answers the call with either the settled values (the tool body runs) or an
  * InputRequiredResult (questions plus a requestState the client sends back).
  *
- * Modern era (2026-07-28), three calls:
+ * Modern era (2026-07-28), three calls, the requestState sealed between them:
  *   1. no answers yet          -> asks destination, date, seat
  *   2. Paris, 2026-08-01, window -> asks airport ("Which airport in Paris?") and proceed
  *   3. CDG, true               -> done
@@ -76,58 +76,51 @@ static elicit_result input_requests(elicit_round *r, uint8_t *buf, size_t cap, s
     return elicit_round_input_requests(r, 0, buf, cap, len);
 }
 
-/*
- * The raw contents of the JSON string member "key" of a flat object (escapes kept, so
- * they can be spliced into another JSON string as they are). Enough for this demo's
- * resolver inputs; a real host uses its JSON library.
- */
-static int string_member(const char *json, const char *key, char *out, size_t cap) {
-    char pattern[64];
-    const char *p;
-    size_t n = 0;
-    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
-    p = strstr(json, pattern);
-    if (p == NULL) return 0;
-    p += strlen(pattern);
-    while (p[n] != '\0' && p[n] != '"') {
-        if (p[n] == '\\' && p[n + 1] != '\0') n++;
-        n++;
-    }
-    if (p[n] != '"' || n + 1 > cap) return 0;
-    memcpy(out, p, n);
-    out[n] = '\0';
-    return 1;
+/* An input of the resolver as text (decoded by the library: no JSON parsing here). */
+static void text_input(elicit_round *round, const char *name, char *out, size_t cap) {
+    size_t len = 0;
+    elicit_result rc =
+        elicit_round_resolve_input_text(round, bytes(name), strlen(name), (uint8_t *)out, cap - 1,
+                                        &len);
+    if (rc != ELICIT_OK) die("elicit_round_resolve_input_text", rc, round);
+    out[len] = '\0';
 }
 
 /* ---------------------------------------------------------------------- resolvers */
 
 /*
- * The host's resolvers. Each writes either a value (*is_value = 1) or a question
- * object into `out`, given the inputs object the round hands over.
+ * The host's resolvers: each answers the round with a value (JSON) or a question (plain
+ * text; the library writes the JSON and escapes it). Resolvers run again on every round
+ * (even after their question was answered), so they are cheap and pure.
  */
-static void resolve(const char *param, const char *inputs, char *out, size_t cap,
-                    int *is_value) {
+static void resolve(elicit_round *round, const char *param) {
     char destination[128];
     char date[64];
-    *is_value = 0;
+    char question[256];
+    elicit_result rc;
     if (strcmp(param, "airport") == 0) {
-        expect(string_member(inputs, "destination", destination, sizeof destination),
-               "airport gets the destination");
+        text_input(round, "destination", destination, sizeof destination);
         if (strcmp(destination, "London") == 0) {
-            snprintf(out, cap, "\"LHR\"");
-            *is_value = 1;
-        } else {
-            snprintf(out, cap, "{\"message\":\"Which airport in %s?\"}", destination);
+            printf("  resolver airport(destination=%s) -> value \"LHR\"\n", destination);
+            rc = elicit_round_resolve_value(round, bytes("\"LHR\""), 5);
+            if (rc != ELICIT_OK) die("elicit_round_resolve_value", rc, round);
+            return;
         }
+        snprintf(question, sizeof question, "Which airport in %s?", destination);
+        printf("  resolver airport(destination=%s) -> question %s\n", destination, question);
     } else if (strcmp(param, "proceed") == 0) {
-        expect(string_member(inputs, "destination", destination, sizeof destination),
-               "proceed gets the destination");
-        expect(string_member(inputs, "date", date, sizeof date), "proceed gets the date");
-        snprintf(out, cap, "{\"message\":\"Book a flight to %s on %s?\"}", destination,
-                 date);
+        text_input(round, "destination", destination, sizeof destination);
+        text_input(round, "date", date, sizeof date);
+        snprintf(question, sizeof question, "Book a flight to %s on %s?", destination, date);
+        printf("  resolver proceed(destination=%s, date=%s) -> question %s\n", destination, date,
+               question);
     } else {
         expect(0, "a resolver is declared for every parameter the round resolves");
+        return;
     }
+    rc = elicit_round_resolve_question_text(round, bytes(question), strlen(question), NULL, 0,
+                                            NULL, 0);
+    if (rc != ELICIT_OK) die("elicit_round_resolve_question_text", rc, round);
 }
 
 static void param_name(const elicit_plan *plan, size_t index, char *out, size_t cap) {
@@ -145,40 +138,115 @@ static uint32_t drive(const elicit_plan *plan, elicit_round *round, size_t *para
     for (;;) {
         uint32_t step = 0;
         char name[80];
-        char *inputs;
-        char answer[256];
-        int is_value = 0;
         elicit_result rc = elicit_round_poll(round, &step, param);
         if (rc != ELICIT_OK) die("elicit_round_poll", rc, round);
         if (step != ELICIT_STEP_RESOLVE) return step;
         param_name(plan, *param, name, sizeof name);
-        inputs = read_output(round, elicit_round_resolve_inputs, "elicit_round_resolve_inputs");
-        resolve(name, inputs, answer, sizeof answer, &is_value);
-        printf("  resolver %s(%s) -> %s %s\n", name, inputs, is_value ? "value" : "question",
-               answer);
-        free(inputs);
-        rc = is_value
-                 ? elicit_round_resolve_value(round, bytes(answer), strlen(answer))
-                 : elicit_round_resolve_question(round, bytes(answer), strlen(answer));
-        if (rc != ELICIT_OK) die("elicit_round_resolve_*", rc, round);
+        resolve(round, name);
     }
 }
 
 /* -------------------------------------------------------------------- modern era */
 
 /*
- * One tools/call: returns 1 when done (*values set), 0 when input is required
- * (*state set to the next requestState, *requests to the questions).
+ * The request params of a tools/call as the client sends them: the tool name, the
+ * arguments, and from the second round on the sealed requestState it was handed (a
+ * token is base64url text: it needs no JSON escaping).
  */
-static int modern_call(const elicit_plan *plan, int number, const char *state,
-                       const char *responses, char **out) {
+static char *call_params(const char *token) {
+    const char *head = "{\"name\":\"book_flight\",\"arguments\":{}";
+    size_t cap = strlen(head) + (token ? strlen(token) : 0) + 24;
+    char *params = malloc(cap);
+    if (params == NULL) die("malloc", ELICIT_ERR_TOO_LARGE, NULL);
+    if (token != NULL) {
+        snprintf(params, cap, "%s,\"requestState\":\"%s\"}", head, token);
+    } else {
+        snprintf(params, cap, "%s}", head);
+    }
+    return params;
+}
+
+/*
+ * The state handed to the client is sealed: AES-256-GCM under the server's key ring,
+ * bound to this tool call (method, tool, arguments) and the audience, expiring after
+ * the TTL; the same token format as the MCP Python SDK's, so an SDK server sharing the
+ * keys accepts it too. The host passes the time and the random bytes.
+ */
+static char *seal_state(const elicit_sealer *sealer, const char *params, const char *state) {
+    uint8_t random[ELICIT_SEAL_RANDOM_LEN];
+    double now = 0;
+    size_t needed = 0;
+    size_t len = 0;
+    const char *detail = NULL;
+    char *token;
+    elicit_result rc = elicit_os_time(&now);
+    if (rc == ELICIT_OK) rc = elicit_os_random(random, sizeof random);
+    if (rc != ELICIT_OK) die("elicit_os_time/elicit_os_random", rc, NULL);
+    rc = elicit_sealer_seal(sealer, bytes("tools/call"), 10, bytes(params), strlen(params), NULL,
+                            0, now, random, sizeof random, bytes(state), strlen(state), NULL, 0,
+                            &needed, &detail);
+    if (rc != ELICIT_OK) die(detail, rc, NULL);
+    token = malloc(needed + 1);
+    if (token == NULL) die("malloc", ELICIT_ERR_TOO_LARGE, NULL);
+    rc = elicit_sealer_seal(sealer, bytes("tools/call"), 10, bytes(params), strlen(params), NULL,
+                            0, now, random, sizeof random, bytes(state), strlen(state),
+                            (uint8_t *)token, needed, &len, &detail);
+    if (rc != ELICIT_OK) die(detail, rc, NULL);
+    token[len] = '\0';
+    return token;
+}
+
+/*
+ * The inbound step: verify params.requestState. Returns ELICIT_OK with *state NULL on a
+ * first round, ELICIT_OK with *state set to the plaintext, or ELICIT_ERR_REQUEST_STATE
+ * (answer with ELICIT_REQUEST_STATE_ERROR_JSON; the reason is for the log only).
+ */
+static elicit_result open_state(const elicit_sealer *sealer, const char *params, char **state) {
+    double now = 0;
+    bool has_state = false;
+    size_t len = 0;
+    const char *reason = NULL;
+    /* The params' length always suffices for the state they carry. */
+    char *buf = malloc(strlen(params) + 1);
+    elicit_result rc;
+    if (buf == NULL) die("malloc", ELICIT_ERR_TOO_LARGE, NULL);
+    rc = elicit_os_time(&now);
+    if (rc != ELICIT_OK) die("elicit_os_time", rc, NULL);
+    rc = elicit_sealer_unseal(sealer, bytes("tools/call"), 10, bytes(params), strlen(params), NULL,
+                              0, now, &has_state, (uint8_t *)buf, strlen(params), &len, &reason);
+    if (rc == ELICIT_ERR_REQUEST_STATE) {
+        printf("  requestState rejected (log: %s); the client gets %s\n", reason,
+               ELICIT_REQUEST_STATE_ERROR_JSON);
+        free(buf);
+        return rc;
+    }
+    if (rc != ELICIT_OK) die("elicit_sealer_unseal", rc, NULL);
+    if (!has_state) {
+        free(buf);
+        *state = NULL;
+        return ELICIT_OK;
+    }
+    buf[len] = '\0';
+    *state = buf;
+    return ELICIT_OK;
+}
+
+/*
+ * One tools/call with the request params `params`: returns 1 when done (*out = values),
+ * 0 when input is required (*out = the sealed requestState token for the client).
+ */
+static int modern_call(const elicit_plan *plan, const elicit_sealer *sealer, int number,
+                       const char *params, const char *responses, char **out) {
     elicit_round *round = NULL;
     char err[ELICIT_MESSAGE_CAP];
     size_t err_len = 0;
     size_t param = 0;
     uint32_t step;
+    char *state = NULL;
     const char *args = "{}";
-    elicit_result rc = elicit_round_new_modern(
+    elicit_result rc = open_state(sealer, params, &state);
+    expect(rc == ELICIT_OK, "the client's token verifies");
+    rc = elicit_round_new_modern(
         plan, bytes(args), strlen(args), state ? bytes(state) : NULL,
         state ? strlen(state) : 0, responses ? bytes(responses) : NULL,
         responses ? strlen(responses) : 0, 0, &round, (uint8_t *)err, sizeof err, &err_len);
@@ -187,6 +255,8 @@ static int modern_call(const elicit_plan *plan, int number, const char *state,
         die("elicit_round_new_modern", rc, NULL);
     }
     printf("round %d (inputResponses: %s)\n", number, responses ? responses : "none");
+    if (state != NULL) printf("  unsealed requestState: %s\n", state);
+    free(state);
     step = drive(plan, round, &param);
     if (step == ELICIT_STEP_DONE) {
         *out = read_output(round, elicit_round_values, "elicit_round_values");
@@ -198,9 +268,12 @@ static int modern_call(const elicit_plan *plan, int number, const char *state,
     expect(param == ELICIT_NO_PARAM, "input-required concerns no single parameter");
     {
         char *requests = read_output(round, input_requests, "elicit_round_input_requests");
+        char *plain = read_output(round, elicit_round_request_state, "elicit_round_request_state");
         printf("  input required: %s\n", requests);
-        *out = read_output(round, elicit_round_request_state, "elicit_round_request_state");
-        printf("  requestState: %s\n", *out);
+        *out = seal_state(sealer, params, plain);
+        printf("  requestState (sealed, %u bytes): %.24s...\n", (unsigned)strlen(*out), *out);
+        expect(strncmp(*out, "v1.", 3) == 0, "a sealed token");
+        free(plain);
         if (number == 1) {
             expect(strstr(requests, "Where would you like to fly?") != NULL, "asks destination");
             expect(strstr(requests, "When would you like to fly?") != NULL, "asks date");
@@ -219,7 +292,7 @@ static int modern_call(const elicit_plan *plan, int number, const char *state,
     return 0;
 }
 
-static void modern(const elicit_plan *plan) {
+static void modern(const elicit_plan *plan, const elicit_sealer *sealer) {
     static const char *const responses[] = {
         NULL,
         "{\"destination\":{\"action\":\"accept\",\"content\":{\"value\":\"Paris\"}},"
@@ -228,21 +301,34 @@ static void modern(const elicit_plan *plan) {
         "{\"airport\":{\"action\":\"accept\",\"content\":{\"value\":\"CDG\"}},"
         "\"proceed\":{\"action\":\"accept\",\"content\":{\"value\":true}}}",
     };
-    char *state = NULL;
+    char *token = NULL;
     char *values = NULL;
     int round;
-    printf("== modern era (2026-07-28): batched rounds ==\n");
+    printf("== modern era (2026-07-28): batched rounds, sealed requestState ==\n");
     for (round = 0; round < 3; round++) {
         char *out = NULL;
-        int done = modern_call(plan, round + 1, state, responses[round], &out);
-        free(state);
-        state = NULL;
+        char *params = call_params(token);
+        int done;
+        if (token != NULL) {
+            /* A client that tampers with the token gets the SDK's frozen error. */
+            char *forged_state = NULL;
+            char *forged = call_params(token);
+            char *last = strrchr(forged, '"') - 5; /* a character inside the token */
+            *last = (char)(*last == 'A' ? 'B' : 'A');
+            expect(open_state(sealer, forged, &forged_state) == ELICIT_ERR_REQUEST_STATE,
+                   "a tampered token is rejected");
+            free(forged);
+        }
+        done = modern_call(plan, sealer, round + 1, params, responses[round], &out);
+        free(params);
+        free(token);
+        token = NULL;
         if (done) {
             values = out;
             expect(round == 2, "done on the third round");
             break;
         }
-        state = out;
+        token = out;
     }
     expect(values != NULL, "the call completed");
     expect(strcmp(values,
@@ -298,6 +384,8 @@ static void handshake(const elicit_plan *plan) {
 
 int main(void) {
     elicit_plan *plan = NULL;
+    elicit_key_ring *ring = NULL;
+    elicit_sealer *sealer = NULL;
     char err[ELICIT_MESSAGE_CAP];
     size_t err_len = 0;
     size_t count = 0;
@@ -328,9 +416,29 @@ int main(void) {
         expect(elicited, "every book_flight parameter is elicited");
     }
 
-    modern(plan);
+    /* The server's key ring: one fresh random key here (tokens die with the process);
+       a fleet shares its keys, e.g. from a secret store. */
+    {
+        uint8_t key[32];
+        const uint8_t *keys[1];
+        size_t lens[1] = {sizeof key};
+        keys[0] = key;
+        rc = elicit_os_random(key, sizeof key);
+        if (rc != ELICIT_OK) die("elicit_os_random", rc, NULL);
+        rc = elicit_key_ring_new(keys, lens, 1, &ring, (uint8_t *)err, sizeof err, &err_len);
+        if (rc != ELICIT_OK) die("elicit_key_ring_new", rc, NULL);
+        memset(key, 0, sizeof key);
+        /* Audience: the server's name; TTL 0: the SDK's default, 600 s. */
+        rc = elicit_sealer_new(ring, bytes("booking"), 7, 0, &sealer, (uint8_t *)err, sizeof err,
+                               &err_len);
+        if (rc != ELICIT_OK) die("elicit_sealer_new", rc, NULL);
+        elicit_key_ring_free(ring); /* the sealer keeps its own keys */
+    }
+
+    modern(plan, sealer);
     handshake(plan);
 
+    elicit_sealer_free(sealer);
     elicit_plan_free(plan);
     printf("booking: ok\n");
     return 0;

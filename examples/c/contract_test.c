@@ -11,6 +11,7 @@
  * (A panic inside the library cannot be provoked through the ABI; the poisoning that
  * follows one is tested by the Rust unit tests in ffi/src.)
  */
+#define _GNU_SOURCE /* memmem */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
@@ -946,6 +947,569 @@ static void test_threads(void) {
     elicit_plan_free(p);
 }
 
+/* ------------------------------------------------- sealing (elicit_key_ring, elicit_sealer) */
+
+static const uint8_t KEY_A[32] = {0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42,
+                                  0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42,
+                                  0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42};
+static const uint8_t KEY_B[40] = "another key, at least 32 bytes long!!!!";
+static const uint8_t RANDOM[ELICIT_SEAL_RANDOM_LEN] = {1, 2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+static const char PARAMS[] = "{\"name\":\"book_flight\",\"arguments\":{\"n\":1}}";
+static const double NOW = 1780000000.25;
+
+static elicit_key_ring *ring_of(const uint8_t *const *keys, const size_t *lens, size_t count) {
+    elicit_key_ring *ring = NULL;
+    if (elicit_key_ring_new(keys, lens, count, &ring, NULL, 0, NULL) != ELICIT_OK) {
+        printf("setup: elicit_key_ring_new failed\n");
+        exit(2);
+    }
+    return ring;
+}
+
+static elicit_sealer *sealer_of(const elicit_key_ring *ring, const char *audience) {
+    elicit_sealer *s = NULL;
+    if (elicit_sealer_new(ring, audience ? B(audience) : NULL, audience ? strlen(audience) : 0,
+                          0, &s, NULL, 0, NULL) != ELICIT_OK) {
+        printf("setup: elicit_sealer_new failed\n");
+        exit(2);
+    }
+    return s;
+}
+
+/* Seal `state` for PARAMS at NOW into a fresh NUL-terminated string. */
+static char *seal_of(const elicit_sealer *s, const char *state) {
+    size_t n = 0;
+    char *token;
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, sizeof RANDOM,
+                          B(state), strlen(state), NULL, 0, &n, NULL),
+       ELICIT_OK);
+    token = malloc(n + 1);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, sizeof RANDOM,
+                          B(state), strlen(state), (uint8_t *)token, n, &n, NULL),
+       ELICIT_OK);
+    token[n] = '\0';
+    return token;
+}
+
+/* PARAMS with "requestState": token (a raw JSON value, e.g. "\"v1...\"" or "null"). */
+static char *params_with(const char *state_json) {
+    size_t cap = strlen(PARAMS) + strlen(state_json) + 32;
+    char *p = malloc(cap);
+    snprintf(p, cap, "{\"name\":\"book_flight\",\"arguments\":{\"n\":1},\"requestState\":%s}",
+             state_json);
+    return p;
+}
+
+static char *quoted(const char *token) {
+    size_t cap = strlen(token) + 3;
+    char *q = malloc(cap);
+    snprintf(q, cap, "\"%s\"", token);
+    return q;
+}
+
+/* Unseal: the code; *detail and the state (NUL-terminated into out) when given. */
+static elicit_result unseal_of(const elicit_sealer *s, const char *params, double now,
+                               bool *has, char *out, size_t cap, const char **detail) {
+    size_t n = 0;
+    elicit_result rc = elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL,
+                                            0, now, has, (uint8_t *)out, cap, &n, detail);
+    if (rc == ELICIT_OK && out != NULL && n < cap) out[n] = '\0';
+    return rc;
+}
+
+static void test_key_ring(void) {
+    const uint8_t *keys[ELICIT_MAX_KEYS + 1];
+    size_t lens[ELICIT_MAX_KEYS + 1];
+    elicit_key_ring *sentinel = (elicit_key_ring *)&passed, *ring = sentinel;
+    char err[ELICIT_MESSAGE_CAP];
+    size_t err_len = 0, i;
+    for (i = 0; i <= ELICIT_MAX_KEYS; i++) {
+        keys[i] = KEY_A;
+        lens[i] = sizeof KEY_A;
+    }
+    RC(elicit_key_ring_new(keys, lens, 1, NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_key_ring_new(NULL, lens, 1, &ring, (uint8_t *)err, sizeof err, &err_len),
+       ELICIT_ERR_NULL);
+    CHECK(ring == sentinel && err_len == 12 && memcmp(err, "keys is NULL", 12) == 0);
+    RC(elicit_key_ring_new(keys, NULL, 1, &ring, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_key_ring_new(keys, lens, 0, &ring, NULL, 0, NULL), ELICIT_ERR_INVALID_ARGUMENT);
+    RC(elicit_key_ring_new(keys, lens, ELICIT_MAX_KEYS + 1, &ring, NULL, 0, NULL),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    lens[0] = ELICIT_MIN_KEY_LEN - 1;
+    RC(elicit_key_ring_new(keys, lens, 1, &ring, (uint8_t *)err, sizeof err, &err_len),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(err_len < sizeof err && memmem(err, err_len, "keys[0] is 31 bytes", 19) != NULL);
+    lens[0] = sizeof KEY_A;
+    RC(elicit_key_ring_new(keys, lens, 2, &ring, (uint8_t *)err, sizeof err, &err_len),
+       ELICIT_ERR_INVALID_ARGUMENT); /* the same key twice */
+    CHECK(memmem(err, err_len, "keys[1] duplicates", 18) != NULL);
+    keys[1] = NULL;
+    RC(elicit_key_ring_new(keys, lens, 2, &ring, (uint8_t *)err, sizeof err, &err_len),
+       ELICIT_ERR_NULL);
+    CHECK(err_len == 15 && memcmp(err, "keys[1] is NULL", 15) == 0);
+    CHECK(ring == sentinel);
+    keys[1] = KEY_B;
+    lens[1] = sizeof KEY_B;
+    RC(elicit_key_ring_new(keys, lens, 2, &ring, NULL, 0, NULL), ELICIT_OK);
+    CHECK(ring != sentinel && ring != NULL);
+    elicit_key_ring_free(ring);
+    elicit_key_ring_free(NULL);
+}
+
+static void test_sealer_new(void) {
+    const uint8_t *keys[1] = {KEY_A};
+    size_t lens[1] = {sizeof KEY_A};
+    elicit_key_ring *ring = ring_of(keys, lens, 1);
+    elicit_sealer *sentinel = (elicit_sealer *)&passed, *s = sentinel;
+    char err[ELICIT_MESSAGE_CAP];
+    size_t err_len = 0;
+    RC(elicit_sealer_new(NULL, S("svc"), 0, &s, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_sealer_new(ring, S("svc"), 0, NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_sealer_new(ring, NULL, 3, 0, &s, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_sealer_new(ring, BAD, 0, &s, (uint8_t *)err, sizeof err, &err_len), ELICIT_ERR_UTF8);
+    CHECK(memcmp(err, "audience is not valid UTF-8", 27) == 0);
+    RC(elicit_sealer_new(ring, S("svc"), -1.0, &s, NULL, 0, NULL), ELICIT_ERR_INVALID_ARGUMENT);
+    RC(elicit_sealer_new(ring, S("svc"), 0.0 / 0.0, &s, NULL, 0, NULL),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    RC(elicit_sealer_new(ring, S("svc"), 1.0 / 0.0, &s, NULL, 0, NULL),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(s == sentinel);
+    RC(elicit_sealer_new(ring, S("svc"), 30.0, &s, NULL, 0, NULL), ELICIT_OK);
+    elicit_key_ring_free(ring); /* the sealer keeps its own keys */
+    {
+        char *token = seal_of(s, "state");
+        char *q = quoted(token);
+        char *params = params_with(q);
+        char out[256];
+        bool has = false;
+        const char *detail = NULL;
+        RC(unseal_of(s, params, NOW + 29.0, &has, out, sizeof out, &detail), ELICIT_OK);
+        CHECK(has && strcmp(out, "state") == 0);
+        RC(unseal_of(s, params, NOW + 30.0, &has, out, sizeof out, &detail),
+           ELICIT_ERR_REQUEST_STATE); /* ttl 30 */
+        CHECK(detail != NULL && strcmp(detail, "expired") == 0);
+        free(params);
+        free(q);
+        free(token);
+    }
+    elicit_sealer_free(s);
+    elicit_sealer_free(NULL);
+}
+
+static void test_seal(void) {
+    const uint8_t *keys[1] = {KEY_A};
+    size_t lens[1] = {sizeof KEY_A};
+    elicit_key_ring *ring = ring_of(keys, lens, 1);
+    elicit_sealer *s = sealer_of(ring, "svc");
+    uint8_t buf[512];
+    size_t n = 12345, needed = 0, i;
+    const char *detail = NULL;
+    int untouched = 1;
+    char *token;
+    RC(elicit_sealer_seal(NULL, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n,
+            &detail),
+       ELICIT_ERR_NULL);
+    CHECK(detail != NULL && n == 12345);
+    RC(elicit_sealer_seal(s, NULL, 3, S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, NULL, 20, S("x"), buf, 512, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, NULL, 1, buf, 512, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), NULL, 512, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, NULL, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), NULL, 5, NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 5, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_seal(s, BAD, S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+       ELICIT_ERR_UTF8);
+    RC(elicit_sealer_seal(s, S("tools/call"), BAD, NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+       ELICIT_ERR_UTF8);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), BAD, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+       ELICIT_ERR_UTF8);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, BAD, buf, 512, &n, NULL),
+       ELICIT_ERR_UTF8);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 19, S("x"), buf, 512, &n,
+            &detail),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(detail, "ELICIT_SEAL_RANDOM_LEN") != NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, -1.0, RANDOM, 20, S("x"), buf, 512, &n,
+            &detail),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(detail, "now") != NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, 0.0 / 0.0, RANDOM, 20, S("x"), buf, 512, &n,
+            NULL),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    RC(elicit_sealer_seal(s, S("tools/call"), S("{\"name\":"), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n,
+            &detail),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(detail, "params is not valid JSON") != NULL);
+    RC(elicit_sealer_seal(s, S("tools/call"), S("{\"name\":7}"), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512,
+            &n, &detail),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(detail, "params.name") != NULL);
+    CHECK(n == 12345);
+    /* Size query, one byte short (untouched, size reported), exact fit. */
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("state"), NULL, 0, &needed,
+            NULL),
+       ELICIT_OK);
+    CHECK(needed > 3 && needed < sizeof buf);
+    memset(buf, 0xA5, sizeof buf);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("state"), buf, needed - 1,
+            &n, &detail),
+       ELICIT_ERR_BUFFER_TOO_SMALL);
+    CHECK(n == needed);
+    for (i = 0; i < sizeof buf; i++) {
+        if (buf[i] != 0xA5) untouched = 0;
+    }
+    CHECK(untouched);
+    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("state"), buf, needed, &n,
+            NULL),
+       ELICIT_OK);
+    CHECK(n == needed && memcmp(buf, "v1.", 3) == 0 && buf[needed] == 0xA5);
+    /* The same inputs give the same token; params without arguments count as {}. */
+    token = seal_of(s, "state");
+    CHECK(strlen(token) == needed && memcmp(token, buf, needed) == 0);
+    free(token);
+    RC(elicit_sealer_seal(s, S("tools/call"), NULL, 0, NULL, 0, NOW, RANDOM, 20, S("state"), buf, sizeof buf,
+            &n, NULL),
+       ELICIT_OK);
+    elicit_sealer_free(s);
+    elicit_key_ring_free(ring);
+}
+
+static void test_unseal(void) {
+    const uint8_t *keys[2] = {KEY_A, KEY_B};
+    size_t lens[2] = {sizeof KEY_A, sizeof KEY_B};
+    elicit_key_ring *ring = ring_of(keys, lens, 1);
+    elicit_key_ring *rotated = ring_of(keys + 1, lens + 1, 1);
+    elicit_key_ring *both = ring_of(keys, lens, 2);
+    elicit_sealer *s = sealer_of(ring, "svc");
+    elicit_sealer *other_aud = sealer_of(ring, "other");
+    elicit_sealer *no_aud = sealer_of(ring, NULL);
+    elicit_sealer *s_new = sealer_of(rotated, "svc");
+    elicit_sealer *s_both = sealer_of(both, "svc");
+    const char *state = "{\"v\":1,\"answers\":{\"destination\":\"Zo\\u00eb\"}}";
+    char *token = seal_of(s, state);
+    char *q = quoted(token);
+    char *params = params_with(q);
+    char out[512];
+    bool has = true;
+    size_t n = 12345, needed = 0, i, flips = 0, rejected = 0;
+    const char *detail = NULL;
+    elicit_result rc;
+
+    /* No state: a first round. */
+    RC(unseal_of(s, PARAMS, NOW, &has, out, sizeof out, &detail), ELICIT_OK);
+    CHECK(has == false);
+    {
+        char *null_state = params_with("null");
+        has = true;
+        RC(unseal_of(s, null_state, NOW, &has, out, sizeof out, NULL), ELICIT_OK);
+        CHECK(has == false);
+        free(null_state);
+    }
+    /* The token opens for the same call, with every ring that holds its key. */
+    RC(unseal_of(s, params, NOW + 1, &has, out, sizeof out, &detail), ELICIT_OK);
+    CHECK(has && strcmp(out, state) == 0);
+    RC(unseal_of(s_both, params, NOW + 1, &has, out, sizeof out, NULL), ELICIT_OK);
+    /* One code for every rejection, the reason for the log. */
+    detail = NULL;
+    RC(unseal_of(s_new, params, NOW + 1, &has, out, sizeof out, &detail),
+       ELICIT_ERR_REQUEST_STATE);
+    CHECK(detail != NULL && strcmp(detail, "unknown key") == 0);
+    RC(unseal_of(other_aud, params, NOW + 1, &has, out, sizeof out, &detail),
+       ELICIT_ERR_REQUEST_STATE);
+    CHECK(strcmp(detail, "audience") == 0);
+    RC(unseal_of(no_aud, params, NOW + 1, &has, out, sizeof out, &detail),
+       ELICIT_ERR_REQUEST_STATE);
+    CHECK(strcmp(detail, "audience") == 0);
+    RC(unseal_of(s, params, NOW + 600, &has, out, sizeof out, &detail), ELICIT_ERR_REQUEST_STATE);
+    CHECK(strcmp(detail, "expired") == 0);
+    RC(unseal_of(s, params, NOW - 61, &has, out, sizeof out, &detail), ELICIT_ERR_REQUEST_STATE);
+    CHECK(strcmp(detail, "minted in the future") == 0);
+    RC(elicit_sealer_unseal(s, S("prompts/get"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
+                            (uint8_t *)out, sizeof out, &n, &detail),
+       ELICIT_ERR_REQUEST_STATE);
+    CHECK(strcmp(detail, "request binding") == 0);
+    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), S("[\"c\",null,null]"),
+                            NOW + 1, &has, (uint8_t *)out, sizeof out, &n, &detail),
+       ELICIT_ERR_REQUEST_STATE);
+    CHECK(strcmp(detail, "principal drift") == 0);
+    {
+        char *numeric = params_with("12345");
+        char *empty = params_with("\"\"");
+        RC(unseal_of(s, numeric, NOW, &has, out, sizeof out, &detail), ELICIT_ERR_REQUEST_STATE);
+        CHECK(strcmp(detail, "non-string requestState") == 0);
+        RC(unseal_of(s, empty, NOW, &has, out, sizeof out, &detail), ELICIT_ERR_REQUEST_STATE);
+        CHECK(strcmp(detail, "malformed") == 0);
+        free(numeric);
+        free(empty);
+    }
+    CHECK(strcmp(elicit_result_str(ELICIT_ERR_REQUEST_STATE),
+                 "ELICIT_ERR_REQUEST_STATE: " ELICIT_REQUEST_STATE_ERROR_MESSAGE) == 0);
+    CHECK(strcmp(ELICIT_REQUEST_STATE_ERROR_MESSAGE, "Invalid or expired requestState") == 0);
+    CHECK(ELICIT_REQUEST_STATE_ERROR_CODE == -32602);
+    CHECK(strstr(ELICIT_REQUEST_STATE_ERROR_JSON, "\"reason\":\"invalid_request_state\"") != NULL);
+    /* Every single-bit flip of every character of the token is rejected, one code. */
+    for (i = 0; i < strlen(token); i++) {
+        int bit;
+        for (bit = 0; bit < 8; bit++) {
+            char *flipped_token = quoted(token);
+            char *flipped;
+            flipped_token[i + 1] = (char)(flipped_token[i + 1] ^ (1 << bit));
+            if (flipped_token[i + 1] == '"' || flipped_token[i + 1] == '\\' ||
+                (unsigned char)flipped_token[i + 1] < 0x20 ||
+                (unsigned char)flipped_token[i + 1] >= 0x80) {
+                /* Not a JSON string any more (or not UTF-8): the params are rejected
+                   before any token is read. */
+                free(flipped_token);
+                continue;
+            }
+            flipped = params_with(flipped_token);
+            flips++;
+            rc = unseal_of(s, flipped, NOW + 1, &has, out, sizeof out, &detail);
+            if (rc == ELICIT_ERR_REQUEST_STATE) rejected++;
+            free(flipped);
+            free(flipped_token);
+        }
+    }
+    CHECK(flips > 500 && rejected == flips);
+    /* NULLs, bad UTF-8, buffers. */
+    RC(elicit_sealer_unseal(NULL, S("tools/call"), S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out,
+                            sizeof out, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, NULL, (uint8_t *)out,
+                            sizeof out, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, &has, NULL, 3, &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out,
+                            sizeof out, NULL, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_unseal(s, NULL, 0, S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out, sizeof out,
+                            &n, NULL),
+       ELICIT_ERR_NULL);
+    RC(elicit_sealer_unseal(s, BAD, S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out, sizeof out, &n,
+                            NULL),
+       ELICIT_ERR_UTF8);
+    RC(elicit_sealer_unseal(s, S("tools/call"), BAD, NULL, 0, NOW, &has, (uint8_t *)out,
+                            sizeof out, &n, NULL),
+       ELICIT_ERR_UTF8);
+    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), BAD, NOW, &has, (uint8_t *)out,
+                            sizeof out, &n, NULL),
+       ELICIT_ERR_UTF8);
+    RC(elicit_sealer_unseal(s, S("tools/call"), S("[1,"), NULL, 0, NOW, &has, (uint8_t *)out,
+                            sizeof out, &n, &detail),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, -5.0, &has, (uint8_t *)out,
+                            sizeof out, &n, NULL),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(n == 12345);
+    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
+                            NULL, 0, &needed, NULL),
+       ELICIT_OK);
+    CHECK(needed == strlen(state));
+    memset(out, 0x5A, sizeof out);
+    has = false;
+    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
+                            (uint8_t *)out, needed - 1, &n, NULL),
+       ELICIT_ERR_BUFFER_TOO_SMALL);
+    CHECK(n == needed && out[0] == 0x5A && has == false);
+    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
+                            (uint8_t *)out, needed, &n, NULL),
+       ELICIT_OK);
+    CHECK(has && n == needed && memcmp(out, state, needed) == 0 && out[needed] == 0x5A);
+
+    free(params);
+    free(q);
+    free(token);
+    elicit_sealer_free(s);
+    elicit_sealer_free(other_aud);
+    elicit_sealer_free(no_aud);
+    elicit_sealer_free(s_new);
+    elicit_sealer_free(s_both);
+    elicit_key_ring_free(ring);
+    elicit_key_ring_free(rotated);
+    elicit_key_ring_free(both);
+}
+
+static void test_os(void) {
+    double now = -1.0;
+    uint8_t random[ELICIT_SEAL_RANDOM_LEN] = {0};
+    uint8_t other[ELICIT_SEAL_RANDOM_LEN] = {0};
+    RC(elicit_os_time(NULL), ELICIT_ERR_NULL);
+    RC(elicit_os_time(&now), ELICIT_OK);
+    CHECK(now > 1.7e9 && now < 1e11);
+    RC(elicit_os_random(NULL, 4), ELICIT_ERR_NULL);
+    RC(elicit_os_random(NULL, 0), ELICIT_OK);
+    RC(elicit_os_random(random, sizeof random), ELICIT_OK);
+    RC(elicit_os_random(other, sizeof other), ELICIT_OK);
+    CHECK(memcmp(random, other, sizeof random) != 0); /* 2^-160 to collide */
+}
+
+/* ------------------------------------------- helpers for hosts without a JSON library */
+
+static const char TYPED[] =
+    "{\"tool\":\"typed\",\"parameters\":["
+    "{\"name\":\"n\",\"type\":\"integer\"},{\"name\":\"f\",\"type\":\"number\"},"
+    "{\"name\":\"b\",\"type\":\"boolean\"},{\"name\":\"s\"},"
+    "{\"name\":\"big\",\"type\":\"number\"},{\"name\":\"three\",\"type\":\"number\"},"
+    "{\"name\":\"x\",\"elicit\":{\"needs\":[\"n\",\"f\",\"b\",\"s\",\"big\",\"three\"]}}]}";
+static const char TYPED_ARGS[] =
+    "{\"n\":-42,\"f\":2.5,\"b\":true,\"s\":\"Zo\\u00eb \\\"Z\\\"\\n\",\"big\":1e300,"
+    "\"three\":3.0}";
+
+static const char *input_name;
+static elicit_result input_json(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+    return elicit_round_resolve_input(r, B(input_name), strlen(input_name), b, c, n);
+}
+static elicit_result input_text(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+    return elicit_round_resolve_input_text(r, B(input_name), strlen(input_name), b, c, n);
+}
+
+static void test_helpers(void) {
+    elicit_plan *p = plan_of(TYPED);
+    elicit_round *r = NULL;
+    uint32_t step = 0;
+    size_t param = 0, n = 0;
+    int64_t i = 7;
+    double d = 7.0;
+    bool b = false;
+    char buf[256];
+    RC(elicit_round_new_modern(p, S(TYPED_ARGS), NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+       ELICIT_OK);
+    /* Before the step: wrong step; NULL out-pointers are NULL whatever the step. */
+    RC(elicit_round_resolve_input_int(r, S("n"), &i), ELICIT_ERR_WRONG_STEP);
+    RC(elicit_round_resolve_input_int(r, S("n"), NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input(r, S("n"), (uint8_t *)buf, sizeof buf, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_text(r, S("n"), NULL, 3, &n), ELICIT_ERR_NULL);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_RESOLVE && param == 6);
+
+    RC(elicit_round_resolve_input_int(r, S("n"), &i), ELICIT_OK);
+    CHECK(i == -42);
+    RC(elicit_round_resolve_input_int(r, S("three"), &i), ELICIT_OK);
+    CHECK(i == 3);
+    i = 7;
+    RC(elicit_round_resolve_input_int(r, S("f"), &i), ELICIT_ERR_WRONG_TYPE);
+    RC(elicit_round_resolve_input_int(r, S("big"), &i), ELICIT_ERR_WRONG_TYPE);
+    RC(elicit_round_resolve_input_int(r, S("s"), &i), ELICIT_ERR_WRONG_TYPE);
+    CHECK(i == 7);
+    RC(elicit_round_last_error(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(n < sizeof buf && memmem(buf, n, "input \"s\" is a string", 21) != NULL);
+    RC(elicit_round_resolve_input_number(r, S("f"), &d), ELICIT_OK);
+    CHECK(d == 2.5);
+    RC(elicit_round_resolve_input_number(r, S("n"), &d), ELICIT_OK);
+    CHECK(d == -42.0);
+    RC(elicit_round_resolve_input_number(r, S("big"), &d), ELICIT_OK);
+    CHECK(d == 1e300);
+    RC(elicit_round_resolve_input_number(r, S("b"), &d), ELICIT_ERR_WRONG_TYPE);
+    RC(elicit_round_resolve_input_bool(r, S("b"), &b), ELICIT_OK);
+    CHECK(b == true);
+    RC(elicit_round_resolve_input_bool(r, S("n"), &b), ELICIT_ERR_WRONG_TYPE);
+    RC(elicit_round_resolve_input_text(r, S("s"), (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(n == 9 && memcmp(buf, "Zo\xc3\xab \"Z\"\n", 9) == 0);
+    RC(elicit_round_resolve_input_text(r, S("n"), (uint8_t *)buf, sizeof buf, &n),
+       ELICIT_ERR_WRONG_TYPE);
+    RC(elicit_round_resolve_input(r, S("f"), (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(n == 3 && memcmp(buf, "2.5", 3) == 0);
+    input_name = "s";
+    check_reader(r, input_json, "resolve_input", __LINE__);
+    check_reader(r, input_text, "resolve_input_text", __LINE__);
+    /* Not an input of this resolver, NULLs, bad UTF-8. */
+    RC(elicit_round_resolve_input(r, S("x"), (uint8_t *)buf, sizeof buf, &n), ELICIT_ERR_NOT_FOUND);
+    RC(elicit_round_last_error(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(memmem(buf, n, "its inputs are [n, f, b, s, big, three]", 39) != NULL);
+    RC(elicit_round_resolve_input_int(r, S("nope"), &i), ELICIT_ERR_NOT_FOUND);
+    RC(elicit_round_resolve_input_int(NULL, S("n"), &i), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_int(r, NULL, 1, &i), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_int(r, S("n"), NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_number(r, S("n"), NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_bool(r, S("b"), NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_text(r, S("s"), NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input_text(r, S("s"), NULL, 4, &n), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input(r, BAD, (uint8_t *)buf, sizeof buf, &n), ELICIT_ERR_UTF8);
+    RC(elicit_round_resolve_input_bool(r, BAD, &b), ELICIT_ERR_UTF8);
+
+    /* A question from plain text: the library escapes it. */
+    RC(elicit_round_resolve_question_text(NULL, S("m"), NULL, 0, NULL, 0), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_question_text(r, NULL, 0, NULL, 0, NULL, 0), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_question_text(r, S("m"), NULL, 2, NULL, 0), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_question_text(r, BAD, NULL, 0, NULL, 0), ELICIT_ERR_UTF8);
+    RC(elicit_round_resolve_question_text(r, S("m"), S("t"), BAD), ELICIT_ERR_UTF8);
+    RC(elicit_round_last_error(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(memcmp(buf, "description is not valid UTF-8", 30) == 0);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK); /* nothing changed */
+    CHECK(step == ELICIT_STEP_RESOLVE && param == 6);
+    RC(elicit_round_resolve_question_text(r, S("Zo\xc3\xab says \"hi\" \\ and\n\x01?"), S("T\""),
+                                          S("D")),
+       ELICIT_OK);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_INPUT_REQUIRED);
+    RC(elicit_round_input_requests(r, 0, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(n < sizeof buf);
+    buf[n < sizeof buf ? n : sizeof buf - 1] = '\0';
+    CHECK(strstr(buf, "\"message\":\"Zo\xc3\xab says \\\"hi\\\" \\\\ and\\n\\u0001?\"") != NULL);
+    CHECK(strstr(buf, "\"title\":\"T\\\"\"") != NULL);
+    CHECK(strstr(buf, "\"description\":\"D\"") != NULL);
+    /* After the step: wrong step. */
+    RC(elicit_round_resolve_question_text(r, S("again"), NULL, 0, NULL, 0), ELICIT_ERR_WRONG_STEP);
+    RC(elicit_round_resolve_input(r, S("n"), (uint8_t *)buf, sizeof buf, &n),
+       ELICIT_ERR_WRONG_STEP);
+    elicit_round_free(r);
+    elicit_plan_free(p);
+}
+
+/* Resolver values are taken as given, not checked against the parameter's type (the
+   reference does the same: tests/vectors/06_resolver_value_bypasses_validation). */
+static void test_resolver_values_taken_as_given(void) {
+    elicit_plan *p = plan_of(BOOKING);
+    char *state = round1_state(p);
+    elicit_round *r = modern_of(p, state, ROUND2_RESPONSES);
+    uint32_t step = 0;
+    size_t param = 0, n = 0;
+    char values[256];
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_RESOLVE && param == 2); /* airport: a string */
+    RC(elicit_round_resolve_value(r, S("5")), ELICIT_OK);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_RESOLVE && param == 3); /* proceed: a boolean */
+    RC(elicit_round_resolve_value(r, S("\"maybe\"")), ELICIT_OK);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_DONE);
+    RC(elicit_round_values(r, (uint8_t *)values, sizeof values - 1, &n), ELICIT_OK);
+    values[n] = '\0';
+    CHECK(strcmp(values, "{\"destination\":\"Paris\",\"date\":\"2026-08-01\",\"airport\":5,"
+                         "\"proceed\":\"maybe\",\"seat\":\"window\"}") == 0);
+    elicit_round_free(r);
+    free(state);
+    elicit_plan_free(p);
+}
+
+static void test_result_names(void) {
+    static const elicit_result codes[] = {
+        ELICIT_OK, ELICIT_ERR_NULL, ELICIT_ERR_WRONG_TYPE, ELICIT_ERR_INPUT_RESPONSES,
+        ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_DECLINED, ELICIT_ERR_PANIC, ELICIT_ERR_OTHER,
+    };
+    size_t i;
+    CHECK(strcmp(elicit_result_name(ELICIT_OK), "ELICIT_OK") == 0);
+    CHECK(strcmp(elicit_result_name(ELICIT_ERR_NULL), "ELICIT_ERR_NULL") == 0);
+    CHECK(strcmp(elicit_result_name(ELICIT_ERR_REQUEST_STATE), "ELICIT_ERR_REQUEST_STATE") == 0);
+    CHECK(strcmp(elicit_result_name(12345), "ELICIT_ERR_UNKNOWN") == 0);
+    for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        const char *name = elicit_result_name(codes[i]);
+        const char *full = elicit_result_str(codes[i]);
+        size_t len = strlen(name);
+        CHECK(strncmp(full, name, len) == 0 && full[len] == ':' && full[len + 1] == ' ');
+    }
+    CHECK(ELICIT_ERR_WRONG_TYPE / 100 == 1 && ELICIT_ERR_REQUEST_STATE / 100 == 3);
+}
+
 int main(void) {
     test_version_and_codes();
     test_plan_new();
@@ -958,6 +1522,14 @@ int main(void) {
     test_failures();
     test_plan_freed_first();
     test_threads();
+    test_key_ring();
+    test_sealer_new();
+    test_seal();
+    test_unseal();
+    test_os();
+    test_helpers();
+    test_resolver_values_taken_as_given();
+    test_result_names();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

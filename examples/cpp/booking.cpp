@@ -1,7 +1,7 @@
 // booking.cpp: the book_flight flow across rounds, through the elicit C ABI and the
 // RAII wrapper in elicit.hpp.
 //
-// Modern era (2026-07-28), three calls:
+// Modern era (2026-07-28), three calls, the requestState sealed between them:
 //   1. no answers yet            -> asks destination, date, seat
 //   2. Paris, 2026-08-01, window -> asks airport ("Which airport in Paris?"), proceed
 //   3. CDG, true                 -> done
@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "elicit.hpp"
 
@@ -38,38 +39,32 @@ void expect(bool ok, std::string_view what) {
     }
 }
 
-// The raw contents of the string member `key` of a flat JSON object (escapes kept).
-std::string string_member(const std::string &json, const std::string &key) {
-    std::string pattern = "\"" + key + "\":\"";
-    std::size_t start = json.find(pattern);
-    expect(start != std::string::npos, "resolver input present");
-    start += pattern.size();
-    std::size_t end = start;
-    while (end < json.size() && json[end] != '"') end += (json[end] == '\\') ? 2 : 1;
-    return json.substr(start, end - start);
-}
-
-// A resolver's decision: a value (JSON) or a question (JSON object).
-struct Decision {
-    bool is_value;
-    std::string json;
-};
-
-using Resolver = std::function<Decision(const std::string &inputs)>;
+// A resolver answers the round with a value (JSON) or a question (plain text; the
+// library escapes it). It reads its inputs by name, decoded: no JSON parsing here.
+// Resolvers run again on every round, so they are cheap and pure.
+using Resolver = std::function<void(elicit::Round &round)>;
 
 const std::map<std::string, Resolver, std::less<>> &resolvers() {
     static const std::map<std::string, Resolver, std::less<>> table = {
         {"airport",
-         [](const std::string &in) {
-             std::string destination = string_member(in, "destination");
-             if (destination == "London") return Decision{true, "\"LHR\""};
-             return Decision{false, R"({"message":"Which airport in )" + destination + "?\"}"};
+         [](elicit::Round &round) {
+             std::string destination = round.input_text("destination");
+             if (destination == "London") {
+                 std::cout << "  resolver airport(" << destination << ") -> value \"LHR\"\n";
+                 round.resolve_value("\"LHR\"");
+                 return;
+             }
+             std::string question = "Which airport in " + destination + "?";
+             std::cout << "  resolver airport(" << destination << ") -> question " << question
+                       << "\n";
+             round.resolve_question_text(question);
          }},
         {"proceed",
-         [](const std::string &in) {
-             return Decision{false, R"({"message":"Book a flight to )" +
-                                        string_member(in, "destination") + " on " +
-                                        string_member(in, "date") + "?\"}"};
+         [](elicit::Round &round) {
+             std::string question = "Book a flight to " + round.input_text("destination") +
+                                    " on " + round.input_text("date") + "?";
+             std::cout << "  resolver proceed -> question " << question << "\n";
+             round.resolve_question_text(question, "Confirm");
          }},
     };
     return table;
@@ -93,15 +88,7 @@ Outcome call(const elicit::Plan &plan, std::optional<std::string_view> state,
                 std::string_view name = plan.param_name(step.param);
                 auto it = resolvers().find(name);
                 expect(it != resolvers().end(), "a resolver for every resolved parameter");
-                std::string inputs = round.resolve_inputs();
-                Decision d = it->second(inputs);
-                std::cout << "  resolver " << name << "(" << inputs << ") -> "
-                          << (d.is_value ? "value " : "question ") << d.json << "\n";
-                if (d.is_value) {
-                    round.resolve_value(d.json);
-                } else {
-                    round.resolve_question(d.json);
-                }
+                it->second(round);
                 break;
             }
             case elicit::StepKind::Done:
@@ -137,11 +124,40 @@ int main() {
             R"({"airport":{"action":"accept","content":{"value":"CDG"}},)"
             R"("proceed":{"action":"accept","content":{"value":true}}})",
         };
-        std::optional<std::string> state;
+        // The state between rounds is sealed: one fresh random key here (a fleet shares
+        // its keys), audience "booking", the SDK's default TTL.
+        std::vector<std::uint8_t> key = elicit::os_random(32);
+        elicit::Sealer sealer = elicit::Sealer::create(
+            elicit::KeyRing::create({std::string_view(reinterpret_cast<const char *>(key.data()),
+                                                      key.size())}),
+            "booking");
+        std::optional<std::string> token;
         std::string values;
         for (int n = 0; n < 3; ++n) {
             std::cout << "round " << n + 1 << " (inputResponses: "
                       << (responses[n] ? *responses[n] : "none") << ")\n";
+            // The request params as the client sends them (a token needs no escaping).
+            std::string params = R"({"name":"book_flight","arguments":{})";
+            if (token) params += R"(,"requestState":")" + *token + "\"";
+            params += "}";
+            elicit::Request request{"tools/call", params};
+            if (token) {
+                std::string forged = params;
+                std::size_t at = forged.size() - 6;  // inside the token
+                forged[at] = forged[at] == 'A' ? 'B' : 'A';
+                try {
+                    sealer.unseal(elicit::Request{"tools/call", forged});
+                    expect(false, "a tampered token is rejected");
+                } catch (const elicit::RequestStateError &e) {
+                    std::cout << "  tampered token: " << e.what() << " (log: " << e.reason()
+                              << ")\n";
+                    expect(std::string(e.what()) == "Invalid or expired requestState",
+                           "the SDK's frozen message");
+                    expect(!e.reason().empty(), "a reason for the log");
+                }
+            }
+            std::optional<std::string> state = sealer.unseal(request);
+            expect(state.has_value() == token.has_value(), "a state exactly when sent one");
             std::optional<std::string_view> state_view;
             if (state) state_view = *state;
             Outcome out = call(plan, state_view, responses[n]);
@@ -152,7 +168,9 @@ int main() {
                 break;
             }
             std::cout << "  input required: " << out.requests << "\n";
-            std::cout << "  requestState: " << out.state << "\n";
+            token = sealer.seal(request, out.state);
+            std::cout << "  requestState: " << out.state << "\n  sealed: " << token->substr(0, 24)
+                      << "... (" << token->size() << " bytes)\n";
             if (n == 1) {
                 expect(out.requests.find("\"Which airport in Paris?\"") != std::string::npos,
                        "asks airport");
@@ -160,7 +178,6 @@ int main() {
                            std::string::npos,
                        "asks proceed");
             }
-            state = out.state;
         }
         expect(values ==
                    R"({"destination":"Paris","date":"2026-08-01","airport":"CDG",)"

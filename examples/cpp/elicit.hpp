@@ -9,6 +9,9 @@
 // - Outputs come back as std::string (a size query, then the read).
 // - A Round refers to its Plan by reference count inside the library: destroying the
 //   Plan first is fine.
+// - Sealing: elicit::KeyRing and elicit::Sealer seal and verify requestState as the MCP
+//   Python SDK does; a rejected token throws elicit::RequestStateError (always the
+//   SDK's frozen message; reason() is for the log only).
 #ifndef ELICIT_HPP
 #define ELICIT_HPP
 
@@ -19,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "elicit.h"
 
@@ -37,6 +41,26 @@ public:
 private:
     elicit_result code_;
 };
+
+/// A requestState that did not verify (ELICIT_ERR_REQUEST_STATE): answer the request
+/// with the JSON-RPC error ELICIT_REQUEST_STATE_ERROR_JSON. what() is always the SDK's
+/// frozen "Invalid or expired requestState"; reason() tells the log why.
+class RequestStateError : public Error {
+public:
+    explicit RequestStateError(const char *reason)
+        : Error(ELICIT_ERR_REQUEST_STATE, ELICIT_REQUEST_STATE_ERROR_MESSAGE),
+          reason_(reason ? reason : "") {}
+    /// The log-only reason ("expired", "unknown key", "request binding", ...).
+    const std::string &reason() const noexcept { return reason_; }
+
+private:
+    std::string reason_;
+};
+
+/// The name of a result code alone, e.g. "ELICIT_ERR_NULL".
+inline std::string_view result_name(elicit_result code) noexcept {
+    return elicit_result_name(code);
+}
 
 namespace detail {
 
@@ -224,6 +248,49 @@ public:
                                   elicit_result_json.size()));
     }
 
+    /// Answer the Resolve step with a question from plain text (the library escapes it);
+    /// title and description are optional.
+    void resolve_question_text(std::string_view message,
+                               std::optional<std::string_view> title = std::nullopt,
+                               std::optional<std::string_view> description = std::nullopt) {
+        check(elicit_round_resolve_question_text(
+            get(), detail::bytes(message), message.size(),
+            title ? detail::bytes(*title) : nullptr, title ? title->size() : 0,
+            description ? detail::bytes(*description) : nullptr,
+            description ? description->size() : 0));
+    }
+    /// During the Resolve step: input `name` as JSON (Error ELICIT_ERR_NOT_FOUND when
+    /// the resolver has no such input).
+    std::string input(std::string_view name) {
+        return read([name](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
+            return elicit_round_resolve_input(r, detail::bytes(name), name.size(), b, c, n);
+        });
+    }
+    /// Input `name` as decoded text (Error ELICIT_ERR_WRONG_TYPE unless a string).
+    std::string input_text(std::string_view name) {
+        return read([name](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
+            return elicit_round_resolve_input_text(r, detail::bytes(name), name.size(), b, c, n);
+        });
+    }
+    /// Input `name` as an integer (3 and 3.0; Error ELICIT_ERR_WRONG_TYPE otherwise).
+    std::int64_t input_int(std::string_view name) {
+        std::int64_t v = 0;
+        check(elicit_round_resolve_input_int(get(), detail::bytes(name), name.size(), &v));
+        return v;
+    }
+    /// Input `name` as a number.
+    double input_number(std::string_view name) {
+        double v = 0;
+        check(elicit_round_resolve_input_number(get(), detail::bytes(name), name.size(), &v));
+        return v;
+    }
+    /// Input `name` as a boolean.
+    bool input_bool(std::string_view name) {
+        bool v = false;
+        check(elicit_round_resolve_input_bool(get(), detail::bytes(name), name.size(), &v));
+        return v;
+    }
+
     /// The message of the last failed call on this round ("" if none).
     std::string last_error() const {
         std::size_t n = 0;
@@ -261,6 +328,151 @@ private:
     }
 
     std::unique_ptr<elicit_round, detail::RoundDeleter> handle_;
+};
+
+namespace detail {
+
+struct KeyRingDeleter {
+    void operator()(elicit_key_ring *k) const noexcept { elicit_key_ring_free(k); }
+};
+
+struct SealerDeleter {
+    void operator()(elicit_sealer *s) const noexcept { elicit_sealer_free(s); }
+};
+
+inline void check_static(elicit_result rc, const char *detail) {
+    if (rc == ELICIT_ERR_REQUEST_STATE) throw RequestStateError(detail);
+    if (rc != ELICIT_OK) throw Error(rc, describe(rc, detail ? detail : ""));
+}
+
+}  // namespace detail
+
+/// The operating system's time in Unix seconds, for Sealer::seal / Sealer::unseal.
+inline double os_time() {
+    double now = 0;
+    detail::check_static(elicit_os_time(&now), nullptr);
+    return now;
+}
+
+/// `n` bytes from the operating system's CSPRNG.
+inline std::vector<std::uint8_t> os_random(std::size_t n) {
+    std::vector<std::uint8_t> out(n);
+    detail::check_static(elicit_os_random(out.data(), n), nullptr);
+    return out;
+}
+
+/// A rotation ring of sealing keys (each >= ELICIT_MIN_KEY_LEN bytes): the first seals,
+/// every one unseals. Free it once the sealers exist (it keeps a copy of the secrets).
+class KeyRing {
+public:
+    /// Throws Error (ELICIT_ERR_INVALID_ARGUMENT: no key, too many, too short, twice).
+    static KeyRing create(const std::vector<std::string_view> &keys) {
+        std::vector<const std::uint8_t *> ptrs;
+        std::vector<std::size_t> lens;
+        for (std::string_view k : keys) {
+            ptrs.push_back(detail::bytes(k));
+            lens.push_back(k.size());
+        }
+        elicit_key_ring *raw = nullptr;
+        char err[ELICIT_MESSAGE_CAP];
+        std::size_t err_len = 0;
+        elicit_result rc = elicit_key_ring_new(ptrs.data(), lens.data(), keys.size(), &raw,
+                                               reinterpret_cast<std::uint8_t *>(err),
+                                               sizeof err, &err_len);
+        if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
+        return KeyRing(raw);
+    }
+    const elicit_key_ring *get() const noexcept { return handle_.get(); }
+
+private:
+    explicit KeyRing(elicit_key_ring *raw) : handle_(raw) {}
+    std::unique_ptr<elicit_key_ring, detail::KeyRingDeleter> handle_;
+};
+
+/// The request a token belongs to: the JSON-RPC method, the request's params as
+/// received (name and arguments, or uri, are read from them; requestState too), and the
+/// authenticated principal, if any.
+struct Request {
+    std::string_view method;
+    std::string_view params;
+    std::optional<std::string_view> principal = std::nullopt;
+};
+
+/// Seals and verifies requestState (thread-safe, immutable), byte-compatible with the
+/// MCP Python SDK's RequestStateBoundary.
+class Sealer {
+public:
+    /// `audience`: the server's name (nullopt: none). `ttl_secs`: 0 for the SDK's 600 s.
+    static Sealer create(const KeyRing &ring, std::optional<std::string_view> audience,
+                         double ttl_secs = 0) {
+        elicit_sealer *raw = nullptr;
+        char err[ELICIT_MESSAGE_CAP];
+        std::size_t err_len = 0;
+        elicit_result rc = elicit_sealer_new(
+            ring.get(), audience ? detail::bytes(*audience) : nullptr,
+            audience ? audience->size() : 0, ttl_secs, &raw,
+            reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
+        if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
+        return Sealer(raw);
+    }
+
+    /// Seal `state` for `request` at `now` with ELICIT_SEAL_RANDOM_LEN fresh random bytes.
+    std::string seal(const Request &request, std::string_view state, double now,
+                     const std::vector<std::uint8_t> &random) const {
+        auto call = [&](std::uint8_t *buf, std::size_t cap, std::size_t *len,
+                        const char **why) {
+            return elicit_sealer_seal(
+                get(), detail::bytes(request.method), request.method.size(),
+                detail::bytes(request.params), request.params.size(),
+                request.principal ? detail::bytes(*request.principal) : nullptr,
+                request.principal ? request.principal->size() : 0, now, random.data(),
+                random.size(), detail::bytes(state), state.size(), buf, cap, len, why);
+        };
+        const char *why = nullptr;
+        std::size_t needed = 0;
+        // (The code is taken first: `why` is written by the call.)
+        elicit_result rc = call(nullptr, 0, &needed, &why);
+        detail::check_static(rc, why);
+        std::string token(needed, '\0');
+        std::size_t len = 0;
+        rc = call(reinterpret_cast<std::uint8_t *>(&token[0]), token.size(), &len, &why);
+        detail::check_static(rc, why);
+        token.resize(len);
+        return token;
+    }
+    /// Seal with the operating system's clock and random source.
+    std::string seal(const Request &request, std::string_view state) const {
+        return seal(request, state, os_time(), os_random(ELICIT_SEAL_RANDOM_LEN));
+    }
+
+    /// Verify params.requestState: nullopt on a first round (no state), the plaintext
+    /// otherwise. Throws RequestStateError when the token does not verify.
+    std::optional<std::string> unseal(const Request &request, double now) const {
+        std::string out(request.params.size(), '\0');
+        bool has_state = false;
+        std::size_t len = 0;
+        const char *why = nullptr;
+        elicit_result rc = elicit_sealer_unseal(
+            get(), detail::bytes(request.method), request.method.size(),
+            detail::bytes(request.params), request.params.size(),
+            request.principal ? detail::bytes(*request.principal) : nullptr,
+            request.principal ? request.principal->size() : 0, now, &has_state,
+            reinterpret_cast<std::uint8_t *>(&out[0]), out.size(), &len, &why);
+        detail::check_static(rc, why);
+        if (!has_state) return std::nullopt;
+        out.resize(len);
+        return out;
+    }
+    /// Verify with the operating system's clock.
+    std::optional<std::string> unseal(const Request &request) const {
+        return unseal(request, os_time());
+    }
+
+    const elicit_sealer *get() const noexcept { return handle_.get(); }
+
+private:
+    explicit Sealer(elicit_sealer *raw) : handle_(raw) {}
+    std::unique_ptr<elicit_sealer, detail::SealerDeleter> handle_;
 };
 
 }  // namespace elicit

@@ -21,18 +21,22 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use elicit_core::{CompileError, Error, Sink};
 
+mod helpers;
 mod plan;
 mod round;
+mod seal;
 
+pub use helpers::*;
 pub use plan::*;
 pub use round::*;
+pub use seal::*;
 
 // ------------------------------------------------------------------------- versions
 
 /// Major version of the C ABI. A change here breaks existing callers.
 pub const ELICIT_ABI_VERSION_MAJOR: u32 = 0;
 /// Minor version of the C ABI: additions that keep existing callers working.
-pub const ELICIT_ABI_VERSION_MINOR: u32 = 1;
+pub const ELICIT_ABI_VERSION_MINOR: u32 = 2;
 /// Patch version of the C ABI: fixes with no interface change.
 pub const ELICIT_ABI_VERSION_PATCH: u32 = 0;
 /// The ABI version this header describes, as `(major << 16) | (minor << 8) | patch`;
@@ -108,6 +112,9 @@ pub const ELICIT_ERR_TOO_LARGE: elicit_result = 108;
 /// again; when it is a question object the engine cannot use (a bad `type`, say), the
 /// round has failed. `elicit_round_poll` tells which.
 pub const ELICIT_ERR_RESOLVER_ANSWER: elicit_result = 109;
+/// The value asked for has another JSON type than the call reads (e.g.
+/// `elicit_round_resolve_input_int` on a string); nothing changed.
+pub const ELICIT_ERR_WRONG_TYPE: elicit_result = 110;
 
 /// The declaration is not valid JSON.
 pub const ELICIT_ERR_DECLARATION_JSON: elicit_result = 200;
@@ -135,6 +142,10 @@ pub const ELICIT_ERR_ARGUMENTS: elicit_result = 300;
 pub const ELICIT_ERR_MISSING_ARGUMENT: elicit_result = 301;
 /// `inputResponses` is malformed: answer the request with JSON-RPC error `-32602`.
 pub const ELICIT_ERR_INPUT_RESPONSES: elicit_result = 302;
+/// The request's `requestState` did not verify (`elicit_sealer_unseal`): answer with
+/// JSON-RPC error `-32602` and the frozen message "Invalid or expired requestState"
+/// (`ELICIT_REQUEST_STATE_ERROR_JSON`); the reason is for the log only.
+pub const ELICIT_ERR_REQUEST_STATE: elicit_result = 303;
 
 /// A reply is a valid InputResponse but not an elicitation result.
 pub const ELICIT_ERR_NOT_ELICIT_RESULT: elicit_result = 400;
@@ -218,73 +229,79 @@ pub extern "C" fn elicit_result_str(code: elicit_result) -> *const core::ffi::c_
     s.as_ptr()
 }
 
-fn result_cstr(code: elicit_result) -> &'static core::ffi::CStr {
-    match code {
-        ELICIT_OK => c"ELICIT_OK: success",
-        ELICIT_ERR_NULL => c"ELICIT_ERR_NULL: a required pointer argument is NULL",
-        ELICIT_ERR_UTF8 => c"ELICIT_ERR_UTF8: a text input is not valid UTF-8",
-        ELICIT_ERR_BUFFER_TOO_SMALL => {
-            c"ELICIT_ERR_BUFFER_TOO_SMALL: the output buffer is too small; *out_len holds the size needed"
+/// A static, NUL-terminated name of a result code alone, e.g. `"ELICIT_ERR_NULL"`
+/// (the part of `elicit_result_str` before the colon). Unknown codes give
+/// `"ELICIT_ERR_UNKNOWN"`. Never NULL; the string is static: do not free it.
+///
+/// Safe to call at any time from any thread.
+#[no_mangle]
+pub extern "C" fn elicit_result_name(code: elicit_result) -> *const core::ffi::c_char {
+    let s: &'static core::ffi::CStr =
+        catch(|| describe(code).map_or(c"ELICIT_ERR_UNKNOWN", |d| d.0))
+            .unwrap_or(c"ELICIT_ERR_PANIC");
+    s.as_ptr()
+}
+
+pub(crate) fn result_cstr(code: elicit_result) -> &'static core::ffi::CStr {
+    describe(code).map_or(c"unknown elicit_result code", |d| d.1)
+}
+
+/// The name and the "NAME: sentence" description of every code, from one table.
+fn describe(code: elicit_result) -> Option<(&'static core::ffi::CStr, &'static core::ffi::CStr)> {
+    /// One row: the code's constant, and its sentence. Both strings are built at
+    /// compile time from the constant's name, so name and description cannot drift.
+    macro_rules! codes {
+        ($($name:ident => $sentence:literal,)*) => {
+            match code {
+                $($name => Some((
+                    cstr(concat!(stringify!($name), "\0")),
+                    cstr(concat!(stringify!($name), ": ", $sentence, "\0")),
+                )),)*
+                _ => None,
+            }
+        };
+    }
+    const fn cstr(s: &'static str) -> &'static core::ffi::CStr {
+        match core::ffi::CStr::from_bytes_with_nul(s.as_bytes()) {
+            Ok(c) => c,
+            Err(_) => c"(invalid description)",
         }
-        ELICIT_ERR_WRONG_STEP => {
-            c"ELICIT_ERR_WRONG_STEP: the call does not fit the round's current step; poll and follow the step"
-        }
-        ELICIT_ERR_WORKSPACE_FULL => {
-            c"ELICIT_ERR_WORKSPACE_FULL: the round's workspace is full; use a larger workspace_size"
-        }
-        ELICIT_ERR_INDEX => c"ELICIT_ERR_INDEX: an index is out of range",
-        ELICIT_ERR_INVALID_ARGUMENT => {
-            c"ELICIT_ERR_INVALID_ARGUMENT: an argument has a value the call does not accept"
-        }
-        ELICIT_ERR_NOT_FOUND => c"ELICIT_ERR_NOT_FOUND: no parameter has that name",
-        ELICIT_ERR_TOO_LARGE => c"ELICIT_ERR_TOO_LARGE: the requested size cannot be allocated",
-        ELICIT_ERR_RESOLVER_ANSWER => {
-            c"ELICIT_ERR_RESOLVER_ANSWER: the host's resolver answer is invalid"
-        }
-        ELICIT_ERR_DECLARATION_JSON => {
-            c"ELICIT_ERR_DECLARATION_JSON: the declaration is not valid JSON"
-        }
-        ELICIT_ERR_DECLARATION => c"ELICIT_ERR_DECLARATION: the declaration is invalid",
-        ELICIT_ERR_DUPLICATE_NAME => c"ELICIT_ERR_DUPLICATE_NAME: two parameters share a name",
-        ELICIT_ERR_UNKNOWN_NEED => {
-            c"ELICIT_ERR_UNKNOWN_NEED: a resolver needs a name that is not a parameter"
-        }
-        ELICIT_ERR_CYCLE => c"ELICIT_ERR_CYCLE: resolvers need each other in a cycle",
-        ELICIT_ERR_DECLARED_TYPE_MISMATCH => {
-            c"ELICIT_ERR_DECLARED_TYPE_MISMATCH: a resolver's declared type contradicts its parameter"
-        }
-        ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED => {
-            c"ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED: elicited parameters and a hand-returned InputRequiredResult"
-        }
-        ELICIT_ERR_UNSUPPORTED_SCHEMA => {
-            c"ELICIT_ERR_UNSUPPORTED_SCHEMA: an answer type outside the MCP elicitation subset"
-        }
-        ELICIT_ERR_CAPACITY => c"ELICIT_ERR_CAPACITY: a fixed capacity was exceeded",
-        ELICIT_ERR_ARGUMENTS => c"ELICIT_ERR_ARGUMENTS: the call's arguments are not a JSON object",
-        ELICIT_ERR_MISSING_ARGUMENT => {
-            c"ELICIT_ERR_MISSING_ARGUMENT: an argument a resolver needs is missing"
-        }
-        ELICIT_ERR_INPUT_RESPONSES => {
-            c"ELICIT_ERR_INPUT_RESPONSES: inputResponses is malformed (JSON-RPC -32602)"
-        }
-        ELICIT_ERR_NOT_ELICIT_RESULT => {
-            c"ELICIT_ERR_NOT_ELICIT_RESULT: a reply is not an elicitation result"
-        }
-        ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT => {
-            c"ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT: an accepted answer carries no content"
-        }
-        ELICIT_ERR_SCHEMA_MISMATCH => {
-            c"ELICIT_ERR_SCHEMA_MISMATCH: an answer does not match the requested schema"
-        }
-        ELICIT_ERR_DECLINED => c"ELICIT_ERR_DECLINED: a required parameter was declined",
-        ELICIT_ERR_CANCELLED => c"ELICIT_ERR_CANCELLED: a required parameter was cancelled",
-        ELICIT_ERR_RESOLVER_DEPENDENCY => {
-            c"ELICIT_ERR_RESOLVER_DEPENDENCY: a resolver's dependency could not be built"
-        }
-        ELICIT_ERR_PANIC => c"ELICIT_ERR_PANIC: a panic occurred inside the library; the handle is poisoned",
-        ELICIT_ERR_POISONED => c"ELICIT_ERR_POISONED: the handle is poisoned by an earlier panic",
-        ELICIT_ERR_OTHER => c"ELICIT_ERR_OTHER: an engine error this ABI version has no code for",
-        _ => c"unknown elicit_result code",
+    }
+    codes! {
+        ELICIT_OK => "success",
+        ELICIT_ERR_NULL => "a required pointer argument is NULL",
+        ELICIT_ERR_UTF8 => "a text input is not valid UTF-8",
+        ELICIT_ERR_BUFFER_TOO_SMALL => "the output buffer is too small; *out_len holds the size needed",
+        ELICIT_ERR_WRONG_STEP => "the call does not fit the round's current step; poll and follow the step",
+        ELICIT_ERR_WORKSPACE_FULL => "the round's workspace is full; use a larger workspace_size",
+        ELICIT_ERR_INDEX => "an index is out of range",
+        ELICIT_ERR_INVALID_ARGUMENT => "an argument has a value the call does not accept",
+        ELICIT_ERR_NOT_FOUND => "no parameter has that name",
+        ELICIT_ERR_TOO_LARGE => "the requested size cannot be allocated",
+        ELICIT_ERR_RESOLVER_ANSWER => "the host's resolver answer is invalid",
+        ELICIT_ERR_WRONG_TYPE => "the value has another JSON type than the call reads",
+        ELICIT_ERR_DECLARATION_JSON => "the declaration is not valid JSON",
+        ELICIT_ERR_DECLARATION => "the declaration is invalid",
+        ELICIT_ERR_DUPLICATE_NAME => "two parameters share a name",
+        ELICIT_ERR_UNKNOWN_NEED => "a resolver needs a name that is not a parameter",
+        ELICIT_ERR_CYCLE => "resolvers need each other in a cycle",
+        ELICIT_ERR_DECLARED_TYPE_MISMATCH => "a resolver's declared type contradicts its parameter",
+        ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED => "elicited parameters and a hand-returned InputRequiredResult",
+        ELICIT_ERR_UNSUPPORTED_SCHEMA => "an answer type outside the MCP elicitation subset",
+        ELICIT_ERR_CAPACITY => "a fixed capacity was exceeded",
+        ELICIT_ERR_ARGUMENTS => "the call's arguments are not a JSON object",
+        ELICIT_ERR_MISSING_ARGUMENT => "an argument a resolver needs is missing",
+        ELICIT_ERR_INPUT_RESPONSES => "inputResponses is malformed (JSON-RPC -32602)",
+        ELICIT_ERR_REQUEST_STATE => "Invalid or expired requestState",
+        ELICIT_ERR_NOT_ELICIT_RESULT => "a reply is not an elicitation result",
+        ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT => "an accepted answer carries no content",
+        ELICIT_ERR_SCHEMA_MISMATCH => "an answer does not match the requested schema",
+        ELICIT_ERR_DECLINED => "a required parameter was declined",
+        ELICIT_ERR_CANCELLED => "a required parameter was cancelled",
+        ELICIT_ERR_RESOLVER_DEPENDENCY => "a resolver's dependency could not be built",
+        ELICIT_ERR_PANIC => "a panic occurred inside the library; the handle is poisoned",
+        ELICIT_ERR_POISONED => "the handle is poisoned by an earlier panic",
+        ELICIT_ERR_OTHER => "an engine error this ABI version has no code for",
     }
 }
 
@@ -536,5 +553,41 @@ pub(crate) unsafe fn write_error_message(
     // SAFETY: the caller guarantees `err_len` is NULL or writable.
     if let Some(len) = unsafe { err_len.as_mut() } {
         *len = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// cargo-c installs the library under the ABI version (SONAME libelicit.so.MAJOR)
+    /// and writes it into elicit.pc: both must follow `ELICIT_ABI_VERSION_*`.
+    #[test]
+    fn the_installed_library_version_is_the_abi_version() {
+        let manifest = include_str!("../Cargo.toml");
+        let version = format!(
+            "version = \"{ELICIT_ABI_VERSION_MAJOR}.{ELICIT_ABI_VERSION_MINOR}.{ELICIT_ABI_VERSION_PATCH}\""
+        );
+        for section in [
+            "[package.metadata.capi.library]",
+            "[package.metadata.capi.pkg_config]",
+        ] {
+            let body = manifest.split(section).nth(1).expect(section);
+            let body = body.split("\n[").next().unwrap_or("");
+            assert!(
+                body.lines().any(|l| l.trim() == version),
+                "{section}: {version}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_code_has_a_name_and_a_description() {
+        for code in (0..1000).filter(|c| describe(*c).is_some()) {
+            let name = describe(code).unwrap().0.to_str().unwrap();
+            let full = result_cstr(code).to_str().unwrap();
+            assert!(name.starts_with("ELICIT_") && full.starts_with(&format!("{name}: ")));
+        }
+        assert_eq!(describe(12345), None);
     }
 }

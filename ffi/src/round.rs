@@ -57,7 +57,7 @@ type CoreRound = Round<'static, 'static, ELICIT_MAX_PARAMS>;
 /// by the workspace) and the plan it runs.
 pub(crate) struct RoundInner {
     /// Borrows `storage` and `plan`; dropped first.
-    engine: ManuallyDrop<CoreRound>,
+    pub(crate) engine: ManuallyDrop<CoreRound>,
     /// A `Box<[u8]>` turned into a raw pointer so `engine` can borrow it as `'static`.
     storage: *mut [u8],
     /// Keeps the plan alive for `engine`; dropped last.

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! program := op*                       (at most MAX_OPS ops run)
-//! op      := opcode:u8 args...          (opcode % 14, see the match at the end)
+//! op      := opcode:u8 args...          (opcode % 16, see the match at the end)
 //! text    := sel:u8 payload             (sel % 8)
 //!   0 const:u8                          a built-in text (CONSTS)
 //!   1 len:u16le bytes[len]              raw bytes (clamped to what is left)
@@ -1535,16 +1535,22 @@ impl World {
         let code = match r.u8() % 3 {
             0 => r.u16() as u32 % 1000,
             1 => u32::from_le_bytes([r.u8(), r.u8(), r.u8(), r.u8()]),
-            _ => [0, 100, 109, 200, 208, 300, 302, 400, 405, 900, 901, 999][r.u8() as usize % 12],
+            _ => [0, 100, 110, 200, 208, 300, 303, 400, 405, 900, 901, 999][r.u8() as usize % 12],
         };
         // SAFETY: always callable; the result is a static C string.
         let s = unsafe { std::ffi::CStr::from_ptr(elicit_result_str(code)) };
         let s = s.to_str().expect("result_str UTF-8");
         let known =
-            matches!(code, 0 | 100..=109 | 200..=208 | 300..=302 | 400..=405 | 900 | 901 | 999);
+            matches!(code, 0 | 100..=110 | 200..=208 | 300..=303 | 400..=405 | 900 | 901 | 999);
         assert_eq!(s.starts_with("ELICIT_"), known, "result_str({code}) = {s}");
-        if !known {
+        // SAFETY: always callable; the result is a static C string.
+        let name = unsafe { std::ffi::CStr::from_ptr(elicit_result_name(code)) };
+        let name = name.to_str().expect("result_name UTF-8");
+        if known {
+            assert!(s.starts_with(&format!("{name}: ")), "{name} / {s}");
+        } else {
             assert_eq!(s, "unknown elicit_result code");
+            assert_eq!(name, "ELICIT_ERR_UNKNOWN");
         }
         assert_eq!(elicit_abi_version(), ELICIT_ABI_VERSION);
     }
@@ -1593,11 +1599,15 @@ fuzz_target!(|data: &[u8]| {
         captured: Vec::new(),
         compiled: 0,
     };
+    let mut seal = SealWorld::default();
     let mut r = Reader { data, pos: 0 };
     let mut ops = 0;
     while !r.done() && ops < MAX_OPS {
         ops += 1;
-        match r.u8() % 14 {
+        match r.u8() % 16 {
+            // (14 and 15: sealing and the resolver helpers, at the end of this file.)
+            14 => seal.op(&w, &mut r),
+            15 => w.helpers(&mut r),
             0 => w.plan_new(&mut r),
             1 => w.plan_free(&mut r),
             2 => w.plan_query(&mut r),
@@ -1648,4 +1658,527 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     w.release_all();
+    seal.release_all();
 });
+
+// ============================================================================
+// Sealing (elicit_key_ring, elicit_sealer, elicit_os_*) and the resolver helpers
+// (elicit_round_resolve_input*, elicit_round_resolve_question_text): opcodes 14 and
+// 15. Kept apart from the round model above; SealWorld holds its own handles.
+
+const SEAL_SLOTS: usize = 2;
+
+#[derive(Default)]
+struct SealWorld {
+    rings: [Option<*mut elicit_key_ring>; SEAL_SLOTS],
+    sealers: [Option<*mut elicit_sealer>; SEAL_SLOTS],
+}
+
+/// A static detail string from the library: valid UTF-8, non-empty.
+fn check_detail(what: &str, detail: *const std::ffi::c_char) {
+    assert!(!detail.is_null(), "{what}: failed without a detail");
+    // SAFETY: the library hands out static NUL-terminated strings.
+    let s = unsafe { std::ffi::CStr::from_ptr(detail) };
+    assert!(
+        !s.to_str().expect("detail UTF-8").is_empty(),
+        "{what}: empty detail"
+    );
+}
+
+fn time_of(r: &mut Reader) -> f64 {
+    match r.u8() % 6 {
+        0 => 1_780_000_000.5,
+        1 => 0.0,
+        2 => -1.0,
+        3 => f64::NAN,
+        4 => f64::INFINITY,
+        _ => f64::from_le_bytes(std::array::from_fn(|_| r.u8())),
+    }
+}
+
+/// `{"requestState":"<token>",` spliced into a params object text, when that is safe.
+fn with_token(params: &[u8], token: &str) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(params).ok()?;
+    let v = elicit_core::json::Value::parse(text).ok()?;
+    if v.kind() != elicit_core::json::Kind::Object || text.contains("requestState") {
+        return None;
+    }
+    let open = text.find('{')?;
+    let rest = text[open + 1..].trim_start();
+    let sep = if rest.starts_with('}') { "" } else { "," };
+    Some(format!("{}{{\"requestState\":\"{token}\"{sep}{rest}", &text[..open]).into_bytes())
+}
+
+impl SealWorld {
+    fn op(&mut self, w: &World, r: &mut Reader) {
+        match r.u8() % 7 {
+            0 => self.ring_new(w, r),
+            1 => {
+                let i = r.u8() as usize % SEAL_SLOTS;
+                if let Some(p) = self.rings[i].take() {
+                    // SAFETY: a live handle, freed once.
+                    unsafe { elicit_key_ring_free(p) };
+                }
+            }
+            2 => self.sealer_new(w, r),
+            3 => {
+                let i = r.u8() as usize % SEAL_SLOTS;
+                if let Some(p) = self.sealers[i].take() {
+                    // SAFETY: a live handle, freed once.
+                    unsafe { elicit_sealer_free(p) };
+                }
+            }
+            4 => self.seal(w, r),
+            5 => self.unseal(w, r),
+            _ => {
+                let mut now = -7.0;
+                // SAFETY: a valid out-parameter.
+                assert_eq!(unsafe { elicit_os_time(&mut now) }, ELICIT_OK);
+                assert!(now > 1.0e9, "os_time {now}");
+                let n = r.u8() as usize % 40;
+                let mut buf = vec![FILL; n + 4];
+                // SAFETY: n writable bytes.
+                assert_eq!(unsafe { elicit_os_random(buf.as_mut_ptr(), n) }, ELICIT_OK);
+                assert!(buf[n..].iter().all(|&b| b == FILL), "os_random overrun");
+                // SAFETY: NULL with a length is refused, with 0 accepted.
+                assert_eq!(
+                    unsafe { elicit_os_random(null_mut(), n + 1) },
+                    ELICIT_ERR_NULL
+                );
+                assert_eq!(unsafe { elicit_os_random(null_mut(), 0) }, ELICIT_OK);
+            }
+        }
+    }
+
+    fn ring_new(&mut self, w: &World, r: &mut Reader) {
+        let i = r.u8() as usize % SEAL_SLOTS;
+        let count = r.u8() as usize % (ELICIT_MAX_KEYS + 2);
+        let mode = r.u8();
+        let keys: Vec<Text> = (0..count)
+            .map(|k| {
+                if mode & 1 == 0 {
+                    Text::Bytes(vec![k as u8 + 1; 32 + k])
+                } else {
+                    w.text(r)
+                }
+            })
+            .collect();
+        let ptrs: Vec<*const u8> = keys.iter().map(Text::ptr).collect();
+        let lens: Vec<usize> = keys.iter().map(Text::len).collect();
+        let mut out: *mut elicit_key_ring = null_mut();
+        let mut err = ErrOut::new(r.u8());
+        let (kp, lp) = match mode >> 5 {
+            0 => (null(), lens.as_ptr()),
+            1 => (ptrs.as_ptr(), null()),
+            _ => (ptrs.as_ptr(), lens.as_ptr()),
+        };
+        let out_ptr: *mut *mut elicit_key_ring = if mode & 0x10 != 0 {
+            null_mut()
+        } else {
+            &mut out
+        };
+        // SAFETY: arrays of `count` entries (or NULL), each key valid for its length.
+        let code =
+            unsafe { elicit_key_ring_new(kp, lp, count, out_ptr, err.buf(), err.cap(), err.len()) };
+        check_code("key_ring_new", code, &[0, 100, 106, 900]);
+        err.check("key_ring_new", code);
+        let valid = (1..=ELICIT_MAX_KEYS).contains(&count)
+            && !kp.is_null()
+            && !lp.is_null()
+            && !out_ptr.is_null()
+            && keys.iter().all(|k| !k.is_null() && k.len() >= 32)
+            && (1..count).all(|a| (0..a).all(|b| t_bytes(&keys[a]) != t_bytes(&keys[b])));
+        assert_eq!(
+            code == ELICIT_OK,
+            valid,
+            "key_ring_new({count} keys) = {code}"
+        );
+        if code == ELICIT_OK {
+            assert!(!out.is_null());
+            if let Some(old) = self.rings[i].replace(out) {
+                // SAFETY: a live handle, freed once.
+                unsafe { elicit_key_ring_free(old) };
+            }
+        } else {
+            assert!(out.is_null(), "key_ring_new wrote *out on failure");
+        }
+    }
+
+    fn sealer_new(&mut self, w: &World, r: &mut Reader) {
+        let i = r.u8() as usize % SEAL_SLOTS;
+        let ring = self.rings[r.u8() as usize % SEAL_SLOTS].unwrap_or(null_mut());
+        let audience = w.text(r);
+        let ttl = match r.u8() % 5 {
+            0 => 0.0,
+            1 => 30.0,
+            2 => -1.0,
+            3 => f64::NAN,
+            _ => time_of(r),
+        };
+        let mut out: *mut elicit_sealer = null_mut();
+        let mut err = ErrOut::new(r.u8());
+        // SAFETY: NULL or a live ring; the audience valid for its length or NULL.
+        let code = unsafe {
+            elicit_sealer_new(
+                ring,
+                audience.ptr(),
+                audience.len(),
+                ttl,
+                &mut out,
+                err.buf(),
+                err.cap(),
+                err.len(),
+            )
+        };
+        check_code("sealer_new", code, &[0, 100, 101, 106, 900, 901]);
+        err.check("sealer_new", code);
+        let audience_ok = matches!(&audience, Text::Null(0)) || audience.utf8();
+        let ttl_ok = ttl == 0.0 || (ttl.is_finite() && ttl > 0.0);
+        assert_eq!(
+            code == ELICIT_OK,
+            !ring.is_null() && audience_ok && ttl_ok,
+            "sealer_new = {code}"
+        );
+        if code == ELICIT_OK {
+            if let Some(old) = self.sealers[i].replace(out) {
+                // SAFETY: a live handle, freed once.
+                unsafe { elicit_sealer_free(old) };
+            }
+        } else {
+            assert!(out.is_null(), "sealer_new wrote *out on failure");
+        }
+    }
+
+    fn seal(&mut self, w: &World, r: &mut Reader) {
+        let sealer = self.sealers[r.u8() as usize % SEAL_SLOTS].unwrap_or(null_mut());
+        let method = w.text(r);
+        let params = w.text(r);
+        let principal = w.text(r);
+        let now = time_of(r);
+        let random = if r.u8().is_multiple_of(4) {
+            w.text(r)
+        } else {
+            Text::Bytes(r.bytes(ELICIT_SEAL_RANDOM_LEN).to_vec())
+        };
+        let state = w.text(r);
+        let (mode, extra) = (r.u8(), r.u8());
+        let mut f = |b: *mut u8, c: usize, n: *mut usize| {
+            let mut detail: *const std::ffi::c_char = null();
+            // SAFETY: NULL or a live sealer; every input valid for its length or NULL.
+            let code = unsafe {
+                elicit_sealer_seal(
+                    sealer,
+                    method.ptr(),
+                    method.len(),
+                    params.ptr(),
+                    params.len(),
+                    principal.ptr(),
+                    principal.len(),
+                    now,
+                    random.ptr(),
+                    random.len(),
+                    state.ptr(),
+                    state.len(),
+                    b,
+                    c,
+                    n,
+                    &mut detail,
+                )
+            };
+            if code == ELICIT_OK {
+                assert!(detail.is_null(), "seal: detail written on success");
+            } else {
+                check_detail("seal", detail);
+            }
+            code
+        };
+        let (code, token) = read_output("sealer_seal", mode, extra, &mut f);
+        check_code("sealer_seal", code, &[0, 100, 101, 102, 106, 108, 900, 901]);
+        let Some(token) = token.filter(|_| code == ELICIT_OK) else {
+            return;
+        };
+        let token = String::from_utf8(token).expect("token UTF-8");
+        assert!(
+            token.starts_with("v1.") && token.is_ascii(),
+            "token {token}"
+        );
+        // The token opens for the same request, with the same state; a changed
+        // character is the one rejection code.
+        let Some(with) = with_token(t_bytes(&params), &token) else {
+            return;
+        };
+        let open = |params: &[u8]| {
+            let mut buf = vec![FILL; params.len() + 1];
+            let (mut n, mut has, mut detail) = (UNSET, false, null());
+            // SAFETY: a live sealer; valid buffers.
+            let code = unsafe {
+                elicit_sealer_unseal(
+                    sealer,
+                    method.ptr(),
+                    method.len(),
+                    params.as_ptr(),
+                    params.len(),
+                    principal.ptr(),
+                    principal.len(),
+                    now,
+                    &mut has,
+                    buf.as_mut_ptr(),
+                    buf.len(),
+                    &mut n,
+                    &mut detail,
+                )
+            };
+            (code, has, buf[..n.min(buf.len())].to_vec(), detail)
+        };
+        let (code, has, out, _) = open(&with);
+        assert_eq!((code, has), (ELICIT_OK, true), "unseal of a fresh token");
+        assert_eq!(out, t_bytes(&state), "unseal gave another state");
+        let at = 3 + extra as usize % (token.len() - 3);
+        let mut bad = token.clone().into_bytes();
+        bad[at] = if bad[at] == b'A' { b'B' } else { b'A' };
+        let bad = String::from_utf8(bad).unwrap();
+        let (code, _, _, detail) = open(&with_token(t_bytes(&params), &bad).unwrap());
+        assert_eq!(
+            code, ELICIT_ERR_REQUEST_STATE,
+            "a changed token was accepted"
+        );
+        check_detail("unseal", detail);
+    }
+
+    fn unseal(&mut self, w: &World, r: &mut Reader) {
+        let sealer = self.sealers[r.u8() as usize % SEAL_SLOTS].unwrap_or(null_mut());
+        let method = w.text(r);
+        let params = w.text(r);
+        let principal = w.text(r);
+        let now = time_of(r);
+        let (mode, extra) = (r.u8(), r.u8());
+        let mut has_states = Vec::new();
+        let mut f = |b: *mut u8, c: usize, n: *mut usize| {
+            let mut detail: *const std::ffi::c_char = null();
+            let mut has = false;
+            // SAFETY: NULL or a live sealer; every input valid for its length or NULL.
+            let code = unsafe {
+                elicit_sealer_unseal(
+                    sealer,
+                    method.ptr(),
+                    method.len(),
+                    params.ptr(),
+                    params.len(),
+                    principal.ptr(),
+                    principal.len(),
+                    now,
+                    &mut has,
+                    b,
+                    c,
+                    n,
+                    &mut detail,
+                )
+            };
+            if code == ELICIT_OK {
+                assert!(detail.is_null(), "unseal: detail written on success");
+                has_states.push(has);
+            } else {
+                assert!(!has, "unseal: has_state written on failure");
+                check_detail("unseal", detail);
+            }
+            code
+        };
+        let (code, out) = read_output("sealer_unseal", mode, extra, &mut f);
+        check_code(
+            "sealer_unseal",
+            code,
+            &[0, 100, 101, 102, 106, 303, 900, 901],
+        );
+        if let Some(out) = out {
+            std::str::from_utf8(&out).expect("unsealed state UTF-8");
+            assert!(out.len() <= params.len(), "a state longer than its params");
+        }
+        assert!(
+            has_states.windows(2).all(|p| p[0] == p[1]),
+            "has_state differs"
+        );
+    }
+
+    fn release_all(&mut self) {
+        for p in self.rings.iter_mut().filter_map(Option::take) {
+            // SAFETY: a live handle, freed once.
+            unsafe { elicit_key_ring_free(p) };
+        }
+        for p in self.sealers.iter_mut().filter_map(Option::take) {
+            // SAFETY: a live handle, freed once.
+            unsafe { elicit_sealer_free(p) };
+        }
+    }
+}
+
+impl World {
+    /// The helpers on a round: an input by name (JSON, text, integer, number,
+    /// boolean) checked against the inputs object, or a question from plain text.
+    fn helpers(&mut self, r: &mut Reader) {
+        let slot = r.u8() as usize % SLOTS;
+        let ptr = self.round_ptr(slot);
+        let which = r.u8() % 6;
+        let name = match r.u8() % 3 {
+            0 => match self.rounds[slot].as_ref().filter(|x| !x.names.is_empty()) {
+                Some(x) => Text::Bytes(
+                    x.names[r.u8() as usize % x.names.len()]
+                        .clone()
+                        .into_bytes(),
+                ),
+                None => Text::Bytes(b"destination".to_vec()),
+            },
+            1 => self.text(r),
+            _ => Text::Null(r.u8() as usize % 2),
+        };
+        if which == 5 {
+            let (title, description) = (self.text(r), self.text(r));
+            return self.question_text(slot, name, title, description);
+        }
+        let (mode, extra) = (r.u8(), r.u8());
+        // The inputs object, when the round is at a Resolve step.
+        let mut all = |b: *mut u8, c: usize, n: *mut usize| unsafe {
+            elicit_round_resolve_inputs(ptr, b, c, n)
+        };
+        let inputs = if ptr.is_null() {
+            None
+        } else {
+            read_output("resolve_inputs", 5, 0, &mut all).1
+        };
+        let member = inputs.as_deref().and_then(|i| {
+            let text = std::str::from_utf8(i).ok()?;
+            let v = elicit_core::json::Value::parse(text).ok()?;
+            let name = std::str::from_utf8(t_bytes(&name)).ok()?;
+            v.get(name).map(|m| m.raw().to_owned())
+        });
+        let allowed = with_extra(OUT_CODES, &[101, 107, 110]);
+        let code = match which {
+            0 | 1 => {
+                let mut f = |b: *mut u8, c: usize, n: *mut usize| unsafe {
+                    if which == 0 {
+                        elicit_round_resolve_input(ptr, name.ptr(), name.len(), b, c, n)
+                    } else {
+                        elicit_round_resolve_input_text(ptr, name.ptr(), name.len(), b, c, n)
+                    }
+                };
+                let (code, out) = read_output("resolve_input", mode, extra, &mut f);
+                if let (Some(out), Some(m)) = (out, member.as_ref()) {
+                    let out = String::from_utf8(out).expect("input UTF-8");
+                    if which == 0 {
+                        check_json("resolve_input", out.as_bytes());
+                        assert_eq!(&out, m, "resolve_input differs from the inputs object");
+                    } else {
+                        let v = elicit_core::json::Value::parse(m).unwrap();
+                        let s = v.as_str().expect("text of a non-string");
+                        let decoded: String =
+                            s.units().map(|u| char::from_u32(u).unwrap()).collect();
+                        assert_eq!(out, decoded, "resolve_input_text differs");
+                    }
+                }
+                code
+            }
+            _ => {
+                let (mut i, mut d, mut b) = (7i64, 7.5f64, false);
+                // SAFETY: NULL or a live round; name valid or NULL; valid out-params.
+                let code = unsafe {
+                    match which {
+                        2 => elicit_round_resolve_input_int(ptr, name.ptr(), name.len(), &mut i),
+                        3 => elicit_round_resolve_input_number(ptr, name.ptr(), name.len(), &mut d),
+                        _ => elicit_round_resolve_input_bool(ptr, name.ptr(), name.len(), &mut b),
+                    }
+                };
+                if code != ELICIT_OK {
+                    assert!(
+                        (i, d.to_bits(), b) == (7, 7.5f64.to_bits(), false),
+                        "written on failure"
+                    );
+                } else if let Some(m) = member.as_ref() {
+                    let v = elicit_core::json::Value::parse(m).unwrap();
+                    match which {
+                        2 => assert_eq!(m.parse::<f64>().ok(), Some(i as f64), "int {m} -> {i}"),
+                        3 => assert!(v.as_number().is_some() && (d.is_finite() || m.len() > 300)),
+                        _ => assert_eq!(v.as_bool(), Some(b)),
+                    }
+                }
+                code
+            }
+        };
+        check_code("resolve_input*", code, &allowed);
+        if ptr.is_null() {
+            assert_eq!(code, ELICIT_ERR_NULL);
+        } else if code == ELICIT_OK {
+            assert!(member.is_some(), "an input read outside its step or name");
+        } else if code != ELICIT_ERR_BUFFER_TOO_SMALL {
+            self.after_error(slot, code);
+        }
+    }
+
+    fn question_text(&mut self, slot: usize, message: Text, title: Text, description: Text) {
+        let ptr = self.round_ptr(slot);
+        // SAFETY: NULL or a live round; each text valid for its length or NULL.
+        let code = unsafe {
+            elicit_round_resolve_question_text(
+                ptr,
+                message.ptr(),
+                message.len(),
+                title.ptr(),
+                title.len(),
+                description.ptr(),
+                description.len(),
+            )
+        };
+        check_code(
+            "resolve_question_text",
+            code,
+            &[
+                0, 100, 101, 103, 104, 109, 300, 301, 302, 400, 401, 402, 403, 404, 405,
+            ],
+        );
+        let Some(x) = self.rounds[slot].as_mut() else {
+            assert_eq!(code, ELICIT_ERR_NULL);
+            return;
+        };
+        let optional_ok = |t: &Text| matches!(t, Text::Null(0)) || t.utf8();
+        if !(message.utf8() && optional_ok(&title) && optional_ok(&description)) {
+            assert!(
+                code == ELICIT_ERR_NULL || code == ELICIT_ERR_UTF8,
+                "contract: {code}"
+            );
+            self.after_error(slot, code);
+            return;
+        }
+        if let Some(f) = x.failed {
+            assert_eq!(code, f, "question_text on a round failed with {f}");
+            return;
+        }
+        if let Some((step, _)) = x.step {
+            assert_eq!(
+                step != ELICIT_STEP_RESOLVE,
+                code == ELICIT_ERR_WRONG_STEP,
+                "question_text at step {step}: {code}"
+            );
+        }
+        if code == ELICIT_OK {
+            x.step = None;
+            x.seen.clear();
+            return;
+        }
+        let before = x.step;
+        self.after_error(slot, code);
+        let x = self.rounds[slot].as_mut().unwrap();
+        if (300..=405).contains(&code) {
+            x.failed = Some(code);
+            x.step = None;
+            self.poll(slot, 0);
+        } else {
+            x.step = None;
+            let p = self.poll(slot, 0);
+            if p == ELICIT_OK && before.is_some() && code != ELICIT_ERR_RESOLVER_ANSWER {
+                assert_eq!(
+                    self.rounds[slot].as_ref().unwrap().step,
+                    before,
+                    "refused yet moved"
+                );
+            }
+        }
+    }
+}

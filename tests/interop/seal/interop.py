@@ -1,6 +1,13 @@
-"""Cross-implementation check of sealed requestState: elicit-core (Rust) vs mcp==2.3.0.
+"""Cross-implementation check of sealed requestState: elicit vs mcp==2.3.0.
 
-Usage: python interop.py PATH/TO/seal_cli
+Usage: python interop.py PATH/TO/seal_cli [PATH/TO/seal_c]
+
+Three elicit sides, each checked against the SDK with every scenario below:
+  * "Rust": elicit-core's `seal` module (core/examples/seal_cli.rs);
+  * "C ABI": a C host sealing through include/elicit.h (tests/interop/seal/seal_c.c),
+    when its path is given;
+  * "Python": the `elicit` package's Sealer (ctypes over the same C ABI); it must import
+    (scripts/seal-interop.sh puts python/ on PYTHONPATH and sets ELICIT_LIB).
 
 The Python side is the SDK's own code: `RequestStateBoundary` (claims envelope, binding,
 audience, principal checks) over `AESGCMRequestStateCodec`, with `time.time` and (for the
@@ -129,8 +136,19 @@ def sdk_seal(sc: Scenario, *, nonce: bytes | None = None, salt: bytes | None = N
     assert not draws
 
 
+_SDK_VERDICTS: dict[str, tuple[str, Any]] = {}
+
+
 def sdk_verdict(sc: Scenario, request_state: Any, now: float, **changes: Any) -> tuple[str, Any]:
-    """('accept', plaintext) or ('reject', log reason) from the SDK's inbound check."""
+    """('accept', plaintext) or ('reject', log reason) from the SDK's inbound check
+    (memoized: the same questions come from each elicit side)."""
+    key = repr((sc.name, request_state, now, sorted(changes.items(), key=lambda kv: kv[0])))
+    if key not in _SDK_VERDICTS:
+        _SDK_VERDICTS[key] = _sdk_verdict(sc, request_state, now, **changes)
+    return _SDK_VERDICTS[key]
+
+
+def _sdk_verdict(sc: Scenario, request_state: Any, now: float, **changes: Any) -> tuple[str, Any]:
     _clock[0] = now
     keys = changes.get("keys", sc.keys)
     audience = changes.get("audience", sc.audience)
@@ -204,6 +222,80 @@ def rust_verdict(answer: dict[str, Any]) -> tuple[str, Any]:
     if wire != FROZEN:
         return ("bad-wire", wire)
     return ("reject", answer["reason"])
+
+
+class CAbi:
+    """tests/interop/seal/seal_c.c: the same requests over a tab-separated hex protocol
+    (the C side has no JSON parser), answers mapped back to seal_cli's form."""
+
+    def __init__(self, exe: str) -> None:
+        self.exe = exe
+
+    @staticmethod
+    def _hex(text: str | None) -> str:
+        return "-" if text is None else text.encode("utf-8").hex()
+
+    def run(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        lines = []
+        for r in requests:
+            random = None
+            if r.get("nonce") is not None:
+                random = r["nonce"] + r["salt"]
+            lines.append("\t".join([
+                r["op"], ",".join(r["keys"]), self._hex(r["audience"]), repr(float(r["ttl"])),
+                self._hex(r["method"]), self._hex(json.dumps(r["params"])), self._hex(r["principal"]),
+                repr(float(r["now"])), random or "-", self._hex(r.get("state")),
+            ]))
+        proc = subprocess.run([self.exe], input="\n".join(lines) + "\n", capture_output=True, text=True, check=False)
+        out = proc.stdout.splitlines()
+        if proc.returncode != 0 or len(out) != len(requests):
+            raise RuntimeError(f"seal_c failed ({proc.returncode}): {proc.stderr[:2000]} {proc.stdout[:2000]}")
+        answers: list[dict[str, Any]] = []
+        for line in out:
+            kind, _, rest = line.partition(" ")
+            if kind == "token":
+                answers.append({"token": rest})
+            elif kind == "state":
+                answers.append({"ok": True, "state": bytes.fromhex(rest).decode("utf-8")})
+            elif kind == "none":
+                answers.append({"ok": True, "state": None})
+            elif kind == "reject":
+                reason, _, wire = rest.partition("\t")
+                answers.append({"ok": False, "reason": reason, **json.loads(wire)})
+            else:
+                answers.append({"error": rest})
+        return answers
+
+
+class PyPackage:
+    """The `elicit` Python package's Sealer (ctypes over the C ABI), in this process."""
+
+    def __init__(self) -> None:
+        import elicit
+
+        self.elicit = elicit
+
+    def one(self, r: dict[str, Any]) -> dict[str, Any]:
+        e = self.elicit
+        sealer = e.Sealer([bytes.fromhex(k) for k in r["keys"]], r["audience"], ttl=r["ttl"])
+        if r["op"] == "seal":
+            random = None if r.get("nonce") is None else bytes.fromhex(r["nonce"] + r["salt"])
+            token = sealer.seal(r["method"], r["params"], r["state"], principal=r["principal"], now=r["now"], random=random)
+            return {"token": token}
+        try:
+            state = sealer.unseal(r["method"], r["params"], principal=r["principal"], now=r["now"])
+            return {"ok": True, "state": state}
+        except e.RequestStateError as err:
+            return {"ok": False, "reason": err.reason, **err.error}
+
+    def run(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for r in requests:
+            try:
+                out.append(self.one(r))
+            except Exception as exc:  # a failure of the binding itself
+                out.append({"error": repr(exc)})
+        return out
 
 
 # --------------------------------------------------------------------------------------
@@ -348,15 +440,27 @@ def negative_cases(sc: Scenario) -> list[tuple[str, float, dict[str, Any]]]:
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         print(__doc__)
         return 2
-    rust = Rust(sys.argv[1])
     print(f"mcp {importlib.metadata.version('mcp')} from {rs.__file__}")
     check("SDK under test is mcp 2.3.0", importlib.metadata.version("mcp") == "2.3.0", importlib.metadata.version("mcp"))
+    sides: list[tuple[str, Any]] = [("Rust", Rust(sys.argv[1]))]
+    if len(sys.argv) == 3:
+        sides.append(("C ABI", CAbi(sys.argv[2])))
+    try:
+        sides.append(("Python", PyPackage()))
+    except ImportError as exc:
+        check("the elicit Python package imports (PYTHONPATH=python)", False, exc)
+    for name, side in sides:
+        print(f"== elicit side: {name}")
+        check_side(name, side)
+    return 1 if FAILED else 0
 
+
+def check_side(side_name: str, rust: Any) -> None:
     for sc in SCENARIOS:
-        tag = f"[{sc.name}]"
+        tag = f"[{side_name}: {sc.name}]"
         later = sc.now + 1.0
         nonce, salt = bytes(range(100, 112)), bytes(range(200, 208))
 
@@ -428,9 +532,8 @@ def main() -> int:
     answers = rust.run([rust_unseal_req(sc, value, sc.now + 1) for _, value in oddities])
     for (label, value), answer in zip(oddities, answers):
         ours, theirs = rust_verdict(answer), sdk_verdict(sc, value, sc.now + 1)
-        check(f"[wire] {label}: both reject ({theirs[1]})", ours[0] == "reject" and ours == theirs, (ours, theirs))
+        check(f"[{side_name}: wire] {label}: both reject ({theirs[1]})", ours[0] == "reject" and ours == theirs, (ours, theirs))
 
-    return 1 if FAILED else 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 import sys
-from ctypes import POINTER, c_bool, c_char_p, c_size_t, c_uint8, c_uint32
+from ctypes import POINTER, c_bool, c_char_p, c_double, c_int64, c_size_t, c_uint8, c_uint32
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -22,6 +22,8 @@ from conftest import HEADER
 
 PlanPtr = POINTER(_ffi.ElicitPlan)
 RoundPtr = POINTER(_ffi.ElicitRound)
+KeyRingPtr = POINTER(_ffi.ElicitKeyRing)
+SealerPtr = POINTER(_ffi.ElicitSealer)
 
 #: C type (normalized) → the ctypes type the binding must declare.
 C_TO_CTYPES: Dict[str, Any] = {
@@ -42,6 +44,18 @@ C_TO_CTYPES: Dict[str, Any] = {
     "const struct elicit_round *": RoundPtr,
     "struct elicit_round *": RoundPtr,
     "struct elicit_round **": POINTER(RoundPtr),
+    "const struct elicit_key_ring *": KeyRingPtr,
+    "struct elicit_key_ring *": KeyRingPtr,
+    "struct elicit_key_ring **": POINTER(KeyRingPtr),
+    "const struct elicit_sealer *": SealerPtr,
+    "struct elicit_sealer *": SealerPtr,
+    "struct elicit_sealer **": POINTER(SealerPtr),
+    "const uint8_t *const *": POINTER(c_char_p),
+    "const size_t *": POINTER(c_size_t),
+    "const char **": POINTER(c_char_p),
+    "int64_t *": POINTER(c_int64),
+    "double *": POINTER(c_double),
+    "double": c_double,
 }
 
 
@@ -79,18 +93,24 @@ def header_functions() -> Dict[str, Tuple[str, List[str]]]:
 
 
 def header_defines() -> Dict[str, str]:
-    text = _strip_comments(HEADER.read_text(encoding="utf-8"))
+    text = _strip_comments(HEADER.read_text(encoding="utf-8")).replace("\\\n", " ")
     return dict(re.findall(r"^#define\s+(ELICIT_\w+)\s+(.+?)\s*$", text, flags=re.M))
+
+
+def c_string(value: str) -> str:
+    """The text of adjacent C string literals (``"a" "b"``), escapes decoded."""
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"', value)
+    return "".join(parts).encode("ascii").decode("unicode_escape")
 
 
 def test_header_has_the_functions_the_docs_promise() -> None:
     funcs = header_functions()
-    assert len(funcs) == 27
+    assert len(funcs) == 42
     assert "elicit_round_poll" in funcs and "elicit_round_last_error" in funcs
 
 
 def test_every_header_function_is_bound_with_its_types() -> None:
-    lib = elicit.load()
+    lib = _ffi.load()
     funcs = header_functions()
     assert sorted(funcs) == sorted(_ffi.SIGNATURES), "SIGNATURES must list exactly the header's functions"
     for name, (ret, params) in funcs.items():
@@ -103,7 +123,7 @@ def test_every_header_function_is_bound_with_its_types() -> None:
 
 
 def test_argtypes_reject_wrong_types_before_c() -> None:
-    lib = elicit.load()
+    lib = _ffi.load()
     with pytest.raises(ctypes.ArgumentError):
         lib.elicit_plan_param_count("not a plan", None)
     with pytest.raises(ctypes.ArgumentError):
@@ -118,7 +138,7 @@ def test_header_defines_match_the_constants() -> None:
             continue
         short = name[len("ELICIT_") :]
         if name == "ELICIT_ABI_VERSION":
-            assert elicit.ABI_VERSION == (0 << 16) | (1 << 8) | 0
+            assert elicit.ABI_VERSION == (0 << 16) | (2 << 8) | 0
             assert "ELICIT_ABI_VERSION_MAJOR << 16" in value
         elif name == "ELICIT_NO_PARAM":
             assert value == "(size_t)~0"
@@ -130,17 +150,28 @@ def test_header_defines_match_the_constants() -> None:
             assert StepKind[short[len("STEP_") :]] == int(value), name
         elif name.startswith("ELICIT_NOTE_"):
             assert NoteLevel[short[len("NOTE_") :]] == int(value), name
+        elif value.startswith('"'):
+            assert getattr(constants, short) == c_string(value), name
         else:
             assert getattr(constants, short) == int(value), name
     assert seen_results == {r.name for r in Result}, "Result lists exactly the header's codes"
 
 
 def test_result_str_names_every_code() -> None:
-    lib = elicit.load()
+    lib = _ffi.load()
     for code in Result:
         text = lib.result_str(int(code))
         assert text.startswith(elicit.code_name(int(code)) + ":"), text
     assert lib.result_str(12345) == "unknown elicit_result code"
+
+
+def test_code_name_is_the_library_result_name() -> None:
+    lib = _ffi.load()
+    for code in [*map(int, Result), 1, 12345]:
+        assert elicit.code_name(code) == lib.result_name(code), code
+    assert lib.result_name(12345) == "ELICIT_ERR_UNKNOWN"
+    rejected = lib.result_str(int(Result.ERR_REQUEST_STATE))
+    assert rejected == "ELICIT_ERR_REQUEST_STATE: " + elicit.REQUEST_STATE_ERROR_MESSAGE
 
 
 def test_abi_version_matches() -> None:
@@ -149,27 +180,34 @@ def test_abi_version_matches() -> None:
 
 def test_library_found_in_the_cargo_target_dir(tmp_path: Path) -> None:
     # A workspace laid out as this repository is, holding the library that was built
-    # (wherever CARGO_TARGET_DIR put it): found from the package's folder.
+    # (wherever CARGO_TARGET_DIR put it): found from the package's folder when nothing
+    # sits beside the package.
+    name = _ffi.library_filename()
+    built = _ffi.load().path
     repo = tmp_path / "repo"
-    (repo / "examples" / "python").mkdir(parents=True)
-    (repo / "Cargo.toml").write_text("[workspace]\n")
+    (repo / "python").mkdir(parents=True)
+    (repo / "Cargo.toml").write_text("[workspace]
+")
     for profile in ("debug", "release"):
         (repo / "target" / profile).mkdir(parents=True)
-        (repo / "target" / profile / elicit.library_filename()).symlink_to(elicit.load().path)
-    found = elicit.find_library(env={}, starts=[repo / "examples" / "python"])
-    assert found == repo / "target" / "release" / elicit.library_filename()
-    # $CARGO_TARGET_DIR comes first.
+        (repo / "target" / profile / name).symlink_to(built)
+    paths = _ffi.candidate_paths(env={}, starts=[repo / "python"])
+    assert repo / "target" / "release" / name in paths
+    # $CARGO_TARGET_DIR comes before the workspace's own target folder.
     other = tmp_path / "elsewhere"
-    (other / "debug").mkdir(parents=True)
-    (other / "debug" / elicit.library_filename()).symlink_to(elicit.load().path)
-    found = elicit.find_library(
-        env={"CARGO_TARGET_DIR": str(other)}, starts=[repo / "examples" / "python"]
-    )
-    assert found == other / "debug" / elicit.library_filename()
+    with_target = _ffi.candidate_paths(env={"CARGO_TARGET_DIR": str(other)}, starts=[repo / "python"])
+    assert with_target.index(other / "release" / name) < with_target.index(repo / "target" / "release" / name)
+
+
+def test_the_library_beside_the_package_comes_first() -> None:
+    paths = _ffi.candidate_paths(env={}, starts=[])
+    assert paths == [Path(elicit.__file__).resolve().parent / _ffi.library_filename()]
+    with_target = _ffi.candidate_paths(env={"CARGO_TARGET_DIR": "/t"}, starts=[])
+    assert with_target[0] == paths[0] and with_target[1] == Path("/t/release") / _ffi.library_filename()
 
 
 def test_elicit_lib_names_a_file_or_a_folder() -> None:
-    path = elicit.load().path
+    path = _ffi.load().path
     assert elicit.find_library(env={"ELICIT_LIB": str(path)}) == path
     assert elicit.find_library(env={"ELICIT_LIB": str(path.parent)}) == path
 
@@ -177,7 +215,8 @@ def test_elicit_lib_names_a_file_or_a_folder() -> None:
 def test_missing_library_says_how_to_build_it(tmp_path: Path) -> None:
     with pytest.raises(elicit.LibraryNotFoundError) as e:
         elicit.find_library(env={}, starts=[tmp_path])
-    assert "build it with cargo build --release -p elicit-ffi or set ELICIT_LIB" in str(e.value)
+    assert "cargo build --release -p elicit-ffi, or set ELICIT_LIB" in str(e.value)
+    assert "pip install" in str(e.value)
     with pytest.raises(elicit.LibraryNotFoundError) as e:
         elicit.find_library(env={"ELICIT_LIB": str(tmp_path / "nope.so")})
     assert "ELICIT_LIB" in str(e.value) and "cargo build --release -p elicit-ffi" in str(e.value)
@@ -189,11 +228,34 @@ def test_missing_library_in_a_fresh_interpreter(tmp_path: Path) -> None:
     code = "import elicit\ntry:\n    elicit.Plan({'parameters': []})\nexcept elicit.LibraryNotFoundError as e:\n    print('ERR', e)\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.startswith("ERR ")
-    assert "build it with cargo build --release -p elicit-ffi or set ELICIT_LIB" in out.stdout
+    assert "cargo build --release -p elicit-ffi, or set ELICIT_LIB" in out.stdout
 
 
 def test_not_a_library_is_a_library_error(tmp_path: Path) -> None:
     bogus = tmp_path / "libelicit_ffi.so"
     bogus.write_bytes(b"not an ELF file")
     with pytest.raises(elicit.LibraryError, match="cannot load"):
-        elicit.Lib(bogus)
+        _ffi.Lib(bogus)
+
+
+def test_all_is_the_api_and_every_public_name_is_documented() -> None:
+    import inspect
+
+    assert sorted(elicit.__all__) == sorted(set(elicit.__all__))
+    for internal in ("Lib", "load", "error_for", "dumps", "candidate_paths", "library_filename"):
+        assert internal not in elicit.__all__, internal
+    undocumented = []
+    for name in elicit.__all__:
+        obj = getattr(elicit, name)
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            if not (obj.__doc__ or "").strip():
+                undocumented.append(name)
+        if inspect.isclass(obj) and not issubclass(obj, int):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_"):
+                    continue
+                fn = member.fget if isinstance(member, property) else member
+                if callable(fn) or isinstance(member, property):
+                    if not (getattr(fn, "__doc__", None) or "").strip():
+                        undocumented.append(f"{name}.{attr}")
+    assert not undocumented, undocumented

@@ -6,7 +6,8 @@ A host (an MCP server) compiles the tool's declaration once, then runs one round
 either the settled values (the tool body runs) or an InputRequiredResult (questions
 plus a requestState the client sends back).
 
-Modern era (2026-07-28), three calls with scripted client answers:
+Modern era (2026-07-28), three calls with scripted client answers, the requestState
+sealed between them (the MCP Python SDK's token format):
   1. no answers yet             -> asks destination, date, seat
   2. Paris, 2026-08-01, window  -> asks airport ("Which airport in Paris?") and proceed
   3. CDG, true                  -> done
@@ -14,12 +15,14 @@ Handshake era (<= 2025-11-25), one call with questions one at a time, flying to
 London (the airport resolver knows the answer, "LHR", and asks nothing); the seat is
 declined, so it takes its default (null).
 
-Run: python examples/python/booking.py   (the library: $ELICIT_LIB or target/release)
+Run: python python/booking.py   (with the package installed, or from the checkout after
+cargo build --release -p elicit-ffi)
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any, Dict, List, Optional
 
@@ -60,21 +63,21 @@ def expect(ok: bool, what: str) -> None:
 
 
 def resolve(step: elicit.Resolve) -> None:
-    """The host's resolvers: each returns a value or asks a question."""
-    inputs = step.inputs()
+    """The host's resolvers: each returns a value or asks a question. They run again on
+    every round (even after their question was answered), so they are cheap and pure."""
     if step.name == "airport":
-        destination = inputs["destination"]
+        destination = step.input_text("destination")
         if destination == "London":
-            print(f"  resolver airport({show(inputs)}) -> value \"LHR\"")
+            print(f"  resolver airport({destination}) -> value \"LHR\"")
             step.value("LHR")
         else:
             question = f"Which airport in {destination}?"
-            print(f"  resolver airport({show(inputs)}) -> question {show(question)}")
+            print(f"  resolver airport({destination}) -> question {show(question)}")
             step.question(question)
     elif step.name == "proceed":
-        question = f"Book a flight to {inputs['destination']} on {inputs['date']}?"
-        print(f"  resolver proceed({show(inputs)}) -> question {show(question)}")
-        step.question(question)
+        question = f"Book a flight to {step.input_text('destination')} on {step.input_text('date')}?"
+        print(f"  resolver proceed -> question {show(question)}")
+        step.question(question, title="Confirm")
     else:
         expect(False, f"no resolver for {step.name!r}")
 
@@ -82,26 +85,39 @@ def resolve(step: elicit.Resolve) -> None:
 # ---------------------------------------------------------------------- modern era
 
 
-def modern(plan: elicit.Plan) -> Dict[str, Any]:
-    print("== modern era (2026-07-28): batched rounds ==")
+def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
+    print("== modern era (2026-07-28): batched rounds, sealed requestState ==")
     script: List[Optional[Dict[str, Any]]] = [
         None,
         {"destination": accept("Paris"), "date": accept("2026-08-01"), "seat": accept("window")},
         {"airport": accept("CDG"), "proceed": accept(True)},
     ]
-    state: Optional[str] = None
+    token: Optional[str] = None
     for number, replies in enumerate(script, start=1):
         print(f"round {number} (inputResponses: {show(replies) if replies else 'none'})")
+        # The tools/call params as the client sends them, the sealed state echoed back.
+        params: Dict[str, Any] = {"name": "book_flight", "arguments": {}}
+        if token is not None:
+            params["requestState"] = token
+            forged = token[:-5] + ("A" if token[-5] != "A" else "B") + token[-4:]
+            try:
+                sealer.unseal("tools/call", dict(params, requestState=forged))
+                expect(False, "a tampered token is rejected")
+            except elicit.RequestStateError as e:
+                print(f"  tampered token -> {show(e.error)} (log: {e.reason})")
+        state = sealer.unseal("tools/call", params)
+        expect((state is None) == (token is None), "a state exactly when one was sent")
         with plan.modern({}, request_state=state, input_responses=replies) as rnd:
             for step in rnd.steps():
                 if isinstance(step, elicit.Resolve):
                     resolve(step)
                 elif isinstance(step, elicit.InputRequired):
                     requests = step.input_requests()
-                    state = step.request_state()
+                    token = sealer.seal("tools/call", params, step.request_state())
                     for name, request in requests.items():
                         print(f"  asks {name}: {show(request['params']['message'])}")
-                    print(f"  requestState: {state}")
+                    print(f"  requestState: {step.request_state()}")
+                    print(f"  sealed: {token[:24]}... ({len(token)} bytes)")
                     if number == 1:
                         expect(list(requests) == ["destination", "date", "seat"], "round 1 asks")
                     elif number == 2:
@@ -156,7 +172,12 @@ def main() -> int:
         for p in plan.params:
             print(f"  {p.name}: {'elicited' if p.elicited else 'argument'}"
                   f"{' (resolver)' if p.has_resolver else ''}")
-        values = modern(plan)
+        # The server's key ring: one fresh random key here (tokens die with the
+        # process); a fleet shares its keys. Audience: the server's name.
+        with elicit.KeyRing([os.urandom(32)]) as ring:
+            sealer = elicit.Sealer(ring, audience="booking")
+        with sealer:
+            values = modern(plan, sealer)
         expect(
             values
             == {

@@ -17,9 +17,10 @@ the text the tool call fails with).
 
 from __future__ import annotations
 
-from typing import Dict, Type
+import json
+from typing import Any, Dict, Type
 
-from .constants import Result
+from .constants import REQUEST_STATE_ERROR_JSON, REQUEST_STATE_ERROR_MESSAGE, Result
 
 __all__ = [
     "CallInputError",
@@ -29,20 +30,24 @@ __all__ = [
     "InputResponsesError",
     "InternalError",
     "NotFoundError",
+    "RequestStateError",
     "ResolutionError",
     "UsageError",
     "WrongStepError",
+    "WrongTypeError",
     "code_name",
     "error_for",
 ]
 
 
 def code_name(code: int) -> str:
-    """``"ELICIT_ERR_NULL"`` for 100, ``"ELICIT_OK"`` for 0, ``"unknown"`` otherwise."""
+    """The code's name alone, as ``elicit_result_name`` gives it: ``"ELICIT_ERR_NULL"``
+    for 100, ``"ELICIT_OK"`` for 0, ``"ELICIT_ERR_UNKNOWN"`` for a code this version does
+    not know (a test keeps it equal to the library's)."""
     try:
         return "ELICIT_" + Result(code).name
     except ValueError:
-        return "unknown"
+        return "ELICIT_ERR_UNKNOWN"
 
 
 class ElicitError(Exception):
@@ -81,6 +86,11 @@ class NotFoundError(UsageError, KeyError):
         return ElicitError.__str__(self)
 
 
+class WrongTypeError(UsageError, TypeError):
+    """``ELICIT_ERR_WRONG_TYPE`` (110): a resolver input has another JSON type than the
+    reader asked for (``Resolve.input_int`` on a string, ...)."""
+
+
 class ClosedError(UsageError, ValueError):
     """The plan or round was closed: the binding refuses to touch a freed handle.
 
@@ -107,6 +117,33 @@ class InputResponsesError(CallInputError):
     jsonrpc_code = -32602
 
 
+class RequestStateError(CallInputError):
+    """``ELICIT_ERR_REQUEST_STATE`` (303): the request's ``requestState`` did not verify.
+
+    Answer the request with :attr:`error` (JSON-RPC ``-32602``, the MCP Python SDK's
+    frozen message "Invalid or expired requestState"), whatever the reason;
+    :attr:`reason` (``"expired"``, ``"unknown key"``, ``"request binding"``, ...) is for
+    the server's log only.
+    """
+
+    jsonrpc_code = -32602
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(int(Result.ERR_REQUEST_STATE), REQUEST_STATE_ERROR_MESSAGE)
+        self.reason = reason
+        """Why the token was rejected (log it; never send it)."""
+
+    @property
+    def error(self) -> Dict[str, Any]:
+        """The JSON-RPC ``error`` object to answer with (the SDK's, byte for byte when
+        serialized compactly)."""
+        value: Dict[str, Any] = json.loads(REQUEST_STATE_ERROR_JSON)
+        return value
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.reason,))
+
+
 class ResolutionError(ElicitError):
     """``4xx``: resolution failed; the tool call fails with :attr:`message`."""
 
@@ -118,6 +155,7 @@ class InternalError(ElicitError):
 _SPECIFIC: Dict[int, Type[ElicitError]] = {
     int(Result.ERR_WRONG_STEP): WrongStepError,
     int(Result.ERR_NOT_FOUND): NotFoundError,
+    int(Result.ERR_WRONG_TYPE): WrongTypeError,
     int(Result.ERR_INPUT_RESPONSES): InputResponsesError,
 }
 

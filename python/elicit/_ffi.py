@@ -20,7 +20,13 @@ Type mapping (C → ctypes):
 ``bool *``                     ``POINTER(c_bool)``
 ``[const] struct elicit_plan *``   ``POINTER(ElicitPlan)``
 ``struct elicit_plan **``      ``POINTER(POINTER(ElicitPlan))``
+(the same for ``elicit_round``, ``elicit_key_ring``, ``elicit_sealer``)
 ``const char *`` (return)      ``c_char_p`` (static, NUL-terminated)
+``const char **``              ``POINTER(c_char_p)`` (receives a static string)
+``const uint8_t *const *``     ``POINTER(c_char_p)`` (an array of inputs)
+``const size_t *``             ``POINTER(c_size_t)``
+``int64_t *``, ``double *``    ``POINTER(c_int64)``, ``POINTER(c_double)``
+``double``                     ``c_double``
 =============================  ============================================
 """
 
@@ -30,15 +36,17 @@ import ctypes
 import os
 import sys
 import threading
-from ctypes import POINTER, c_bool, c_char_p, c_size_t, c_uint8, c_uint32
+from ctypes import POINTER, c_bool, c_char_p, c_double, c_int64, c_size_t, c_uint8, c_uint32
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = [
     "ABI_MAJOR",
     "ABI_MINOR",
+    "ElicitKeyRing",
     "ElicitPlan",
     "ElicitRound",
+    "ElicitSealer",
     "LIB_ENV",
     "Lib",
     "LibraryError",
@@ -55,9 +63,12 @@ LIB_ENV = "ELICIT_LIB"
 #: The C ABI this binding is written against: the library must have the same major
 #: version and at least this minor version.
 ABI_MAJOR = 0
-ABI_MINOR = 1
+ABI_MINOR = 2
 
-BUILD_HINT = "build it with cargo build --release -p elicit-ffi or set ELICIT_LIB"
+BUILD_HINT = (
+    "install the elicit wheel (pip install elicit-*.whl, or pip install ./python from a "
+    "checkout), build it with cargo build --release -p elicit-ffi, or set ELICIT_LIB"
+)
 
 
 class ElicitPlan(ctypes.Structure):
@@ -68,8 +79,18 @@ class ElicitRound(ctypes.Structure):
     """``struct elicit_round`` (opaque: only pointers to it are used)."""
 
 
+class ElicitKeyRing(ctypes.Structure):
+    """``struct elicit_key_ring`` (opaque: only pointers to it are used)."""
+
+
+class ElicitSealer(ctypes.Structure):
+    """``struct elicit_sealer`` (opaque: only pointers to it are used)."""
+
+
 PlanPtr = POINTER(ElicitPlan)
 RoundPtr = POINTER(ElicitRound)
+KeyRingPtr = POINTER(ElicitKeyRing)
+SealerPtr = POINTER(ElicitSealer)
 
 _result = c_uint32
 _u8_in = c_char_p
@@ -81,11 +102,16 @@ _size_out = POINTER(c_size_t)
 _READER: List[Any] = [RoundPtr, _u8_out, c_size_t, _size_out]
 # (round, text, text_len).
 _TEXT_IN: List[Any] = [RoundPtr, _u8_in, c_size_t]
+# A named input reader: (round, name, name_len, buf, cap, out_len).
+_NAMED_READER: List[Any] = [RoundPtr, _u8_in, c_size_t, _u8_out, c_size_t, _size_out]
+# (ptr, len) for method, params, principal.
+_REQUEST: List[Any] = [_u8_in, c_size_t, _u8_in, c_size_t, _u8_in, c_size_t]
 
 #: name → (restype, argtypes), for every function of include/elicit.h.
 SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "elicit_abi_version": (c_uint32, []),
     "elicit_result_str": (c_char_p, [_result]),
+    "elicit_result_name": (c_char_p, [_result]),
     "elicit_plan_new": (
         _result,
         [_u8_in, c_size_t, POINTER(PlanPtr), _u8_out, c_size_t, _size_out],
@@ -139,6 +165,48 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
         [RoundPtr, c_size_t, POINTER(c_uint32), _size_out, _u8_out, c_size_t, _size_out],
     ),
     "elicit_round_last_error": (_result, _READER),
+    "elicit_round_resolve_question_text": (
+        _result,
+        [RoundPtr, _u8_in, c_size_t, _u8_in, c_size_t, _u8_in, c_size_t],
+    ),
+    "elicit_round_resolve_input": (_result, _NAMED_READER),
+    "elicit_round_resolve_input_text": (_result, _NAMED_READER),
+    "elicit_round_resolve_input_int": (_result, [RoundPtr, _u8_in, c_size_t, POINTER(c_int64)]),
+    "elicit_round_resolve_input_number": (
+        _result,
+        [RoundPtr, _u8_in, c_size_t, POINTER(c_double)],
+    ),
+    "elicit_round_resolve_input_bool": (_result, [RoundPtr, _u8_in, c_size_t, POINTER(c_bool)]),
+    "elicit_key_ring_new": (
+        _result,
+        [
+            POINTER(c_char_p),
+            POINTER(c_size_t),
+            c_size_t,
+            POINTER(KeyRingPtr),
+            _u8_out,
+            c_size_t,
+            _size_out,
+        ],
+    ),
+    "elicit_key_ring_free": (None, [KeyRingPtr]),
+    "elicit_sealer_new": (
+        _result,
+        [KeyRingPtr, _u8_in, c_size_t, c_double, POINTER(SealerPtr), _u8_out, c_size_t, _size_out],
+    ),
+    "elicit_sealer_free": (None, [SealerPtr]),
+    "elicit_sealer_seal": (
+        _result,
+        [SealerPtr, *_REQUEST, c_double, _u8_in, c_size_t, _u8_in, c_size_t]
+        + [_u8_out, c_size_t, _size_out, POINTER(c_char_p)],
+    ),
+    "elicit_sealer_unseal": (
+        _result,
+        [SealerPtr, *_REQUEST, c_double, POINTER(c_bool), _u8_out, c_size_t, _size_out]
+        + [POINTER(c_char_p)],
+    ),
+    "elicit_os_time": (_result, [POINTER(c_double)]),
+    "elicit_os_random": (_result, [_u8_out, c_size_t]),
 }
 
 
@@ -175,7 +243,8 @@ def candidate_paths(
 ) -> List[Path]:
     """Where :func:`find_library` looks, in order (``ELICIT_LIB`` alone when it is set).
 
-    Without ``ELICIT_LIB``: ``$CARGO_TARGET_DIR/{release,debug}`` when that is set, then
+    Without ``ELICIT_LIB``: first beside this package (where the wheel puts the
+    library), then ``$CARGO_TARGET_DIR/{release,debug}`` when that is set, then
     ``target/release`` and ``target/debug`` of every enclosing cargo workspace (a folder
     with a ``Cargo.toml``) of this package's folder and of the working directory.
     """
@@ -185,9 +254,10 @@ def candidate_paths(
     if explicit:
         p = Path(explicit)
         return [p / name if p.is_dir() else p]
+    here = Path(__file__).resolve().parent
     if starts is None:
-        starts = [Path(__file__).resolve().parent, Path.cwd().resolve()]
-    out: List[Path] = []
+        starts = [here, Path.cwd().resolve()]
+    out: List[Path] = [here / name]
     target_dir = env.get("CARGO_TARGET_DIR")
     if target_dir:
         t = Path(target_dir)
@@ -211,11 +281,7 @@ def find_library(
             f"{LIB_ENV}={env[LIB_ENV]!r} does not name an existing {library_filename()}; "
             f"{BUILD_HINT}"
         )
-    if candidates:
-        where = "looked in: " + ", ".join(str(p) for p in candidates)
-    else:
-        around = starts if starts is not None else [Path(__file__).resolve().parent, Path.cwd()]
-        where = "no $ELICIT_LIB and no cargo workspace around " + " or ".join(str(p) for p in around)
+    where = "looked in: " + ", ".join(str(p) for p in candidates)
     raise LibraryNotFoundError(f"{library_filename()} not found ({where}); {BUILD_HINT}")
 
 
@@ -228,6 +294,7 @@ class Lib:
 
     elicit_abi_version: Callable[..., Any]
     elicit_result_str: Callable[..., Any]
+    elicit_result_name: Callable[..., Any]
     elicit_plan_new: Callable[..., Any]
     elicit_plan_free: Callable[..., Any]
     elicit_plan_tool_name: Callable[..., Any]
@@ -253,6 +320,20 @@ class Lib:
     elicit_round_note_count: Callable[..., Any]
     elicit_round_note: Callable[..., Any]
     elicit_round_last_error: Callable[..., Any]
+    elicit_round_resolve_question_text: Callable[..., Any]
+    elicit_round_resolve_input: Callable[..., Any]
+    elicit_round_resolve_input_text: Callable[..., Any]
+    elicit_round_resolve_input_int: Callable[..., Any]
+    elicit_round_resolve_input_number: Callable[..., Any]
+    elicit_round_resolve_input_bool: Callable[..., Any]
+    elicit_key_ring_new: Callable[..., Any]
+    elicit_key_ring_free: Callable[..., Any]
+    elicit_sealer_new: Callable[..., Any]
+    elicit_sealer_free: Callable[..., Any]
+    elicit_sealer_seal: Callable[..., Any]
+    elicit_sealer_unseal: Callable[..., Any]
+    elicit_os_time: Callable[..., Any]
+    elicit_os_random: Callable[..., Any]
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -280,6 +361,11 @@ class Lib:
     def result_str(self, code: int) -> str:
         """``elicit_result_str(code)`` as text."""
         raw = self.elicit_result_str(code)
+        return bytes(raw).decode("utf-8", "replace") if raw else ""
+
+    def result_name(self, code: int) -> str:
+        """``elicit_result_name(code)`` as text (the name alone)."""
+        raw = self.elicit_result_name(code)
         return bytes(raw).decode("utf-8", "replace") if raw else ""
 
 

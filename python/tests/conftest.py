@@ -10,8 +10,8 @@ import pytest
 
 import elicit
 
-#: The repository root (examples/python/tests → ../../..), or $ELICIT_REPO.
-REPO = Path(os.environ.get("ELICIT_REPO", Path(__file__).resolve().parents[3]))
+#: The repository root (python/tests → ../..), or $ELICIT_REPO.
+REPO = Path(os.environ.get("ELICIT_REPO", Path(__file__).resolve().parents[2]))
 HEADER = REPO / "include" / "elicit.h"
 VECTORS = REPO / "tests" / "vectors"
 

@@ -20,6 +20,7 @@ import json
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import elicit
+from elicit import _engine
 
 
 class HostError(Exception):
@@ -236,9 +237,9 @@ def one_round(
     with elicit.Plan(sticky.declaration) as plan:
         try:
             rnd = plan.modern(
-                elicit.dumps(arguments),
+                _engine.dumps(arguments),
                 request_state=request_state,
-                input_responses=None if replies is None else elicit.dumps(replies),
+                input_responses=None if replies is None else _engine.dumps(replies),
             )
         except elicit.InputResponsesError:
             out: Dict[str, Json] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from ctypes import POINTER, byref, c_bool, c_size_t, c_uint8, c_uint32, string_at
+from ctypes import POINTER, byref, c_bool, c_double, c_int64, c_size_t, c_uint8, c_uint32, string_at
 from typing import (
     Any,
     Callable,
@@ -397,6 +397,7 @@ class Resolve(Step):
         return value
 
     def inputs_bytes(self) -> bytes:
+        """The resolver's inputs as the engine's JSON bytes."""
         return self.round.resolve_inputs_bytes()
 
     def value(self, value: Any) -> None:
@@ -405,15 +406,46 @@ class Resolve(Step):
         self.answered = True
 
     def value_json(self, text: JsonText) -> None:
+        """The resolver returned a value, given as raw JSON text."""
         self.round.resolve_value_json(text)
         self.answered = True
 
-    def question(self, question: Union[str, Mapping[str, Any]]) -> None:
-        """The resolver asks: a message, or ``{"message", "type"?, "title"?, "description"?}``."""
-        self.round.resolve_question(question)
+    def input(self, name: str) -> Any:
+        """One input by name, parsed (:class:`~elicit.NotFoundError` when the resolver
+        has no input called ``name``)."""
+        return self.round.resolve_input(name)
+
+    def input_text(self, name: str) -> str:
+        """A string input (:class:`~elicit.WrongTypeError` for any other JSON type)."""
+        return self.round.resolve_input_text(name)
+
+    def input_int(self, name: str) -> int:
+        """An integer input (``3`` and ``3.0``; within int64)."""
+        return self.round.resolve_input_int(name)
+
+    def input_number(self, name: str) -> float:
+        """A number input, as the nearest float."""
+        return self.round.resolve_input_number(name)
+
+    def input_bool(self, name: str) -> bool:
+        """A boolean input."""
+        return self.round.resolve_input_bool(name)
+
+    def question(
+        self,
+        question: Union[str, Mapping[str, Any]],
+        *,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+    ) -> None:
+        """The resolver asks: a message (plain text, with an optional title and
+        description), or a question object ``{"message", "type"?, "title"?,
+        "description"?}``."""
+        self.round.resolve_question(question, title=title, description=description)
         self.answered = True
 
     def question_json(self, text: JsonText) -> None:
+        """The resolver asks, with a question object given as raw JSON text."""
         self.round.resolve_question_json(text)
         self.answered = True
 
@@ -437,6 +469,7 @@ class Ask(Step):
         return value
 
     def request_bytes(self) -> bytes:
+        """The ``elicitation/create`` params as the engine's JSON bytes."""
         return self.round.ask_bytes()
 
     def answer(self, result: Mapping[str, Any]) -> None:
@@ -445,6 +478,7 @@ class Ask(Step):
         self.answered = True
 
     def answer_json(self, text: JsonText) -> None:
+        """Answer with the client's ElicitResult as raw JSON text."""
         self.round.answer_json(text)
         self.answered = True
 
@@ -453,9 +487,11 @@ class Ask(Step):
         self.answer({"action": "accept", "content": {"value": value}})
 
     def decline(self) -> None:
+        """The user declined (``{"action": "decline"}``)."""
         self.answer({"action": "decline"})
 
     def cancel(self) -> None:
+        """The user cancelled (``{"action": "cancel"}``)."""
         self.answer({"action": "cancel"})
 
 
@@ -465,12 +501,15 @@ class Done(Step):
     kind = StepKind.DONE
 
     def values(self) -> dict[str, Any]:
+        """The elicited values ``{name: value}``, in resolution order."""
         return self.round.values()
 
     def values_bytes(self) -> bytes:
+        """The elicited values as the engine's JSON bytes."""
         return self.round.values_bytes()
 
     def value_of(self, key: Union[int, str]) -> Any:
+        """One parameter's value, by index or name."""
         return self.round.value_of(key)
 
 
@@ -481,15 +520,19 @@ class InputRequired(Step):
     kind = StepKind.INPUT_REQUIRED
 
     def input_requests(self, client_view: bool = False) -> dict[str, Any]:
+        """The ``inputRequests`` object, parsed (``client_view``: as the SDK's client model renders it)."""
         return self.round.input_requests(client_view)
 
     def input_requests_bytes(self, client_view: bool = False) -> bytes:
+        """The ``inputRequests`` object as the engine's JSON bytes."""
         return self.round.input_requests_bytes(client_view)
 
     def request_state(self) -> str:
+        """The plaintext ``requestState`` to seal (:meth:`~elicit.Sealer.seal`) and send."""
         return self.round.request_state()
 
     def request_state_bytes(self) -> bytes:
+        """The plaintext ``requestState`` as bytes (ASCII JSON)."""
         return self.round.request_state_bytes()
 
 
@@ -544,6 +587,7 @@ class Round:
 
     @property
     def closed(self) -> bool:
+        """True after :meth:`close`."""
         return self._handle is None
 
     def __enter__(self) -> "Round":
@@ -682,6 +726,7 @@ class Round:
         return self._output(self._lib.elicit_round_resolve_inputs)
 
     def resolve_inputs(self) -> dict[str, Any]:
+        """During RESOLVE: the resolver's inputs ``{need: value}``, parsed."""
         value: dict[str, Any] = json.loads(self.resolve_inputs_bytes())
         return value
 
@@ -690,6 +735,7 @@ class Round:
         return self._output(self._lib.elicit_round_ask)
 
     def ask(self) -> dict[str, Any]:
+        """During ASK: the ``elicitation/create`` params, parsed."""
         value: dict[str, Any] = json.loads(self.ask_bytes())
         return value
 
@@ -698,6 +744,7 @@ class Round:
         return self._output(self._lib.elicit_round_values)
 
     def values(self) -> dict[str, Any]:
+        """After DONE: the elicited values, parsed."""
         value: dict[str, Any] = json.loads(self.values_bytes())
         return value
 
@@ -709,6 +756,7 @@ class Round:
         return self._output(self._lib.elicit_round_value_of, index)
 
     def value_of(self, key: Union[int, str]) -> Any:
+        """After DONE: one parameter's value (by index or name), parsed."""
         return json.loads(self.value_of_bytes(key))
 
     def input_requests_bytes(self, client_view: bool = False, *, flags: Optional[int] = None) -> bytes:
@@ -721,6 +769,7 @@ class Round:
         return self._output(self._lib.elicit_round_input_requests, bits)
 
     def input_requests(self, client_view: bool = False) -> dict[str, Any]:
+        """After INPUT_REQUIRED: the ``inputRequests`` object, parsed."""
         value: dict[str, Any] = json.loads(self.input_requests_bytes(client_view))
         return value
 
@@ -729,9 +778,11 @@ class Round:
         return self._output(self._lib.elicit_round_request_state)
 
     def request_state(self) -> str:
+        """After INPUT_REQUIRED: the plaintext ``requestState`` to seal."""
         return self.request_state_bytes().decode("ascii")
 
     def note_count(self) -> int:
+        """How many notes the round has made so far."""
         with self._lock:
             h = self._live()
             count = c_size_t(0)
@@ -762,6 +813,7 @@ class Round:
             return self._last_error(self._live())
 
     def last_error(self) -> str:
+        """The message of the most recent failed call on this round (empty if none)."""
         return self.last_error_bytes().decode("utf-8", "replace")
 
     # -------------------------------------------------------------------- answers
@@ -771,14 +823,73 @@ class Round:
         self._input(self._lib.elicit_round_resolve_value, dumps(value))
 
     def resolve_value_json(self, text: JsonText) -> None:
+        """Answer RESOLVE with a value given as raw JSON text."""
         self._input(self._lib.elicit_round_resolve_value, _text(text))
 
-    def resolve_question(self, question: Union[str, Mapping[str, Any]]) -> None:
-        """Answer RESOLVE with a question: a message, or a question object."""
-        q = {"message": question} if isinstance(question, str) else question
-        self._input(self._lib.elicit_round_resolve_question, dumps(q))
+    def resolve_question(
+        self,
+        question: Union[str, Mapping[str, Any]],
+        *,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+    ) -> None:
+        """Answer RESOLVE with a question: a message as plain text (the library writes
+        the question, ``elicit_round_resolve_question_text``; ``title`` and
+        ``description`` optional), or a question object (``type`` too)."""
+        if not isinstance(question, str):
+            if title is not None or description is not None:
+                raise TypeError("title and description go inside a question object")
+            self._input(self._lib.elicit_round_resolve_question, dumps(question))
+            return
+        texts = [question.encode("utf-8")]
+        texts += [b"" if t is None else t.encode("utf-8") for t in (title, description)]
+        args: List[Any] = []
+        for text, given in zip(texts, (True, title is not None, description is not None)):
+            args += [text if given else None, len(text)]
+        with self._lock:
+            h = self._live()
+            rc = int(self._lib.elicit_round_resolve_question_text(h, *args))
+            if rc != _OK:
+                raise self._fail(h, rc)
+            self._answers += 1
+
+    def resolve_input_bytes(self, name: str) -> bytes:
+        """During RESOLVE: input ``name`` as the engine's JSON bytes."""
+        n = name.encode("utf-8")
+        return self._output(self._lib.elicit_round_resolve_input, n, len(n))
+
+    def resolve_input(self, name: str) -> Any:
+        """During RESOLVE: input ``name``, parsed."""
+        return json.loads(self.resolve_input_bytes(name))
+
+    def resolve_input_text(self, name: str) -> str:
+        """During RESOLVE: string input ``name``, decoded."""
+        n = name.encode("utf-8")
+        return self._output(self._lib.elicit_round_resolve_input_text, n, len(n)).decode("utf-8")
+
+    def _scalar(self, fn: Callable[..., Any], name: str, out: Any) -> Any:
+        n = name.encode("utf-8")
+        with self._lock:
+            h = self._live()
+            rc = int(fn(h, n, len(n), byref(out)))
+            if rc != _OK:
+                raise self._fail(h, rc)
+            return out.value
+
+    def resolve_input_int(self, name: str) -> int:
+        """During RESOLVE: integer input ``name`` (an integral JSON number in int64)."""
+        return int(self._scalar(self._lib.elicit_round_resolve_input_int, name, c_int64(0)))
+
+    def resolve_input_number(self, name: str) -> float:
+        """During RESOLVE: number input ``name``, as the nearest float."""
+        return float(self._scalar(self._lib.elicit_round_resolve_input_number, name, c_double(0)))
+
+    def resolve_input_bool(self, name: str) -> bool:
+        """During RESOLVE: boolean input ``name``."""
+        return bool(self._scalar(self._lib.elicit_round_resolve_input_bool, name, c_bool(False)))
 
     def resolve_question_json(self, text: JsonText) -> None:
+        """Answer RESOLVE with a question object given as raw JSON text."""
         self._input(self._lib.elicit_round_resolve_question, _text(text))
 
     def resolve_failed(self, dependency: str) -> None:
@@ -791,4 +902,5 @@ class Round:
         self._input(self._lib.elicit_round_answer, dumps(result))
 
     def answer_json(self, text: JsonText) -> None:
+        """Answer ASK with the client's ElicitResult as raw JSON text."""
         self._input(self._lib.elicit_round_answer, _text(text))

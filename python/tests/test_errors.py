@@ -7,6 +7,7 @@ from typing import Any, Dict
 import pytest
 
 import elicit
+from elicit import errors
 from elicit import Result
 
 from conftest import BOOKING, accept
@@ -322,16 +323,16 @@ def test_unknown_flags() -> None:
 
 
 def test_error_for_maps_every_group() -> None:
-    assert type(elicit.error_for(100, "m")) is elicit.UsageError
-    assert type(elicit.error_for(103, "m")) is elicit.WrongStepError
-    assert type(elicit.error_for(201, "m")) is elicit.DeclarationError
-    assert type(elicit.error_for(300, "m")) is elicit.CallInputError
-    assert type(elicit.error_for(302, "m")) is elicit.InputResponsesError
-    assert type(elicit.error_for(402, "m")) is elicit.ResolutionError
-    assert type(elicit.error_for(900, "m")) is elicit.InternalError
-    assert type(elicit.error_for(901, "m")) is elicit.InternalError
-    assert type(elicit.error_for(999, "m")) is elicit.InternalError
-    assert type(elicit.error_for(777, "m")) is elicit.InternalError
-    e = elicit.error_for(402, "msg")
+    assert type(errors.error_for(100, "m")) is elicit.UsageError
+    assert type(errors.error_for(103, "m")) is elicit.WrongStepError
+    assert type(errors.error_for(201, "m")) is elicit.DeclarationError
+    assert type(errors.error_for(300, "m")) is elicit.CallInputError
+    assert type(errors.error_for(302, "m")) is elicit.InputResponsesError
+    assert type(errors.error_for(402, "m")) is elicit.ResolutionError
+    assert type(errors.error_for(900, "m")) is elicit.InternalError
+    assert type(errors.error_for(901, "m")) is elicit.InternalError
+    assert type(errors.error_for(999, "m")) is elicit.InternalError
+    assert type(errors.error_for(777, "m")) is elicit.InternalError
+    e = errors.error_for(402, "msg")
     assert (e.code, e.message, e.code_name) == (402, "msg", "ELICIT_ERR_SCHEMA_MISMATCH")
-    assert elicit.error_for(777, "m").code_name == "unknown"
+    assert errors.error_for(777, "m").code_name == "ELICIT_ERR_UNKNOWN"

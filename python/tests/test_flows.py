@@ -7,6 +7,7 @@ import json
 from typing import Any, Dict, List, Optional
 
 import elicit
+from elicit import _engine
 from elicit import StepKind
 
 from conftest import accept, booking_resolver
@@ -174,5 +175,5 @@ def test_client_view_and_notes() -> None:
 
 
 def test_dumps_is_compact_utf8() -> None:
-    assert elicit.dumps({"a": "é✈", "b": [1, 2.5]}) == '{"a":"é✈","b":[1,2.5]}'.encode("utf-8")
-    assert elicit.dumps("\ud800") == b'"\\ud800"'
+    assert _engine.dumps({"a": "é✈", "b": [1, 2.5]}) == '{"a":"é✈","b":[1,2.5]}'.encode("utf-8")
+    assert _engine.dumps("\ud800") == b'"\\ud800"'

@@ -155,7 +155,7 @@ def test_too_small_buffers_are_grown(monkeypatch: pytest.MonkeyPatch, initial: i
 
 def test_raw_buffer_protocol() -> None:
     """The C contract under the binding: size query, too small, exact fit."""
-    lib = elicit.load()
+    lib = _ffi.load()
     with elicit.Plan(BOOKING) as plan, plan.modern() as rnd:
         rnd.poll()
         h = rnd._handle
@@ -176,7 +176,7 @@ def test_raw_buffer_protocol() -> None:
 
 
 def test_raw_null_pointers_are_refused() -> None:
-    lib = elicit.load()
+    lib = _ffi.load()
     out = _ffi.PlanPtr()
     assert lib.elicit_plan_new(None, 3, byref(out), None, 0, None) == Result.ERR_NULL
     assert not out, "out is untouched on failure"
@@ -190,7 +190,7 @@ def test_raw_null_pointers_are_refused() -> None:
 
 
 def test_raw_plan_new_error_message_is_cut_to_fit() -> None:
-    lib = elicit.load()
+    lib = _ffi.load()
     text = b"{"
     out = _ffi.PlanPtr()
     buf = (c_uint8 * 10)()
@@ -201,7 +201,7 @@ def test_raw_plan_new_error_message_is_cut_to_fit() -> None:
 
 
 def test_raw_plan_names_are_borrowed() -> None:
-    lib = elicit.load()
+    lib = _ffi.load()
     with elicit.Plan(BOOKING) as plan:
         h = plan._acquire()
         try:

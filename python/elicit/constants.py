@@ -6,7 +6,7 @@ import ctypes
 import enum
 
 ABI_VERSION_MAJOR = 0
-ABI_VERSION_MINOR = 1
+ABI_VERSION_MINOR = 2
 ABI_VERSION_PATCH = 0
 ABI_VERSION = (ABI_VERSION_MAJOR << 16) | (ABI_VERSION_MINOR << 8) | ABI_VERSION_PATCH
 
@@ -18,6 +18,25 @@ MESSAGE_CAP = 1024
 NO_PARAM = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
 
 REQUESTS_CLIENT_VIEW = 1
+
+#: ``ELICIT_MAX_KEYS``: most keys a :class:`~elicit.KeyRing` holds.
+MAX_KEYS = 8
+#: ``ELICIT_MIN_KEY_LEN``: shortest key, in bytes.
+MIN_KEY_LEN = 32
+#: ``ELICIT_SEAL_RANDOM_LEN``: random bytes one seal consumes (nonce, principal salt).
+SEAL_RANDOM_LEN = 20
+#: ``ELICIT_DEFAULT_TTL_SECS``: the token lifetime by default, the SDK's.
+DEFAULT_TTL_SECS = 600
+#: ``ELICIT_REQUEST_STATE_ERROR_CODE``: JSON-RPC code of a rejected requestState.
+REQUEST_STATE_ERROR_CODE = -32602
+#: ``ELICIT_REQUEST_STATE_ERROR_MESSAGE``: the SDK's frozen message, whatever the reason.
+REQUEST_STATE_ERROR_MESSAGE = "Invalid or expired requestState"
+#: ``ELICIT_REQUEST_STATE_ERROR_JSON``: the whole JSON-RPC ``error`` object, as the SDK
+#: sends it.
+REQUEST_STATE_ERROR_JSON = (
+    '{"code":-32602,"message":"Invalid or expired requestState",'
+    '"data":{"reason":"invalid_request_state"}}'
+)
 
 
 class StepKind(enum.IntEnum):
@@ -50,6 +69,7 @@ class Result(enum.IntEnum):
     ERR_NOT_FOUND = 107
     ERR_TOO_LARGE = 108
     ERR_RESOLVER_ANSWER = 109
+    ERR_WRONG_TYPE = 110
     ERR_DECLARATION_JSON = 200
     ERR_DECLARATION = 201
     ERR_DUPLICATE_NAME = 202
@@ -62,6 +82,7 @@ class Result(enum.IntEnum):
     ERR_ARGUMENTS = 300
     ERR_MISSING_ARGUMENT = 301
     ERR_INPUT_RESPONSES = 302
+    ERR_REQUEST_STATE = 303
     ERR_NOT_ELICIT_RESULT = 400
     ERR_ACCEPTED_WITHOUT_CONTENT = 401
     ERR_SCHEMA_MISMATCH = 402

@@ -15,8 +15,16 @@ into a :class:`Plan`, then drive one :class:`Round` per ``tools/call``::
                 elif isinstance(step, elicit.Done):
                     run_tool(step.values())
 
-The library is found through ``$ELICIT_LIB`` (the file, or its folder) or the cargo
-workspace's ``target/release`` / ``target/debug``; see :func:`find_library`.
+Between rounds the state is sealed with a :class:`Sealer` (the MCP Python SDK's token
+format: servers sharing the keys accept each other's tokens)::
+
+    sealer = elicit.Sealer(elicit.KeyRing([key]), audience="my-server")
+    state = sealer.unseal("tools/call", params)          # None on a first round
+    token = sealer.seal("tools/call", params, step.request_state())
+
+The library ships inside the package (the wheel carries it); ``$ELICIT_LIB`` (the file,
+or its folder) overrides it, and a source checkout falls back to the cargo workspace's
+``target/release`` / ``target/debug``; see :func:`find_library`.
 """
 
 from __future__ import annotations
@@ -32,25 +40,23 @@ from ._engine import (
     Resolve,
     Round,
     Step,
-    dumps,
 )
-from ._ffi import (
-    LIB_ENV,
-    Lib,
-    LibraryError,
-    LibraryNotFoundError,
-    candidate_paths,
-    find_library,
-    library_filename,
-    load,
-)
+from ._ffi import LIB_ENV, LibraryError, LibraryNotFoundError, find_library, load
+from ._seal import KeyRing, Sealer
 from .constants import (
     ABI_VERSION,
+    DEFAULT_TTL_SECS,
     DEFAULT_WORKSPACE,
+    MAX_KEYS,
     MAX_PARAMS,
     MESSAGE_CAP,
+    MIN_KEY_LEN,
     NO_PARAM,
+    REQUEST_STATE_ERROR_CODE,
+    REQUEST_STATE_ERROR_JSON,
+    REQUEST_STATE_ERROR_MESSAGE,
     REQUESTS_CLIENT_VIEW,
+    SEAL_RANDOM_LEN,
     NoteLevel,
     Result,
     StepKind,
@@ -63,14 +69,16 @@ from .errors import (
     InputResponsesError,
     InternalError,
     NotFoundError,
+    RequestStateError,
     ResolutionError,
     UsageError,
     WrongStepError,
+    WrongTypeError,
     code_name,
-    error_for,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+"""The package version."""
 
 
 def abi_version() -> int:
@@ -83,6 +91,7 @@ __all__ = [
     "Ask",
     "CallInputError",
     "ClosedError",
+    "DEFAULT_TTL_SECS",
     "DEFAULT_WORKSPACE",
     "DeclarationError",
     "Done",
@@ -91,12 +100,14 @@ __all__ = [
     "InputResponsesError",
     "InternalError",
     "JsonText",
+    "KeyRing",
     "LIB_ENV",
-    "Lib",
     "LibraryError",
     "LibraryNotFoundError",
+    "MAX_KEYS",
     "MAX_PARAMS",
     "MESSAGE_CAP",
+    "MIN_KEY_LEN",
     "NO_PARAM",
     "NotFoundError",
     "Note",
@@ -104,20 +115,22 @@ __all__ = [
     "Param",
     "Plan",
     "REQUESTS_CLIENT_VIEW",
+    "REQUEST_STATE_ERROR_CODE",
+    "REQUEST_STATE_ERROR_JSON",
+    "REQUEST_STATE_ERROR_MESSAGE",
+    "RequestStateError",
     "Resolve",
     "ResolutionError",
     "Result",
     "Round",
+    "SEAL_RANDOM_LEN",
+    "Sealer",
     "Step",
     "StepKind",
     "UsageError",
     "WrongStepError",
+    "WrongTypeError",
     "abi_version",
-    "candidate_paths",
     "code_name",
-    "dumps",
-    "error_for",
     "find_library",
-    "library_filename",
-    "load",
 ]
