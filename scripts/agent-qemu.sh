@@ -14,7 +14,7 @@
 #   - the key ring: ELICIT_STATE_KEYS as booking-server reads it (comma-separated hex
 #     secrets of 32 to 128 bytes, at most 2: the first seals, all unseal); unset, one
 #     ephemeral random key for this run (tokens die with it);
-#   - the time: Unix milliseconds now (the agent adds the board's 100 Hz counter);
+#   - the time: Unix seconds and hundredths now (the agent adds the board's 100 Hz counter);
 #     $ELICIT_AGENT_START_MS overrides it (the tests start an agent whose clock is behind);
 #   - the nonce seed: 8 fresh bytes from /dev/urandom for every start.
 # The block is written to a private temporary directory (mode 0600) removed on exit.
@@ -85,8 +85,9 @@ le64() { # integer -> 8 bytes little-endian, as hex digits
 umask 077
 {
   printf 'ELAG'
-  hexbytes "01$(printf '%02x' ${#keys[@]})0000"
-  hexbytes "$(le64 "${ELICIT_AGENT_START_MS:-$(date +%s%3N)}")"
+  start_ms="${ELICIT_AGENT_START_MS:-$(date +%s%3N)}"
+  hexbytes "01$(printf '%02x%02x' ${#keys[@]} $(( start_ms % 1000 / 10 )))00"
+  hexbytes "$(le64 $(( start_ms / 1000 )))"
   head -c 8 /dev/urandom
   for k in "${keys[@]}"; do
     hexbytes "$(printf '%02x' $(( ${#k} / 2 )))$k"

@@ -16,6 +16,9 @@ use elicit_core::Plan;
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+    // cortex-m-rt's `device` feature includes a device.x naming the interrupt handlers;
+    // the agent's vectors all point at DefaultHandler (src/board.rs), so it is empty.
+    fs::write(out.join("device.x"), "/* src/board.rs: __INTERRUPTS */\n").expect("device.x");
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
     println!("cargo:rerun-if-changed=build.rs");

@@ -83,6 +83,16 @@ impl Sink for Uart {
     }
 }
 
+extern "C" {
+    fn DefaultHandler();
+}
+
+/// The board's 32 external interrupt vectors (the NVIC of QEMU's AN385/AN386 image has 32
+/// lines), all to [`DefaultHandler`]; only UART0's receive interrupt is ever enabled.
+#[link_section = ".vector_table.interrupts"]
+#[no_mangle]
+static __INTERRUPTS: [unsafe extern "C" fn(); 32] = [DefaultHandler; 32];
+
 /// Acknowledge UART0's receive interrupt (the only one enabled).
 #[cortex_m_rt::exception]
 unsafe fn DefaultHandler(irqn: i16) {

@@ -9,6 +9,8 @@
 #![no_main]
 // elicit-core's errors carry their names inline (no heap), so they are large by design.
 #![allow(clippy::result_large_err, clippy::large_enum_variant)]
+// The plaintext build (development, and the size comparison) has no keys, clock or nonces.
+#![cfg_attr(not(feature = "seal"), allow(dead_code))]
 
 use cortex_m_rt::entry;
 use zeroize::Zeroize;
@@ -34,7 +36,7 @@ fn main() -> ! {
         let ring = p.ring(&block)?;
         Ok(agent::Seal {
             sealer: elicit_core::seal::Sealer::new(ring, Some(agent::SERVER_NAME)),
-            clock: provision::Clock::new(p.start_ms),
+            clock: provision::Clock::new(p.start),
             nonces: provision::Nonces::new(p.seed),
         })
     });

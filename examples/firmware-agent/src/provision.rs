@@ -7,15 +7,17 @@
 //! | 0 | 4 | magic `ELAG` |
 //! | 4 | 1 | format version, 1 |
 //! | 5 | 1 | number of keys, 0 to [`MAX_KEYS`] |
-//! | 6 | 2 | zero |
-//! | 8 | 8 | Unix time in milliseconds when the launcher started QEMU |
+//! | 6 | 1 | hundredths of a second of the start time, 0 to 99 |
+//! | 7 | 1 | zero |
+//! | 8 | 8 | Unix time in seconds when the launcher started QEMU |
 //! | 16 | 8 | boot seed: 8 bytes from the host's CSPRNG, fresh for every boot |
 //! | 24 | … | each key: its length (1 byte, 32 to [`MAX_KEY_LEN`]), then its bytes |
 //!
 //! # Time
 //!
 //! QEMU's board has no real-time clock, so `now` = the provisioned start time + the FPGA's
-//! 100 Hz counter (which starts with the machine): 10 ms resolution, behind the host's
+//! 100 Hz counter (which starts with the machine), in whole seconds (tokens carry
+//! `iat`/`exp` as whole seconds; the expiry edge is then exact to a second), behind the host's
 //! clock by QEMU's start-up time (tens of milliseconds), so a token's `iat` is never in
 //! the future of a host server sharing the keys. A real device reads an RTC instead.
 //!
@@ -53,8 +55,8 @@ const VERSION: u8 = 1;
 
 /// The parsed block.
 pub struct Provision {
-    /// Unix time (ms) at start.
-    pub start_ms: u64,
+    /// Unix time at start: seconds, and hundredths of a second.
+    pub start: (u64, u32),
     /// The nonces' boot seed.
     pub seed: [u8; 8],
     #[cfg(feature = "seal")]
@@ -97,7 +99,7 @@ impl Provision {
         #[cfg(not(feature = "seal"))]
         let _ = count;
         Ok(Provision {
-            start_ms: u64::from_le_bytes(start),
+            start: (u64::from_le_bytes(start), u32::from(block[6] % 100)),
             seed,
             #[cfg(feature = "seal")]
             keys,
@@ -127,28 +129,32 @@ impl Provision {
 /// Wall-clock time: the provisioned start plus the 100 Hz counter, extended past its
 /// 32-bit wrap (read at least once every 497 days: every request reads it).
 pub struct Clock {
-    start_ms: u64,
+    secs: u64,
+    hundredths: u32,
     last: u32,
-    ticks: u64,
 }
 
 #[cfg(feature = "seal")]
 impl Clock {
-    /// A clock starting at `start_ms`.
-    pub fn new(start_ms: u64) -> Clock {
+    /// A clock starting at `start` (seconds, hundredths).
+    pub fn new(start: (u64, u32)) -> Clock {
         Clock {
-            start_ms,
+            secs: start.0,
+            hundredths: start.1,
             last: 0,
-            ticks: 0,
         }
     }
 
-    /// Now.
+    /// Now, in whole seconds (the claims' `iat`/`exp` need no fraction; 32-bit
+    /// arithmetic only: the device links no 64-bit or floating-point division).
     pub fn now(&mut self) -> UnixTime {
         let t = board::ticks_100hz();
-        self.ticks += u64::from(t.wrapping_sub(self.last));
+        let delta = t.wrapping_sub(self.last);
         self.last = t;
-        UnixTime::from_millis(self.start_ms + self.ticks * 10)
+        let h = self.hundredths + delta % 100;
+        self.secs += u64::from(delta / 100 + h / 100);
+        self.hundredths = h % 100;
+        UnixTime::from_secs(self.secs)
     }
 }
 
