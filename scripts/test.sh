@@ -60,6 +60,10 @@ fi
 if [ -f scripts/run-firmware.sh ]; then
   step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
 fi
+if [ -f scripts/agent-size.sh ]; then
+  step "firmware MCP agent: sizes (flash, static + painted stack) after scripted sessions in both eras" \
+    bash scripts/agent-size.sh
+fi
 if [ -f scripts/test-python.sh ]; then
   step "Python ctypes binding: mypy, pytest, leak loop" bash scripts/test-python.sh
 fi

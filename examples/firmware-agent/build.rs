@@ -43,7 +43,11 @@ fn main() {
         .param(Param::argument("item").ty(AnswerType::String))
         .param(Param::resolver("quantity", &["item"]).ty(AnswerType::Integer))
         .to_json();
-    for (name, json) in [("book_flight", book_flight), ("greet", greet), ("order", order)] {
+    for (name, json) in [
+        ("book_flight", book_flight),
+        ("greet", greet),
+        ("order", order),
+    ] {
         let plan: Plan<'_, 255> =
             Plan::compile(&json).unwrap_or_else(|e| panic!("{name} does not compile: {e}"));
         let bytes = plan.to_postcard_vec();

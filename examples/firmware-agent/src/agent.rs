@@ -18,9 +18,9 @@
 //! Every buffer is fixed ([`Buffers`]); a line longer than the line buffer, or a message
 //! that is not JSON-RPC, gets a JSON-RPC error and the agent reads on.
 
-use elicit_core::json::{write_i64, write_str, Kind, Value};
 #[cfg(not(feature = "seal"))]
 use elicit_core::json::Str;
+use elicit_core::json::{write_i64, write_str, Kind, Value};
 #[cfg(feature = "seal")]
 use elicit_core::seal::{Binding, Sealer};
 use elicit_core::{Era, Error, Plan, Round, Sink, SliceSink, Step, Style};
@@ -47,11 +47,11 @@ const SERVER_META: &str =
     r#"{"io.modelcontextprotocol/serverInfo":{"name":"booking","version":"0.1.0"}}"#;
 
 /// Bytes of one JSON-RPC line (a request, or a handshake answer).
-pub const LINE_CAP: usize = 3072;
+pub const LINE_CAP: usize = 2560;
 /// The unsealed state of a 2026-07-28 call, or the answer line of a handshake ask.
-pub const AUX_CAP: usize = 1536;
+pub const AUX_CAP: usize = 1280;
 /// The next state, sealed in place into its token; or a finished call's values.
-pub const TOKEN_CAP: usize = 1536;
+pub const TOKEN_CAP: usize = 1280;
 /// The round's workspace (resolver questions, handshake answers).
 pub const WS_CAP: usize = 768;
 /// A resolver's inputs (`{"destination":..,"date":..}`).
@@ -72,7 +72,9 @@ enum Connection {
     Modern,
     /// Handshake era: whether `initialize` declared form elicitation on a version that
     /// has it (2025-06-18 or later).
-    Handshake { can_ask: bool },
+    Handshake {
+        can_ask: bool,
+    },
 }
 
 /// Sealing (seal builds): the key ring, the clock and the nonces.
@@ -158,11 +160,13 @@ impl Agent {
         }
         let meta = params.and_then(|p| p.get("_meta"));
         let enveloped = meta.and_then(|m| m.get(META_VERSION)).is_some();
-        let conn = *self.conn.get_or_insert(if method != "initialize" && enveloped {
-            Connection::Modern
-        } else {
-            Connection::Handshake { can_ask: false }
-        });
+        let conn = *self
+            .conn
+            .get_or_insert(if method != "initialize" && enveloped {
+                Connection::Modern
+            } else {
+                Connection::Handshake { can_ask: false }
+            });
         match conn {
             Connection::Modern if method == "initialize" => {
                 let offered = params.and_then(|p| p.get("protocolVersion"));
@@ -214,7 +218,8 @@ impl Agent {
         rpc::begin_error(&mut self.uart, id, rpc::UNSUPPORTED_VERSION, &mut |s| {
             s.put(message.as_bytes())
         });
-        self.uart.put(b",\"data\":{\"supported\":[\"2026-07-28\"],\"requested\":");
+        self.uart
+            .put(b",\"data\":{\"supported\":[\"2026-07-28\"],\"requested\":");
         self.uart
             .put(requested.map(|v| v.raw()).unwrap_or("null").as_bytes());
         self.uart.put(b"}");
@@ -241,7 +246,13 @@ impl Agent {
     }
 
     /// A tool result: `text` writes the text as JSON string contents (already escaped).
-    fn tool_result(&mut self, id: &str, modern: bool, is_error: bool, text: &mut dyn FnMut(&mut dyn Sink)) {
+    fn tool_result(
+        &mut self,
+        id: &str,
+        modern: bool,
+        is_error: bool,
+        text: &mut dyn FnMut(&mut dyn Sink),
+    ) {
         let u = &mut self.uart;
         rpc::begin_result(u, id);
         if is_error {
@@ -323,7 +334,15 @@ impl Agent {
             return;
         };
         let mut slot = None;
-        let round = match new_round(&mut slot, &plan, Era::Handshake, args.map_or("{}", |a| a.raw()), None, None, ws) {
+        let round = match new_round(
+            &mut slot,
+            &plan,
+            Era::Handshake,
+            args.map_or("{}", |a| a.raw()),
+            None,
+            None,
+            ws,
+        ) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
@@ -348,7 +367,8 @@ impl Agent {
                         Answer::Result(at, len) => {
                             let reply = core::str::from_utf8(&aux[at..at + len]).unwrap_or("");
                             if let Err(e) = round.answer(reply) {
-                                return self.tool_error(id, false, &mut |s| tools::write_error(&e, s));
+                                return self
+                                    .tool_error(id, false, &mut |s| tools::write_error(&e, s));
                             }
                         }
                         Answer::Error(at, len) => {
@@ -410,7 +430,9 @@ impl Agent {
                     let (at, len) = error
                         .and_then(|e| e.get("message"))
                         .and_then(|m| m.as_str())
-                        .map_or((0, 0), |m| (m.raw().as_ptr() as usize - base, m.raw().len()));
+                        .map_or((0, 0), |m| {
+                            (m.raw().as_ptr() as usize - base, m.raw().len())
+                        });
                     return Answer::Error(at, len);
                 }
                 Ok(Message::Request { id, method, .. }) => {
@@ -444,7 +466,9 @@ impl Agent {
         let meta = params
             .and_then(|p| p.get("_meta"))
             .filter(|m| m.kind() == Kind::Object);
-        let version = meta.and_then(|m| m.get(META_VERSION)).filter(|v| v.kind() == Kind::String);
+        let version = meta
+            .and_then(|m| m.get(META_VERSION))
+            .filter(|v| v.kind() == Kind::String);
         let caps = meta
             .and_then(|m| m.get(META_CAPS))
             .filter(|c| c.kind() == Kind::Object);
@@ -507,13 +531,14 @@ impl Agent {
             Err(_) => return self.invalid_state(id),
         };
         #[cfg(feature = "seal")]
-        let state = match seal
-            .sealer
-            .unseal_param(params.get("requestState"), &binding, None, now, aux)
-        {
-            Ok(s) => s,
-            Err(_) => return self.invalid_state(id),
-        };
+        let state =
+            match seal
+                .sealer
+                .unseal_param(params.get("requestState"), &binding, None, now, aux)
+            {
+                Ok(s) => s,
+                Err(_) => return self.invalid_state(id),
+            };
         #[cfg(not(feature = "seal"))]
         let state = match plaintext_state(params.get("requestState"), aux) {
             Ok(s) => s,
@@ -527,7 +552,15 @@ impl Agent {
             .filter(|v| !v.is_null())
             .map(|v| v.raw());
         let mut slot = None;
-        let round = match new_round(&mut slot, &plan, Era::Modern, args.map_or("{}", |a| a.raw()), state, replies, ws) {
+        let round = match new_round(
+            &mut slot,
+            &plan,
+            Era::Modern,
+            args.map_or("{}", |a| a.raw()),
+            state,
+            replies,
+            ws,
+        ) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
@@ -549,7 +582,12 @@ impl Agent {
                 #[cfg(feature = "seal")]
                 let sealed = {
                     let Some(seal) = self.seal.as_mut() else {
-                        return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+                        return rpc::error(
+                            &mut self.uart,
+                            id,
+                            rpc::INTERNAL_ERROR,
+                            "Internal error",
+                        );
                     };
                     match seal.nonces.next() {
                         Some(entropy) => seal
@@ -675,7 +713,14 @@ fn new_round<'s, 'r, 'a>(
     workspace: &'a mut [u8],
 ) -> Result<&'s mut Round<'r, 'a, N>, Error> {
     match era {
-        Era::Modern => Round::modern_in(slot, plan, arguments, request_state, input_responses, workspace),
+        Era::Modern => Round::modern_in(
+            slot,
+            plan,
+            arguments,
+            request_state,
+            input_responses,
+            workspace,
+        ),
         Era::Handshake => Round::handshake_in(slot, plan, arguments, workspace),
     }
 }
@@ -697,7 +742,9 @@ fn run_resolver(round: &mut Round<'_, '_, N>, tool: &Tool, param: &str) -> Resul
     let mut inputs = [0u8; INPUTS_CAP];
     let mut s = SliceSink::new(&mut inputs);
     round.write_resolve_inputs(&mut s)?;
-    let n = s.finish().map_err(|needed| Error::BufferTooSmall { needed })?;
+    let n = s
+        .finish()
+        .map_err(|needed| Error::BufferTooSmall { needed })?;
     let text = core::str::from_utf8(&inputs[..n]).unwrap_or("{}");
     // The round wrote JSON: a parse failure cannot happen (reported as the buffer).
     let Ok(inputs) = Value::parse(text) else {
@@ -706,7 +753,9 @@ fn run_resolver(round: &mut Round<'_, '_, N>, tool: &Tool, param: &str) -> Resul
     let mut answer = [0u8; ANSWER_CAP];
     let mut s = SliceSink::new(&mut answer);
     let kind = tool.resolve(param, inputs, &mut s);
-    let m = s.finish().map_err(|needed| Error::BufferTooSmall { needed })?;
+    let m = s
+        .finish()
+        .map_err(|needed| Error::BufferTooSmall { needed })?;
     let text = core::str::from_utf8(&answer[..m]).unwrap_or("null");
     match kind {
         Resolved::Value => round.resolve_value(text),
@@ -783,7 +832,11 @@ impl Head {
     /// `{"name":...`: the name (plan names are plain ASCII).
     fn first_key(&self) -> &str {
         let b = &self.buf[..self.len];
-        let end = b.iter().skip(2).position(|&c| c == b'"').map_or(b.len(), |p| p + 2);
+        let end = b
+            .iter()
+            .skip(2)
+            .position(|&c| c == b'"')
+            .map_or(b.len(), |p| p + 2);
         core::str::from_utf8(b.get(2..end).unwrap_or(b"")).unwrap_or("")
     }
 }

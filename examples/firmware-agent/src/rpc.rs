@@ -80,7 +80,8 @@ pub fn id_in_prefix(prefix: &[u8]) -> Option<&str> {
                 }
                 if depth == 1 && expect_key && &prefix[start..j] == b"id" {
                     let mut k = j + 1;
-                    while k < prefix.len() && (prefix[k] == b':' || prefix[k].is_ascii_whitespace()) {
+                    while k < prefix.len() && (prefix[k] == b':' || prefix[k].is_ascii_whitespace())
+                    {
                         k += 1;
                     }
                     let v = k;
@@ -238,7 +239,14 @@ impl Sink for Escaped<'_> {
                 b'\n' => b"\\n",
                 b'\r' => b"\\r",
                 b'\t' => b"\\t",
-                0..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]],
+                0..=0x1f => &[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 15)],
+                ],
                 _ => continue,
             };
             self.0.put(&bytes[run..i]);

@@ -79,7 +79,9 @@ impl Tool {
         for &name in self.string_args {
             match args.and_then(|a| a.get(name)) {
                 None => return Err(ArgError::Missing(name, self.name)),
-                Some(v) if v.as_str().is_none() => return Err(ArgError::NotString(name, self.name)),
+                Some(v) if v.as_str().is_none() => {
+                    return Err(ArgError::NotString(name, self.name))
+                }
                 Some(_) => {}
             }
         }
@@ -93,7 +95,9 @@ impl Tool {
         // The strings' raw JSON contents go straight into the question's JSON string.
         let raw = |k: &str| get(k).map(|s| s.raw()).unwrap_or("");
         match (self.name, param) {
-            ("book_flight", "airport") if get("destination").is_some_and(|d| d.eq_str("London")) => {
+            ("book_flight", "airport")
+                if get("destination").is_some_and(|d| d.eq_str("London")) =>
+            {
                 out.put(b"\"LHR\"");
                 Resolved::Value
             }
@@ -127,9 +131,7 @@ impl Tool {
             None => {}
             Some(v) => match (v.as_str(), v.as_number()) {
                 (Some(s), _) => out.put(s.raw().as_bytes()),
-                (None, Some(Number::Float(f)))
-                    if f == (f as i64) as f64 && f.abs() < 9.0e15 =>
-                {
+                (None, Some(Number::Float(f))) if f == (f as i64) as f64 && f.abs() < 9.0e15 => {
                     write_i64(f as i64, out)
                 }
                 _ => elicit_core::json::write_value(v, elicit_core::Style::WIRE, &mut Escaped(out)),
@@ -207,7 +209,10 @@ impl ArgError<'_> {
 pub fn write_error(e: &Error, out: &mut dyn Sink) {
     let param = |out: &mut dyn Sink, p: &str| py_repr(p.chars(), out);
     match e {
-        Error::Refused { param: p, cancelled } => {
+        Error::Refused {
+            param: p,
+            cancelled,
+        } => {
             out.put(b"Cannot continue without ");
             param(out, p);
             out.put(if *cancelled {

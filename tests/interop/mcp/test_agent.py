@@ -389,7 +389,7 @@ def test_over_long_and_malformed_lines_get_errors_and_the_agent_reads_on(agent_i
         "[" * 200 + "]" * 200,
         {"jsonrpc": "2.0", "id": 9, "method": "ping"},
     ], 10)
-    too_long = "Request too large: the agent reads JSON-RPC lines of at most 3072 bytes"
+    too_long = "Request too large: the agent reads JSON-RPC lines of at most 2560 bytes"
     assert out[1] == {"jsonrpc": "2.0", "id": 41, "error": {"code": -32600, "message": too_long}}
     assert out[2] == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": too_long}}
     assert [o["error"]["code"] for o in out[3:9]] == [-32700, -32600, -32600, -32600, -32700, -32700]
