@@ -422,3 +422,73 @@ def test_the_agent_refuses_to_start_with_bad_keys(agent_image):
         )
         assert p.returncode == 2, keys
         assert "ELICIT_STATE_KEYS" in p.stderr
+
+
+@pytest.mark.parametrize("era", ["modern", "handshake"])
+def test_mutated_requests_never_stop_the_agent(agent_image, era):
+    """Seeded byte flips, truncations and splices of real requests (a sealed round-2
+    book_flight call among them): the agent answers or ignores each, and still answers a
+    ping after all of them (a panic would halt it: the final ping would go unanswered)."""
+    import random
+    import threading
+
+    rng = random.Random(18)
+    calls = [
+        {"name": "book_flight", "arguments": {}},
+        {"name": "order", "arguments": {"item": "apples"}},
+        {"name": "book_flight", "arguments": {}, "requestState": "v1." + "A" * 300,
+         "inputResponses": {"destination": {"action": "accept", "content": {"value": "Paris"}},
+                            "date": {"action": "decline"}, "seat": {"action": "cancel"}}},
+    ]
+    if era == "modern":
+        first = [_modern("server/discover", id=0)]
+        seeds = [json.dumps(_modern("tools/call", c, id=i + 1)) for i, c in enumerate(calls)]
+        final = _modern("tools/list", id=424242)
+    else:
+        first = [INIT]
+        seeds = [json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": c})
+                 for i, c in enumerate(calls)]
+        final = {"jsonrpc": "2.0", "id": 424242, "method": "ping"}
+    lines = []
+    for _ in range(150):
+        b = bytearray(rng.choice(seeds).encode())
+        for _ in range(rng.randint(1, 4)):
+            op, at = rng.randrange(3), rng.randrange(len(b))
+            if op == 0:
+                b[at] = rng.randrange(256)
+            elif op == 1:
+                del b[at:at + rng.randint(1, 40)]
+            else:
+                b[at:at] = rng.choice(seeds).encode()[: rng.randint(1, 60)]
+        lines.append(bytes(c for c in b if c != 0x0A))
+    env = {**os.environ, "ELICIT_STATE_KEYS": KEY_A, "ELICIT_AGENT_LINGER": "0"}
+    p = subprocess.Popen(["bash", str(LAUNCHER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, env=env)
+    seen = []
+    done = threading.Event()
+
+    def read():
+        for raw in p.stdout:
+            msg = json.loads(raw)
+            seen.append(msg)
+            if msg.get("method") == "elicitation/create":
+                # Handshake asks: answer each one (declined) so the call ends.
+                p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                                          "result": {"action": "decline"}}).encode() + b"\n")
+                p.stdin.flush()
+            if msg.get("id") == 424242:
+                done.set()
+                return
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    try:
+        for line in [json.dumps(m).encode() for m in first] + lines + [json.dumps(final).encode()]:
+            p.stdin.write(line + b"\n")
+            p.stdin.flush()
+        assert done.wait(120), f"no answer to the final request; last lines: {seen[-3:]}"
+    finally:
+        p.stdin.close()
+        p.wait(timeout=20)
+    assert not any(m.get("error", {}).get("message", "").startswith("Internal error: the agent stopped") for m in seen)
+    assert len(seen) > 20
