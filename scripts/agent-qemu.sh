@@ -65,7 +65,9 @@ fi
 # --- the provisioning block --------------------------------------------------------------
 dir="$(mktemp -d)"
 qpid=""
+cpid=""
 cleanup() {
+  if [ -n "$cpid" ]; then kill "$cpid" 2>/dev/null || true; fi
   if [ -n "$qpid" ]; then kill "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; fi
   rm -rf "$dir"
 }
@@ -102,7 +104,11 @@ qemu-system-arm -M mps2-an386 -nographic -monitor none -serial stdio \
   ${ELICIT_AGENT_QEMU_ARGS:-} <"$dir/uart-in" &
 qpid=$!
 exec 3>"$dir/uart-in"
-cat >&3 || true
+# In the background so that a signal reaches the trap at once (bash runs traps only
+# between foreground commands); stdin is passed on explicitly.
+cat <&0 >&3 &
+cpid=$!
+wait "$cpid" || true
 # The input has ended: let the agent answer what it has read, then stop it.
 sleep "${ELICIT_AGENT_LINGER:-1}"
 exec 3>&-
