@@ -2,7 +2,9 @@
 # Interop tests of examples/mcp-server (booking-server) against the real FastMCP 4.1.6
 # client: stdio and streamable HTTP, mode="auto" (2026-07-28) and mode="legacy"
 # (handshake era), sealed requestState, two processes sharing ELICIT_STATE_KEYS, and 200
-# concurrent calls. See tests/interop/mcp/.
+# concurrent calls; and of the firmware agent (examples/firmware-agent on QEMU mps2-an386,
+# scripts/agent-qemu.sh) with the same checks, plus rounds shared between the two
+# (tests/interop/mcp/test_agent.py). See tests/interop/mcp/.
 #
 # Python: the venv $ELICIT_MCP_VENV if set, else .venv-mcp/ at the repository root;
 # created (or repaired) on first use with fastmcp==4.1.6 and pytest.
@@ -37,4 +39,19 @@ echo "test-mcp: unit tests of booking-server" >&2
 cargo test --quiet --release -p booking-server >&2
 
 export BOOKING_SERVER_BIN="$CARGO_TARGET_DIR/release/booking-server"
-exec "$py" -m pytest "$root/tests/interop/mcp" -p no:cacheprovider -q -rfE "$@"
+
+# The firmware agent: the embedded target, QEMU, and the sealed image (target/agent).
+toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if ! grep -qx thumbv7em-none-eabihf <<<"$(rustup target list --installed --toolchain "$toolchain" 2>/dev/null)"; then
+    rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf >&2
+fi
+if ! command -v qemu-system-arm >/dev/null; then
+    echo "test-mcp: installing qemu-system-arm" >&2
+    (apt-get install -y -qq qemu-system-arm >/dev/null 2>&1) ||
+        (apt-get update -qq && apt-get install -y -qq qemu-system-arm >/dev/null)
+fi
+echo "test-mcp: building the firmware agent (thumbv7em-none-eabihf, release)" >&2
+(cd examples/firmware-agent && CARGO_TARGET_DIR="$root/target/agent" cargo build --quiet --release >&2)
+export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent"
+
+exec timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" -p no:cacheprovider -q -rfE "$@"
