@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Interop tests of examples/mcp-server (booking-server) against the real FastMCP 4.1.6
+# Interop tests of examples/mcp-server (booking-server) and examples/rmcp-server
+# (elicit-rmcp-server, on rmcp) against the real FastMCP 4.1.6
 # client: stdio and streamable HTTP, mode="auto" (2026-07-28) and mode="legacy"
 # (handshake era), sealed requestState, two processes sharing ELICIT_STATE_KEYS, and 200
 # concurrent calls. See tests/interop/mcp/.
@@ -31,10 +32,18 @@ fi
 # Keep the environment out of git whatever the repository's .gitignore says.
 [[ -e "$venv/.gitignore" ]] || printf '*\n' > "$venv/.gitignore"
 
-echo "test-mcp: building booking-server (release)" >&2
-cargo build --quiet --release -p booking-server >&2
-echo "test-mcp: unit tests of booking-server" >&2
-cargo test --quiet --release -p booking-server >&2
+echo "test-mcp: building booking-server and elicit-rmcp-server (release)" >&2
+cargo build --quiet --release -p booking-server -p elicit-rmcp-server >&2
+echo "test-mcp: unit tests of booking-server, elicit-rmcp and elicit-rmcp-server" >&2
+cargo test --quiet --release -p booking-server -p elicit-rmcp -p elicit-rmcp-server >&2
 
-export BOOKING_SERVER_BIN="$CARGO_TARGET_DIR/release/booking-server"
-exec "$py" -m pytest "$root/tests/interop/mcp" -p no:cacheprovider -q -rfE "$@"
+# The same suite against each server (SERVER_KIND in conftest.py tells them apart);
+# test_cross_server.py needs both binaries.
+export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
+status=0
+for server in booking-server elicit-rmcp-server; do
+    echo "test-mcp: the suite against $server" >&2
+    BOOKING_SERVER_BIN="$CARGO_TARGET_DIR/release/$server" \
+        "$py" -m pytest "$root/tests/interop/mcp" -p no:cacheprovider -q -rfE "$@" || status=1
+done
+exit $status
