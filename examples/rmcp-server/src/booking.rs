@@ -7,9 +7,9 @@ use std::sync::Arc;
 use elicit_core::decl::{AnswerType, Param, Tool as Decl};
 use elicit_rmcp::{py_repr, Elicit, ElicitTool, Resolution, StateCodec};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation,
-    JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -98,9 +98,7 @@ impl Booking {
                 .param(Param::ask("destination", "Where would you like to fly?"))
                 .param(Param::ask("date", "When would you like to fly?"))
                 .param(Param::resolver("airport", &["destination"]))
-                .param(
-                    Param::resolver("proceed", &["destination", "date"]).ty(AnswerType::Boolean),
-                )
+                .param(Param::resolver("proceed", &["destination", "date"]).ty(AnswerType::Boolean))
                 .param(
                     Param::ask("seat", "Window or aisle?")
                         .ty(AnswerType::choice(["window", "aisle"]))
@@ -160,7 +158,11 @@ impl Booking {
             Ok(Resolution::ask(format!("How many {}?", r.text("item"))))
         })
         .run(|o: Order, _call| async move {
-            Ok(success(format!("Ordered {} x {}", integer_text(&o.quantity), o.item)))
+            Ok(success(format!(
+                "Ordered {} x {}",
+                integer_text(&o.quantity),
+                o.item
+            )))
         })?;
 
         let elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec)

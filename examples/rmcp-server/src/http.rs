@@ -53,7 +53,8 @@ pub async fn run(server: Arc<Booking>, addr: SocketAddr) -> std::io::Result<()> 
                 let mut service = service.clone();
                 async move {
                     if req.uri().path() != "/mcp" {
-                        let mut r = Response::new(Full::new(Bytes::from_static(b"Not Found")).boxed());
+                        let mut r =
+                            Response::new(Full::new(Bytes::from_static(b"Not Found")).boxed());
                         *r.status_mut() = StatusCode::NOT_FOUND;
                         return Ok::<_, Infallible>(r);
                     }

@@ -83,11 +83,15 @@ mod tests {
     #[test]
     fn form_rule_matches_the_sdk() {
         assert!(declares_form_elicitation(&json!({"elicitation": {}})));
-        assert!(declares_form_elicitation(&json!({"elicitation": {"form": {}}})));
+        assert!(declares_form_elicitation(
+            &json!({"elicitation": {"form": {}}})
+        ));
         assert!(declares_form_elicitation(
             &json!({"elicitation": {"form": {}, "url": {}}})
         ));
-        assert!(!declares_form_elicitation(&json!({"elicitation": {"url": {}}})));
+        assert!(!declares_form_elicitation(
+            &json!({"elicitation": {"url": {}}})
+        ));
         assert!(!declares_form_elicitation(&json!({})));
     }
 
@@ -105,7 +109,13 @@ mod tests {
         );
         assert!(check(&json!({"elicitation": {}}), None, "name", &form_q()).is_ok());
         // Before 2025-06-18 there is no elicitation/create, whatever was declared.
-        assert!(check(&json!({"elicitation": {}}), Some("2025-03-26"), "name", &form_q()).is_err());
+        assert!(check(
+            &json!({"elicitation": {}}),
+            Some("2025-03-26"),
+            "name",
+            &form_q()
+        )
+        .is_err());
     }
 
     #[test]

@@ -69,8 +69,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
     InputRequests, InputRequiredResult, JsonObject, MetaObject, Prompt, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ServerRequest, Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ServerRequest,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
@@ -94,7 +94,8 @@ const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 type ResolverFn = Arc<dyn Fn(Resolve) -> BoxFuture<Result<Resolution, ErrorData>> + Send + Sync>;
-type BodyFn<R> = Arc<dyn Fn(Map<String, Value>, Call) -> BoxFuture<Result<R, ErrorData>> + Send + Sync>;
+type BodyFn<R> =
+    Arc<dyn Fn(Map<String, Value>, Call) -> BoxFuture<Result<R, ErrorData>> + Send + Sync>;
 
 /// What a resolver is given: the parameter it decides, the values it named (model
 /// arguments and settled elicited values, by name), and the request's context (peer,
@@ -270,7 +271,10 @@ impl Declared {
                 ));
             };
             let schema = self.arg_schemas.iter().find(|(n, _)| n == name);
-            if let Some(ty) = schema.and_then(|(_, s)| s.get("type")).and_then(Value::as_str) {
+            if let Some(ty) = schema
+                .and_then(|(_, s)| s.get("type"))
+                .and_then(Value::as_str)
+            {
                 if !json_type_matches(ty, v) {
                     return Err(format!(
                         "Argument {} of {kind} {} must be of type {ty}",
@@ -736,7 +740,10 @@ impl Elicit {
             .iter()
             .find(|p| p.prompt.name == params.name)
             .ok_or_else(|| {
-                ErrorData::invalid_params(format!("Unknown prompt: {}", py_repr(&params.name)), None)
+                ErrorData::invalid_params(
+                    format!("Unknown prompt: {}", py_repr(&params.name)),
+                    None,
+                )
             })?;
         let modern = is_modern(&context);
         let arguments = params.arguments.clone().unwrap_or_default();
@@ -867,9 +874,10 @@ impl Elicit {
         modern: bool,
     ) -> Result<Settled, ErrorData> {
         let replies = match request.input_responses {
-            Some(r) => Some(serde_json::to_string(r).map_err(|e| {
-                ErrorData::invalid_params(format!("inputResponses: {e}"), None)
-            })?),
+            Some(r) => Some(
+                serde_json::to_string(r)
+                    .map_err(|e| ErrorData::invalid_params(format!("inputResponses: {e}"), None))?,
+            ),
             None => None,
         };
         let era = if modern { Era::Modern } else { Era::Handshake };
@@ -917,7 +925,10 @@ impl Elicit {
                         Resolution::Question(q) => Answer::Question(q.to_string()),
                     });
                 }
-                Err(Need::Ask { param, request: ask }) => {
+                Err(Need::Ask {
+                    param,
+                    request: ask,
+                }) => {
                     let caps = client_capabilities_json(context);
                     let version = context.protocol_version();
                     gate::check(&caps, version.as_ref().map(|v| v.as_str()), &param, &ask)?;
@@ -943,7 +954,11 @@ impl Elicit {
 
     /// Put one handshake-era question to the client through rmcp's server→client
     /// request path; the reply as JSON text, or the failure's message.
-    async fn ask(&self, context: &RequestContext<RoleServer>, ask: &Value) -> Result<String, String> {
+    async fn ask(
+        &self,
+        context: &RequestContext<RoleServer>,
+        ask: &Value,
+    ) -> Result<String, String> {
         let request: ServerRequest = serde_json::from_value(ask.clone())
             .map_err(|e| format!("the question is not a valid server request: {e}"))?;
         let sent = tokio::time::timeout(ANSWER_TIMEOUT, context.peer.send_request(request)).await;

@@ -61,7 +61,8 @@ fn now() -> UnixTime {
 
 fn random<const L: usize>() -> Result<[u8; L], String> {
     let mut b = [0u8; L];
-    getrandom::fill(&mut b).map_err(|e| format!("the operating system's random source failed: {e}"))?;
+    getrandom::fill(&mut b)
+        .map_err(|e| format!("the operating system's random source failed: {e}"))?;
     Ok(b)
 }
 
