@@ -5,11 +5,15 @@
 use std::sync::Arc;
 
 use elicit_core::decl::{AnswerType, Param, Tool as Decl};
-use elicit_rmcp::{py_repr, Elicit, ElicitTool, Resolution, StateCodec};
+use elicit_rmcp::{
+    py_repr, Elicit, ElicitPrompt, ElicitResource, ElicitTool, Resolution, StateCodec,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
+    ListPromptsResult, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -34,6 +38,15 @@ struct BookFlight {
     airport: String,
     proceed: bool,
     seat: Option<String>,
+}
+
+/// The URI of the elicited resource.
+const ITINERARY_URI: &str = "booking://itinerary";
+
+#[derive(Deserialize)]
+struct Itinerary {
+    destination: String,
+    airport: String,
 }
 
 #[derive(Deserialize)]
@@ -165,11 +178,43 @@ impl Booking {
             )))
         })?;
 
+        // A prompt and a resource asking the same way (prompts/get, resources/read).
+        let welcome = ElicitPrompt::new(
+            Decl::new("welcome").param(Param::ask("name", "Enter your name:")),
+            Some("A welcome message for the user, by the name they enter.".into()),
+        )
+        .run(|g: Greet, _call| async move {
+            Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                Role::User,
+                format!("Welcome aboard, {}!", g.name),
+            )]))
+        })?;
+        let itinerary = ElicitResource::new(
+            Decl::new("itinerary")
+                .param(Param::ask("destination", "Where would you like to fly?"))
+                .param(Param::resolver("airport", &["destination"])),
+            Resource::new(ITINERARY_URI, "itinerary"),
+        )
+        .resolver("airport", |r| async move {
+            Ok(Resolution::ask(format!(
+                "Which airport in {}?",
+                r.text("destination")
+            )))
+        })
+        .run(|i: Itinerary, _call| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                format!("Itinerary: {} via {}", i.destination, i.airport),
+                ITINERARY_URI,
+            )]))
+        })?;
+
         let elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec)
             .with_log(|line| eprintln!("elicit-rmcp-server: {line}"))
             .tool(book_flight)
             .tool(greet)
-            .tool(order);
+            .tool(order)
+            .prompt(welcome)
+            .resource(itinerary);
         Ok(Booking {
             elicit: Arc::new(elicit),
         })
@@ -178,8 +223,14 @@ impl Booking {
 
 impl ServerHandler for Booking {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(SERVER_NAME, SERVER_VERSION))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new(SERVER_NAME, SERVER_VERSION))
     }
 
     async fn list_tools(
@@ -203,5 +254,37 @@ impl ServerHandler for Booking {
             .into());
         }
         self.elicit.call_tool(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(self.elicit.prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.elicit.get_prompt(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(self.elicit.resources()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.elicit.read_resource(request, context).await
     }
 }
