@@ -146,12 +146,15 @@ fn main() {
                 .build()
                 .expect("tokio runtime");
             rt.block_on(async move {
-                match server.serve(rmcp::transport::stdio()).await {
+                let (transport, flushed) = elicit_rmcp::stdio::stdio(elicit_rmcp::stdio::MAX_LINE);
+                match server.serve(transport).await {
                     Ok(running) => {
                         let _ = running.waiting().await;
                     }
                     Err(e) => eprintln!("elicit-rmcp-server: stdio: {e}"),
                 }
+                // The last replies reach stdout before the process ends.
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), flushed).await;
             });
         }
         Transport::Http(addr) => {

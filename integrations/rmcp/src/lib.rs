@@ -57,6 +57,7 @@
 mod engine;
 mod gate;
 mod state;
+pub mod stdio;
 
 use std::collections::HashMap;
 use std::future::Future;
