@@ -357,7 +357,6 @@ where
 pub struct ElicitTool {
     pending: Declared,
     tool: Tool,
-    body: Option<BodyFn<CallToolResult>>,
     error: Option<String>,
 }
 
@@ -389,7 +388,6 @@ impl ElicitTool {
         ElicitTool {
             pending,
             tool,
-            body: None,
             error,
         }
     }
@@ -436,7 +434,6 @@ impl ElicitTool {
         self.pending.check_resolvers(&what)?;
         let mut tool = self.tool;
         tool.input_schema = Arc::new(self.pending.input_schema());
-        let _ = self.body;
         Ok(ReadyTool {
             body: body(f, what),
             declared: self.pending,
