@@ -9,6 +9,8 @@
 #   SERVERS=2 scripts/load-mcp.sh               rounds alternate between two processes
 #                                               sharing ELICIT_STATE_KEYS
 #   PY_CLIENT=1 scripts/load-mcp.sh             also run the Python (httpx) load client
+#   SERVER=elicit-rmcp-server scripts/load-mcp.sh   the rmcp server (examples/rmcp-server)
+#   SERVER=mixed SERVERS=2 scripts/load-mcp.sh  booking-server and elicit-rmcp-server in turn
 #
 # The load client is examples/mcp-server/src/bin/booking-load.rs (raw HTTP/1.1 keep-alive,
 # the wire fastmcp.Client speaks). Loopback only; every loop is bounded by CALLS.
@@ -22,7 +24,12 @@ calls="${CALLS:-200}"
 concurrency="${CONCURRENCY:-200}"
 servers="${SERVERS:-1}"
 
-cargo build --quiet --release -p booking-server
+server="${SERVER:-booking-server}"
+case "$server" in
+    booking-server|elicit-rmcp-server|mixed) ;;
+    *) echo "load-mcp: SERVER must be booking-server, elicit-rmcp-server or mixed" >&2; exit 2 ;;
+esac
+cargo build --quiet --release -p booking-server -p elicit-rmcp-server
 bin="$CARGO_TARGET_DIR/release"
 
 # A fresh shared ring for this run (two 32-byte keys).
@@ -33,10 +40,14 @@ urls=()
 logs=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"; }
 trap cleanup EXIT
-for _ in $(seq "$servers"); do
+for i in $(seq "$servers"); do
     log="$(mktemp)"
     logs+=("$log")
-    "$bin/booking-server" --http 127.0.0.1:0 2>"$log" &
+    this="$server"
+    if [[ "$server" == mixed ]]; then
+        this=$([[ $((i % 2)) -eq 1 ]] && echo booking-server || echo elicit-rmcp-server)
+    fi
+    "$bin/$this" --http 127.0.0.1:0 2>"$log" &
     pids+=("$!")
     for _ in $(seq 100); do
         url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$log" || true)"
@@ -47,7 +58,7 @@ for _ in $(seq "$servers"); do
     urls+=(--url "$url")
 done
 
-echo "load-mcp: $calls calls, $concurrency concurrent, $servers server(s), $(nproc) cores"
+echo "load-mcp: $server, $calls calls, $concurrency concurrent, $servers server(s), $(nproc) cores"
 "$bin/booking-load" "${urls[@]}" --calls "$calls" --concurrency "$concurrency"
 
 if [[ -n "${PY_CLIENT:-}" ]]; then

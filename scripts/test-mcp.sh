@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Interop tests of examples/mcp-server (booking-server) against the real FastMCP 4.1.6
+# Interop tests of examples/mcp-server (booking-server) and examples/rmcp-server
+# (elicit-rmcp-server, on rmcp) against the real FastMCP 4.1.6
 # client: stdio and streamable HTTP, mode="auto" (2026-07-28) and mode="legacy"
 # (handshake era), sealed requestState, two processes sharing ELICIT_STATE_KEYS, and 200
 # concurrent calls; and of the firmware agent (examples/firmware-agent on QEMU mps2-an386,
@@ -33,12 +34,10 @@ fi
 # Keep the environment out of git whatever the repository's .gitignore says.
 [[ -e "$venv/.gitignore" ]] || printf '*\n' > "$venv/.gitignore"
 
-echo "test-mcp: building booking-server (release)" >&2
-cargo build --quiet --release -p booking-server >&2
-echo "test-mcp: unit tests of booking-server" >&2
-cargo test --quiet --release -p booking-server >&2
-
-export BOOKING_SERVER_BIN="$CARGO_TARGET_DIR/release/booking-server"
+echo "test-mcp: building booking-server and elicit-rmcp-server (release)" >&2
+cargo build --quiet --release -p booking-server -p elicit-rmcp-server >&2
+echo "test-mcp: unit tests of booking-server, elicit-rmcp and elicit-rmcp-server" >&2
+cargo test --quiet --release -p booking-server -p elicit-rmcp -p elicit-rmcp-server >&2
 
 # The firmware agent: the embedded target, QEMU, and the sealed image (target/agent).
 toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
@@ -54,4 +53,24 @@ echo "test-mcp: building the firmware agent (thumbv7em-none-eabihf, release)" >&
 (cd examples/firmware-agent && CARGO_TARGET_DIR="$root/target/agent" cargo build --quiet --release >&2)
 export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent"
 
-exec timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" -p no:cacheprovider -q -rfE "$@"
+# The same suite against each server (SERVER_KIND in conftest.py tells them apart);
+# test_cross_server.py needs both binaries.
+export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
+status=0
+for server in booking-server elicit-rmcp-server; do
+    echo "test-mcp: the suite against $server" >&2
+    if [[ "$server" == booking-server ]]; then
+        # Prompts and resources exist on elicit-rmcp-server only; the cross-server test
+        # starts both binaries itself and runs once, in the elicit-rmcp-server pass.
+        only=(--ignore "$root/tests/interop/mcp/test_rmcp_prompts_resources.py"
+              --ignore "$root/tests/interop/mcp/test_cross_server.py")
+    else
+        # The agent's checks (and its mixed fleet with booking-server) run once, in the
+        # booking-server pass.
+        only=(--ignore "$root/tests/interop/mcp/test_agent.py")
+    fi
+    BOOKING_SERVER_BIN="$CARGO_TARGET_DIR/release/$server" \
+        timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" "${only[@]}" \
+        -p no:cacheprovider -q -rfE "$@" || status=1
+done
+exit $status

@@ -155,7 +155,8 @@ pub fn classify(msg: &Value) -> Result<Kind<'_>, RpcError> {
         ));
     }
     match (obj.get("method"), obj.get("id")) {
-        (Some(Value::String(method)), Some(id)) if !id.is_null() => {
+        // JSON-RPC ids are strings or numbers; anything else is an invalid request.
+        (Some(Value::String(method)), Some(id)) if id.is_string() || id.is_number() => {
             Ok(Kind::Request { id, method })
         }
         (Some(Value::String(_)), None) => Ok(Kind::Notification),

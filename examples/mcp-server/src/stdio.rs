@@ -35,11 +35,22 @@ pub async fn run(server: Arc<Server>) {
     });
     let peer = Arc::new(Peer::default());
     let mut era: Option<Era> = None;
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.trim().is_empty() {
+    let mut input = BufReader::new(tokio::io::stdin());
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        // A line that is not UTF-8 is a parse error like any other, not the end of input.
+        let parsed = std::str::from_utf8(&buf)
+            .ok()
+            .map(|t| t.trim_end_matches(['\n', '\r']).to_string());
+        if parsed.as_deref().is_some_and(|l| l.trim().is_empty()) {
             continue;
         }
+        let line = parsed.unwrap_or_default();
         let msg: Value = match serde_json::from_str(&line) {
             Ok(v) => v,
             Err(_) => {

@@ -24,6 +24,11 @@ REPO = Path(__file__).resolve().parents[3]
 SERVER_BIN = os.environ.get(
     "BOOKING_SERVER_BIN", str(REPO / "target" / "server" / "release" / "booking-server")
 )
+# Which implementation SERVER_BIN is: "booking" (examples/mcp-server, hand-written MCP in
+# the MCP Python SDK's wire style) or "rmcp" (examples/rmcp-server, rmcp + elicit-rmcp).
+# The client-level tests are the same for both; a few raw wire details differ where rmcp's
+# transport decides them (see RMCP_WIRE in test_booking_server.py).
+SERVER_KIND = "rmcp" if os.path.basename(SERVER_BIN).startswith("elicit-rmcp") else "booking"
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
 

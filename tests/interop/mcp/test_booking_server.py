@@ -26,6 +26,7 @@ from conftest import (
     KEY_B,
     MODERN,
     PARIS,
+    SERVER_KIND,
     PARIS_BOOKED,
     HttpServer,
     Script,
@@ -564,6 +565,25 @@ def _modern(method, params=None, caps=None):
 
 MODERN_HEADERS = {"mcp-protocol-version": MODERN}
 
+# Raw wire details where rmcp's Streamable HTTP and stdio transports (elicit-rmcp-server)
+# decide differently from booking-server (which follows the MCP Python SDK). Each is
+# checked exactly for each server; nothing is skipped:
+# * 2026-07-28 POSTs must carry the Mcp-Method routing header (absent: -32020), so the
+#   requests below send it to rmcp; its messages are its own.
+# * -32022 lists every version the server speaks (rmcp also serves the handshake era).
+# * a handshake-era POST without a session is a plain-text 400; GET without an
+#   `Accept: text/event-stream` is 406; with it, a session-less GET is a plain 400.
+# * stdio: `server/discover` is a bootstrap probe (rmcp#1248), so `initialize` after it
+#   still opens a handshake connection, and a request carrying the 2026-07-28 `_meta`
+#   is served inline on a handshake connection.
+RMCP = SERVER_KIND == "rmcp"
+ALL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", MODERN]
+
+
+def _routing(method: str) -> dict:
+    """The Mcp-Method header rmcp requires on 2026-07-28 POSTs (booking-server: none)."""
+    return {"mcp-method": method} if RMCP else {}
+
 
 def test_http_ping_on_modern_is_method_not_found(http_server):
     r = _post(http_server.url, _modern("ping"), {**MODERN_HEADERS, "mcp-method": "ping"})
@@ -584,7 +604,9 @@ def test_http_header_mismatch_is_32020(http_server):
     assert r.status_code == 400
     assert r.json()["error"] == {
         "code": -32020,
-        "message": "mcp-name header does not match the request body's 'name' parameter",
+        "message": "Mcp-Name header `book_flight` does not match body value `greet`"
+        if RMCP
+        else "mcp-name header does not match the request body's 'name' parameter",
     }
     r = _post(http_server.url, body, {**MODERN_HEADERS, "mcp-method": "tools/list"})
     assert (r.status_code, r.json()["error"]["code"]) == (400, -32020)
@@ -593,10 +615,21 @@ def test_http_header_mismatch_is_32020(http_server):
 def test_http_unsupported_version_is_32022(http_server):
     body = _modern("tools/list")
     body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
-    r = _post(http_server.url, body, {"mcp-protocol-version": "2099-01-01"})
+    r = _post(http_server.url, body, {"mcp-protocol-version": "2099-01-01", **_routing("tools/list")})
     assert r.status_code == 400
     assert r.json()["error"]["code"] == -32022
-    assert r.json()["error"]["data"] == {"supported": [MODERN], "requested": "2099-01-01"}
+    supported = ALL_VERSIONS if RMCP else [MODERN]
+    assert r.json()["error"]["data"] == {"supported": supported, "requested": "2099-01-01"}
+
+
+def test_http_modern_post_without_mcp_method_is_32020_on_rmcp(http_server):
+    """rmcp requires the Mcp-Method routing header on 2026-07-28 POSTs."""
+    r = _post(http_server.url, _modern("tools/list"), MODERN_HEADERS)
+    if RMCP:
+        assert r.status_code == 400
+        assert r.json()["error"] == {"code": -32020, "message": "missing required Mcp-Method header"}
+    else:
+        assert r.status_code == 200 and "tools" in r.json()["result"]
 
 
 def test_http_modern_tools_call_is_plain_json(http_server):
@@ -625,15 +658,27 @@ def test_http_missing_capability_is_400(http_server):
 def test_http_handshake_needs_a_session(http_server):
     r = _post(http_server.url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, {"mcp-protocol-version": HANDSHAKE})
     assert r.status_code == 400
-    assert r.json()["error"]["message"] == "Bad Request: Missing session ID"
+    if RMCP:
+        assert r.text == "Bad Request: Session ID is required"
+    else:
+        assert r.json()["error"]["message"] == "Bad Request: Missing session ID"
 
 
 def test_http_get_stream_is_not_offered(http_server):
-    assert httpx2.get(http_server.url, timeout=10).status_code == 405
+    if RMCP:
+        assert httpx2.get(http_server.url, timeout=10).status_code == 406
+        r = httpx2.get(http_server.url, headers={"accept": "text/event-stream"}, timeout=10)
+        assert (r.status_code, r.text) == (400, "Bad Request: Session ID is required")
+    else:
+        assert httpx2.get(http_server.url, timeout=10).status_code == 405
 
 
 def test_http_notification_is_accepted(http_server):
-    r = _post(http_server.url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, MODERN_HEADERS)
+    r = _post(
+        http_server.url,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {**MODERN_HEADERS, **_routing("notifications/initialized")},
+    )
     assert r.status_code == 202
 
 
@@ -656,6 +701,11 @@ def test_stdio_modern_connection_refuses_initialize(server_bin):
     init = {"jsonrpc": "2.0", "id": 2, "method": "initialize",
             "params": {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}
     out = _stdio_exchange([_modern("server/discover"), init])
+    if RMCP:
+        # discover is a bootstrap probe on rmcp: the handshake may still follow.
+        assert out[0]["result"]["supportedVersions"] == ALL_VERSIONS
+        assert out[1]["result"]["protocolVersion"] == HANDSHAKE
+        return
     assert out[0]["result"]["supportedVersions"] == [MODERN]
     assert out[1]["error"]["code"] == -32022
     assert out[1]["error"]["data"] == {"supported": [MODERN], "requested": HANDSHAKE}
@@ -668,5 +718,11 @@ def test_stdio_legacy_connection_refuses_enveloped_requests(server_bin):
     out = _stdio_exchange([init, _modern("tools/list"), ping])
     assert out[0]["result"]["protocolVersion"] == HANDSHAKE
     assert out[0]["result"]["serverInfo"]["name"] == "booking"
+    if RMCP:
+        # rmcp serves a request carrying its own 2026-07-28 _meta inline.
+        assert [t["name"] for t in out[1]["result"]["tools"]] == ["book_flight", "greet", "order"]
+        assert out[1]["result"]["resultType"] == "complete"
+        assert out[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        return
     assert out[1]["error"]["code"] == -32600
     assert out[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}

@@ -1,0 +1,172 @@
+//! `elicit-rmcp-server`: the booking tools (`book_flight`, `greet`, `order`) on rmcp, the
+//! official Rust MCP SDK, with every user-supplied parameter declared once through
+//! elicit-rmcp. Both protocol eras, over stdio and streamable HTTP; same behaviour,
+//! texts and sealed state as `booking-server` (examples/mcp-server), so the two serve
+//! each other's rounds on one key ring.
+//!
+//! ```text
+//! cargo run -q --release -p elicit-rmcp-server -- --stdio
+//! cargo run -q --release -p elicit-rmcp-server -- --http 127.0.0.1:8000   # endpoint /mcp
+//! ```
+//!
+//! Environment: `ELICIT_STATE_KEYS` — comma-separated hex secrets (≥ 32 bytes each); the
+//! first seals, all unseal. Unset: one ephemeral key per process.
+
+mod booking;
+mod http;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use elicit_rmcp::StateCodec;
+use rmcp::ServiceExt;
+
+const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
+[--state-ttl SECS] [--insecure-plaintext-state] [--workers N]
+
+  --stdio                      serve MCP over stdin/stdout
+  --http ADDR                  serve streamable HTTP at http://ADDR/mcp (loopback only;
+                               port 0 picks a free port, printed on stderr)
+  --state-ttl SECS             lifetime of a sealed requestState (default 600)
+  --insecure-plaintext-state   DEVELOPMENT ONLY: do not seal requestState
+  --workers N                  HTTP worker threads (default: available cores)
+
+environment:
+  ELICIT_STATE_KEYS            comma-separated hex keys (>= 32 bytes each), first seals;
+                               unset: an ephemeral key per process";
+
+enum Transport {
+    Stdio,
+    Http(SocketAddr),
+}
+
+struct Options {
+    transport: Transport,
+    ttl: Option<f64>,
+    plaintext: bool,
+    workers: Option<usize>,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut args = std::env::args().skip(1);
+    let mut transport = None;
+    let mut ttl = None;
+    let mut plaintext = false;
+    let mut workers = None;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--stdio" => transport = Some(Transport::Stdio),
+            "--http" => {
+                let v = args
+                    .next()
+                    .ok_or("--http needs an address, e.g. 127.0.0.1:8000")?;
+                let addr: SocketAddr = v
+                    .parse()
+                    .map_err(|_| format!("--http: {v:?} is not an IP:PORT address"))?;
+                if !addr.ip().is_loopback() {
+                    return Err(format!(
+                        "--http: {addr} is not a loopback address; this example serves \
+                         127.0.0.1/::1 only"
+                    ));
+                }
+                transport = Some(Transport::Http(addr));
+            }
+            "--state-ttl" => {
+                let v = args.next().ok_or("--state-ttl needs seconds")?;
+                let secs: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--state-ttl: {v:?} is not a number"))?;
+                if !(secs.is_finite() && secs > 0.0) {
+                    return Err("--state-ttl must be positive".into());
+                }
+                ttl = Some(secs);
+            }
+            "--insecure-plaintext-state" => plaintext = true,
+            "--workers" => {
+                let v = args.next().ok_or("--workers needs a number")?;
+                workers = Some(
+                    v.parse()
+                        .map_err(|_| format!("--workers: {v:?} is not a number"))?,
+                );
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Options {
+        transport: transport.ok_or("choose a transport: --stdio or --http ADDR")?,
+        ttl,
+        plaintext,
+        workers,
+    })
+}
+
+fn codec(opts: &Options) -> Result<StateCodec, String> {
+    if opts.plaintext {
+        eprintln!(
+            "elicit-rmcp-server: WARNING: --insecure-plaintext-state: requestState is NOT \
+             sealed; clients can forge answers. Development only."
+        );
+        return Ok(StateCodec::insecure_plaintext());
+    }
+    let (codec, source) = StateCodec::from_env(booking::SERVER_NAME, opts.ttl)?;
+    eprintln!("elicit-rmcp-server: sealing requestState with {source}");
+    Ok(codec)
+}
+
+fn main() {
+    let opts = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("elicit-rmcp-server: {e}\n\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    let codec = match codec(&opts) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("elicit-rmcp-server: {e}");
+            std::process::exit(2);
+        }
+    };
+    let server = match booking::Booking::new(codec) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("elicit-rmcp-server: {e}");
+            std::process::exit(2);
+        }
+    };
+    match opts.transport {
+        Transport::Stdio => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("tokio runtime");
+            rt.block_on(async move {
+                let (transport, flushed) = elicit_rmcp::stdio::stdio(elicit_rmcp::stdio::MAX_LINE);
+                match server.serve(transport).await {
+                    Ok(running) => {
+                        let _ = running.waiting().await;
+                    }
+                    Err(e) => eprintln!("elicit-rmcp-server: stdio: {e}"),
+                }
+                // The last replies reach stdout before the process ends.
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), flushed).await;
+            });
+        }
+        Transport::Http(addr) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            if let Some(n) = opts.workers {
+                b.worker_threads(n.max(1));
+            }
+            let rt = b.enable_all().build().expect("tokio runtime");
+            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr)) {
+                eprintln!("elicit-rmcp-server: {addr}: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The one place where elicit-core's `Round` is built and read: one round of one
+//! request, driven to the point where it needs the client (or is settled). Everything
+//! else in the crate speaks serde JSON; only this module knows the engine's calls.
+
+use elicit_core::{Inputs, Plan, Round, Step};
+use serde_json::{Map, Value};
+
+use crate::CAP;
+
+/// Workspace for one round (resolver answers and handshake replies are copied in).
+const WORKSPACE: usize = 16 * 1024;
+
+/// Which protocol era a request is served in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// 2026-07-28 and later: batched `InputRequiredResult` rounds.
+    Modern,
+    /// ≤ 2025-11-25: one question at a time over the back-channel.
+    Handshake,
+}
+
+/// What the host has to do for the round next (async, outside the engine).
+pub(crate) enum Need {
+    /// Run the resolver of `param` with `values` (the values it named).
+    Resolve {
+        param: String,
+        values: Map<String, Value>,
+    },
+    /// Handshake era: put `request` (`{"method", "params"}`) to the client for `param`.
+    Ask { param: String, request: Value },
+}
+
+/// How the host answered a [`Need`].
+pub(crate) enum Answer {
+    /// The resolver's value (JSON text).
+    Value(String),
+    /// The resolver's question (`{"message": ...}` plus optional type keys, JSON text).
+    Question(String),
+    /// The client's reply to an `Ask` (the result object, JSON text).
+    Reply(String),
+}
+
+/// Where a round ended.
+pub(crate) enum Outcome {
+    /// Every declared parameter is settled: values by name, in declaration order.
+    Done(Map<String, Value>),
+    /// Questions remain (modern era): `requests` keyed by parameter name
+    /// (`{"method", "params"}` each) and the plaintext state to seal.
+    InputRequired {
+        requests: Map<String, Value>,
+        state: String,
+    },
+    /// The engine refused the call (a declined required answer, an answer outside the
+    /// schema, …): the message is the caller-facing error.
+    Failed(String),
+}
+
+/// The request could not start a round (malformed `inputResponses`, non-object
+/// arguments): a `-32602` with this message.
+pub(crate) struct Malformed(pub String);
+
+fn parse_object(text: &str) -> Map<String, Value> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+/// One request's round. Built from the request, then stepped with [`RoundDriver::next`]
+/// and [`RoundDriver::give`] until it returns an [`Outcome`].
+pub(crate) struct RoundDriver<'p> {
+    plan: &'p Plan<'static, CAP>,
+    era: Era,
+    arguments: String,
+    state: Option<String>,
+    replies: Option<String>,
+    /// Host answers handed to the engine so far, replayed on the round each step
+    /// (the engine copies them into its workspace).
+    given: Vec<Answer>,
+}
+
+impl<'p> RoundDriver<'p> {
+    /// `arguments`: the call's arguments object as JSON text; `state`: the opened
+    /// plaintext state; `replies`: the raw `inputResponses` object as JSON text.
+    pub(crate) fn new(
+        plan: &'p Plan<'static, CAP>,
+        era: Era,
+        arguments: String,
+        state: Option<String>,
+        replies: Option<String>,
+    ) -> Self {
+        RoundDriver {
+            plan,
+            era,
+            arguments,
+            state,
+            replies,
+            given: Vec::new(),
+        }
+    }
+
+    /// Hand the host's answer to the last [`Need`] to the round.
+    pub(crate) fn give(&mut self, answer: Answer) {
+        self.given.push(answer);
+    }
+
+    /// Build the round from the request, replay every host answer given so far, and
+    /// poll it: `Ok(Err(need))` when the host must act, `Ok(Ok(outcome))` when done.
+    ///
+    /// The round borrows its inputs, so it cannot live across the host's `.await`s;
+    /// replaying is deterministic (the engine is sans-IO) and cheap next to a network
+    /// round trip.
+    pub(crate) fn next(&self) -> Result<Result<Outcome, Need>, Malformed> {
+        let mut workspace = vec![0u8; WORKSPACE];
+        let (era, inputs) = match self.era {
+            Era::Modern => (
+                elicit_core::Era::Modern,
+                Inputs::modern(
+                    &self.arguments,
+                    self.state.as_deref(),
+                    self.replies.as_deref(),
+                ),
+            ),
+            Era::Handshake => (
+                elicit_core::Era::Handshake,
+                Inputs::handshake(&self.arguments),
+            ),
+        };
+        let built = Round::<CAP>::new(self.plan, era, inputs, &mut workspace);
+        let mut round = built.map_err(|e| Malformed(e.to_string()))?;
+        let mut given = self.given.iter();
+        loop {
+            let step = match round.poll() {
+                Ok(s) => s,
+                Err(e) => return Ok(Ok(Outcome::Failed(e.to_string()))),
+            };
+            let name = |param: usize| self.plan.name(param).unwrap_or_default().to_string();
+            let fed = match step {
+                Step::Resolve { param } => match given.next() {
+                    Some(Answer::Value(v)) => round.resolve_value(v),
+                    Some(Answer::Question(q)) => round.resolve_question(q),
+                    Some(Answer::Reply(_)) | None => {
+                        let inputs = match round.resolve_inputs_json() {
+                            Ok(t) => parse_object(&t),
+                            Err(e) => return Ok(Ok(Outcome::Failed(e.to_string()))),
+                        };
+                        return Ok(Err(Need::Resolve {
+                            param: name(param),
+                            values: inputs,
+                        }));
+                    }
+                },
+                Step::Ask { param } => match given.next() {
+                    Some(Answer::Reply(r)) => round.answer(r),
+                    Some(_) | None => {
+                        let ask: Value = match round.ask_json() {
+                            Ok(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+                            Err(e) => return Ok(Ok(Outcome::Failed(e.to_string()))),
+                        };
+                        return Ok(Err(Need::Ask {
+                            param: name(param),
+                            request: ask_request(ask),
+                        }));
+                    }
+                },
+                Step::Done => {
+                    return Ok(Ok(match round.values_json() {
+                        Ok(t) => Outcome::Done(parse_object(&t)),
+                        Err(e) => Outcome::Failed(e.to_string()),
+                    }))
+                }
+                Step::InputRequired => {
+                    let requests = round.input_requests_json(true).map(|t| parse_object(&t));
+                    let state = round.request_state_json();
+                    return Ok(Ok(match (requests, state) {
+                        (Ok(requests), Ok(state)) => Outcome::InputRequired { requests, state },
+                        (Err(e), _) | (_, Err(e)) => Outcome::Failed(e.to_string()),
+                    }));
+                }
+            };
+            if let Err(e) = fed {
+                return Ok(Ok(Outcome::Failed(e.to_string())));
+            }
+        }
+    }
+}
+
+/// The request to put to the client for a handshake-era question. The engine writes
+/// the `params` of `elicitation/create`; a question of another input kind (sampling,
+/// roots) comes as `{"method", "params"}` already.
+fn ask_request(ask: Value) -> Value {
+    match ask {
+        Value::Object(m) if m.contains_key("method") && m.contains_key("params") => {
+            Value::Object(m)
+        }
+        params => serde_json::json!({"method": "elicitation/create", "params": params}),
+    }
+}

@@ -1,0 +1,1023 @@
+//! # elicit-rmcp — declared elicitation for rmcp servers
+//!
+//! An [rmcp](https://docs.rs/rmcp) server declares, per tool (or prompt, or resource),
+//! which parameters come from the user rather than the model — once, with
+//! elicit-core's declaration builder — and gets from that one declaration:
+//!
+//! * on **2026-07-28** requests: `CallToolResponse::InputRequired` (and the
+//!   `prompts/get` / `resources/read` equivalents) carrying every question that can be
+//!   asked now as batched `inputRequests`, plus a **sealed** `requestState`
+//!   (AES-256-GCM, see [`StateCodec`]); the settled values on the final round;
+//! * on **≤ 2025-11-25** connections: the same questions asked one at a time through
+//!   rmcp's server→client requests (`elicitation/create`) while the call runs;
+//! * **capability gating**: a client that did not declare the capability a question
+//!   needs gets `-32021` with `requiredCapabilities`, from the request's `_meta`
+//!   (2026-07-28) or its `initialize` (handshake era);
+//! * **resolvers** as async closures ([`Resolve`]) that see the other values by name and
+//!   the request context, and decide "value" or "question";
+//! * **typed bodies**: the tool body receives the model's arguments and the settled
+//!   values as one `serde::Deserialize` type.
+//!
+//! ```no_run
+//! use elicit_core::decl::{AnswerType, Param, Tool as Decl};
+//! use elicit_rmcp::{Elicit, ElicitTool, Resolution, StateCodec};
+//! use rmcp::model::{CallToolResult, ContentBlock, Implementation};
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Order { item: String, quantity: i64 }
+//!
+//! let order = ElicitTool::new(
+//!     Decl::new("order")
+//!         .param(Param::argument("item").ty(AnswerType::String))
+//!         .param(Param::resolver("quantity", &["item"]).ty(AnswerType::Integer)),
+//! )
+//! .argument_schema("item", serde_json::json!({"type": "string"}))
+//! .resolver("quantity", |r| async move {
+//!     Ok(Resolution::ask(format!("How many {}?", r.text("item"))))
+//! })
+//! .run(|o: Order, _call| async move {
+//!     Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} x {}", o.quantity, o.item))]))
+//! })
+//! .unwrap();
+//! let (codec, _) = StateCodec::from_env("my-server", None).unwrap();
+//! let elicit = Elicit::new(Implementation::new("my-server", "1.0.0"), codec).tool(order);
+//! // In your `ServerHandler`: list with `elicit.tools()`, and answer `call_tool`
+//! // with `elicit.call_tool(params, context).await` when `elicit.has_tool(name)`.
+//! # let _ = elicit;
+//! ```
+//!
+//! Input kinds: today every question is form elicitation. The gate
+//! ([`required_capability`]) and the back-channel read the method of each request the
+//! engine writes, so URL elicitation, sampling and roots questions pass through the
+//! same paths when the engine renders them.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod engine;
+mod gate;
+mod state;
+pub mod stdio;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use elicit_core::Plan;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
+    InputRequests, InputRequiredResult, JsonObject, MetaObject, Prompt, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ServerRequest,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+use engine::{Answer, Era, Need, Outcome, RoundDriver};
+pub use gate::{declares_form_elicitation, required_capability, MISSING_CAPABILITY};
+pub use state::{parse_keys, Rejected, StateCodec, MAX_KEYS};
+
+/// Most parameters one declaration may have.
+pub const CAP: usize = 16;
+
+/// How long a handshake-era question waits for the client's answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The `_meta` key of the server's identity on 2026-07-28 results.
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// A boxed, sendable future (what resolvers and bodies return once stored).
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+type ResolverFn = Arc<dyn Fn(Resolve) -> BoxFuture<Result<Resolution, ErrorData>> + Send + Sync>;
+type BodyFn<R> =
+    Arc<dyn Fn(Map<String, Value>, Call) -> BoxFuture<Result<R, ErrorData>> + Send + Sync>;
+
+/// What a resolver is given: the parameter it decides, the values it named (model
+/// arguments and settled elicited values, by name), and the request's context (peer,
+/// `_meta`, cancellation, HTTP parts on streamable HTTP).
+pub struct Resolve {
+    /// The parameter being resolved.
+    pub param: String,
+    /// The values this resolver named in its declaration, by name.
+    pub values: Map<String, Value>,
+    /// The request being served.
+    pub context: RequestContext<RoleServer>,
+}
+
+impl Resolve {
+    /// The value named `name`, deserialized. An error names the parameter and the value.
+    pub fn get<T: DeserializeOwned>(&self, name: &str) -> Result<T, ErrorData> {
+        let v = self.values.get(name).ok_or_else(|| {
+            ErrorData::internal_error(
+                format!(
+                    "resolver of {:?} asked for {name:?}, which its declaration does not name \
+                     in its needs; add it there",
+                    self.param
+                ),
+                None,
+            )
+        })?;
+        serde_json::from_value(v.clone()).map_err(|e| {
+            ErrorData::internal_error(
+                format!("resolver of {:?}: value {name:?} ({v}): {e}", self.param),
+                None,
+            )
+        })
+    }
+
+    /// The value named `name` as text: a string unquoted, anything else as JSON, a
+    /// missing one empty.
+    pub fn text(&self, name: &str) -> String {
+        self.values.get(name).map(plain).unwrap_or_default()
+    }
+}
+
+/// What a resolver decided.
+#[derive(Debug, Clone)]
+pub enum Resolution {
+    /// The value itself: nothing is asked, nothing recorded.
+    Value(Value),
+    /// A question (JSON object: `{"message": ...}`, optionally with `type` keys that
+    /// refine the declared answer type); asked with the parameter's declared type.
+    Question(Value),
+}
+
+impl Resolution {
+    /// A value (anything serde can write).
+    pub fn value(v: impl serde::Serialize) -> Self {
+        Resolution::Value(serde_json::to_value(v).unwrap_or(Value::Null))
+    }
+
+    /// Ask `message`, with the parameter's declared answer type.
+    pub fn ask(message: impl Into<String>) -> Self {
+        Resolution::Question(json!({ "message": message.into() }))
+    }
+}
+
+/// The call a body runs for: the request's context and the model's arguments as sent.
+pub struct Call {
+    /// The request being served.
+    pub context: RequestContext<RoleServer>,
+    /// The model-supplied arguments, as the client sent them.
+    pub arguments: JsonObject,
+}
+
+/// A compiled declaration plus its resolvers: what tools, prompts and resources share.
+struct Declared {
+    plan: Plan<'static, CAP>,
+    resolvers: HashMap<String, ResolverFn>,
+    /// JSON Schemas of the model-supplied arguments, by name, in declaration order.
+    arg_schemas: Vec<(String, Value)>,
+}
+
+fn compile(decl: elicit_core::decl::Tool) -> Result<Declared, String> {
+    // A declaration lives as long as the server: the plan borrows its text.
+    let text: &'static str = Box::leak(decl.to_json().into_boxed_str());
+    let plan = Plan::compile(text).map_err(|e| format!("declaration rejected: {e}"))?;
+    Ok(Declared {
+        plan,
+        resolvers: HashMap::new(),
+        arg_schemas: Vec::new(),
+    })
+}
+
+impl Declared {
+    fn check_resolvers(&self, what: &str) -> Result<(), String> {
+        for i in 0..self.plan.len() {
+            let name = self.plan.name(i).unwrap_or_default();
+            let has = self.resolvers.contains_key(name);
+            if self.plan.has_resolver(i) && !has {
+                return Err(format!(
+                    "{what}: parameter {name:?} is declared with a resolver; register one with \
+                     .resolver({name:?}, ...)"
+                ));
+            }
+            if !self.plan.has_resolver(i) && has {
+                return Err(format!(
+                    "{what}: a resolver is registered for {name:?}, which the declaration does \
+                     not declare as resolved; use Param::resolver({name:?}, ...)"
+                ));
+            }
+        }
+        for name in self.resolvers.keys() {
+            if self.plan.index_of(name).is_none() {
+                return Err(format!(
+                    "{what}: a resolver is registered for {name:?}, which is not a declared \
+                     parameter"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The model-supplied parameters, in declaration order.
+    fn arguments(&self) -> impl Iterator<Item = &'static str> + '_ {
+        (0..self.plan.len())
+            .filter(|&i| !self.plan.is_elicited(i))
+            .filter_map(|i| self.plan.name(i))
+    }
+
+    fn input_schema(&self) -> JsonObject {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for name in self.arguments() {
+            let schema = self
+                .arg_schemas
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_else(|| json!({}));
+            properties.insert(name.to_string(), schema);
+            required.push(Value::String(name.to_string()));
+        }
+        let mut schema = Map::new();
+        schema.insert("type".into(), json!("object"));
+        schema.insert("additionalProperties".into(), json!(false));
+        schema.insert("properties".into(), Value::Object(properties));
+        if !required.is_empty() {
+            schema.insert("required".into(), Value::Array(required));
+        }
+        schema
+    }
+
+    /// Model arguments against the declaration: no unknown names, every declared one
+    /// present, JSON types as the argument schema's `type` says. The message is the
+    /// caller-facing error.
+    fn check_arguments(&self, kind: &str, target: &str, args: &JsonObject) -> Result<(), String> {
+        for key in args.keys() {
+            let known = self
+                .plan
+                .index_of(key)
+                .is_some_and(|i| !self.plan.is_elicited(i));
+            if !known {
+                return Err(format!(
+                    "Unexpected argument {} for {kind} {}",
+                    py_repr(key),
+                    py_repr(target)
+                ));
+            }
+        }
+        for name in self.arguments() {
+            let Some(v) = args.get(name) else {
+                return Err(format!(
+                    "Missing required argument {} for {kind} {}",
+                    py_repr(name),
+                    py_repr(target)
+                ));
+            };
+            let schema = self.arg_schemas.iter().find(|(n, _)| n == name);
+            if let Some(ty) = schema
+                .and_then(|(_, s)| s.get("type"))
+                .and_then(Value::as_str)
+            {
+                if !json_type_matches(ty, v) {
+                    return Err(format!(
+                        "Argument {} of {kind} {} must be of type {ty}",
+                        py_repr(name),
+                        py_repr(target)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn json_type_matches(ty: &str, v: &Value) -> bool {
+    match ty {
+        "string" => v.is_string(),
+        "boolean" => v.is_boolean(),
+        "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "number" => v.is_number(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "null" => v.is_null(),
+        _ => true,
+    }
+}
+
+/// Shared builder steps of [`ElicitTool`], [`ElicitPrompt`] and [`ElicitResource`].
+macro_rules! builder_common {
+    () => {
+        /// Register the async resolver of parameter `name` (declared with
+        /// `Param::resolver`). It runs whenever the engine needs that parameter decided.
+        pub fn resolver<F, Fut>(mut self, name: &str, f: F) -> Self
+        where
+            F: Fn(Resolve) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output = Result<Resolution, ErrorData>> + Send + 'static,
+        {
+            let f = Arc::new(f);
+            let boxed: ResolverFn = Arc::new(move |r| {
+                let f = f.clone();
+                Box::pin(async move { f(r).await })
+            });
+            self.pending.resolvers.insert(name.to_string(), boxed);
+            self
+        }
+
+        /// The JSON Schema of model-supplied argument `name` (listed in the input schema;
+        /// its `type` is checked on every call).
+        pub fn argument_schema(mut self, name: &str, schema: Value) -> Self {
+            self.pending.arg_schemas.push((name.to_string(), schema));
+            self
+        }
+    };
+}
+
+fn body<T, R, F, Fut>(f: F, what: String) -> BodyFn<R>
+where
+    T: DeserializeOwned + Send + 'static,
+    F: Fn(T, Call) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, ErrorData>> + Send + 'static,
+    R: 'static,
+{
+    let f = Arc::new(f);
+    Arc::new(move |values, call| {
+        let f = f.clone();
+        let what = what.clone();
+        Box::pin(async move {
+            let input: T = serde_json::from_value(Value::Object(values)).map_err(|e| {
+                ErrorData::internal_error(
+                    format!("{what}: the settled values do not fit the body's input type: {e}"),
+                    None,
+                )
+            })?;
+            f(input, call).await
+        })
+    })
+}
+
+/// An elicited tool: declaration, resolvers, listing and typed body.
+pub struct ElicitTool {
+    pending: Declared,
+    tool: Tool,
+    error: Option<String>,
+}
+
+/// A finished tool (see [`ElicitTool::run`]).
+pub struct ReadyTool {
+    declared: Declared,
+    tool: Tool,
+    body: BodyFn<CallToolResult>,
+}
+
+impl ElicitTool {
+    /// Start from a declaration (elicit-core's builder). The tool's name is the
+    /// declaration's.
+    pub fn new(decl: elicit_core::decl::Tool) -> Self {
+        let (pending, error) = match compile(decl) {
+            Ok(d) => (d, None),
+            Err(e) => (
+                Declared {
+                    plan: Plan::compile(r#"{"tool":"invalid","parameters":[]}"#)
+                        .expect("the empty declaration compiles"),
+                    resolvers: HashMap::new(),
+                    arg_schemas: Vec::new(),
+                },
+                Some(e),
+            ),
+        };
+        let name = pending.plan.tool().to_string();
+        let tool = Tool::new_with_raw(name, None, JsonObject::new());
+        ElicitTool {
+            pending,
+            tool,
+            error,
+        }
+    }
+
+    builder_common!();
+
+    /// The tool's human title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// The tool's description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into().into());
+        self
+    }
+
+    /// The tool's `outputSchema`.
+    pub fn output_schema(mut self, schema: JsonObject) -> Self {
+        self.tool.output_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// The listing's `_meta`.
+    pub fn meta(mut self, meta: MetaObject) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// The tool body: it gets the model's arguments and every elicited value as one
+    /// typed input `T` (field names are parameter names), once all are settled.
+    /// Finishes the tool; errors name what is wrong with the declaration.
+    pub fn run<T, F, Fut>(self, f: F) -> Result<ReadyTool, String>
+    where
+        T: DeserializeOwned + Send + 'static,
+        F: Fn(T, Call) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static,
+    {
+        let what = format!("tool {:?}", self.tool.name);
+        if let Some(e) = self.error {
+            return Err(format!("{what}: {e}"));
+        }
+        self.pending.check_resolvers(&what)?;
+        let mut tool = self.tool;
+        tool.input_schema = Arc::new(self.pending.input_schema());
+        Ok(ReadyTool {
+            body: body(f, what),
+            declared: self.pending,
+            tool,
+        })
+    }
+}
+
+/// An elicited prompt: `prompts/get` asks before the prompt is rendered.
+pub struct ElicitPrompt {
+    pending: Declared,
+    prompt: Prompt,
+    error: Option<String>,
+}
+
+/// A finished prompt (see [`ElicitPrompt::run`]).
+pub struct ReadyPrompt {
+    declared: Declared,
+    prompt: Prompt,
+    body: BodyFn<GetPromptResult>,
+}
+
+impl ElicitPrompt {
+    /// Start from a declaration; the prompt's name is the declaration's. Model
+    /// arguments are listed as the prompt's (required) arguments.
+    pub fn new(decl: elicit_core::decl::Tool, description: Option<String>) -> Self {
+        let tool = ElicitTool::new(decl);
+        let prompt = Prompt::new(tool.tool.name.to_string(), description, None);
+        ElicitPrompt {
+            pending: tool.pending,
+            prompt,
+            error: tool.error,
+        }
+    }
+
+    builder_common!();
+
+    /// The prompt body, once every elicited value is settled.
+    pub fn run<T, F, Fut>(self, f: F) -> Result<ReadyPrompt, String>
+    where
+        T: DeserializeOwned + Send + 'static,
+        F: Fn(T, Call) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, ErrorData>> + Send + 'static,
+    {
+        let what = format!("prompt {:?}", self.prompt.name);
+        if let Some(e) = self.error {
+            return Err(format!("{what}: {e}"));
+        }
+        self.pending.check_resolvers(&what)?;
+        let mut prompt = self.prompt;
+        let args: Vec<rmcp::model::PromptArgument> = self
+            .pending
+            .arguments()
+            .map(|n| {
+                let mut a = rmcp::model::PromptArgument::new(n);
+                a.required = Some(true);
+                a
+            })
+            .collect();
+        prompt.arguments = (!args.is_empty()).then_some(args);
+        Ok(ReadyPrompt {
+            body: body(f, what),
+            declared: self.pending,
+            prompt,
+        })
+    }
+}
+
+/// An elicited resource: `resources/read` of its URI asks before the contents are
+/// returned. Resources take no model arguments.
+pub struct ElicitResource {
+    pending: Declared,
+    resource: Resource,
+    error: Option<String>,
+}
+
+/// A finished resource (see [`ElicitResource::run`]).
+pub struct ReadyResource {
+    declared: Declared,
+    resource: Resource,
+    body: BodyFn<ReadResourceResult>,
+}
+
+impl ElicitResource {
+    /// Start from a declaration and the resource's listing (its `uri` is what
+    /// `resources/read` names).
+    pub fn new(decl: elicit_core::decl::Tool, resource: Resource) -> Self {
+        let tool = ElicitTool::new(decl);
+        ElicitResource {
+            pending: tool.pending,
+            resource,
+            error: tool.error,
+        }
+    }
+
+    builder_common!();
+
+    /// The resource body, once every elicited value is settled.
+    pub fn run<T, F, Fut>(self, f: F) -> Result<ReadyResource, String>
+    where
+        T: DeserializeOwned + Send + 'static,
+        F: Fn(T, Call) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ReadResourceResult, ErrorData>> + Send + 'static,
+    {
+        let what = format!("resource {:?}", self.resource.uri);
+        if let Some(e) = self.error {
+            return Err(format!("{what}: {e}"));
+        }
+        self.pending.check_resolvers(&what)?;
+        if let Some(arg) = self.pending.arguments().next() {
+            return Err(format!(
+                "{what}: parameter {arg:?} is a model argument, but resources/read carries no \
+                 arguments; elicit it or drop it"
+            ));
+        }
+        Ok(ReadyResource {
+            body: body(f, what),
+            declared: self.pending,
+            resource: self.resource,
+        })
+    }
+}
+
+/// The frozen rejection of a bad `requestState` (MCP Python SDK `RequestStateBoundary`).
+pub fn invalid_state() -> ErrorData {
+    ErrorData::new(
+        ErrorCode(elicit_core::seal::ERROR_CODE),
+        elicit_core::seal::ERROR_MESSAGE,
+        Some(json!({"reason": elicit_core::seal::ERROR_DATA_REASON})),
+    )
+}
+
+/// The elicited tools, prompts and resources of one server, with its state codec.
+pub struct Elicit {
+    server: Implementation,
+    codec: StateCodec,
+    tools: Vec<ReadyTool>,
+    prompts: Vec<ReadyPrompt>,
+    resources: Vec<ReadyResource>,
+    log: Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+/// What settling one request's declared parameters came to.
+enum Settled {
+    Values(Map<String, Value>),
+    InputRequired(InputRequiredResult),
+    /// The engine refused the call; the message is caller-facing.
+    Failed(String),
+}
+
+struct Request<'a> {
+    method: &'a str,
+    target: &'a str,
+    arguments: &'a JsonObject,
+    bind_arguments: bool,
+    input_responses: Option<&'a rmcp::model::InputResponses>,
+    request_state: Option<&'a str>,
+}
+
+impl Elicit {
+    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` should be
+    /// the codec's audience. `codec`: how `requestState` is protected.
+    pub fn new(server: Implementation, codec: StateCodec) -> Self {
+        Elicit {
+            server,
+            codec,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            log: Arc::new(|line| eprintln!("{line}")),
+        }
+    }
+
+    /// Where the adapter's log lines go (rejected states and similar; stderr by default).
+    pub fn with_log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.log = Arc::new(log);
+        self
+    }
+
+    /// Add a tool.
+    pub fn tool(mut self, tool: ReadyTool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Add a prompt.
+    pub fn prompt(mut self, prompt: ReadyPrompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Add a resource.
+    pub fn resource(mut self, resource: ReadyResource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// The tools' listings (elicited parameters are hidden from `inputSchema`).
+    pub fn tools(&self) -> Vec<Tool> {
+        self.tools.iter().map(|t| t.tool.clone()).collect()
+    }
+
+    /// The prompts' listings.
+    pub fn prompts(&self) -> Vec<Prompt> {
+        self.prompts.iter().map(|p| p.prompt.clone()).collect()
+    }
+
+    /// The resources' listings.
+    pub fn resources(&self) -> Vec<Resource> {
+        self.resources.iter().map(|r| r.resource.clone()).collect()
+    }
+
+    /// Whether `name` is one of the elicited tools.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.tool.name == name)
+    }
+
+    /// Whether `name` is one of the elicited prompts.
+    pub fn has_prompt(&self, name: &str) -> bool {
+        self.prompts.iter().any(|p| p.prompt.name == name)
+    }
+
+    /// Whether `uri` is one of the elicited resources.
+    pub fn has_resource(&self, uri: &str) -> bool {
+        self.resources.iter().any(|r| r.resource.uri == uri)
+    }
+
+    /// The server identity on 2026-07-28 results' `_meta`.
+    fn modern_meta(&self, meta: Option<MetaObject>) -> MetaObject {
+        let mut meta = meta.unwrap_or_default();
+        meta.0.insert(
+            META_SERVER_INFO.into(),
+            serde_json::to_value(&self.server).unwrap_or(Value::Null),
+        );
+        meta
+    }
+
+    /// Serve `tools/call` for an elicited tool (check [`Elicit::has_tool`] first; an
+    /// unknown name is `-32602`). Engine refusals (a declined required answer, an answer
+    /// outside the schema) and bad model arguments are `isError` results carrying the
+    /// message; a forged or expired state is the frozen `-32602`; a client without the
+    /// needed capability gets `-32021`.
+    pub async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tool = self
+            .tools
+            .iter()
+            .find(|t| t.tool.name == params.name)
+            .ok_or_else(|| {
+                ErrorData::invalid_params(format!("Unknown tool: {}", py_repr(&params.name)), None)
+            })?;
+        let modern = is_modern(&context);
+        let arguments = params.arguments.clone().unwrap_or_default();
+        let request = Request {
+            method: "tools/call",
+            target: &params.name,
+            arguments: &arguments,
+            bind_arguments: true,
+            input_responses: params.input_responses.as_ref(),
+            request_state: params.request_state.as_deref(),
+        };
+        // The state boundary runs first, as the SDK's middleware does: a bad token is
+        // refused whatever the call.
+        let state = self.open_state(&request)?;
+        if let Err(message) = tool
+            .declared
+            .check_arguments("tool", &params.name, &arguments)
+        {
+            return Ok(self.tool_error(message, modern).into());
+        }
+        let settled = self
+            .settle(&tool.declared, &request, state, &context, modern)
+            .await?;
+        match settled {
+            Settled::Failed(message) => Ok(self.tool_error(message, modern).into()),
+            Settled::InputRequired(r) => Ok(CallToolResponse::InputRequired(r)),
+            Settled::Values(values) => {
+                let mut merged = arguments.clone();
+                merged.extend(values);
+                let call = Call { context, arguments };
+                let mut result = (tool.body)(merged, call).await?;
+                if modern {
+                    result.meta = Some(self.modern_meta(result.meta));
+                }
+                Ok(CallToolResponse::Complete(result))
+            }
+        }
+    }
+
+    /// Serve `prompts/get` for an elicited prompt. Engine refusals are `-32602` with the
+    /// engine's message.
+    pub async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let prompt = self
+            .prompts
+            .iter()
+            .find(|p| p.prompt.name == params.name)
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    format!("Unknown prompt: {}", py_repr(&params.name)),
+                    None,
+                )
+            })?;
+        let modern = is_modern(&context);
+        let arguments = params.arguments.clone().unwrap_or_default();
+        let request = Request {
+            method: "prompts/get",
+            target: &params.name,
+            arguments: &arguments,
+            bind_arguments: true,
+            input_responses: params.input_responses.as_ref(),
+            request_state: params.request_state.as_deref(),
+        };
+        let state = self.open_state(&request)?;
+        prompt
+            .declared
+            .check_arguments("prompt", &params.name, &arguments)
+            .map_err(|m| ErrorData::invalid_params(m, None))?;
+        match self
+            .settle(&prompt.declared, &request, state, &context, modern)
+            .await?
+        {
+            Settled::Failed(message) => Err(ErrorData::invalid_params(message, None)),
+            Settled::InputRequired(r) => Ok(GetPromptResponse::InputRequired(r)),
+            Settled::Values(values) => {
+                let mut merged = arguments.clone();
+                merged.extend(values);
+                let mut result = (prompt.body)(merged, Call { context, arguments }).await?;
+                if modern {
+                    result.meta = Some(self.modern_meta(result.meta));
+                }
+                Ok(GetPromptResponse::Complete(result))
+            }
+        }
+    }
+
+    /// Serve `resources/read` for an elicited resource. Engine refusals are `-32602`
+    /// with the engine's message.
+    pub async fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let resource = self
+            .resources
+            .iter()
+            .find(|r| r.resource.uri == params.uri)
+            .ok_or_else(|| {
+                ErrorData::invalid_params(format!("Unknown resource: {}", params.uri), None)
+            })?;
+        let modern = is_modern(&context);
+        let arguments = JsonObject::new();
+        let request = Request {
+            method: "resources/read",
+            target: &params.uri,
+            arguments: &arguments,
+            bind_arguments: false,
+            input_responses: params.input_responses.as_ref(),
+            request_state: params.request_state.as_deref(),
+        };
+        let state = self.open_state(&request)?;
+        match self
+            .settle(&resource.declared, &request, state, &context, modern)
+            .await?
+        {
+            Settled::Failed(message) => Err(ErrorData::invalid_params(message, None)),
+            Settled::InputRequired(r) => Ok(ReadResourceResponse::InputRequired(r)),
+            Settled::Values(values) => {
+                let mut result = (resource.body)(values, Call { context, arguments }).await?;
+                if modern {
+                    result.meta = Some(self.modern_meta(result.meta));
+                }
+                Ok(ReadResourceResponse::Complete(result))
+            }
+        }
+    }
+
+    fn tool_error(&self, message: String, modern: bool) -> CallToolResult {
+        let mut r = CallToolResult::error(vec![ContentBlock::text(message)]);
+        if modern {
+            r.meta = Some(self.modern_meta(None));
+        }
+        r
+    }
+
+    fn open_state(&self, request: &Request<'_>) -> Result<Option<String>, ErrorData> {
+        let args_text = request
+            .bind_arguments
+            .then(|| Value::Object(request.arguments.clone()).to_string());
+        let target = state::Target {
+            method: request.method,
+            target: request.target,
+            arguments: args_text.as_deref(),
+        };
+        self.codec
+            .open(request.request_state, &target)
+            .map_err(|why| {
+                (self.log)(&format!(
+                    "elicit-rmcp: requestState rejected ({}) on {} {:?}",
+                    why.0, request.method, request.target
+                ));
+                invalid_state()
+            })
+    }
+
+    fn seal_state(&self, plaintext: &str, request: &Request<'_>) -> Result<String, ErrorData> {
+        let args_text = request
+            .bind_arguments
+            .then(|| Value::Object(request.arguments.clone()).to_string());
+        let target = state::Target {
+            method: request.method,
+            target: request.target,
+            arguments: args_text.as_deref(),
+        };
+        self.codec.seal(plaintext, &target).map_err(|e| {
+            (self.log)(&format!("elicit-rmcp: sealing requestState failed: {e}"));
+            ErrorData::internal_error("Internal error", None)
+        })
+    }
+
+    /// Drive the declaration's round for one request: resolvers run here, handshake-era
+    /// questions go to the client here, and the modern era ends in an
+    /// `InputRequiredResult` when questions remain.
+    async fn settle(
+        &self,
+        declared: &Declared,
+        request: &Request<'_>,
+        state: Option<String>,
+        context: &RequestContext<RoleServer>,
+        modern: bool,
+    ) -> Result<Settled, ErrorData> {
+        let replies = match request.input_responses {
+            Some(r) => Some(
+                serde_json::to_string(r)
+                    .map_err(|e| ErrorData::invalid_params(format!("inputResponses: {e}"), None))?,
+            ),
+            None => None,
+        };
+        let era = if modern { Era::Modern } else { Era::Handshake };
+        let arguments = Value::Object(request.arguments.clone()).to_string();
+        let mut driver = RoundDriver::new(&declared.plan, era, arguments, state, replies);
+        loop {
+            let step = driver
+                .next()
+                .map_err(|m| ErrorData::invalid_params(m.0, None))?;
+            match step {
+                Ok(Outcome::Done(values)) => return Ok(Settled::Values(values)),
+                Ok(Outcome::Failed(message)) => return Ok(Settled::Failed(message)),
+                Ok(Outcome::InputRequired { requests, state }) => {
+                    let caps = client_capabilities_json(context);
+                    for (param, req) in &requests {
+                        gate::check(&caps, None, param, req)?;
+                    }
+                    let token = self.seal_state(&state, request)?;
+                    let mut input_requests = InputRequests::new();
+                    for (param, req) in requests {
+                        let typed: InputRequest = serde_json::from_value(req).map_err(|e| {
+                            ErrorData::internal_error(
+                                format!("question for {param:?} is not a valid input request: {e}"),
+                                None,
+                            )
+                        })?;
+                        input_requests.insert(param, typed);
+                    }
+                    let result = InputRequiredResult::new(Some(input_requests), Some(token))
+                        .with_meta(self.modern_meta(None));
+                    return Ok(Settled::InputRequired(result));
+                }
+                Err(Need::Resolve { param, values }) => {
+                    let resolver = declared.resolvers.get(&param).ok_or_else(|| {
+                        ErrorData::internal_error(format!("no resolver for {param:?}"), None)
+                    })?;
+                    let resolution = resolver(Resolve {
+                        param,
+                        values,
+                        context: context.clone(),
+                    })
+                    .await?;
+                    driver.give(match resolution {
+                        Resolution::Value(v) => Answer::Value(v.to_string()),
+                        Resolution::Question(q) => Answer::Question(q.to_string()),
+                    });
+                }
+                Err(Need::Ask {
+                    param,
+                    request: ask,
+                }) => {
+                    let caps = client_capabilities_json(context);
+                    let version = context.protocol_version();
+                    gate::check(&caps, version.as_ref().map(|v| v.as_str()), &param, &ask)?;
+                    let reply = self.ask(context, &ask).await;
+                    match reply {
+                        Ok(reply) => driver.give(Answer::Reply(reply)),
+                        Err(message) => {
+                            return Ok(Settled::Failed(format!(
+                                "Error calling {} {}: {message}",
+                                match request.method {
+                                    "tools/call" => "tool",
+                                    "prompts/get" => "prompt",
+                                    _ => "resource",
+                                },
+                                py_repr(request.target)
+                            )))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Put one handshake-era question to the client through rmcp's server→client
+    /// request path; the reply as JSON text, or the failure's message.
+    async fn ask(
+        &self,
+        context: &RequestContext<RoleServer>,
+        ask: &Value,
+    ) -> Result<String, String> {
+        let request: ServerRequest = serde_json::from_value(ask.clone())
+            .map_err(|e| format!("the question is not a valid server request: {e}"))?;
+        let sent = tokio::time::timeout(ANSWER_TIMEOUT, context.peer.send_request(request)).await;
+        match sent {
+            Err(_) => Err("Timed out waiting for the client's answer".into()),
+            Ok(Err(rmcp::service::ServiceError::McpError(e))) => Err(e.message.into_owned()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Ok(Ok(result)) => serde_json::to_string(&result).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// Whether the request is served in the 2026-07-28 era (its own `_meta` or the
+/// negotiated version says so).
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// The client's declared capabilities as JSON (`{}` when none are known).
+fn client_capabilities_json(context: &RequestContext<RoleServer>) -> Value {
+    context
+        .client_capabilities()
+        .and_then(|c| serde_json::to_value(c).ok())
+        .unwrap_or_else(|| json!({}))
+}
+
+/// A JSON value as text: strings unquoted, everything else as JSON.
+pub fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Python's `repr` of a str, for messages in the reference's style (`'name'`).
+pub fn py_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}

@@ -1,0 +1,159 @@
+"""Bad input never ends a connection or the process (either server, SERVER_KIND).
+
+stdio: malformed JSON, invalid UTF-8, wrong id types, non-object messages and an
+oversized line, each followed by a good request on the same connection. HTTP: the same
+plus an oversized body, then a good request to the same process. Replayed sealed state
+replays its round (stateless by design) and never mixes into another call.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import httpx2
+import mcp_types
+import pytest
+
+from conftest import HANDSHAKE, MODERN, SERVER_BIN, SERVER_KIND, Script, run
+
+RMCP = SERVER_KIND == "rmcp"
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}
+PING = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
+
+BAD_LINES = [
+    b"{not json",
+    b"\xff\xfe\x80 invalid utf-8",
+    b'{"jsonrpc":"2.0","id":"\xc3\x28","method":"ping"}',
+    json.dumps({"jsonrpc": "2.0", "id": {"x": 1}, "method": "ping"}).encode(),
+    json.dumps({"jsonrpc": "2.0", "id": [1], "method": "tools/list"}).encode(),
+    json.dumps({"jsonrpc": "2.0", "id": True, "method": "ping"}).encode(),
+    json.dumps([1, 2, 3]).encode(),
+    json.dumps("just a string").encode(),
+    json.dumps({"jsonrpc": "1.0", "id": 5, "method": "ping"}).encode(),
+    json.dumps({"jsonrpc": "2.0", "id": 6}).encode(),
+    b"{" + b'"a":' * 10 + b"1",
+    b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + b"[" * 5000 + b"]" * 5000 + b"}",
+]
+
+
+def stdio_session(lines: list[bytes]) -> tuple[list[dict], int]:
+    p = subprocess.run(
+        [SERVER_BIN, "--stdio"], input=b"".join(line + b"\n" for line in lines),
+        capture_output=True, timeout=30,
+    )
+    out = [json.loads(x) for x in p.stdout.decode().splitlines() if x.strip()]
+    return out, p.returncode
+
+
+@pytest.mark.parametrize("bad", BAD_LINES, ids=[f"line{i}" for i in range(len(BAD_LINES))])
+def test_stdio_survives_bad_line_before_handshake(server_bin, bad):
+    out, code = stdio_session([bad, json.dumps(INIT).encode(), json.dumps(PING).encode()])
+    assert code == 0
+    assert {"jsonrpc": "2.0", "id": 99, "result": {}} in out
+    # Every reply to the bad line is a JSON-RPC error, never a result.
+    for msg in out:
+        if msg.get("id") not in (1, 99):
+            assert "error" in msg and isinstance(msg["error"]["code"], int), msg
+
+
+@pytest.mark.parametrize("bad", BAD_LINES, ids=[f"line{i}" for i in range(len(BAD_LINES))])
+def test_stdio_survives_bad_line_after_handshake(server_bin, bad):
+    out, code = stdio_session([json.dumps(INIT).encode(), bad, json.dumps(PING).encode()])
+    assert code == 0
+    # Replies may come in any order (JSON-RPC); the handshake's is there.
+    assert any(m.get("id") == 1 and "result" in m for m in out)
+    assert {"jsonrpc": "2.0", "id": 99, "result": {}} in out
+
+
+def test_stdio_survives_an_oversized_line(server_bin):
+    huge = b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"' + b"x" * (12 * 1024 * 1024) + b'"}}'
+    out, code = stdio_session([json.dumps(INIT).encode(), huge, json.dumps(PING).encode()])
+    assert code == 0
+    assert {"jsonrpc": "2.0", "id": 99, "result": {}} in out
+
+
+def _modern_body(method, params=None, rid=7):
+    p = dict(params or {})
+    p["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "x", "version": "0"},
+    }
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": p}
+
+
+def _headers(method):
+    return {"content-type": "application/json", "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": MODERN, "mcp-method": method}
+
+
+def _alive(url):
+    r = httpx2.post(url, content=json.dumps(_modern_body("tools/list")), headers=_headers("tools/list"), timeout=10)
+    assert r.status_code == 200
+    assert len(r.json()["result"]["tools"]) == 3
+
+
+HTTP_BAD = [
+    b"{not json",
+    b"\xff\xfe\x80",
+    b"",
+    json.dumps([1, 2]).encode(),
+    json.dumps({"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/list"}).encode(),
+    json.dumps({"jsonrpc": "2.0", "id": None, "method": "tools/list"}).encode(),
+    json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "nope"}).encode(),
+    json.dumps(_modern_body("tools/call", {"name": "greet", "arguments": [1]})).encode(),
+    json.dumps(_modern_body("tools/call", {"name": "greet", "arguments": {}, "inputResponses": [1]})).encode(),
+    json.dumps(_modern_body("tools/call", {"name": "greet", "arguments": {}, "requestState": 12})).encode(),
+]
+
+
+@pytest.mark.parametrize("bad", HTTP_BAD, ids=[f"body{i}" for i in range(len(HTTP_BAD))])
+def test_http_bad_body_is_an_error_and_the_server_lives(http_server, bad):
+    method = "tools/call" if b"tools/call" in bad else "tools/list"
+    r = httpx2.post(http_server.url, content=bad, headers=_headers(method), timeout=10)
+    assert 400 <= r.status_code < 500 or (r.status_code == 200 and "error" in r.json())
+    if r.headers.get("content-type", "").startswith("application/json"):
+        assert "error" in r.json()
+    _alive(http_server.url)
+
+
+def test_http_oversized_body_is_413_and_the_server_lives(http_server):
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}'
+    r = httpx2.post(http_server.url, content=body, headers=_headers("tools/list"), timeout=30)
+    assert r.status_code == 413
+    _alive(http_server.url)
+
+
+def test_replayed_state_replays_its_own_round_only(connect):
+    """A sealed token is stateless: sent again it yields the same round again (the
+    answers it carries, nothing more); on another tool or arguments it is refused."""
+
+    async def go():
+        async with connect("http", "auto", Script({})) as c:
+            first = await c.session.call_tool("greet", {}, allow_input_required=True)
+            again = await c.session.call_tool("greet", {}, allow_input_required=True,
+                                              request_state=first.request_state)
+            assert isinstance(again, mcp_types.InputRequiredResult)
+            assert list(again.input_requests) == ["name"]
+            answer = {"name": mcp_types.ElicitResult(action="accept", content={"value": "Ada"})}
+            done1 = await c.session.call_tool("greet", {}, allow_input_required=True,
+                                              input_responses=answer, request_state=first.request_state)
+            done2 = await c.session.call_tool("greet", {}, allow_input_required=True,
+                                              input_responses=answer, request_state=first.request_state)
+            return done1, done2
+
+    d1, d2 = run(go())
+    assert d1.structured_content == d2.structured_content == {"result": "Hello, Ada"}
+
+
+@pytest.mark.parametrize("bad", [b"{not json", b"\xff\xfe\x80 invalid utf-8", b"[1, 2"], ids=["syntax", "utf8", "eof"])
+def test_stdio_unreadable_line_is_parse_error(server_bin, bad):
+    """Both servers answer an unreadable line with -32700 (id null); elicit-rmcp's stdio
+    filter does it in front of rmcp, which would drop the line silently."""
+    out, code = stdio_session([json.dumps(INIT).encode(), bad, json.dumps(PING).encode()])
+    assert code == 0
+    assert {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}} in out
+    assert {"jsonrpc": "2.0", "id": 99, "result": {}} in out
