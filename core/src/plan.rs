@@ -281,7 +281,8 @@ impl<'a, const N: usize> Plan<'a, N> {
         // Second pass: needs → indices, in signature order (declared type, then names).
         let mut resolved_needs: heapless::Vec<(u8, heapless::Vec<u8, MAX_NEEDS>), N> =
             heapless::Vec::new();
-        for (i, p) in params.iter().enumerate() {
+        // The first pass compiled one parameter per item, so the two run side by side.
+        for (i, (p, item)) in params.iter().zip(list.items()).enumerate() {
             let Some(AskKind::Resolver { declares, .. }) = &p.ask else {
                 continue;
             };
@@ -299,13 +300,10 @@ impl<'a, const N: usize> Plan<'a, N> {
                     });
                 }
             }
-            let e = list
-                .items()
-                .nth(i)
-                .and_then(|x| x.get("elicit"))
-                .expect("second pass");
+            // A resolver was compiled from an "elicit" with "needs" (an array).
+            let declared_needs = item.get("elicit").and_then(|e| e.get("needs"));
             let mut needs = heapless::Vec::new();
-            for n in e.get("needs").expect("resolver").items() {
+            for n in declared_needs.into_iter().flat_map(|n| n.items()) {
                 let nname = n.as_str().and_then(|s| s.as_plain()).unwrap_or("");
                 let Some(j) = params.iter().position(|q| q.name == nname) else {
                     return Err(CompileError::UnknownNeed {
@@ -322,7 +320,11 @@ impl<'a, const N: usize> Plan<'a, N> {
             let _ = resolved_needs.push((i as u8, needs));
         }
         for (i, needs) in resolved_needs {
-            if let Some(AskKind::Resolver { needs: slot, .. }) = &mut params[i as usize].ask {
+            if let Some(Param {
+                ask: Some(AskKind::Resolver { needs: slot, .. }),
+                ..
+            }) = params.get_mut(i as usize)
+            {
                 *slot = needs;
             }
         }
@@ -336,7 +338,7 @@ impl<'a, const N: usize> Plan<'a, N> {
         let mut done = [false; 256];
         let mut trail: heapless::Vec<u8, 256> = heapless::Vec::new();
         for i in 0..plan.params.len() {
-            if plan.params[i].ask.is_some() {
+            if plan.is_elicited(i) {
                 plan.visit(i, &mut visiting, &mut done, &mut trail)?;
             }
         }
@@ -407,34 +409,44 @@ impl<'a, const N: usize> Plan<'a, N> {
         done: &mut [bool; 256],
         trail: &mut heapless::Vec<u8, 256>,
     ) -> Result<(), CompileError> {
-        if done[i] {
+        // `i < params.len() <= 255`: both marks and the parameter are always there.
+        let (Some(is_done), Some(is_visiting)) = (done.get_mut(i), visiting.get_mut(i)) else {
+            return Ok(());
+        };
+        if *is_done {
             return Ok(());
         }
-        if visiting[i] {
+        if *is_visiting {
             let mut path = detail("");
             for t in trail.iter() {
-                let _ = path.push_str(self.params[*t as usize].name);
+                let _ = path.push_str(self.name(*t as usize).unwrap_or(""));
                 let _ = path.push_str(" -> ");
             }
-            let _ = path.push_str(self.params[i].name);
+            let _ = path.push_str(self.name(i).unwrap_or(""));
             return Err(CompileError::Cycle {
                 tool: name(self.tool),
                 path,
             });
         }
-        visiting[i] = true;
+        *is_visiting = true;
         let _ = trail.push(i as u8);
-        if let Some(AskKind::Resolver { needs, .. }) = &self.params[i].ask {
+        if let Some(AskKind::Resolver { needs, .. }) =
+            self.params.get(i).and_then(|p| p.ask.as_ref())
+        {
             let needs = needs.clone();
             for j in needs {
-                if self.params[j as usize].ask.is_some() {
+                if self.is_elicited(j as usize) {
                     self.visit(j as usize, visiting, done, trail)?;
                 }
             }
         }
         trail.pop();
-        visiting[i] = false;
-        done[i] = true;
+        if let Some(v) = visiting.get_mut(i) {
+            *v = false;
+        }
+        if let Some(d) = done.get_mut(i) {
+            *d = true;
+        }
         let _ = self.order.push(i as u8);
         Ok(())
     }
@@ -481,7 +493,8 @@ impl<'a, const N: usize> Plan<'a, N> {
             Some(AskKind::Resolver { needs, .. }) => needs,
             _ => &[],
         };
-        needs.iter().map(move |j| self.params[*j as usize].name)
+        // Every need is a parameter index (checked when compiled or read).
+        needs.iter().filter_map(move |j| self.name(*j as usize))
     }
 
     /// True when parameter `index` is filled by a resolver the host runs.

@@ -360,18 +360,27 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
         let Some(p) = params.get(i) else {
             return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
         };
-        if p.ask.is_none() || placed[i] {
+        // `i < params.len() <= 255`, so `placed` has a slot for every parameter.
+        let Some(&was_placed) = placed.get(i) else {
+            return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
+        };
+        if p.ask.is_none() || was_placed {
             return Err(bad(p.name, Problem::PLAN_ORDER));
         }
         if let Some(AskKind::Resolver { needs, .. }) = &p.ask {
-            let later = needs
-                .iter()
-                .any(|&j| params[j as usize].ask.is_some() && !placed[j as usize]);
+            // Every need was checked to be a parameter index above.
+            let later = needs.iter().any(|&j| {
+                let j = j as usize;
+                params.get(j).is_some_and(|q| q.ask.is_some())
+                    && !placed.get(j).copied().unwrap_or(false)
+            });
             if later {
                 return Err(bad(p.name, Problem::PLAN_ORDER_RESOLVER));
             }
         }
-        placed[i] = true;
+        if let Some(slot) = placed.get_mut(i) {
+            *slot = true;
+        }
     }
     if params.iter().filter(|p| p.ask.is_some()).count() != order.len() {
         return Err(bad("plan", Problem::PLAN_ORDER_MISSING));
@@ -431,12 +440,16 @@ impl<const N: usize> Plan<'_, N> {
     pub fn to_postcard(&self, out: &mut [u8]) -> Result<usize, Error> {
         let needed = self.postcard_len();
         let too_small = Error::BufferTooSmall { needed };
-        if out.len() < needed {
+        // `needed` counts the two header bytes, so a buffer that holds it splits.
+        let Some(([version, count], body)) = out
+            .get_mut(..needed)
+            .and_then(|o| o.split_first_chunk_mut::<2>())
+        else {
             return Err(too_small);
-        }
-        out[0] = PLAN_FORMAT_VERSION;
-        out[1] = self.params.len() as u8;
-        let written = postcard::to_slice(self, &mut out[2..needed]).map_err(|_| too_small)?;
+        };
+        *version = PLAN_FORMAT_VERSION;
+        *count = self.params.len() as u8;
+        let written = postcard::to_slice(self, body).map_err(|_| too_small)?;
         Ok(2 + written.len())
     }
 
@@ -444,8 +457,12 @@ impl<const N: usize> Plan<'_, N> {
     #[cfg(feature = "alloc")]
     pub fn to_postcard_vec(&self) -> alloc::vec::Vec<u8> {
         let mut out = alloc::vec![0u8; self.postcard_len()];
-        let n = self.to_postcard(&mut out).expect("sized by postcard_len");
-        out.truncate(n);
+        // Sized by `postcard_len`, so writing cannot fail; were it to, the empty result
+        // would fail `from_postcard` rather than pass as a plan.
+        match self.to_postcard(&mut out) {
+            Ok(n) => out.truncate(n),
+            Err(_) => out.clear(),
+        }
         out
     }
 }

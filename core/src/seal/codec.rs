@@ -38,6 +38,11 @@ const PREFIX_LEN: usize = TOKEN_PREFIX.len();
 /// The result is wiped when dropped.
 pub fn derive_key(secret: &[u8]) -> Zeroizing<[u8; 32]> {
     let mut okm = Zeroizing::new([0u8; 32]);
+    // HKDF-SHA256 refuses only outputs over 255 × 32 bytes; this one is a fixed 32.
+    #[allow(
+        clippy::expect_used,
+        reason = "infallible: the output length is the constant 32"
+    )]
     Hkdf::<sha2::Sha256>::new(None, secret)
         .expand(KDF_INFO, &mut okm[..])
         .expect("32 bytes is a valid HKDF-SHA256 output length");
@@ -226,7 +231,8 @@ impl<const N: usize> KeyRing<N> {
 
     /// The fingerprint of the sealing key (the first one).
     pub fn sealing_kid(&self) -> [u8; KID_LEN] {
-        self.keys[0].kid
+        // `new` refuses an empty ring, so the first key is always there.
+        self.keys.first().map_or([0; KID_LEN], |k| k.kid)
     }
 
     /// The fingerprints of all keys, sealing key first.
@@ -260,7 +266,11 @@ impl<const N: usize> KeyRing<N> {
     ) -> Result<&'o str, SealError> {
         self.seal_with(
             payload.len(),
-            |buf, at| buf[at..at + payload.len()].copy_from_slice(payload),
+            |buf, at| {
+                let dst = buf.get_mut(at..)?.get_mut(..payload.len())?;
+                dst.copy_from_slice(payload);
+                Some(())
+            },
             &nonce,
             out,
         )
@@ -269,11 +279,13 @@ impl<const N: usize> KeyRing<N> {
     /// Seal a payload of `payload_len` bytes that `write` puts at `buf[at..at +
     /// payload_len]` of the token's buffer it is given (`out[..token_len]`), so a caller can
     /// render straight into `out`. `write` runs before anything else is written to `out`,
-    /// so it may read what the caller left there (see `Sealer::seal_in_place`).
+    /// so it may read what the caller left there (see `Sealer::seal_in_place`). `write`
+    /// answers `None` when a range it needs lies outside `buf` (never, when its sizes are
+    /// `payload_len`'s parts), which is [`SealError::InvalidState`].
     pub(crate) fn seal_with<'o>(
         &self,
         payload_len: usize,
-        write: impl FnOnce(&mut [u8], usize),
+        write: impl FnOnce(&mut [u8], usize) -> Option<()>,
         nonce: &[u8; NONCE_LEN],
         out: &'o mut [u8],
     ) -> Result<&'o str, SealError> {
@@ -285,22 +297,33 @@ impl<const N: usize> KeyRing<N> {
         // Lay kid ‖ nonce ‖ payload ‖ tag at the end of the buffer, encrypt in place, then
         // base64-encode forwards over it: the text never overtakes the bytes still unread.
         let start = total - raw_len;
-        let mint = &self.keys[0];
-        write(buf, start + HEADER_LEN);
+        // `new` refuses an empty ring, so the sealing key is always there.
+        let mint = self.keys.first().ok_or(SealError::InvalidState)?;
+        write(buf, start + HEADER_LEN).ok_or(SealError::InvalidState)?;
+        // `buf` is exactly `total` bytes, so none of the ranges below can miss.
+        let broken = || SealError::BufferTooSmall { needed: total };
         {
-            let (header, rest) = buf[start..].split_at_mut(HEADER_LEN);
-            header[..KID_LEN].copy_from_slice(&mint.kid);
-            header[KID_LEN..].copy_from_slice(nonce);
-            let (body, tag_out) = rest.split_at_mut(payload_len);
+            // `buf[start..]` is `raw_len` bytes: kid ‖ nonce ‖ payload ‖ tag.
+            let raw = buf.get_mut(start..).ok_or_else(broken)?;
+            let (kid_out, rest) = raw.split_first_chunk_mut::<KID_LEN>().ok_or_else(broken)?;
+            let (nonce_out, rest) = rest
+                .split_first_chunk_mut::<NONCE_LEN>()
+                .ok_or_else(broken)?;
+            *kid_out = mint.kid;
+            *nonce_out = *nonce;
+            let (body, tag_out) = rest.split_at_mut_checked(payload_len).ok_or_else(broken)?;
             let tag = mint
                 .cipher()
                 .encrypt_in_place_detached(GenericArray::from_slice(nonce), &aad(&mint.kid), body)
                 .map_err(|_| SealError::PayloadTooLarge)?;
             tag_out.copy_from_slice(&tag);
         }
-        buf[..PREFIX_LEN].copy_from_slice(TOKEN_PREFIX.as_bytes());
-        encode_in_place(buf, start, PREFIX_LEN);
-        Ok(core::str::from_utf8(buf).expect("a token is ASCII"))
+        if let Some(prefix) = buf.get_mut(..PREFIX_LEN) {
+            prefix.copy_from_slice(TOKEN_PREFIX.as_bytes());
+        }
+        encode_in_place(buf, start, PREFIX_LEN).ok_or_else(broken)?;
+        // Base64url text after the ASCII prefix: always UTF-8.
+        core::str::from_utf8(buf).map_err(|_| SealError::InvalidState)
     }
 
     /// Reverse [`KeyRing::seal_payload`]: check and decode `token`, find its key and open
@@ -318,7 +341,7 @@ impl<const N: usize> KeyRing<N> {
     ) -> Result<&'o [u8], UnsealError> {
         let raw_len = decode_token(token, out)?;
         let range = self.open(out, raw_len)?;
-        Ok(&out[range])
+        Ok(out.get(range).ok_or(Reason::Malformed)?)
     }
 
     /// [`KeyRing::unseal_payload`] in place: the token's text lies in `buf[..len]`; it is
@@ -335,7 +358,7 @@ impl<const N: usize> KeyRing<N> {
         }
         let raw_len = decode_token_in_place(buf, len)?;
         let range = self.open(buf, raw_len)?;
-        Ok(&buf[range])
+        Ok(buf.get(range).ok_or(Reason::Malformed)?)
     }
 
     /// Open the decoded token body `out[..raw_len]` in place; returns where the payload
@@ -345,26 +368,29 @@ impl<const N: usize> KeyRing<N> {
         out: &mut [u8],
         raw_len: usize,
     ) -> Result<core::ops::Range<usize>, Reason> {
-        if raw_len < MIN_RAW_LEN || raw_len > out.len() {
+        if raw_len < MIN_RAW_LEN {
             return Err(Reason::Malformed);
         }
-        let mut kid = [0u8; KID_LEN];
-        kid.copy_from_slice(&out[..KID_LEN]);
-        let mut nonce = [0u8; NONCE_LEN];
-        nonce.copy_from_slice(&out[KID_LEN..HEADER_LEN]);
-        let mut tag = [0u8; TAG_LEN];
-        tag.copy_from_slice(&out[raw_len - TAG_LEN..raw_len]);
-        let key = self.find(&kid).ok_or(Reason::UnknownKey)?;
-        let range = HEADER_LEN..raw_len - TAG_LEN;
+        let raw = out.get_mut(..raw_len).ok_or(Reason::Malformed)?;
+        let (kid, rest) = raw
+            .split_first_chunk_mut::<KID_LEN>()
+            .ok_or(Reason::Malformed)?;
+        let (nonce, rest) = rest
+            .split_first_chunk_mut::<NONCE_LEN>()
+            .ok_or(Reason::Malformed)?;
+        let (body, tag) = rest
+            .split_last_chunk_mut::<TAG_LEN>()
+            .ok_or(Reason::Malformed)?;
+        let key = self.find(kid).ok_or(Reason::UnknownKey)?;
         key.cipher()
             .decrypt_in_place_detached(
-                GenericArray::from_slice(&nonce),
-                &aad(&kid),
-                &mut out[range.clone()],
-                GenericArray::from_slice(&tag),
+                GenericArray::from_slice(nonce.as_slice()),
+                &aad(kid),
+                body,
+                GenericArray::from_slice(tag.as_slice()),
             )
             .map_err(|_| Reason::Seal)?;
-        Ok(range)
+        Ok(HEADER_LEN..raw_len - TAG_LEN)
     }
 }
 
@@ -400,28 +426,33 @@ pub(crate) fn decode_token_in_place(buf: &mut [u8], text_len: usize) -> Result<u
     let (mut r, mut w) = (PREFIX_LEN, 0usize);
     while r < text_len {
         let n = (text_len - r).min(tmp.len());
-        tmp[..n].copy_from_slice(&buf[r..r + n]);
+        let chunk = tmp.get_mut(..n).ok_or(Reason::Malformed)?;
+        chunk.copy_from_slice(buf.get(r..r + n).ok_or(Reason::Malformed)?);
         r += n;
         let m = b64_decoded_len(n).ok_or(Reason::Malformed)?;
-        b64_decode(&tmp[..n], &mut buf[w..w + m]).ok_or(Reason::Malformed)?;
+        let dst = buf.get_mut(w..w + m).ok_or(Reason::Malformed)?;
+        b64_decode(chunk, dst).ok_or(Reason::Malformed)?;
         w += m;
     }
     Ok(raw_len)
 }
 
-/// Base64url-encode `buf[src..]` into `buf[dst..]` (which ends exactly at `buf.len()`).
-fn encode_in_place(buf: &mut [u8], src: usize, dst: usize) {
+/// Base64url-encode `buf[src..]` into `buf[dst..]` (which ends exactly at `buf.len()`);
+/// `None` when the text would not fit there.
+fn encode_in_place(buf: &mut [u8], src: usize, dst: usize) -> Option<()> {
     let mut tmp = [0u8; 48];
     let (mut r, mut w) = (src, dst);
     let end = buf.len();
     while r < end {
         let n = (end - r).min(tmp.len());
-        tmp[..n].copy_from_slice(&buf[r..r + n]);
+        let chunk = tmp.get_mut(..n)?;
+        chunk.copy_from_slice(buf.get(r..r + n)?);
         r += n;
         let m = b64_len(n);
-        w += b64_encode(&tmp[..n], &mut buf[w..w + m]);
+        w += b64_encode(chunk, buf.get_mut(w..w + m)?);
     }
     debug_assert_eq!(w, end);
+    Some(())
 }
 
 #[cfg(test)]

@@ -330,7 +330,8 @@ impl ArgsDigest {
 
     /// The digest text.
     pub fn as_str(&self) -> &str {
-        core::str::from_utf8(&self.0).expect("base64url is ASCII")
+        // Base64url is ASCII, so this is always the whole digest.
+        core::str::from_utf8(&self.0).unwrap_or("")
     }
 }
 
@@ -555,9 +556,10 @@ impl<'a, const N: usize> Sealer<'a, N> {
         self.ring.seal_with(
             count.0,
             |buf, at| {
-                let mut sink = SliceSink::new(&mut buf[at..at + count.0]);
+                let mut sink = SliceSink::new(buf.get_mut(at..at + count.0)?);
                 claims.write(&mut sink);
                 debug_assert_eq!(sink.finish(), Ok(count.0));
+                Some(())
             },
             &entropy.nonce,
             out,
@@ -610,10 +612,11 @@ impl<'a, const N: usize> Sealer<'a, N> {
         self.ring.seal_with(
             head + escaped + tail,
             |buf, at| {
-                escape_backwards(buf, state_len, at + head, escaped);
-                claims.write_head(&mut SliceSink::new(&mut buf[at..at + head]));
+                escape_backwards(buf, state_len, at + head, escaped)?;
+                claims.write_head(&mut SliceSink::new(buf.get_mut(at..at + head)?));
                 let end = at + head + escaped;
-                claims.write_tail(&mut SliceSink::new(&mut buf[end..end + tail]));
+                claims.write_tail(&mut SliceSink::new(buf.get_mut(end..end + tail)?));
+                Some(())
             },
             &entropy.nonce,
             buf,
@@ -733,8 +736,8 @@ impl<'a, const N: usize> Sealer<'a, N> {
     ) -> Result<&'o str, UnsealError> {
         let payload = self.ring.open(out, raw_len)?;
         let checked = (|| {
-            let text =
-                core::str::from_utf8(&out[payload.clone()]).map_err(|_| Reason::Malformed)?;
+            let text = core::str::from_utf8(out.get(payload.clone()).ok_or(Reason::Malformed)?)
+                .map_err(|_| Reason::Malformed)?;
             let claims = Value::parse(text).map_err(|_| Reason::Malformed)?;
             let state = self.check_claims(claims, binding, principal, now)?;
             // Where the state's raw (escaped) text lies in `out`.
@@ -752,7 +755,8 @@ impl<'a, const N: usize> Sealer<'a, N> {
             }
         };
         let len = unescape_in_place(out, state)?;
-        Ok(core::str::from_utf8(&out[..len]).map_err(|_| Reason::Malformed)?)
+        let state = out.get(..len).ok_or(Reason::Malformed)?;
+        Ok(core::str::from_utf8(state).map_err(|_| Reason::Malformed)?)
     }
 
     /// The SDK's claims checks, in its order; returns the state string.
@@ -998,33 +1002,37 @@ fn py_number(v: Value<'_>) -> Option<f64> {
 /// string's length and `dst >= 1`: back to front, one character at a time. Each write
 /// ends after the character it replaces starts (the escaped prefix before it is at least
 /// as long as the raw one, plus `dst` and the opening quote), so nothing is overwritten
-/// before it is read.
-fn escape_backwards(buf: &mut [u8], src_len: usize, dst: usize, len: usize) {
+/// before it is read. `None` when a position falls outside `buf` (never, for `len` as
+/// `json::write_str` counts it and `dst + len <= buf.len()`).
+fn escape_backwards(buf: &mut [u8], src_len: usize, dst: usize, len: usize) -> Option<()> {
     let mut w = dst + len - 1;
-    buf[w] = b'"';
+    *buf.get_mut(w)? = b'"';
     let mut r = src_len;
     while r > 0 {
         let mut s = r - 1;
-        while s > 0 && buf[s] & 0xC0 == 0x80 {
+        while s > 0 && buf.get(s)? & 0xC0 == 0x80 {
             s -= 1;
         }
         // Room for the longest escape, `\ud83d\ude00`, and the quotes.
         let mut tmp = [0u8; 16];
         let mut sink = SliceSink::new(&mut tmp);
         json::write_str(
-            core::str::from_utf8(&buf[s..r]).unwrap_or(""),
+            core::str::from_utf8(buf.get(s..r)?).unwrap_or(""),
             true,
             &mut sink,
         );
-        let n = sink.written().len();
-        let escaped = &tmp[1..n - 1];
+        // The character's escape, without the quotes around it.
+        let [_, escaped @ .., _] = sink.written() else {
+            return None;
+        };
         w -= escaped.len();
-        buf[w..w + escaped.len()].copy_from_slice(escaped);
+        buf.get_mut(w..w + escaped.len())?.copy_from_slice(escaped);
         r = s;
     }
     w -= 1;
-    buf[w] = b'"';
+    *buf.get_mut(w)? = b'"';
     debug_assert_eq!(w, dst);
+    Some(())
 }
 
 /// Decode the JSON string contents at `buf[range]` (escapes intact, already validated)
@@ -1039,9 +1047,9 @@ fn unescape_in_place(buf: &mut [u8], range: core::ops::Range<usize>) -> Result<u
         u32::from_str_radix(text, 16).ok()
     };
     while r < end {
-        let byte = buf[r];
+        let byte = *buf.get(r).ok_or(Reason::Malformed)?;
         if byte != b'\\' {
-            buf[w] = byte;
+            *buf.get_mut(w).ok_or(Reason::Malformed)? = byte;
             r += 1;
             w += 1;
             continue;
@@ -1060,7 +1068,7 @@ fn unescape_in_place(buf: &mut [u8], range: core::ops::Range<usize>) -> Result<u
             _ => return Err(Reason::Malformed),
         };
         if let Some(out) = simple {
-            buf[w] = out;
+            *buf.get_mut(w).ok_or(Reason::Malformed)? = out;
             r += 2;
             w += 1;
             continue;
@@ -1082,7 +1090,9 @@ fn unescape_in_place(buf: &mut [u8], range: core::ops::Range<usize>) -> Result<u
         let ch = char::from_u32(code).ok_or(Reason::Malformed)?;
         let mut utf8 = [0u8; 4];
         let encoded = ch.encode_utf8(&mut utf8).as_bytes();
-        buf[w..w + encoded.len()].copy_from_slice(encoded);
+        buf.get_mut(w..w + encoded.len())
+            .ok_or(Reason::Malformed)?
+            .copy_from_slice(encoded);
         w += encoded.len();
     }
     Ok(w)
