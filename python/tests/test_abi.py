@@ -186,8 +186,7 @@ def test_library_found_in_the_cargo_target_dir(tmp_path: Path) -> None:
     built = _ffi.load().path
     repo = tmp_path / "repo"
     (repo / "python").mkdir(parents=True)
-    (repo / "Cargo.toml").write_text("[workspace]
-")
+    (repo / "Cargo.toml").write_text("[workspace]\n")
     for profile in ("debug", "release"):
         (repo / "target" / profile).mkdir(parents=True)
         (repo / "target" / profile / name).symlink_to(built)
