@@ -18,6 +18,7 @@ workspace around this folder: ``pip install python/`` from a checkout or a copy 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from typing import Tuple
 
@@ -62,6 +63,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(HERE, "..", "target")
 BUILD_BASE = os.path.join(TARGET, "python")
 os.makedirs(BUILD_BASE, exist_ok=True)
+# egg_info records the absolute paths of the checkout it was made in (egg_base lies
+# outside this folder), and a stale one from a moved or other checkout sharing the target
+# folder fails the build ("setup script specifies an absolute path"): it is remade on
+# every build, so start without it.
+shutil.rmtree(os.path.join(BUILD_BASE, "elicit.egg-info"), ignore_errors=True)
 
 setup(
     options={
