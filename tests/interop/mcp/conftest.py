@@ -191,3 +191,16 @@ def connect(request, server_bin):
     yield make
     for s in owned:
         s.close()
+
+
+def logged(servers, text, timeout=10.0):
+    """Whether any of the servers logged a line containing `text`, waiting up to
+    `timeout` seconds: the log is drained by a thread, so a line written as the response
+    went out may not be read yet when the client has the response."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if any(text in line for s in servers for line in s.log):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)

@@ -29,6 +29,7 @@ from conftest import (
     SERVER_KIND,
     PARIS_BOOKED,
     HttpServer,
+    logged,
     Script,
     run,
     stdio_transport,
@@ -532,7 +533,7 @@ def test_rounds_alternating_between_servers_with_different_keys_fail(server_bin)
         with pytest.raises(MCPError) as e:
             run(go())
         assert_invalid_state(e)
-        assert any("requestState rejected (unknown key)" in line for line in a.log + b.log)
+        assert logged([a, b], "requestState rejected (unknown key)")
 
 
 def test_two_hundred_concurrent_http_calls_complete(http_server):
