@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from ctypes import POINTER, byref, c_bool, c_char_p, c_size_t, c_uint8, string_at
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, TypeVar, Union
 
 from . import _ffi
 from .constants import DEFAULT_TTL_SECS, MESSAGE_CAP, SEAL_RANDOM_LEN, Result
@@ -49,7 +49,55 @@ def _detail(ptr: c_char_p) -> str:
     return ptr.value.decode("utf-8", "replace") if ptr.value else ""
 
 
-class KeyRing:
+_O = TypeVar("_O", bound="_Owned")
+
+
+class _Owned:
+    """The lifetime of one C handle, shared by :class:`KeyRing` and :class:`Sealer`:
+    ``close`` (idempotent, thread-safe, calls the class's ``_free`` function), ``closed``,
+    the ``with`` protocol and freeing on garbage collection."""
+
+    #: What the handle is, for :class:`~elicit.ClosedError`.
+    _what = "handle"
+    #: The C ABI function that frees the handle.
+    _free = ""
+    _lib: _ffi.Lib
+    _handle: Optional[Any]
+    _lock: threading.Lock
+
+    def _live(self) -> Any:
+        h = self._handle
+        if h is None:
+            raise ClosedError(self._what)
+        return h
+
+    def close(self) -> None:
+        """Free the handle (idempotent); a key ring wipes its copy of the keys."""
+        with self._lock:
+            h, self._handle = self._handle, None
+        if h is not None:
+            getattr(self._lib, self._free)(h)
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close`."""
+        return self._handle is None
+
+    def __enter__(self: _O) -> _O:
+        self._live()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+
+class KeyRing(_Owned):
     """A rotation ring of sealing keys (``elicit_key_ring``): ``keys[0]`` seals, every
     key unseals. Each key is at least 32 bytes of secret randomness (``bytes``, or
     ``str`` taken as UTF-8 as the SDK does); at most 8 keys, none twice.
@@ -58,6 +106,9 @@ class KeyRing:
     at fault. The ring copies the keys; :class:`Sealer` copies them again, so close the
     ring (or leave its ``with`` block) once the sealers exist: its copy is wiped then.
     """
+
+    _what = "key ring"
+    _free = "elicit_key_ring_free"
 
     def __init__(self, keys: Sequence[Key]) -> None:
         self._lib = _ffi.load()
@@ -77,48 +128,20 @@ class KeyRing:
         self._handle: Optional[Any] = handle
         self._lock = threading.Lock()
 
-    def _live(self) -> Any:
-        h = self._handle
-        if h is None:
-            raise ClosedError("key ring")
-        return h
-
-    def close(self) -> None:
-        """Free the ring and wipe its copy of the keys (idempotent)."""
-        with self._lock:
-            h, self._handle = self._handle, None
-        if h is not None:
-            self._lib.elicit_key_ring_free(h)
-
-    @property
-    def closed(self) -> bool:
-        """True after :meth:`close`."""
-        return self._handle is None
-
-    def __enter__(self) -> "KeyRing":
-        self._live()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
-
     def __repr__(self) -> str:
         return f"<elicit.KeyRing {'closed' if self.closed else 'open'}>"
 
 
-class Sealer:
+class Sealer(_Owned):
     """Seals and verifies ``requestState`` (``elicit_sealer``): immutable, thread-safe.
 
     ``ring`` is a :class:`KeyRing` (or its keys); ``audience`` the service identity every
     token is bound to (the server name, as FastMCP and the SDK's ``MCPServer`` use;
     ``None`` for none); ``ttl`` the token lifetime in seconds (the SDK's 600 by default).
     """
+
+    _what = "sealer"
+    _free = "elicit_sealer_free"
 
     def __init__(
         self,
@@ -157,37 +180,6 @@ class Sealer:
         """The audience tokens are bound to (``None``: none)."""
         self.ttl = float(ttl)
         """The token lifetime in seconds."""
-
-    def _live(self) -> Any:
-        h = self._handle
-        if h is None:
-            raise ClosedError("sealer")
-        return h
-
-    def close(self) -> None:
-        """Free the sealer (idempotent)."""
-        with self._lock:
-            h, self._handle = self._handle, None
-        if h is not None:
-            self._lib.elicit_sealer_free(h)
-
-    @property
-    def closed(self) -> bool:
-        """True after :meth:`close`."""
-        return self._handle is None
-
-    def __enter__(self) -> "Sealer":
-        self._live()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
 
     def __repr__(self) -> str:
         return f"<elicit.Sealer audience={self.audience!r} {'closed' if self.closed else 'open'}>"
