@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-python.sh: prove the Python package (python/, ctypes over the cdylib) from the
-# source tree. (scripts/test-packaging.sh proves the built wheel and `pip install`.)
+# source tree. (scripts/test-install.sh proves the built wheel and `pip install`.)
 #
 #  1. builds elicit-ffi (release) and points ELICIT_LIB at libelicit_ffi.so;
 #  2. creates or reuses the venv .venv-python (its own .gitignore keeps it out of git)
