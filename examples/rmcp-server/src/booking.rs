@@ -104,8 +104,9 @@ fn fastmcp_shaped(tool: ElicitTool, title: &str, description: &str) -> ElicitToo
 }
 
 impl Booking {
-    /// The three tools on `codec`.
-    pub fn new(codec: StateCodec) -> Result<Self, String> {
+    /// The three tools, the prompt and the resource on `codec`; with `conformance`, the
+    /// conformance suite's fixtures before them ([`crate::conformance`]).
+    pub fn new(codec: StateCodec, conformance: bool) -> Result<Self, String> {
         let book_flight = ElicitTool::new(
             Decl::new("book_flight")
                 .param(Param::ask("destination", "Where would you like to fly?"))
@@ -208,8 +209,12 @@ impl Booking {
             )]))
         })?;
 
-        let elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec)
-            .with_log(|line| eprintln!("elicit-rmcp-server: {line}"))
+        let mut elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec)
+            .with_log(|line| eprintln!("elicit-rmcp-server: {line}"));
+        if conformance {
+            elicit = crate::conformance::register(elicit)?;
+        }
+        let elicit = elicit
             .tool(book_flight)
             .tool(greet)
             .tool(order)

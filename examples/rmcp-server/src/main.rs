@@ -13,6 +13,7 @@
 //! first seals, all unseal. Unset: one ephemeral key per process.
 
 mod booking;
+mod conformance;
 mod http;
 
 use std::net::SocketAddr;
@@ -22,7 +23,7 @@ use elicit_rmcp::StateCodec;
 use rmcp::ServiceExt;
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
-[--state-ttl SECS] [--insecure-plaintext-state] [--workers N]
+[--state-ttl SECS] [--insecure-plaintext-state] [--workers N] [--conformance]
 
   --stdio                      serve MCP over stdin/stdout
   --http ADDR                  serve streamable HTTP at http://ADDR/mcp (loopback only;
@@ -30,6 +31,9 @@ const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT)
   --state-ttl SECS             lifetime of a sealed requestState (default 600)
   --insecure-plaintext-state   DEVELOPMENT ONLY: do not seal requestState
   --workers N                  HTTP worker threads (default: available cores)
+  --conformance                also serve the fixtures the official MCP conformance suite
+                               names (test_* tools, a prompt, a static resource listed
+                               first); scripts/conformance.sh runs the suite against them
 
 environment:
   ELICIT_STATE_KEYS            comma-separated hex keys (>= 32 bytes each), first seals;
@@ -45,6 +49,7 @@ struct Options {
     ttl: Option<f64>,
     plaintext: bool,
     workers: Option<usize>,
+    conformance: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -53,6 +58,7 @@ fn parse_args() -> Result<Options, String> {
     let mut ttl = None;
     let mut plaintext = false;
     let mut workers = None;
+    let mut conformance = false;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--stdio" => transport = Some(Transport::Stdio),
@@ -82,6 +88,7 @@ fn parse_args() -> Result<Options, String> {
                 ttl = Some(secs);
             }
             "--insecure-plaintext-state" => plaintext = true,
+            "--conformance" => conformance = true,
             "--workers" => {
                 let v = args.next().ok_or("--workers needs a number")?;
                 workers = Some(
@@ -101,6 +108,7 @@ fn parse_args() -> Result<Options, String> {
         ttl,
         plaintext,
         workers,
+        conformance,
     })
 }
 
@@ -132,7 +140,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let server = match booking::Booking::new(codec) {
+    let server = match booking::Booking::new(codec, opts.conformance) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("elicit-rmcp-server: {e}");

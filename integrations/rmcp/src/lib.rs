@@ -777,7 +777,8 @@ impl Elicit {
     }
 
     /// Serve `resources/read` for an elicited resource. Engine refusals are `-32602`
-    /// with the engine's message.
+    /// with the engine's message; an unknown URI is "resource not found" with
+    /// `data.uri` (`-32002`, which rmcp answers as `-32602` on 2026-07-28).
     pub async fn read_resource(
         &self,
         params: ReadResourceRequestParams,
@@ -788,7 +789,11 @@ impl Elicit {
             .iter()
             .find(|r| r.resource.uri == params.uri)
             .ok_or_else(|| {
-                ErrorData::invalid_params(format!("Unknown resource: {}", params.uri), None)
+                // -32002 with the URI (rmcp turns the code into -32602 on 2026-07-28).
+                ErrorData::resource_not_found(
+                    format!("Unknown resource: {}", params.uri),
+                    Some(json!({ "uri": params.uri })),
+                )
             })?;
         let modern = is_modern(&context);
         let arguments = JsonObject::new();

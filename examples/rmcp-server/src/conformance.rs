@@ -1,0 +1,260 @@
+//! The fixtures the official MCP conformance suite (`@modelcontextprotocol/conformance`)
+//! names in its server scenarios, served with `--conformance`: every one declared
+//! through elicit (no hand-written `InputRequiredResult`), with the names, keys,
+//! messages and schemas the scenarios check (docs/conformance-suite.md §3).
+//!
+//! Schemas the suite gives verbatim are raw `{"schema": ...}` answer types, sent as
+//! written; the settled value of such a parameter is the accepted content object.
+
+use elicit_core::decl::{AnswerType, Param, Tool as Decl};
+use elicit_rmcp::{Elicit, ElicitPrompt, ElicitResource, ElicitTool, Resolution};
+use rmcp::model::{
+    CallToolResult, ContentBlock, GetPromptResult, JsonObject, PromptMessage, ReadResourceResult,
+    Resource, ResourceContents, Role,
+};
+use serde_json::{json, Value};
+
+/// The static resource listed first (the `caching` scenario reads `resources[0]`).
+pub const ABOUT_URI: &str = "booking://about";
+/// Its text.
+pub const ABOUT_TEXT: &str =
+    "elicit-rmcp-server: the booking tools on rmcp, every user input declared through elicit.";
+
+/// `{"type":"object","properties":{<field>:{"type":<ty>}},"required":[<field>]}`.
+fn one_field(field: &str, ty: &str) -> AnswerType {
+    AnswerType::Schema(
+        json!({"type": "object", "properties": {field: {"type": ty}}, "required": [field]})
+            .to_string(),
+    )
+}
+
+fn text(t: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(t.into())])
+}
+
+/// The text field `field` of an accepted content object (empty when absent).
+fn field(content: &JsonObject, param: &str, field: &str) -> String {
+    content
+        .get(param)
+        .and_then(|c| c.get(field))
+        .map(elicit_rmcp::plain)
+        .unwrap_or_default()
+}
+
+/// `action=<a>, content=<JSON>` of an outcome parameter's settled value.
+fn outcome_text(outcome: &Value) -> String {
+    let action = outcome.get("action").map(elicit_rmcp::plain);
+    let content = outcome.get("value").cloned().unwrap_or(Value::Null);
+    format!(
+        "action={}, content={content}",
+        action.unwrap_or_else(|| "unknown".into())
+    )
+}
+
+fn tool(decl: Decl, description: &str) -> ElicitTool {
+    ElicitTool::new(decl).description(description)
+}
+
+/// Add the conformance fixtures to `elicit`: the static resource first, then the
+/// tools, the prompt and the elicited resource.
+pub fn register(elicit: Elicit) -> Result<Elicit, String> {
+    let about = ElicitResource::new(
+        Decl::new("about"),
+        Resource::new(ABOUT_URI, "about").with_mime_type("text/plain"),
+    )
+    .run(|_: JsonObject, _call| async move {
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            ABOUT_TEXT, ABOUT_URI,
+        )]))
+    })?;
+
+    // input-required-result-basic-elicitation (and -missing-input-response,
+    // -result-type, -ignore-extra-params, -validate-input).
+    let elicitation = tool(
+        Decl::new("test_input_required_result_elicitation")
+            .param(Param::ask("user_name", "What is your name?").ty(one_field("name", "string"))),
+        "MRTR: asks the user's name through a declared form elicitation",
+    )
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!("Hello, {}!", field(&v, "user_name", "name"))))
+    })?;
+
+    let confirm = || Param::ask("confirm", "Please confirm").ty(one_field("ok", "boolean"));
+    // input-required-result-request-state.
+    let request_state = tool(
+        Decl::new("test_input_required_result_request_state").param(confirm()),
+        "MRTR: asks for a confirmation; the answer comes back through the sealed requestState",
+    )
+    .run(|_: JsonObject, _call| async move { Ok(text("state-ok: requestState validated")) })?;
+    // input-required-result-tampered-state.
+    let tampered = tool(
+        Decl::new("test_input_required_result_tampered_state").param(confirm()),
+        "MRTR: asks for a confirmation; a tampered requestState is refused",
+    )
+    .run(|_: JsonObject, _call| async move { Ok(text("state-ok: requestState validated")) })?;
+
+    // input-required-result-multi-round: step2 depends on step1, so it waits a round.
+    let multi_round = tool(
+        Decl::new("test_input_required_result_multi_round")
+            .param(
+                Param::ask("step1", "Step 1: What is your name?").ty(one_field("name", "string")),
+            )
+            .param(Param::resolver("step2", &["step1"]).ty(one_field("color", "string"))),
+        "MRTR: asks the name, then (a second round) the favourite colour",
+    )
+    .resolver("step2", |_| async move {
+        Ok(Resolution::ask("Step 2: What is your favorite color?"))
+    })
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!(
+            "Multi-round complete for {} who likes {}",
+            field(&v, "step1", "name"),
+            field(&v, "step2", "color")
+        )))
+    })?;
+
+    // server-stateless: a form question streamed as one JSON line, and a tool that asks
+    // nothing (and logs nothing).
+    let streaming = tool(
+        Decl::new("test_streaming_elicitation")
+            .param(Param::ask("value", "Enter a value:").ty(one_field("value", "string"))),
+        "Diagnostic tool validating response streams: asks one form question",
+    )
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!("Received {}", field(&v, "value", "value"))))
+    })?;
+    let logging = tool(
+        Decl::new("test_logging_tool"),
+        "Diagnostic logging validator tool: asks nothing, logs nothing",
+    )
+    .run(|_: JsonObject, _call| async move { Ok(text("Logging evaluated")) })?;
+
+    // tools-call-elicitation (handshake era): the model's message is the question.
+    let user_info = AnswerType::Schema(
+        json!({"type": "object", "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}},
+            "required": ["username", "email"]})
+        .to_string(),
+    );
+    let elicitation_tool = tool(
+        Decl::new("test_elicitation")
+            .param(Param::argument("message").ty(AnswerType::String))
+            .param(
+                Param::resolver("response", &["message"])
+                    .ty(user_info)
+                    .outcome(),
+            ),
+        "Asks the user the model's message (username and email)",
+    )
+    .argument_schema("message", json!({"type": "string"}))
+    .resolver("response", |r| async move {
+        Ok(Resolution::ask(r.text("message")))
+    })
+    .run(|v: JsonObject, _call| async move {
+        let outcome = v.get("response").cloned().unwrap_or(Value::Null);
+        Ok(text(format!("User response: {}", outcome_text(&outcome))))
+    })?;
+
+    // elicitation-sep1034-defaults (handshake era): one question, every default kind.
+    let defaults = AnswerType::Schema(
+        json!({"type": "object", "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status",
+                       "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}},
+            "required": []})
+        .to_string(),
+    );
+    let sep1034 = tool(
+        Decl::new("test_elicitation_sep1034_defaults").param(
+            Param::ask(
+                "form",
+                "Please review and update the form fields with defaults",
+            )
+            .ty(defaults)
+            .outcome(),
+        ),
+        "Asks one form whose fields carry defaults (SEP-1034)",
+    )
+    .run(|v: JsonObject, _call| async move {
+        let outcome = v.get("form").cloned().unwrap_or(Value::Null);
+        Ok(text(format!(
+            "Elicitation completed: {}",
+            outcome_text(&outcome)
+        )))
+    })?;
+
+    // elicitation-sep1330-enums (handshake era): every enum shape in one question.
+    let options = |prefix: &str, titles: [&str; 3]| {
+        (1..=3)
+            .map(|i| json!({"const": format!("{prefix}{i}"), "title": titles[i - 1]}))
+            .collect::<Vec<_>>()
+    };
+    let enums = AnswerType::Schema(
+        json!({"type": "object", "properties": {
+            "untitledSingle": {"type": "string", "description": "Select one option",
+                               "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "description": "Select one option with titles",
+                             "oneOf": options("value", ["First Option", "Second Option", "Third Option"])},
+            "legacyEnum": {"type": "string", "description": "Select one option (legacy)",
+                           "enum": ["opt1", "opt2", "opt3"],
+                           "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "description": "Select multiple options",
+                              "minItems": 1, "maxItems": 3,
+                              "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "description": "Select multiple options with titles",
+                            "minItems": 1, "maxItems": 3,
+                            "items": {"anyOf": options("value", ["First Choice", "Second Choice", "Third Choice"])}}},
+            "required": []})
+        .to_string(),
+    );
+    let sep1330 = tool(
+        Decl::new("test_elicitation_sep1330_enums").param(
+            Param::ask("selection", "Please select options from the enum fields")
+                .ty(enums)
+                .outcome(),
+        ),
+        "Asks one form with every enum shape (SEP-1330)",
+    )
+    .run(|v: JsonObject, _call| async move {
+        let outcome = v.get("selection").cloned().unwrap_or(Value::Null);
+        Ok(text(format!(
+            "Elicitation completed: {}",
+            outcome_text(&outcome)
+        )))
+    })?;
+
+    // input-required-result-non-tool-request: prompts/get asks too.
+    let prompt = ElicitPrompt::new(
+        Decl::new("test_input_required_result_prompt").param(
+            Param::ask("user_context", "What context should the prompt use?")
+                .ty(one_field("context", "string")),
+        ),
+        Some("MRTR: prompt that requires elicitation input".into()),
+    )
+    .run(|v: JsonObject, _call| async move {
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!(
+                "Prompt with context: {}",
+                field(&v, "user_context", "context")
+            ),
+        )]))
+    })?;
+
+    Ok(elicit
+        .resource(about)
+        .tool(elicitation)
+        .tool(request_state)
+        .tool(multi_round)
+        .tool(tampered)
+        .tool(streaming)
+        .tool(logging)
+        .tool(elicitation_tool)
+        .tool(sep1034)
+        .tool(sep1330)
+        .prompt(prompt))
+}
