@@ -20,6 +20,16 @@ use tower_service::Service as _;
 
 use crate::booking::Booking;
 
+/// The browser origins allowed to call the server: the loopback names on any port.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
 /// Serve until the process ends.
 pub async fn run(server: Arc<Booking>, addr: SocketAddr) -> std::io::Result<()> {
     let listener = TcpListener::bind(addr).await?;
@@ -31,7 +41,10 @@ pub async fn run(server: Arc<Booking>, addr: SocketAddr) -> std::io::Result<()> 
     let config = StreamableHttpServerConfig::default()
         // JSON bodies for simple exchanges, SSE only when a call talks to the client.
         .with_json_response(true)
-        .with_sse_keep_alive(None);
+        .with_sse_keep_alive(None)
+        // DNS rebinding: rmcp checks `Host` against loopback names by default; `Origin`
+        // is checked only with a list, so browsers' pages elsewhere get 403 too.
+        .with_allowed_origins(LOOPBACK_ORIGINS);
     let service = StreamableHttpService::new(
         move || Ok(Booking::clone(&server)),
         Arc::new(LocalSessionManager::default()),
