@@ -65,6 +65,9 @@ step "install: cargo-c prefix (shared, static, pkg-config) and the Python wheel 
 if [ -z "${QUICK:-}" ]; then
   step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
   step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
+  # After test-mcp.sh: reuses its release build of elicit-rmcp-server (target/server).
+  step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
+    bash scripts/conformance.sh
   step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
   step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
 fi
