@@ -20,12 +20,16 @@ A differing round is classified:
 * dev4  an incoming state whose "v" is not the integer 1: ours treats it as no
         progress.
 * dev5  both sides answered the round with a "wire_error" (details may differ).
+* dev6  a round with inputResponses but no incoming state: ours takes a reply
+        keyed to a question the round asks (the oracle ignores it and asks).
 
 dev1 and dev5 are checked textually. dev2-dev4 are checked *concretely*: the
 oracle is re-run on a surrogate scenario in which exactly the thing the
 deviation concerns is replaced by something both engines agree on (dev2: the
 lax answer's content by one that fails in both; dev3: the state without that
-recorded answer; dev4: no state), and the surrogate's round must then equal
+recorded answer; dev4: no state; dev6: the state the oracle itself writes when
+it asks that round without the replies, so the replies answer what it asked),
+and the surrogate's round must then equal
 ours byte for byte (the round's `debug` member aside). Comparison continues on
 later rounds against the surrogate's output, so a scenario stays checked after
 an explained deviation. Anything else is UNEXPLAINED.
@@ -1089,6 +1093,14 @@ def surrogates(doc: dict, out_rounds: list[dict], i: int) -> list[tuple[tuple[in
             r["state"] = "none"
         mods[4] = mod4
 
+    # dev6: replies with no incoming state. The surrogate's state is the oracle's own
+    # state for this round asked without the replies; `evaluate` fills it in (a pre-pass
+    # through the oracle) where the marker stands.
+    if state_text is None and rnd.get("input_responses"):
+        def mod6(r: dict) -> None:
+            r[DEV6_MARK] = True
+        mods[6] = mod6
+
     out = []
     keys = sorted(mods)
     for size in range(1, len(keys) + 1):
@@ -1098,6 +1110,42 @@ def surrogates(doc: dict, out_rounds: list[dict], i: int) -> list[tuple[tuple[in
                 mods[k](cand["rounds"][i])
             out.append((combo, cand))
     return out
+
+
+DEV6_MARK = "__dev6_state__"
+
+
+def fill_dev6(cands: list[tuple[object, int, dict]], oracle: "Runner") -> set[int]:
+    """Resolve the dev6 markers in candidates (`(owner, round index, doc)`): run each
+    marked round through the oracle without its replies and no state, and give the
+    candidate's round the state the oracle wrote. Returns the `id`s of candidates that
+    cannot be built (the oracle did not ask anything that round)."""
+    marked = [(o, i, d) for o, i, d in cands if d["rounds"][i].get(DEV6_MARK)]
+    if not marked:
+        return set()
+    pre = []
+    for _, i, d in marked:
+        p = copy.deepcopy(d)
+        p["rounds"] = p["rounds"][: i + 1]
+        r = p["rounds"][i]
+        r.pop(DEV6_MARK, None)
+        r.pop("input_responses", None)
+        pre.append(json.dumps(p, ensure_ascii=False))
+    outs = oracle.run(pre)
+    bad = set()
+    for (_, i, d), out in zip(marked, outs):
+        r = d["rounds"][i]
+        r.pop(DEV6_MARK, None)
+        rounds = raw_rounds(out) if out is not None else None
+        if not rounds or len(rounds) <= i:
+            bad.add(id(d))
+            continue
+        asked = json.loads(rounds[i])
+        if "input_required" not in asked:
+            bad.add(id(d))
+            continue
+        r["state"] = {"literal": asked["input_required"]["request_state"]}
+    return bad
 
 
 def rounds_match(oracle_round: str, ours_round: str, ignore_debug: bool) -> Optional[tuple[int, ...]]:
@@ -1180,6 +1228,8 @@ def evaluate(texts: list[str], oracle: Runner, ours: Runner) -> list[Case]:
         if not waiting:
             break
         flat = [(c, combo, cand) for c in waiting for combo, cand in c.candidates]
+        unbuilt = fill_dev6([(c, c.bad_round, cand) for c, _, cand in flat], oracle)
+        flat = [(c, combo, cand) for c, combo, cand in flat if id(cand) not in unbuilt]
         outs = oracle.run([json.dumps(cand, ensure_ascii=False) for _, _, cand in flat])
         by_case: dict[int, list] = {}
         for (c, combo, cand), out in zip(flat, outs):
@@ -1188,7 +1238,7 @@ def evaluate(texts: list[str], oracle: Runner, ours: Runner) -> list[Case]:
             i = c.bad_round
             rr = raw_rounds(c.ours)
             chosen = None
-            for combo, cand, out in by_case[c.index]:
+            for combo, cand, out in by_case.get(c.index, []):
                 if out is None:
                     continue
                 orr = raw_rounds(out)
@@ -1531,7 +1581,7 @@ def main() -> int:
     print(f"timing: generate {gen_seconds:.1f}s, oracle {oracle_first:.1f}s, "
           f"{ours.name} {ours.seconds:.1f}s (all oracle runs incl. surrogates "
           f"and minimizing {oracle.seconds:.1f}s; minimizing {min_seconds:.1f}s)")
-    dev_text = " ".join(f"dev{k}={devs[k]}" for k in range(1, 6))
+    dev_text = " ".join(f"dev{k}={devs[k]}" for k in range(1, 7))
     print(f"scenarios={len(cases)} identical={counts['identical']} "
           f"explained={counts['explained']} ({dev_text}) unexplained={counts['unexplained']}"
           + (f" excluded={counts['excluded']}" if counts["excluded"] else ""))

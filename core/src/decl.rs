@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use elicit_core::decl::{AnswerType, Param, Tool};
-//! use elicit_core::Plan;
+//! use elicit_core::{InputKind, Plan};
 //!
 //! let decl = Tool::new("book_flight")
 //!     .param(Param::ask("destination", "Where would you like to fly?"))
@@ -17,14 +17,23 @@
 //!             .ty(AnswerType::choice(["window", "aisle"]))
 //!             .default_json("null"),
 //!     )
+//!     .param(Param::url("paid", "Pay the fare", "https://pay.example/f1"))
+//!     .param(Param::sampling(
+//!         "summary",
+//!         r#"{"messages":[{"role":"user","content":{"type":"text","text":"Summarise"}}],"maxTokens":100}"#,
+//!     ))
+//!     .param(Param::roots("roots"))
+//!     .param(Param::resolver("receipt", &["destination"]).kind(InputKind::Sampling))
 //!     .to_json();
 //! let plan: Plan<'_, 16> = Plan::compile(&decl).unwrap();
-//! assert_eq!(plan.resolution_order().count(), 5);
+//! assert_eq!(plan.resolution_order().count(), 9);
+//! assert_eq!(plan.kind(8), Some(InputKind::Sampling));
 //! ```
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::input::InputKind;
 use crate::json::write_str;
 
 fn quote(s: &str) -> String {
@@ -185,7 +194,10 @@ enum Question {
     Resolver {
         needs: Vec<String>,
         declares: Option<AnswerType>,
+        kind: InputKind,
     },
+    /// URL mode, sampling or roots, fixed: the `elicit` object's JSON.
+    Request(String),
 }
 
 /// One parameter of a [`Tool`].
@@ -233,10 +245,43 @@ impl Param {
             question: Question::Resolver {
                 needs: needs.iter().map(|s| String::from(*s)).collect(),
                 declares: None,
+                kind: InputKind::Form,
             },
             default: None,
             outcome: false,
         }
+    }
+    /// An elicited parameter asked by URL-mode elicitation: the user is sent to `url`
+    /// with `message`; accepting settles it to `true`.
+    pub fn url(name: &str, message: &str, url: &str) -> Self {
+        let json = alloc::format!("{{\"message\":{},\"url\":{}}}", quote(message), quote(url));
+        Self::request(name, json)
+    }
+    /// An elicited parameter asked by sampling: `params_json` is the
+    /// CreateMessageRequest's params (`{"messages": [...], "maxTokens": ...}`); the
+    /// parameter settles to the CreateMessageResult.
+    pub fn sampling(name: &str, params_json: &str) -> Self {
+        Self::request(name, alloc::format!("{{\"sampling\":{params_json}}}"))
+    }
+    /// An elicited parameter asked by `roots/list`; it settles to the roots array.
+    pub fn roots(name: &str) -> Self {
+        Self::request(name, "{\"roots\":{}}".into())
+    }
+    fn request(name: &str, elicit: String) -> Self {
+        Param {
+            name: name.into(),
+            ty: None,
+            question: Question::Request(elicit),
+            default: None,
+            outcome: false,
+        }
+    }
+    /// The kind of question a resolver asks (form unless set; see [`crate::input`]).
+    pub fn kind(mut self, k: InputKind) -> Self {
+        if let Question::Resolver { kind, .. } = &mut self.question {
+            *kind = k;
+        }
+        self
     }
     /// The answer type.
     pub fn ty(mut self, ty: AnswerType) -> Self {
@@ -300,14 +345,26 @@ impl Param {
                 }
                 s.push('}');
             }
-            Question::Resolver { needs, declares } => {
+            Question::Resolver {
+                needs,
+                declares,
+                kind,
+            } => {
                 s.push_str(",\"elicit\":{\"needs\":");
                 s.push_str(&list(needs));
                 if let Some(d) = declares {
                     s.push_str(",\"declares\":");
                     s.push_str(&d.to_json());
                 }
+                if *kind != InputKind::Form {
+                    s.push_str(",\"kind\":");
+                    s.push_str(&quote(kind.as_str()));
+                }
                 s.push('}');
+            }
+            Question::Request(elicit) => {
+                s.push_str(",\"elicit\":");
+                s.push_str(elicit);
             }
         }
         if let Some(d) = &self.default {

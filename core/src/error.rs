@@ -252,6 +252,11 @@ problems! {
     QUESTION_NOT_OBJECT = "a question must be an object {\"message\": ..., \"type\"?, \"title\"?, \"description\"?}",
     QUESTION_UNKNOWN_KEY = "a question has only \"message\", \"type\", \"title\" and \"description\"",
     QUESTION_NOT_JSON = "the question is not valid JSON",
+    SAMPLING_PARAMS = "sampling params must be a CreateMessageRequest's params: \"messages\" (a non-empty array of {\"role\": \"user\" or \"assistant\", \"content\": ...}), a positive integer \"maxTokens\", and only the other keys MCP defines (systemPrompt, modelPreferences, includeContext, temperature, stopSequences, metadata, tools, toolChoice, _meta)",
+    ROOTS_PARAMS = "roots params must be a ListRootsRequest's params: an object with at most \"_meta\" (usually {})",
+    URL_QUESTION = "a URL-mode question is {\"message\": string, \"url\": string} and nothing else",
+    SAMPLING_QUESTION = "a sampling question is {\"sampling\": {CreateMessageRequest params}} and nothing else",
+    ROOTS_QUESTION = "a roots question is {\"roots\": {ListRootsRequest params}} and nothing else",
 }
 
 impl Problem {
@@ -413,11 +418,27 @@ pub enum Error {
         input: &'static str,
     },
 
+    /// The round would ask a question of a kind the client did not declare (JSON-RPC
+    /// `-32021`; HTTP 400). Nothing was shown: answer with `data.requiredCapabilities` =
+    /// [`crate::Capabilities::write_json`] of `missing`.
+    MissingCapability {
+        /// The first parameter (in resolution order) whose question needs it.
+        param: Name,
+        /// That parameter's kind.
+        kind: crate::InputKind,
+        /// Every undeclared kind the round's questions need.
+        missing: crate::Capabilities,
+    },
+
     // ----- resolution (the reference's ToolErrors) -----
-    /// A reply is a valid InputResponse but not an elicitation result.
-    NotElicitResult {
+    /// A reply is a valid InputResponse but not the result the parameter's kind of
+    /// request takes (e.g. a CreateMessageResult for a form question, or a URL-mode
+    /// answer carrying content).
+    WrongReply {
         /// The parameter.
         param: Name,
+        /// The kind of request that asked it.
+        kind: crate::InputKind,
     },
     /// `accept` without `content`.
     AcceptedWithoutContent {
@@ -562,11 +583,21 @@ impl fmt::Display for Error {
                  time over elicitation/create and carries no state; pass None, or start an \
                  Era::Modern round for a 2026-07-28 request"
             ),
-            NotElicitResult { param } => write!(
+            MissingCapability { param, kind, .. } => write!(
                 f,
-                "The response for {} is not an elicitation result",
+                "Client did not declare the {} capability required by resolver {}",
+                kind.capability_name(),
                 PyRepr(param)
             ),
+            WrongReply { param, kind } => {
+                write!(f, "The response for {} is not ", PyRepr(param))?;
+                f.write_str(match kind {
+                    crate::InputKind::Form => "an elicitation result",
+                    crate::InputKind::Url => "a URL elicitation result: answer with the action alone (accept, decline or cancel), without content",
+                    crate::InputKind::Sampling => "a sampling result: answer with a CreateMessageResult (or an ElicitResult that declines or cancels)",
+                    crate::InputKind::Roots => "a roots result: answer with a ListRootsResult (or an ElicitResult that declines or cancels)",
+                })
+            }
             AcceptedWithoutContent { param } => write!(
                 f,
                 "The answer for {} was accepted but carries no content",

@@ -25,6 +25,7 @@ extern crate std;
 pub mod decl;
 mod digest;
 pub mod error;
+pub mod input;
 pub mod json;
 pub mod plan;
 mod pyfmt;
@@ -37,6 +38,7 @@ pub mod types;
 pub mod wire;
 
 pub use error::{CompileError, Error, Problem};
+pub use input::{Capabilities, InputKind};
 pub use json::{Sink, SliceSink, Style};
 pub use plan::Plan;
 pub use pyfmt::PyRepr;

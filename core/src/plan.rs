@@ -14,7 +14,12 @@
 //!     {"name": "seat", "type": {"enum": ["window", "aisle"]}, "default": null,
 //!      "elicit": {"message": "Window or aisle?", "title": "Seat", "description": "Where to sit"}},
 //!     {"name": "confirm", "type": "boolean", "outcome": true,
-//!      "elicit": {"message": "Go ahead?"}}
+//!      "elicit": {"message": "Go ahead?"}},
+//!     {"name": "paid", "elicit": {"message": "Pay the fare", "url": "https://pay.example/f1"}},
+//!     {"name": "summary", "elicit": {"sampling": {"messages": [{"role": "user",
+//!      "content": {"type": "text", "text": "Summarise the trip"}}], "maxTokens": 100}}},
+//!     {"name": "roots", "elicit": {"roots": {}}},
+//!     {"name": "receipt", "elicit": {"needs": ["destination"], "kind": "sampling"}}
 //!   ]
 //! }
 //! ```
@@ -24,11 +29,22 @@
 //! - `type` is the answer type (default `"string"`), see [`crate::types`] for the
 //!   grammar: string/integer/number/boolean with MCP constraints, single-select enum,
 //!   multi-select array, an object of primitive fields, or a raw `requestedSchema`.
-//! - `elicit` is a literal question (`message`, optional `title`/`description` for the
-//!   wrapped `value` field) or a resolver (`needs`: the names it is given; optional
-//!   `declares`: the answer type its questions use, which must equal `type`). The host
+//! - `elicit` is a literal question or a resolver. A literal question's shape gives its
+//!   kind (see [`crate::input`]):
+//!   - form: `message`, optional `title`/`description` for the wrapped `value` field;
+//!   - URL mode: `message` and `url` (the answer is the action alone; accepting settles
+//!     the parameter to `true`);
+//!   - sampling: `sampling`, a CreateMessageRequest's params (the parameter settles to
+//!     the CreateMessageResult);
+//!   - roots: `roots`, a ListRootsRequest's params, usually `{}` (the parameter settles
+//!     to the roots array).
+//!
+//!   A resolver has `needs` (the names it is given), optional `kind` (`"form"` by
+//!   default, `"url"`, `"sampling"`, `"roots"`: the kind of question it may ask, in the
+//!   shape of the literal `elicit` of that kind) and, for a form resolver, optional
+//!   `declares` (the answer type its questions use, which must equal `type`). The host
 //!   runs a resolver when the round asks it to and answers with a value (nothing is
-//!   asked) or a question.
+//!   asked) or a question. A parameter of a kind other than form has no `type`.
 //! - `default` (any JSON, `null` included) makes the parameter optional: a decline or
 //!   cancel settles to it. Without it, declining fails the call.
 //! - `outcome: true` settles the parameter to the outcome itself
@@ -41,16 +57,23 @@
 //! cycles, declared-type mismatches, mixing with a hand-returned ask) with its messages,
 //! plus duplicate names, types outside the MCP elicitation subset, and capacity.
 
-use crate::digest;
 use crate::error::{detail, name, CompileError, Problem, MAX_NAME};
-use crate::json::{write_json_str, Kind, Sink, Str, Value};
+use crate::input::{Capabilities, InputKind};
+#[cfg(feature = "test-helpers")]
+use crate::json::Sink;
+use crate::json::{Kind, Str, Value};
+use crate::question::{
+    check_request_params, question_digest, request_digest, url_digest, Question, Request,
+};
 // Re-exported for round.rs, which reads a question's digest text from here.
 /// The digest of arbitrary request params (a test and oracle helper, feature
 /// `test-helpers`).
 #[cfg(feature = "test-helpers")]
 pub use crate::digest::digest_params;
 use crate::digest::digest_text;
-use crate::types::{Render, Ty};
+#[cfg(feature = "test-helpers")]
+use crate::types::Render;
+use crate::types::Ty;
 
 /// Most names one resolver may need.
 pub const MAX_NEEDS: usize = 16;
@@ -70,16 +93,63 @@ pub(crate) struct LiteralQ<'a> {
     pub digest: [u8; 16],
 }
 
-/// How a parameter is asked.
+/// A URL-mode question fixed in the declaration, with its digest computed once.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct UrlQ<'a> {
+    #[cfg_attr(feature = "serde", serde(borrow))]
+    pub message: Str<'a>,
+    #[cfg_attr(feature = "serde", serde(borrow))]
+    pub url: Str<'a>,
+    /// Not carried in plan bytes: recomputed on load.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub digest: [u8; 16],
+}
+
+/// A sampling or roots request fixed in the declaration: its params, with their digest
+/// computed once.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct RequestQ<'a> {
+    #[cfg_attr(feature = "serde", serde(borrow))]
+    pub params: Value<'a>,
+    /// Not carried in plan bytes: recomputed on load.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub digest: [u8; 16],
+}
+
+/// How a parameter is asked. (Variant order is the plan bytes' numbering.)
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub(crate) enum AskKind<'a> {
+    /// A form question fixed in the declaration.
     Literal(#[cfg_attr(feature = "serde", serde(borrow))] LiteralQ<'a>),
+    /// A host resolver decides the value or a question of `kind`.
     Resolver {
         needs: heapless::Vec<u8, MAX_NEEDS>,
         #[cfg_attr(feature = "serde", serde(borrow))]
         declares: Option<Ty<'a>>,
+        kind: InputKind,
     },
+    /// A URL-mode elicitation fixed in the declaration.
+    Url(#[cfg_attr(feature = "serde", serde(borrow))] UrlQ<'a>),
+    /// A sampling request fixed in the declaration.
+    Sampling(#[cfg_attr(feature = "serde", serde(borrow))] RequestQ<'a>),
+    /// A roots request fixed in the declaration.
+    Roots(#[cfg_attr(feature = "serde", serde(borrow))] RequestQ<'a>),
+}
+
+impl AskKind<'_> {
+    /// The kind of request that asks the parameter.
+    pub(crate) fn kind(&self) -> InputKind {
+        match self {
+            AskKind::Literal(_) => InputKind::Form,
+            AskKind::Resolver { kind, .. } => *kind,
+            AskKind::Url(_) => InputKind::Url,
+            AskKind::Sampling(_) => InputKind::Sampling,
+            AskKind::Roots(_) => InputKind::Roots,
+        }
+    }
 }
 
 /// One parameter of the tool.
@@ -138,45 +208,6 @@ fn opt_str<'a>(
         Some(x) if x.is_null() => Ok(None),
         Some(x) => x.as_str().map(Some).ok_or_else(|| decl_err(at, problem)),
     }
-}
-
-/// The digest of a question (the reference's `_digest` of its request params, first 16
-/// bytes): SHA-256 over the params' digest form.
-pub(crate) fn question_digest(
-    message: Str<'_>,
-    ty: &Ty<'_>,
-    title: Option<Str<'_>>,
-    description: Option<Str<'_>>,
-) -> [u8; 16] {
-    digest::short(|h| write_params(message, ty, title, description, Render::DIGEST, h))
-}
-
-/// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
-/// ASCII) or wire form (`{"mode","message","requestedSchema"}`, UTF-8).
-pub(crate) fn write_params(
-    message: Str<'_>,
-    ty: &Ty<'_>,
-    title: Option<Str<'_>>,
-    description: Option<Str<'_>>,
-    render: Render,
-    out: &mut dyn Sink,
-) {
-    if render.digest {
-        out.put(b"{\"message\":");
-        write_json_str(message, true, out);
-        out.put(b",\"mode\":\"form\",\"requestedSchema\":");
-    } else if render.client_view {
-        // The MCP SDK's 2026-07-28 wire model serializes `message` first.
-        out.put(b"{\"message\":");
-        write_json_str(message, false, out);
-        out.put(b",\"mode\":\"form\",\"requestedSchema\":");
-    } else {
-        out.put(b"{\"mode\":\"form\",\"message\":");
-        write_json_str(message, false, out);
-        out.put(b",\"requestedSchema\":");
-    }
-    ty.write_schema(title, description, render, out);
-    out.put(b"}");
 }
 
 impl<'a, const N: usize> Plan<'a, N> {
@@ -259,6 +290,13 @@ impl<'a, const N: usize> Plan<'a, N> {
                 None => None,
                 Some(e) => Some(Self::compile_ask(e, pname, &ty)?),
             };
+            if ask.as_ref().is_some_and(|a| a.kind() != InputKind::Form) && p.get("type").is_some()
+            {
+                return Err(decl_err(
+                    pname,
+                    "\"type\" is a form question's answer type; a url, sampling or roots parameter settles to its result (true, the CreateMessageResult, the roots array): remove \"type\"",
+                ));
+            }
             if ask.is_none() && outcome {
                 return Err(decl_err(
                     pname,
@@ -349,57 +387,144 @@ impl<'a, const N: usize> Plan<'a, N> {
     }
 
     fn compile_ask(e: Value<'a>, pname: &str, ty: &Ty<'a>) -> Result<AskKind<'a>, CompileError> {
+        const SHAPES: &str = "\"elicit\" must be an object: {\"message\"} (a form question), {\"message\", \"url\"} (URL mode), {\"sampling\": {...}}, {\"roots\": {...}}, or {\"needs\": [...]} (a resolver)";
         if e.kind() != Kind::Object {
-            return Err(decl_err(pname, "\"elicit\" must be an object with \"message\" (a literal question) or \"needs\" (a resolver)"));
+            return Err(decl_err(pname, SHAPES));
         }
+        const KEYS: &[&str] = &[
+            "message",
+            "title",
+            "description",
+            "needs",
+            "declares",
+            "kind",
+            "url",
+            "sampling",
+            "roots",
+        ];
+        if e.members().any(|(k, _)| k.which(KEYS).is_none()) {
+            return Err(decl_err(pname, "unknown key in \"elicit\"; use \"message\" (with \"title\"/\"description\", or \"url\"), \"sampling\", \"roots\", or \"needs\" with \"kind\"/\"declares\""));
+        }
+        let has = |k: &str| e.get(k).is_some();
+        let others = |allowed: &[&str]| e.members().any(|(k, _)| k.which(allowed).is_none());
         let message = e.get("message");
-        let needs = e.get("needs");
-        for (k, _) in e.members() {
-            if !["message", "title", "description", "needs", "declares"]
-                .iter()
-                .any(|x| k.eq_str(x))
-            {
-                return Err(decl_err(pname, "unknown key in \"elicit\"; use \"message\", \"title\", \"description\", or \"needs\" and \"declares\""));
+        if has("needs") {
+            if others(&["needs", "declares", "kind"]) {
+                return Err(decl_err(pname, "a resolver (\"needs\") takes only \"kind\" and \"declares\": its questions carry their own message, title and description"));
             }
+            return Self::compile_resolver(e, pname);
         }
-        match (message, needs) {
-            (Some(m), None) => {
-                let message = m.as_str().ok_or_else(|| decl_err(pname, "\"message\" must be a string"))?;
-                if e.get("declares").is_some() {
-                    return Err(decl_err(pname, "\"declares\" belongs to a resolver (\"needs\"), not a literal question"));
-                }
-                let title = opt_str(e, "title", pname, "\"title\" must be a string")?;
-                let description = opt_str(e, "description", pname, "\"description\" must be a string")?;
-                if (title.is_some() || description.is_some()) && !ty.wrapped() {
-                    return Err(CompileError::UnsupportedSchema {
+        if has("kind") || has("declares") {
+            return Err(decl_err(pname, "\"kind\" and \"declares\" belong to a resolver (\"needs\"); a literal question's shape gives its kind"));
+        }
+        if let Some(params) = e.get("sampling").or(e.get("roots")) {
+            let kind = if has("sampling") {
+                InputKind::Sampling
+            } else {
+                InputKind::Roots
+            };
+            if others(&[kind.as_str()]) {
+                return Err(decl_err(pname, SHAPES));
+            }
+            check_request_params(kind, params).map_err(|problem| CompileError::Declaration {
+                at: name(pname),
+                problem,
+            })?;
+            let q = RequestQ {
+                params,
+                digest: request_digest(params),
+            };
+            return Ok(if kind == InputKind::Sampling {
+                AskKind::Sampling(q)
+            } else {
+                AskKind::Roots(q)
+            });
+        }
+        let Some(m) = message else {
+            return Err(decl_err(pname, SHAPES));
+        };
+        let message = m
+            .as_str()
+            .ok_or_else(|| decl_err(pname, "\"message\" must be a string"))?;
+        if let Some(u) = e.get("url") {
+            if others(&["message", "url"]) {
+                return Err(decl_err(
+                    pname,
+                    "a URL-mode question has only \"message\" and \"url\"",
+                ));
+            }
+            let url = u
+                .as_str()
+                .ok_or_else(|| decl_err(pname, "\"url\" must be a string"))?;
+            return Ok(AskKind::Url(UrlQ {
+                message,
+                url,
+                digest: url_digest(message, url),
+            }));
+        }
+        let title = opt_str(e, "title", pname, "\"title\" must be a string")?;
+        let description = opt_str(e, "description", pname, "\"description\" must be a string")?;
+        if (title.is_some() || description.is_some()) && !ty.wrapped() {
+            return Err(CompileError::UnsupportedSchema {
+                param: name(pname),
+                problem: Problem::text("a question's title and description label the wrapped value of a scalar, enum or array answer; for an object type, put titles and descriptions on its fields"),
+            });
+        }
+        let digest = question_digest(message, ty, title, description);
+        Ok(AskKind::Literal(LiteralQ {
+            message,
+            title,
+            description,
+            digest,
+        }))
+    }
+
+    fn compile_resolver(e: Value<'a>, pname: &str) -> Result<AskKind<'a>, CompileError> {
+        let n = e
+            .get("needs")
+            .filter(|n| n.kind() == Kind::Array)
+            .ok_or_else(|| decl_err(pname, "\"needs\" must be an array of parameter names"))?;
+        for x in n.items() {
+            plain(x, pname, "\"needs\" must be an array of parameter names")?;
+        }
+        if n.items().count() > MAX_NEEDS {
+            return Err(CompileError::Capacity {
+                what: "needs of one resolver",
+                limit: MAX_NEEDS,
+            });
+        }
+        let kind = match e.get("kind") {
+            None => InputKind::Form,
+            Some(k) => k
+                .as_str()
+                .and_then(|k| k.as_plain())
+                .and_then(InputKind::from_name)
+                .ok_or_else(|| {
+                    decl_err(
+                        pname,
+                        "\"kind\" must be \"form\", \"url\", \"sampling\" or \"roots\"",
+                    )
+                })?,
+        };
+        let declares = match e.get("declares") {
+            None => None,
+            Some(_) if kind != InputKind::Form => {
+                return Err(decl_err(pname, "\"declares\" names a form question's answer type; a url, sampling or roots resolver has none"));
+            }
+            Some(d) => {
+                Some(
+                    Ty::compile(d, false).map_err(|problem| CompileError::UnsupportedSchema {
                         param: name(pname),
-                        problem: Problem::text("a question's title and description label the wrapped value of a scalar, enum or array answer; for an object type, put titles and descriptions on its fields"),
-                    });
-                }
-                let digest = question_digest(message, ty, title, description);
-                Ok(AskKind::Literal(LiteralQ { message, title, description, digest }))
+                        problem,
+                    })?,
+                )
             }
-            (None, Some(n)) => {
-                if n.kind() != Kind::Array {
-                    return Err(decl_err(pname, "\"needs\" must be an array of parameter names"));
-                }
-                if e.get("title").is_some() || e.get("description").is_some() {
-                    return Err(decl_err(pname, "a resolver's questions carry their own title and description; remove them from \"elicit\""));
-                }
-                for x in n.items() {
-                    plain(x, pname, "\"needs\" must be an array of parameter names")?;
-                }
-                if n.items().count() > MAX_NEEDS {
-                    return Err(CompileError::Capacity { what: "needs of one resolver", limit: MAX_NEEDS });
-                }
-                let declares = match e.get("declares") {
-                    None => None,
-                    Some(d) => Some(Ty::compile(d, false).map_err(|problem| CompileError::UnsupportedSchema { param: name(pname), problem })?),
-                };
-                Ok(AskKind::Resolver { needs: heapless::Vec::new(), declares })
-            }
-            _ => Err(decl_err(pname, "\"elicit\" must have exactly one of \"message\" (a literal question) or \"needs\" (a resolver)")),
-        }
+        };
+        Ok(AskKind::Resolver {
+            needs: heapless::Vec::new(),
+            declares,
+            kind,
+        })
     }
 
     fn visit(
@@ -506,17 +631,41 @@ impl<'a, const N: usize> Plan<'a, N> {
     }
 }
 
-impl<const N: usize> Plan<'_, N> {
-    /// For a parameter asked with a literal question: write its ElicitRequest params,
-    /// in the digest form (`digest = true`: sorted keys, ASCII escapes — the exact bytes
-    /// hashed) or the wire form. Returns false for other parameters. A test and oracle
-    /// helper (feature `test-helpers`).
+impl<'a, const N: usize> Plan<'a, N> {
+    /// The question fixed in the declaration for parameter `index` (any kind), if it
+    /// has one.
+    pub(crate) fn literal_request(&self, index: usize) -> Option<(Request<'a>, [u8; 16])> {
+        let p = self.params.get(index)?;
+        Some(match p.ask.as_ref()? {
+            AskKind::Literal(q) => (
+                Request::Form(Question {
+                    message: q.message,
+                    ty: p.ty,
+                    title: q.title,
+                    description: q.description,
+                }),
+                q.digest,
+            ),
+            AskKind::Url(q) => (
+                Request::Url {
+                    message: q.message,
+                    url: q.url,
+                },
+                q.digest,
+            ),
+            AskKind::Sampling(q) => (Request::Params(q.params), q.digest),
+            AskKind::Roots(q) => (Request::Params(q.params), q.digest),
+            AskKind::Resolver { .. } => return None,
+        })
+    }
+
+    /// For a parameter asked with a question fixed in the declaration (any kind): write
+    /// its request params, in the digest form (`digest = true`: sorted keys, ASCII
+    /// escapes — the exact bytes hashed) or the wire form. Returns false for other
+    /// parameters. A test and oracle helper (feature `test-helpers`).
     #[cfg(feature = "test-helpers")]
     pub fn write_literal_params(&self, index: usize, digest: bool, out: &mut dyn Sink) -> bool {
-        let Some(p) = self.params.get(index) else {
-            return false;
-        };
-        let Some(AskKind::Literal(q)) = &p.ask else {
+        let Some((request, _)) = self.literal_request(index) else {
             return false;
         };
         let render = if digest {
@@ -524,16 +673,28 @@ impl<const N: usize> Plan<'_, N> {
         } else {
             Render::wire(false)
         };
-        write_params(q.message, &p.ty, q.title, q.description, render, out);
+        request.write_params(render, None, out);
         true
     }
 
-    /// The digest (22 characters of base64url) of a literal question, computed once
-    /// when the plan was compiled.
+    /// The digest (22 characters of base64url) of a question fixed in the declaration,
+    /// computed once when the plan was compiled.
     pub fn literal_digest(&self, index: usize) -> Option<[u8; 22]> {
-        match &self.params.get(index)?.ask {
-            Some(AskKind::Literal(q)) => Some(digest_text(&q.digest)),
-            _ => None,
-        }
+        self.literal_request(index).map(|(_, d)| digest_text(&d))
+    }
+
+    /// The kind of request that asks parameter `index` (`None` for a model-supplied
+    /// argument).
+    pub fn kind(&self, index: usize) -> Option<InputKind> {
+        self.params.get(index)?.ask.as_ref().map(AskKind::kind)
+    }
+
+    /// Every kind of request the plan's elicited parameters may be asked by (what a
+    /// client must declare to use the tool in full).
+    pub fn kinds(&self) -> Capabilities {
+        self.params
+            .iter()
+            .filter_map(|p| p.ask.as_ref())
+            .fold(Capabilities::NONE, |c, a| c.with(a.kind()))
     }
 }

@@ -1,10 +1,22 @@
-//! A resolver's question, `{"message": "...", "type"?: <type>, "title"?: "...",
-//! "description"?: "..."}`: checked and read in one pass, then turned into the question the
-//! round renders.
+//! Questions: what a parameter asks, its digest, and its request params.
+//!
+//! - A form question (`{"message": "...", "type"?: <type>, "title"?: "...",
+//!   "description"?: "..."}` from a resolver; the same fields fixed in a declaration) is
+//!   checked and read in one pass, then turned into the question the round renders.
+//! - The other kinds' questions (see [`crate::input`]) have the shape of the `elicit`
+//!   object that declares them literally: `{"message": "...", "url": "..."}` (URL mode),
+//!   `{"sampling": {CreateMessageRequest params}}`, `{"roots": {ListRootsRequest params}}`.
+//! - Every kind is digested by the same formula: SHA-256 over its request params with
+//!   sorted keys and ASCII escapes (the reference's `_digest`), first 16 bytes.
 
+use crate::digest;
 use crate::error::Problem;
-use crate::json::{scan_value_in, skip_ws_at, walk_object, Str, Value};
-use crate::types::Ty;
+use crate::input::InputKind;
+use crate::json::{
+    scan_value_in, skip_ws_at, walk_object, write_json_str, write_value, Kind, Number, Sink, Str,
+    Style, Value,
+};
+use crate::types::{Render, Ty};
 
 /// A question as the round renders it: its message, answer type and labels.
 #[derive(Debug, Clone, Copy)]
@@ -151,6 +163,245 @@ pub(crate) fn parse_question<'a>(
 ) -> Result<(Question<'a>, bool), Problem> {
     let (_, f) = scan_question(v.raw())?;
     question_parts(f, param_ty)
+}
+
+/// The digest of a question (the reference's `_digest` of its request params, first 16
+/// bytes): SHA-256 over the params' digest form.
+pub(crate) fn question_digest(
+    message: Str<'_>,
+    ty: &Ty<'_>,
+    title: Option<Str<'_>>,
+    description: Option<Str<'_>>,
+) -> [u8; 16] {
+    digest::short(|h| write_params(message, ty, title, description, Render::DIGEST, h))
+}
+
+/// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
+/// ASCII) or wire form (`{"mode","message","requestedSchema"}`, UTF-8).
+pub(crate) fn write_params(
+    message: Str<'_>,
+    ty: &Ty<'_>,
+    title: Option<Str<'_>>,
+    description: Option<Str<'_>>,
+    render: Render,
+    out: &mut dyn Sink,
+) {
+    if render.digest {
+        out.put(b"{\"message\":");
+        write_json_str(message, true, out);
+        out.put(b",\"mode\":\"form\",\"requestedSchema\":");
+    } else if render.client_view {
+        // The MCP SDK's 2026-07-28 wire model serializes `message` first.
+        out.put(b"{\"message\":");
+        write_json_str(message, false, out);
+        out.put(b",\"mode\":\"form\",\"requestedSchema\":");
+    } else {
+        out.put(b"{\"mode\":\"form\",\"message\":");
+        write_json_str(message, false, out);
+        out.put(b",\"requestedSchema\":");
+    }
+    ty.write_schema(title, description, render, out);
+    out.put(b"}");
+}
+
+/// A question of any kind, as the round renders it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Request<'a> {
+    /// A form question.
+    Form(Question<'a>),
+    /// A URL-mode elicitation.
+    Url { message: Str<'a>, url: Str<'a> },
+    /// A sampling or roots request: its params.
+    Params(Value<'a>),
+}
+
+impl<'a> Request<'a> {
+    /// Write the request's params: `render` says digest or wire form (and, for a form,
+    /// whether the client view drops the schema's title); `elicitation_id` is added to a
+    /// URL-mode request's wire params (the handshake era's `elicitationId`).
+    pub(crate) fn write_params(
+        &self,
+        render: Render,
+        elicitation_id: Option<&[u8]>,
+        out: &mut dyn Sink,
+    ) {
+        match *self {
+            Request::Form(q) => write_params(q.message, &q.ty, q.title, q.description, render, out),
+            Request::Url { message, url } => {
+                write_url_params(message, url, render.digest, elicitation_id, out)
+            }
+            Request::Params(params) => write_value(
+                params,
+                if render.digest {
+                    Style::DIGEST
+                } else {
+                    Style::WIRE
+                },
+                out,
+            ),
+        }
+    }
+
+    /// The message shown to the user (form and URL mode).
+    pub(crate) fn message(&self) -> Option<Str<'a>> {
+        match *self {
+            Request::Form(q) => Some(q.message),
+            Request::Url { message, .. } => Some(message),
+            Request::Params(_) => None,
+        }
+    }
+}
+
+/// A URL-mode request's params: digest form `{"message","mode","url"}` (sorted, ASCII),
+/// wire form `{"mode":"url","message","url"}` (UTF-8, with `elicitationId` when given).
+fn write_url_params(
+    message: Str<'_>,
+    url: Str<'_>,
+    digest: bool,
+    elicitation_id: Option<&[u8]>,
+    out: &mut dyn Sink,
+) {
+    if digest {
+        out.put(b"{\"message\":");
+        write_json_str(message, true, out);
+        out.put(b",\"mode\":\"url\",\"url\":");
+        write_json_str(url, true, out);
+    } else {
+        out.put(b"{\"mode\":\"url\",\"message\":");
+        write_json_str(message, false, out);
+        out.put(b",\"url\":");
+        write_json_str(url, false, out);
+        if let Some(id) = elicitation_id {
+            out.put(b",\"elicitationId\":\"");
+            out.put(id);
+            out.put(b"\"");
+        }
+    }
+    out.put(b"}");
+}
+
+/// The digest of a URL-mode question.
+pub(crate) fn url_digest(message: Str<'_>, url: Str<'_>) -> [u8; 16] {
+    digest::short(|h| write_url_params(message, url, true, None, h))
+}
+
+/// The digest of a sampling or roots request's params.
+pub(crate) fn request_digest(params: Value<'_>) -> [u8; 16] {
+    digest::short(|h| write_value(params, Style::DIGEST, h))
+}
+
+/// Keys a CreateMessageRequest's params may have (MCP 2026-07-28).
+const SAMPLING_KEYS: &[&str] = &[
+    "messages",
+    "maxTokens",
+    "systemPrompt",
+    "modelPreferences",
+    "includeContext",
+    "temperature",
+    "stopSequences",
+    "metadata",
+    "tools",
+    "toolChoice",
+    "_meta",
+];
+
+/// Check a sampling or roots request's params: a CreateMessageRequest's params need
+/// `messages` (a non-empty array of `{"role": "user"|"assistant", "content": ...}`) and a
+/// positive integer `maxTokens`, and take only the keys MCP defines; a ListRootsRequest's
+/// params are an object with at most `_meta`. Form and URL questions are checked where
+/// they are read.
+pub(crate) fn check_request_params(kind: InputKind, v: Value<'_>) -> Result<(), Problem> {
+    match kind {
+        InputKind::Sampling => {
+            let bad = Problem::SAMPLING_PARAMS;
+            if v.kind() != Kind::Object
+                || v.members().any(|(k, _)| k.which(SAMPLING_KEYS).is_none())
+            {
+                return Err(bad);
+            }
+            let messages = v
+                .get("messages")
+                .filter(|m| m.kind() == Kind::Array && !m.is_empty())
+                .ok_or(bad)?;
+            let message_ok = |m: Value<'_>| {
+                let role_ok = m
+                    .get("role")
+                    .and_then(|r| r.as_str())
+                    .is_some_and(|r| r.eq_str("user") || r.eq_str("assistant"));
+                let content_ok = m
+                    .get("content")
+                    .is_some_and(|c| matches!(c.kind(), Kind::Object | Kind::Array));
+                m.kind() == Kind::Object && role_ok && content_ok
+            };
+            if !messages.items().all(message_ok) {
+                return Err(bad);
+            }
+            match v.get("maxTokens").and_then(|t| t.as_number()) {
+                Some(Number::Int(t)) if !t.starts_with('-') && t.bytes().any(|c| c != b'0') => {
+                    Ok(())
+                }
+                _ => Err(bad),
+            }
+        }
+        InputKind::Roots => {
+            if v.kind() == Kind::Object && v.members().all(|(k, _)| k.eq_str("_meta")) {
+                Ok(())
+            } else {
+                Err(Problem::ROOTS_PARAMS)
+            }
+        }
+        InputKind::Form | InputKind::Url => Ok(()),
+    }
+}
+
+/// Check a resolver's question of a kind other than form (see the module docs) and
+/// compute its digest: the question (surrounding whitespace trimmed) and the digest.
+pub(crate) fn scan_request<'a>(
+    kind: InputKind,
+    text: &'a str,
+    param_ty: &Ty<'a>,
+) -> Result<(Value<'a>, [u8; 16]), Problem> {
+    let v = Value::parse(text).map_err(|_| Problem::QUESTION_NOT_JSON)?;
+    let request = read_request(kind, v, param_ty)?;
+    let digest = match request {
+        Request::Form(q) => question_digest(q.message, &q.ty, q.title, q.description),
+        Request::Url { message, url } => url_digest(message, url),
+        Request::Params(params) => request_digest(params),
+    };
+    Ok((v, digest))
+}
+
+/// Read a resolver's question of `kind` (a form question's type defaults to
+/// `param_ty`).
+pub(crate) fn read_request<'a>(
+    kind: InputKind,
+    v: Value<'a>,
+    param_ty: &Ty<'a>,
+) -> Result<Request<'a>, Problem> {
+    let only = |key: &str| v.kind() == Kind::Object && v.members().all(|(k, _)| k.eq_str(key));
+    match kind {
+        InputKind::Url => {
+            let shape = v.kind() == Kind::Object
+                && v.members()
+                    .all(|(k, _)| k.eq_str("message") || k.eq_str("url"));
+            let message = v.get("message").and_then(|m| m.as_str());
+            let url = v.get("url").and_then(|u| u.as_str());
+            match (shape, message, url) {
+                (true, Some(message), Some(url)) => Ok(Request::Url { message, url }),
+                _ => Err(Problem::URL_QUESTION),
+            }
+        }
+        InputKind::Sampling | InputKind::Roots => {
+            let key = kind.as_str();
+            let params = v.get(key).filter(|_| only(key)).ok_or(match kind {
+                InputKind::Sampling => Problem::SAMPLING_QUESTION,
+                _ => Problem::ROOTS_QUESTION,
+            })?;
+            check_request_params(kind, params)?;
+            Ok(Request::Params(params))
+        }
+        InputKind::Form => parse_question(v, param_ty).map(|(q, _)| Request::Form(q)),
+    }
 }
 
 #[cfg(test)]

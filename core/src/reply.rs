@@ -1,8 +1,9 @@
 //! Replies: the call's `inputResponses` and the handshake era's ElicitResult.
 //!
-//! Each entry is classified the way the MCP types' union resolves it: an ElicitResult
-//! (an answer to a question), another InputResponse (roots, sampling: not an answer), or
-//! no InputResponse at all (an error of the whole call).
+//! Each entry is classified the way the MCP types' union resolves it: an ElicitResult, a
+//! CreateMessageResult, a ListRootsResult, or no InputResponse at all (an error of the
+//! whole call). Whether a reply answers the parameter it is keyed to (the right result for
+//! the kind of request that asked it) is the round's decision.
 
 use crate::error::{name, Error, Problem};
 use crate::json::{
@@ -18,8 +19,10 @@ pub(crate) enum Reply<'a> {
         action: Action,
         content: Option<Value<'a>>,
     },
-    /// Another InputResponse (roots, sampling): not an answer to a question.
-    Other,
+    /// A CreateMessageResult (the whole result).
+    Sampling(Value<'a>),
+    /// A ListRootsResult (the whole result).
+    Roots(Value<'a>),
 }
 
 /// The members of an InputResponse that decide its kind (a repeated key keeps its last
@@ -60,8 +63,8 @@ impl<'a> ReplyParts<'a> {
         }
     }
 
-    /// The kind the MCP types' union resolves these members to.
-    fn classify(self) -> Option<Reply<'a>> {
+    /// The kind the MCP types' union resolves these members (of `whole`) to.
+    fn classify(self, whole: Value<'a>) -> Option<Reply<'a>> {
         if let Some(action) = self.action {
             let action = Action::parse(action)?;
             let content = match self.content {
@@ -86,10 +89,14 @@ impl<'a> ReplyParts<'a> {
                 && roots
                     .items()
                     .all(|r| r.get("uri").is_some_and(|u| u.kind() == Kind::String));
-            return ok.then_some(Reply::Other);
+            return ok.then_some(Reply::Roots(whole));
         }
-        if self.role.is_some() && self.content.is_some() && self.model.is_some() {
-            return Some(Reply::Other);
+        let is_str = |x: Option<Value<'_>>| x.is_some_and(|x| x.kind() == Kind::String);
+        let content_ok = self
+            .content
+            .is_some_and(|c| matches!(c.kind(), Kind::Object | Kind::Array));
+        if is_str(self.role) && content_ok && is_str(self.model) {
+            return Some(Reply::Sampling(whole));
         }
         None
     }
@@ -104,7 +111,7 @@ pub(crate) fn classify_reply(v: Value<'_>) -> Option<Reply<'_>> {
     for (k, x) in v.members() {
         parts.take(k, x);
     }
-    parts.classify()
+    parts.classify(v)
 }
 
 /// Validate the InputResponse at `at` in `text` (inside `open` containers) and classify it
@@ -185,7 +192,8 @@ fn scan_reply_any(
         parts.take(k, x);
         Ok(end)
     })?;
-    Ok((end, parts.classify()))
+    let whole = Value::validated(text.get(at..end).unwrap_or("{}"));
+    Ok((end, parts.classify(whole)))
 }
 
 /// Read the call's `inputResponses` object (raw JSON text): validate it, classify each
@@ -256,7 +264,8 @@ mod tests {
             Ok((end, Some(Reply::Elicit { action, content }))) => {
                 format!("{end} {action:?} {:?}", content.map(|c| c.raw()))
             }
-            Ok((end, Some(Reply::Other))) => format!("{end} other"),
+            Ok((end, Some(Reply::Sampling(v)))) => format!("{end} sampling {}", v.raw()),
+            Ok((end, Some(Reply::Roots(v)))) => format!("{end} roots {}", v.raw()),
             Ok((end, None)) => format!("{end} none"),
             Err(e) => format!("{e:?}"),
         }

@@ -38,9 +38,13 @@
 
 use crate::digest::digest_text;
 use crate::error::{name, Error, Problem};
+use crate::input::{Capabilities, InputKind};
 use crate::json::{write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value};
-use crate::plan::{question_digest, write_params, AskKind, Param, Plan};
-use crate::question::{parse_question, question_parts, scan_question, Question};
+use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ};
+use crate::question::{
+    parse_question, question_digest, question_parts, read_request, scan_question, scan_request,
+    Question, Request,
+};
 use crate::reply::{classify_reply, read_replies, Reply};
 use crate::state::{self, q_matches, Action, Carried, Held, Recorded};
 use crate::types::{Render, Ty};
@@ -63,8 +67,9 @@ pub enum Step {
         /// The parameter (signature index).
         param: usize,
     },
-    /// Handshake era: put the question from [`Round::write_ask`] to the client and
-    /// answer with [`Round::answer`].
+    /// Handshake era: send the request whose params [`Round::write_ask`] writes (its
+    /// method is [`InputKind::method`] of the parameter's [`Plan::kind`]) to the client
+    /// and answer with [`Round::answer`].
     Ask {
         /// The parameter (signature index).
         param: usize,
@@ -126,6 +131,9 @@ enum Asks<'a> {
         more: Option<Value<'a>>,
         typed: bool,
     },
+    /// A resolver's question of another kind (URL mode, sampling, roots), whole, in the
+    /// workspace.
+    Request { question: Value<'a> },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -242,6 +250,11 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     phase: Phase,
     error: Option<Error>,
     notes: heapless::Vec<Note, N>,
+    /// The kinds of request the client declared.
+    caps: Capabilities,
+    /// No `requestState` came with the call: a reply counts for the question this round
+    /// asks (see [`Round::decide`]).
+    stateless: bool,
 }
 
 /// The call's inputs to a round, borrowed for the round's life (see [`Round::new`]).
@@ -254,6 +267,12 @@ pub struct Inputs<'a> {
     pub request_state: Option<&'a str>,
     /// The raw `inputResponses` object. 2026-07-28 era only.
     pub input_responses: Option<&'a str>,
+    /// The kinds of request the client declared ([`Capabilities::from_client_json`] of
+    /// its ClientCapabilities). A round that would ask a question of another kind fails
+    /// with [`Error::MissingCapability`] before showing anything. The constructors
+    /// default to [`Capabilities::FORM`] (what `elicitation: {}` declares); pass the
+    /// client's own with [`Inputs::with_capabilities`].
+    pub capabilities: Capabilities,
 }
 
 impl<'a> Inputs<'a> {
@@ -268,7 +287,14 @@ impl<'a> Inputs<'a> {
             arguments,
             request_state,
             input_responses,
+            capabilities: Capabilities::FORM,
         }
+    }
+
+    /// The same inputs for a client that declared `capabilities`.
+    pub const fn with_capabilities(mut self, capabilities: Capabilities) -> Self {
+        self.capabilities = capabilities;
+        self
     }
 
     /// A handshake-era round's inputs: the call's arguments alone.
@@ -416,6 +442,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             phase: Phase::Running,
             error: None,
             notes: heapless::Vec::new(),
+            caps: Capabilities::FORM,
+            stateless: true,
         }
     }
 
@@ -447,6 +475,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             });
         }
         self.args = args;
+        self.caps = inputs.capabilities;
+        self.stateless = inputs.request_state.is_none();
         for _ in 0..self.plan.params.len() {
             // Cannot fail: a plan holds at most N parameters.
             let _ = self.slots.push(EMPTY);
@@ -577,9 +607,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             let i = usize::from(i);
             let p = self.param(i)?;
             match &p.ask {
-                Some(AskKind::Literal(q)) => {
+                Some(AskKind::Literal(LiteralQ { digest, .. }))
+                | Some(AskKind::Url(UrlQ { digest, .. }))
+                | Some(AskKind::Sampling(RequestQ { digest, .. }))
+                | Some(AskKind::Roots(RequestQ { digest, .. })) => {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p, p.ty, q.digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, p.ty, *digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -616,6 +649,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             }
         }
         if self.pending().next().is_some() {
+            self.gate()?;
             self.phase = Phase::InputRequired;
             Ok(Step::InputRequired)
         } else {
@@ -659,8 +693,49 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
     }
 
+    /// The request parameter `i` makes this round (any kind), if it was rendered.
+    fn request(&self, i: usize) -> Option<Request<'a>> {
+        let slot = self.slots.get(i)?;
+        let p = self.plan.params.get(i)?;
+        match slot.asks {
+            Asks::Nothing => None,
+            Asks::Literal => self.plan.literal_request(i).map(|(r, _)| r),
+            Asks::Resolver { .. } => self.question(i).map(Request::Form),
+            Asks::Request { question } => read_request(kind_of(p), question, &p.ty).ok(),
+        }
+    }
+
+    /// Capability gating, before anything is shown: the error when a question this
+    /// round asks needs a kind the client did not declare (naming the first such
+    /// parameter and every missing kind).
+    fn gate(&self) -> Result<(), Error> {
+        let mut first = None;
+        let mut missing = Capabilities::NONE;
+        for (_, p, _) in self.pending() {
+            let kind = kind_of(p);
+            if !self.caps.contains(kind) {
+                first = first.or(Some((p.name, kind)));
+                missing = missing.with(kind);
+            }
+        }
+        match first {
+            None => Ok(()),
+            Some((pname, kind)) => Err(Error::MissingCapability {
+                param: name(pname),
+                kind,
+                missing,
+            }),
+        }
+    }
+
     /// Decide parameter `i` (`p`) given the question it asks. Returns a step when the
     /// host must act (handshake ask).
+    ///
+    /// A reply counts when it answers the question asked last round (the state's
+    /// `asked` digest equals this question's), or, when the call carries no
+    /// `requestState` at all, when it answers the question asked now (deliberate
+    /// deviation 6: a stateless client that answers the question it would be asked
+    /// gets the same result one round trip sooner).
     fn decide(
         &mut self,
         i: usize,
@@ -669,12 +744,22 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         digest: [u8; 16],
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
+        let kind = kind_of(p);
+        let stateless = self.stateless;
+        let declared = self.caps.contains(kind);
         let Some(slot) = self.slots.get_mut(i) else {
             return Err(NO_PARAM);
         };
         slot.asks = asks;
         slot.digest = digest;
         if self.era == Era::Handshake {
+            if !declared {
+                return Err(Error::MissingCapability {
+                    param: name(p.name),
+                    kind,
+                    missing: Capabilities::NONE.with(kind),
+                });
+            }
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
@@ -687,15 +772,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let pname = p.name;
         let dbuf = digest_text(&digest);
         let digest = &dbuf[..];
-        // 1. A recorded answer to this same question (checked against the type here, so
-        // settling it does not check it again).
+        // 1. A recorded answer to this same question (checked here, so settling it does
+        // not check it again).
         let mut answer = None;
         let mut checked = None;
         if let Some(rec) = recorded {
             if q_matches(rec.q, digest) {
-                let usable = match (rec.action, rec.data) {
-                    (Action::Accept, Some(d)) => ty.accept(d),
-                    (Action::Accept, None) => None,
+                let usable = match rec.action {
+                    Action::Accept => accepts(kind, &ty, rec.data),
                     _ => Some(None),
                 };
                 // Deviation 3: a recorded answer that no longer validates is dropped
@@ -710,19 +794,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 let _ = self.notes.push(Note::DroppedRecorded { param: i });
             }
         }
-        // 2. A fresh reply, only for the question asked last round.
+        // 2. A fresh reply, only for the question asked last round (or, stateless,
+        // this round).
         if answer.is_none() {
             if let Some(reply) = reply {
-                if !asked.is_some_and(|a| q_matches(a, digest)) {
+                let asked_this = match asked {
+                    Some(a) => q_matches(a, digest),
+                    None => stateless,
+                };
+                if !asked_this {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
-                    let Reply::Elicit { action, content } = reply else {
-                        return Err(Error::NotElicitResult { param: name(pname) });
-                    };
-                    if action == Action::Accept && content.is_none() {
-                        return Err(Error::AcceptedWithoutContent { param: name(pname) });
-                    }
-                    answer = Some((action, content));
+                    answer = Some(take_reply(kind, reply, pname)?);
                 }
             }
         }
@@ -732,9 +815,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 Ok(None)
             }
             Some((action, content)) => {
-                let check = match checked {
-                    Some(value) => Check::Done(value),
-                    None => Check::Against(&ty),
+                let check = match (checked, kind) {
+                    (Some(value), _) => Check::Done(value),
+                    (None, InputKind::Form) => Check::Against(&ty),
+                    (None, _) => Check::Done(None),
                 };
                 slot.source = settle(p, check, action, content)?;
                 slot.status = Status::Settled;
@@ -784,11 +868,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     /// Answer the current [`Step::Resolve`] with the question the resolver decided to
-    /// ask: `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
-    /// (`type` defaults to the parameter's type).
+    /// ask, in the shape of its kind (see [`crate::question`]): a form question
+    /// `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
+    /// (`type` defaults to the parameter's type), `{"message": "...", "url": "..."}`,
+    /// `{"sampling": {...}}` or `{"roots": {...}}`.
     pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_question")?;
         let param = self.param(i)?;
+        let kind = kind_of(param);
+        if kind != InputKind::Form {
+            return self.resolve_request(i, param, kind, question_json);
+        }
         let pname = param.name;
         let bad = |problem| Error::ResolverAnswer {
             param: name(pname),
@@ -858,6 +948,38 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
     }
 
+    /// [`Round::resolve_question`] for a resolver of a kind other than form: the question
+    /// is checked before it is copied (a malformed one costs no workspace and changes
+    /// nothing), then decided like a form question.
+    fn resolve_request(
+        &mut self,
+        i: usize,
+        param: &'r Param<'a>,
+        kind: InputKind,
+        question_json: &str,
+    ) -> Result<(), Error> {
+        let pname = param.name;
+        let bad = |problem| Error::ResolverAnswer {
+            param: name(pname),
+            problem,
+        };
+        let (probe, digest) = scan_request(kind, question_json, &param.ty).map_err(bad)?;
+        let start = (probe.raw().as_ptr() as usize).wrapping_sub(question_json.as_ptr() as usize);
+        let len = probe.raw().len();
+        let text = self.copy_in(question_json)?;
+        // The copy is byte for byte the checked text.
+        let question = text
+            .get(start..start + len)
+            .map(Value::validated)
+            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
+        self.cursor += 1;
+        self.phase = Phase::Running;
+        match self.decide(i, param, param.ty, digest, Asks::Request { question }) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
     /// Fail the current [`Step::Resolve`]: the resolver's own dependency `dependency`
     /// could not be built. The round fails with the reference's message.
     pub fn resolve_failed(&mut self, dependency: &str) -> Result<(), Error> {
@@ -869,9 +991,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         Err(self.fail(e))
     }
 
-    /// Handshake era: answer the current [`Step::Ask`] with the client's ElicitResult
-    /// (`{"action":"accept","content":{...}}`, `{"action":"decline"}`, ...).
-    pub fn answer(&mut self, elicit_result_json: &str) -> Result<(), Error> {
+    /// Handshake era: answer the current [`Step::Ask`] with the client's result for
+    /// the request's kind: an ElicitResult (`{"action":"accept","content":{...}}`,
+    /// `{"action":"decline"}`, ...; URL mode: the action alone), a CreateMessageResult
+    /// (sampling) or a ListRootsResult (roots). When the client refused a sampling or
+    /// roots request (a JSON-RPC error), answer `{"action":"decline"}`.
+    pub fn answer(&mut self, result_json: &str) -> Result<(), Error> {
         let i = match self.phase {
             Phase::AwaitAnswer(i) => i as usize,
             Phase::Failed => return Err(self.failed("answer")),
@@ -890,23 +1015,36 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         };
         let param = self.param(i)?;
         let pname = param.name;
-        let probe = match Value::parse(elicit_result_json) {
-            Ok(v) => v,
-            Err(_) => return Err(self.fail(Error::NotElicitResult { param: name(pname) })),
+        let kind = kind_of(param);
+        let wrong = Error::WrongReply {
+            param: name(pname),
+            kind,
         };
-        if !matches!(classify_reply(probe), Some(Reply::Elicit { .. })) {
-            return Err(self.fail(Error::NotElicitResult { param: name(pname) }));
+        // Check before copying: a bad answer costs no workspace.
+        let checked = Value::parse(result_json)
+            .ok()
+            .and_then(classify_reply)
+            .ok_or(wrong.clone())
+            .and_then(|reply| take_reply(kind, reply, pname));
+        if let Err(e) = checked {
+            return Err(self.fail(e));
         }
-        let text = self.copy_in(elicit_result_json)?;
-        let v = Value::parse(text).map_err(|_| Error::NotElicitResult { param: name(pname) })?;
-        let Some(Reply::Elicit { action, content }) = classify_reply(v) else {
-            return Err(self.fail(Error::NotElicitResult { param: name(pname) }));
+        let text = self.copy_in(result_json)?;
+        let read = Value::parse(text)
+            .ok()
+            .and_then(classify_reply)
+            .ok_or(wrong)
+            .and_then(|reply| take_reply(kind, reply, pname));
+        let (action, content) = match read {
+            Ok(answer) => answer,
+            Err(e) => return Err(self.fail(e)),
         };
-        if action == Action::Accept && content.is_none() {
-            return Err(self.fail(Error::AcceptedWithoutContent { param: name(pname) }));
-        }
         let ty = self.question(i).map_or(param.ty, |q| q.ty);
-        let source = match settle(param, Check::Against(&ty), action, content) {
+        let check = match kind {
+            InputKind::Form => Check::Against(&ty),
+            _ => Check::Done(None),
+        };
+        let source = match settle(param, check, action, content) {
             Ok(source) => source,
             Err(e) => return Err(self.fail(e)),
         };
@@ -974,6 +1112,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     Some(v) => ty.write_normalized(v, style, out),
                     None => ty.write_settled(c, style, out),
                 };
+                // What an accepted answer settles to, by kind (see crate::input).
+                let accepted = |out: &mut dyn Sink| match (kind_of(p), content) {
+                    (InputKind::Url, _) => out.put(b"true"),
+                    (InputKind::Form, Some(c)) => settled(c, out),
+                    (InputKind::Sampling, Some(c)) => write_value(c, style, out),
+                    (InputKind::Roots, Some(c)) => match c.get("roots") {
+                        Some(roots) => write_value(roots, style, out),
+                        None => out.put(b"null"),
+                    },
+                    (_, None) => out.put(b"null"),
+                };
                 let sep: &[u8] = if style.spaced { b", " } else { b"," };
                 let colon: &[u8] = if style.spaced { b": " } else { b":" };
                 if p.outcome {
@@ -984,17 +1133,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         out.put(sep);
                         out.put(b"\"value\"");
                         out.put(colon);
-                        match content {
-                            Some(c) => settled(c, out),
-                            None => out.put(b"null"),
-                        }
+                        accepted(out);
                     }
                     out.put(b"}");
                 } else if action == Action::Accept {
-                    match content {
-                        Some(c) => settled(c, out),
-                        None => out.put(b"null"),
-                    }
+                    accepted(out);
                 } else {
                     match p.default {
                         Some(d) => write_value(d, style, out),
@@ -1005,23 +1148,22 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
     }
 
-    /// During [`Step::Ask`] (handshake era): the `elicitation/create` params
-    /// `{"mode":"form","message":...,"requestedSchema":...}`.
+    /// During [`Step::Ask`] (handshake era): the request's params, to send with the
+    /// method of the parameter's kind ([`Plan::kind`], [`InputKind::method`]): for a
+    /// form `{"mode":"form","message":...,"requestedSchema":...}`; for URL mode
+    /// `{"mode":"url","message":...,"url":...,"elicitationId":...}`, whose
+    /// `elicitationId` is the question's digest ([`Round::digest_of`]; send
+    /// `notifications/elicitation/complete` with it when the out-of-band flow is done);
+    /// for sampling and roots the declared params.
     pub fn write_ask(&self, out: &mut dyn Sink) -> Result<(), Error> {
         let Phase::AwaitAnswer(i) = self.phase else {
             return Err(self.out_of_step("an Ask step", "write_ask"));
         };
-        let Some(q) = self.question(i as usize) else {
+        let (Some(request), Some(id)) = (self.request(i as usize), self.digest_of(i as usize))
+        else {
             return Err(self.out_of_step("an Ask step", "write_ask"));
         };
-        write_params(
-            q.message,
-            &q.ty,
-            q.title,
-            q.description,
-            Render::wire(false),
-            out,
-        );
+        request.write_params(Render::wire(false), Some(&id), out);
         Ok(())
     }
 
@@ -1066,7 +1208,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     /// After [`Step::InputRequired`]: the `inputRequests` object,
-    /// `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8.
+    /// `{"name":{"method":"elicitation/create","params":{...}}, ...}` (each with its
+    /// kind's method and params), compact UTF-8.
     /// With `client_view`, a schema's top-level `title` is left out, as the MCP SDK's
     /// 2026-07-28 serializer leaves it out (the digest still covers it).
     pub fn write_input_requests(&self, client_view: bool, out: &mut dyn Sink) -> Result<(), Error> {
@@ -1076,21 +1219,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         out.put(b"{");
         let mut first = true;
         for (i, p, _) in self.pending() {
-            let Some(q) = self.question(i) else { continue };
+            let Some(request) = self.request(i) else {
+                continue;
+            };
             if !first {
                 out.put(b",");
             }
             first = false;
             write_str(p.name, false, out);
-            out.put(b":{\"method\":\"elicitation/create\",\"params\":");
-            write_params(
-                q.message,
-                &q.ty,
-                q.title,
-                q.description,
-                Render::wire(client_view),
-                out,
-            );
+            out.put(b":{\"method\":\"");
+            out.put(kind_of(p).method().as_bytes());
+            out.put(b"\",\"params\":");
+            request.write_params(Render::wire(client_view), None, out);
             out.put(b"}");
         }
         out.put(b"}");
@@ -1140,9 +1280,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// The message text of the question parameter `param` asks this round (raw JSON
     /// string contents), if rendered; write it decoded with [`write_json_str`].
     pub fn write_message_of(&self, param: usize, out: &mut dyn Sink) -> bool {
-        match self.question(param) {
-            Some(q) => {
-                write_json_str(q.message, false, out);
+        match self.request(param).and_then(|r| r.message()) {
+            Some(message) => {
+                write_json_str(message, false, out);
                 true
             }
             None => false,
@@ -1163,8 +1303,8 @@ fn settle<'a>(
     match action {
         Action::Accept => {
             let accepted = match (check, content) {
-                (_, None) => None,
-                (Check::Done(v), Some(_)) => Some(v),
+                (Check::Done(v), _) => Some(v),
+                (Check::Against(_), None) => None,
                 (Check::Against(ty), Some(c)) => ty.accept(c),
             };
             let Some(v) = accepted else {
@@ -1188,6 +1328,69 @@ fn settle<'a>(
         content,
         value,
     })
+}
+
+/// The kind of request that asks parameter `p` (form for an argument, which is never
+/// asked).
+fn kind_of(p: &Param<'_>) -> InputKind {
+    p.ask.as_ref().map_or(InputKind::Form, AskKind::kind)
+}
+
+/// Whether recorded accepted `data` still settles a parameter of `kind` (answer type
+/// `ty`): `Some(value)` when it does (`value`: a wrapped form answer's `value` member),
+/// `None` when it must be asked again.
+fn accepts<'a>(kind: InputKind, ty: &Ty<'a>, data: Option<Value<'a>>) -> Option<Option<Value<'a>>> {
+    match (kind, data) {
+        (InputKind::Form, Some(d)) => ty.accept(d),
+        (InputKind::Url, None) => Some(None),
+        (InputKind::Sampling, Some(d)) => {
+            matches!(classify_reply(d), Some(Reply::Sampling(_))).then_some(None)
+        }
+        (InputKind::Roots, Some(d)) => {
+            matches!(classify_reply(d), Some(Reply::Roots(_))).then_some(None)
+        }
+        _ => None,
+    }
+}
+
+/// The answer a reply gives a parameter of `kind` (`pname`): its action and content, or
+/// the error for a reply of the wrong kind. Form: an ElicitResult (accepted with
+/// content); URL mode: an ElicitResult without content; sampling and roots: their result
+/// (accepted) or an ElicitResult that declines or cancels (the client refused).
+fn take_reply<'a>(
+    kind: InputKind,
+    reply: Reply<'a>,
+    pname: &str,
+) -> Result<(Action, Option<Value<'a>>), Error> {
+    match (kind, reply) {
+        (InputKind::Form, Reply::Elicit { action, content }) => {
+            if action == Action::Accept && content.is_none() {
+                return Err(Error::AcceptedWithoutContent { param: name(pname) });
+            }
+            Ok((action, content))
+        }
+        (
+            InputKind::Url,
+            Reply::Elicit {
+                action,
+                content: None,
+            },
+        ) => Ok((action, None)),
+        (InputKind::Sampling, Reply::Sampling(v)) | (InputKind::Roots, Reply::Roots(v)) => {
+            Ok((Action::Accept, Some(v)))
+        }
+        (
+            InputKind::Sampling | InputKind::Roots,
+            Reply::Elicit {
+                action: action @ (Action::Decline | Action::Cancel),
+                content: None,
+            },
+        ) => Ok((action, None)),
+        _ => Err(Error::WrongReply {
+            param: name(pname),
+            kind,
+        }),
+    }
 }
 
 /// Owned-`String` conveniences (`alloc`): each is the `write_*` output of the same name

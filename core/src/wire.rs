@@ -27,12 +27,14 @@ use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
+use crate::input::InputKind;
 use crate::json::{Str, Value};
-use crate::plan::{question_digest, AskKind, LiteralQ, Param, Plan, MAX_NEEDS};
+use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ, MAX_NEEDS};
+use crate::question::{check_request_params, question_digest, request_digest, url_digest};
 use crate::types::{available, Ty, TypeKind};
 
 /// The first byte of [`Plan::to_postcard`]'s output; bumped whenever the layout changes.
-pub const PLAN_FORMAT_VERSION: u8 = 1;
+pub const PLAN_FORMAT_VERSION: u8 = 2;
 
 impl Serialize for Value<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -111,7 +113,11 @@ enum AskWire<'a> {
         needs: heapless::Vec<u8, MAX_NEEDS>,
         #[serde(borrow)]
         declares: Option<TyWire<'a>>,
+        kind: InputKind,
     },
+    Url(#[serde(borrow)] UrlQ<'a>),
+    Sampling(#[serde(borrow)] RequestQ<'a>),
+    Roots(#[serde(borrow)] RequestQ<'a>),
 }
 
 /// A parameter as it comes off the wire ([`Param`]'s layout).
@@ -262,8 +268,22 @@ impl<'a> Reader<'a> {
             1 => AskWire::Resolver {
                 needs: self.vec(Self::byte)?,
                 declares: self.option(Self::ty)?,
+                kind: *InputKind::ALL.get(usize::try_from(self.variant()?).ok()?)?,
             },
+            2 => AskWire::Url(UrlQ {
+                message: self.json_str()?,
+                url: self.json_str()?,
+                digest: [0; 16],
+            }),
+            3 => AskWire::Sampling(self.request()?),
+            4 => AskWire::Roots(self.request()?),
             _ => return None,
+        })
+    }
+    fn request(&mut self) -> Option<RequestQ<'a>> {
+        Some(RequestQ {
+            params: self.value()?,
+            digest: [0; 16],
         })
     }
     fn param(&mut self) -> Option<ParamWire<'a>> {
@@ -316,12 +336,19 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
         }
         let ask = match p.ask {
             None => None,
-            Some(AskWire::Resolver { needs, declares }) => {
+            Some(AskWire::Resolver {
+                needs,
+                declares,
+                kind,
+            }) => {
                 if needs.iter().any(|&j| j as usize >= len) {
                     return Err(bad(p.name, Problem::PLAN_NEED));
                 }
                 let declares = match declares {
                     None => None,
+                    Some(_) if kind != InputKind::Form => {
+                        return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
+                    }
                     Some(d) => {
                         let d = ty_of(p.name, d, Problem::PLAN_DECLARED_TYPE)?;
                         if !d.same_as(&ty) {
@@ -330,7 +357,25 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
                         Some(d)
                     }
                 };
-                Some(AskKind::Resolver { needs, declares })
+                Some(AskKind::Resolver {
+                    needs,
+                    declares,
+                    kind,
+                })
+            }
+            Some(AskWire::Url(mut q)) => {
+                q.digest = url_digest(q.message, q.url);
+                Some(AskKind::Url(q))
+            }
+            Some(AskWire::Sampling(mut q)) => {
+                check_request_params(InputKind::Sampling, q.params).map_err(|e| bad(p.name, e))?;
+                q.digest = request_digest(q.params);
+                Some(AskKind::Sampling(q))
+            }
+            Some(AskWire::Roots(mut q)) => {
+                check_request_params(InputKind::Roots, q.params).map_err(|e| bad(p.name, e))?;
+                q.digest = request_digest(q.params);
+                Some(AskKind::Roots(q))
             }
             Some(AskWire::Literal(q))
                 if (q.title.is_some() || q.description.is_some()) && !ty.wrapped() =>

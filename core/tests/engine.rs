@@ -293,11 +293,38 @@ mod reference_rules {
         assert_eq!(r3.values(), &json!({"s": "x", "t": "y"}));
     }
 
+    /// Deliberate deviation 6: with no requestState at all, a reply keyed to the
+    /// question this round asks answers it (the reference ignores it and asks again);
+    /// unknown keys are still ignored.
     #[test]
-    fn reply_without_state_is_ignored_with_a_note() {
+    fn reply_without_state_answers_the_question_asked_now() {
         let host = one(json!("string"));
-        let (out, notes) =
-            host.round_with_notes(&json!({}), None, Some(&accepted(&[("x", json!("W"))])));
+        let mut replies = accepted(&[("x", json!("W"))]);
+        replies["extra"] = json!({"action": "accept", "content": {"foo": "bar"}});
+        let (out, notes) = host.round_with_notes(&json!({}), None, Some(&replies));
+        assert_eq!(out.values(), &json!({"x": "W"}));
+        assert!(notes.is_empty(), "{notes:?}");
+        // A wrong answer is still checked against the schema.
+        let two = Host::new(json!({"tool": "t", "parameters": [
+            {"name": "n", "type": "integer", "elicit": {"message": "N?"}}
+        ]}));
+        let out = two.round(&json!({}), None, Some(&accepted(&[("n", json!("W"))])));
+        assert_eq!(
+            out.error(),
+            "The answer for 'n' does not match the requested schema"
+        );
+    }
+
+    /// With a state, a reply counts only for the question that state asked.
+    #[test]
+    fn reply_the_state_did_not_ask_is_ignored_with_a_note() {
+        let host = one(json!("string"));
+        let state = r#"{"v":1,"answers":{},"asked":{}}"#;
+        let (out, notes) = host.round_with_notes(
+            &json!({}),
+            Some(state),
+            Some(&accepted(&[("x", json!("W"))])),
+        );
         assert_eq!(out.asked_names(), ["x"]);
         assert_eq!(
             notes,

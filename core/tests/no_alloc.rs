@@ -235,7 +235,12 @@ fn compile_and_full_calls_allocate_nothing() {
         let noted = Round::new(
             &plan,
             Era::Modern,
-            Inputs::modern(ARGS, None, Some(replies2)),
+            // A state that did not ask them: the replies are discarded with notes.
+            Inputs::modern(
+                ARGS,
+                Some(r#"{"v":1,"answers":{},"asked":{}}"#),
+                Some(replies2),
+            ),
             &mut ws,
         );
         let mut noted = noted.unwrap();

@@ -196,7 +196,7 @@ pub(crate) fn code_of(e: &Error) -> elicit_result {
         // The C ABI's handshake constructor takes no state or replies: only a Rust caller
         // can meet it.
         Error::HandshakeInputs { .. } => ELICIT_ERR_INVALID_ARGUMENT,
-        Error::NotElicitResult { .. } => ELICIT_ERR_NOT_ELICIT_RESULT,
+        Error::WrongReply { .. } => ELICIT_ERR_NOT_ELICIT_RESULT,
         Error::AcceptedWithoutContent { .. } => ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT,
         Error::SchemaMismatch { .. } => ELICIT_ERR_SCHEMA_MISMATCH,
         Error::Refused {

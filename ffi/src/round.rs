@@ -207,6 +207,8 @@ fn new_round(
         arguments: a,
         request_state: inputs.request_state.map(|_| s),
         input_responses: inputs.input_responses.map(|_| r),
+        // The host gates form elicitation itself (ABI 0.2): the engine's default.
+        capabilities: elicit_core::Capabilities::FORM,
     };
     let made = CoreRound::new(core_plan, era, round_inputs, workspace);
     match made {

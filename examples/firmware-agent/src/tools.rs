@@ -231,7 +231,7 @@ pub fn write_error(e: &Error, out: &mut dyn Sink) {
             param(out, p);
             out.put(b" was accepted but carries no content");
         }
-        Error::NotElicitResult { param: p } => {
+        Error::WrongReply { param: p, .. } => {
             out.put(b"The response for ");
             param(out, p);
             out.put(b" is not an elicitation result");
