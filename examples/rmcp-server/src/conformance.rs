@@ -7,6 +7,7 @@
 //! written; the settled value of such a parameter is the accepted content object.
 
 use elicit_core::decl::{AnswerType, Param, Tool as Decl};
+use elicit_core::InputKind;
 use elicit_rmcp::{Elicit, ElicitPrompt, ElicitResource, ElicitTool, Resolution};
 use rmcp::model::{
     CallToolResult, ContentBlock, GetPromptResult, JsonObject, PromptMessage, ReadResourceResult,
@@ -51,6 +52,36 @@ fn outcome_text(outcome: &Value) -> String {
     )
 }
 
+/// The text a sampling parameter's CreateMessageResult carries (`content` is one
+/// block or, on 2026-07-28, possibly several; the text blocks are joined).
+fn sampled_text(values: &JsonObject, param: &str) -> String {
+    let content = values.get(param).and_then(|r| r.get("content"));
+    let blocks = match content {
+        Some(Value::Array(blocks)) => blocks.iter().collect(),
+        Some(block) => vec![block],
+        None => Vec::new(),
+    };
+    blocks
+        .iter()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How many roots a roots parameter settled to.
+fn root_count(values: &JsonObject, param: &str) -> usize {
+    values
+        .get(param)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+/// CreateMessageRequest params: one user text message.
+fn sampling_params(text: &str, max_tokens: u32) -> Value {
+    json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+           "maxTokens": max_tokens})
+}
+
 fn tool(decl: Decl, description: &str) -> ElicitTool {
     ElicitTool::new(decl).description(description)
 }
@@ -77,6 +108,100 @@ pub fn register(elicit: Elicit) -> Result<Elicit, String> {
     )
     .run(|v: JsonObject, _call| async move {
         Ok(text(format!("Hello, {}!", field(&v, "user_name", "name"))))
+    })?;
+
+    // input-required-result-basic-sampling.
+    let sampling = tool(
+        Decl::new("test_input_required_result_sampling").param(Param::sampling(
+            "capital_question",
+            &sampling_params("What is the capital of France?", 100).to_string(),
+        )),
+        "MRTR: asks the client's model through a declared sampling request",
+    )
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!(
+            "Sampling result: {}",
+            sampled_text(&v, "capital_question")
+        )))
+    })?;
+
+    // input-required-result-basic-list-roots.
+    let list_roots = tool(
+        Decl::new("test_input_required_result_list_roots").param(Param::roots("client_roots")),
+        "MRTR: asks the client for its roots through a declared roots/list request",
+    )
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!(
+            "Found {} root(s)",
+            root_count(&v, "client_roots")
+        )))
+    })?;
+
+    // input-required-result-multiple-input-requests: three independent kinds, one round.
+    let multiple = tool(
+        Decl::new("test_input_required_result_multiple_inputs")
+            .param(Param::ask("user_name", "What is your name?").ty(one_field("name", "string")))
+            .param(Param::sampling(
+                "greeting",
+                &sampling_params("Generate a greeting", 50).to_string(),
+            ))
+            .param(Param::roots("client_roots")),
+        "MRTR: asks a form, a sampling request and roots/list in one round",
+    )
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!(
+            "Name: {}; Greeting: {}; Roots: {}",
+            field(&v, "user_name", "name"),
+            sampled_text(&v, "greeting"),
+            root_count(&v, "client_roots")
+        )))
+    })?;
+
+    // input-required-result-capability-check: the client declares sampling only, and
+    // this tool asks nothing else.
+    let capabilities = tool(
+        Decl::new("test_input_required_result_capabilities").param(Param::sampling(
+            "sample_input",
+            &sampling_params("Sample request", 50).to_string(),
+        )),
+        "MRTR: asks through sampling only (for a client that declares sampling alone)",
+    )
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!(
+            "Sampling result: {}",
+            sampled_text(&v, "sample_input")
+        )))
+    })?;
+
+    // server-stateless: without the sampling capability the engine refuses with -32021.
+    let missing_capability = tool(
+        Decl::new("test_missing_capability").param(Param::sampling(
+            "sample",
+            &sampling_params("Say hello", 20).to_string(),
+        )),
+        "Test tool requiring sampling",
+    )
+    .run(|_: JsonObject, _call| async move { Ok(text("Success")) })?;
+
+    // tools-call-sampling (handshake era): the model's prompt, sampled through a resolver.
+    let sampling_tool = tool(
+        Decl::new("test_sampling")
+            .param(Param::argument("prompt").ty(AnswerType::String))
+            .param(Param::resolver("response", &["prompt"]).kind(InputKind::Sampling)),
+        "Asks the client's model the given prompt",
+    )
+    .argument_schema("prompt", json!({"type": "string"}))
+    .resolver("response", |r| async move {
+        Ok(Resolution::sampling(sampling_params(
+            &r.text("prompt"),
+            100,
+        )))
+    })
+    .run(|v: JsonObject, _call| async move {
+        Ok(text(format!(
+            "LLM response: {}",
+            sampled_text(&v, "response")
+        )))
     })?;
 
     let confirm = || Param::ask("confirm", "Please confirm").ty(one_field("ok", "boolean"));
@@ -248,13 +373,19 @@ pub fn register(elicit: Elicit) -> Result<Elicit, String> {
     Ok(elicit
         .resource(about)
         .tool(elicitation)
+        .tool(sampling)
+        .tool(list_roots)
         .tool(request_state)
+        .tool(multiple)
         .tool(multi_round)
         .tool(tampered)
+        .tool(capabilities)
+        .tool(missing_capability)
         .tool(streaming)
         .tool(logging)
         .tool(elicitation_tool)
         .tool(sep1034)
         .tool(sep1330)
+        .tool(sampling_tool)
         .prompt(prompt))
 }

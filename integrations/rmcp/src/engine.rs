@@ -2,7 +2,7 @@
 //! request, driven to the point where it needs the client (or is settled). Everything
 //! else in the crate speaks serde JSON; only this module knows the engine's calls.
 
-use elicit_core::{Inputs, Plan, Round, Step};
+use elicit_core::{Capabilities, Error, InputKind, Inputs, Plan, Round, Step};
 use serde_json::{Map, Value};
 
 use crate::CAP;
@@ -26,8 +26,9 @@ pub(crate) enum Need {
         param: String,
         values: Map<String, Value>,
     },
-    /// Handshake era: put `request` (`{"method", "params"}`) to the client for `param`.
-    Ask { param: String, request: Value },
+    /// Handshake era: put `request` (`{"method", "params"}`), a question of `kind`, to
+    /// the client.
+    Ask { kind: InputKind, request: Value },
 }
 
 /// How the host answered a [`Need`].
@@ -53,6 +54,25 @@ pub(crate) enum Outcome {
     /// The engine refused the call (a declined required answer, an answer outside the
     /// schema, …): the message is the caller-facing error.
     Failed(String),
+    /// A question needs a kind of request the client did not declare; nothing was
+    /// shown. `required` is the `requiredCapabilities` object of the `-32021`.
+    MissingCapability { message: String, required: Value },
+}
+
+/// Where an engine error leaves the round.
+fn failed(e: Error) -> Outcome {
+    match e {
+        Error::MissingCapability { missing, .. } => {
+            let mut out = Vec::new();
+            missing.write_json(&mut out);
+            Outcome::MissingCapability {
+                message: e.to_string(),
+                required: serde_json::from_slice(&out)
+                    .unwrap_or_else(|_| Value::Object(Map::new())),
+            }
+        }
+        e => Outcome::Failed(e.to_string()),
+    }
 }
 
 /// The request could not start a round (malformed `inputResponses`, non-object
@@ -71,6 +91,7 @@ fn parse_object(text: &str) -> Map<String, Value> {
 pub(crate) struct RoundDriver<'p> {
     plan: &'p Plan<'static, CAP>,
     era: Era,
+    capabilities: Capabilities,
     arguments: String,
     state: Option<String>,
     replies: Option<String>,
@@ -80,11 +101,13 @@ pub(crate) struct RoundDriver<'p> {
 }
 
 impl<'p> RoundDriver<'p> {
-    /// `arguments`: the call's arguments object as JSON text; `state`: the opened
-    /// plaintext state; `replies`: the raw `inputResponses` object as JSON text.
+    /// `capabilities`: the kinds of request the client declared (the engine gates on
+    /// them); `arguments`: the call's arguments object as JSON text; `state`: the
+    /// opened plaintext state; `replies`: the raw `inputResponses` object as JSON text.
     pub(crate) fn new(
         plan: &'p Plan<'static, CAP>,
         era: Era,
+        capabilities: Capabilities,
         arguments: String,
         state: Option<String>,
         replies: Option<String>,
@@ -92,6 +115,7 @@ impl<'p> RoundDriver<'p> {
         RoundDriver {
             plan,
             era,
+            capabilities,
             arguments,
             state,
             replies,
@@ -119,11 +143,12 @@ impl<'p> RoundDriver<'p> {
                     &self.arguments,
                     self.state.as_deref(),
                     self.replies.as_deref(),
-                ),
+                )
+                .with_capabilities(self.capabilities),
             ),
             Era::Handshake => (
                 elicit_core::Era::Handshake,
-                Inputs::handshake(&self.arguments),
+                Inputs::handshake(&self.arguments).with_capabilities(self.capabilities),
             ),
         };
         let built = Round::<CAP>::new(self.plan, era, inputs, &mut workspace);
@@ -132,7 +157,7 @@ impl<'p> RoundDriver<'p> {
         loop {
             let step = match round.poll() {
                 Ok(s) => s,
-                Err(e) => return Ok(Ok(Outcome::Failed(e.to_string()))),
+                Err(e) => return Ok(Ok(failed(e))),
             };
             let name = |param: usize| self.plan.name(param).unwrap_or_default().to_string();
             let fed = match step {
@@ -142,7 +167,7 @@ impl<'p> RoundDriver<'p> {
                     Some(Answer::Reply(_)) | None => {
                         let inputs = match round.resolve_inputs_json() {
                             Ok(t) => parse_object(&t),
-                            Err(e) => return Ok(Ok(Outcome::Failed(e.to_string()))),
+                            Err(e) => return Ok(Ok(failed(e))),
                         };
                         return Ok(Err(Need::Resolve {
                             param: name(param),
@@ -153,20 +178,21 @@ impl<'p> RoundDriver<'p> {
                 Step::Ask { param } => match given.next() {
                     Some(Answer::Reply(r)) => round.answer(r),
                     Some(_) | None => {
-                        let ask: Value = match round.ask_json() {
+                        let params: Value = match round.ask_json() {
                             Ok(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
-                            Err(e) => return Ok(Ok(Outcome::Failed(e.to_string()))),
+                            Err(e) => return Ok(Ok(failed(e))),
                         };
+                        let kind = self.plan.kind(param).unwrap_or(InputKind::Form);
                         return Ok(Err(Need::Ask {
-                            param: name(param),
-                            request: ask_request(ask),
+                            kind,
+                            request: serde_json::json!({"method": kind.method(), "params": params}),
                         }));
                     }
                 },
                 Step::Done => {
                     return Ok(Ok(match round.values_json() {
                         Ok(t) => Outcome::Done(parse_object(&t)),
-                        Err(e) => Outcome::Failed(e.to_string()),
+                        Err(e) => failed(e),
                     }))
                 }
                 Step::InputRequired => {
@@ -174,25 +200,13 @@ impl<'p> RoundDriver<'p> {
                     let state = round.request_state_json();
                     return Ok(Ok(match (requests, state) {
                         (Ok(requests), Ok(state)) => Outcome::InputRequired { requests, state },
-                        (Err(e), _) | (_, Err(e)) => Outcome::Failed(e.to_string()),
+                        (Err(e), _) | (_, Err(e)) => failed(e),
                     }));
                 }
             };
             if let Err(e) = fed {
-                return Ok(Ok(Outcome::Failed(e.to_string())));
+                return Ok(Ok(failed(e)));
             }
         }
-    }
-}
-
-/// The request to put to the client for a handshake-era question. The engine writes
-/// the `params` of `elicitation/create`; a question of another input kind (sampling,
-/// roots) comes as `{"method", "params"}` already.
-fn ask_request(ask: Value) -> Value {
-    match ask {
-        Value::Object(m) if m.contains_key("method") && m.contains_key("params") => {
-            Value::Object(m)
-        }
-        params => serde_json::json!({"method": "elicitation/create", "params": params}),
     }
 }

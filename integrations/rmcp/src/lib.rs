@@ -46,16 +46,18 @@
 //! # let _ = elicit;
 //! ```
 //!
-//! Input kinds: today every question is form elicitation. The gate
-//! ([`required_capability`]) and the back-channel read the method of each request the
-//! engine writes, so URL elicitation, sampling and roots questions pass through the
-//! same paths when the engine renders them.
+//! Input kinds: a parameter is asked by form elicitation, URL-mode elicitation,
+//! sampling or roots, as its declaration says (elicit-core `Param::url`,
+//! `Param::sampling`, `Param::roots`, or a resolver of that `kind`); a sampling
+//! parameter settles to the `CreateMessageResult`, roots to the roots array, URL mode
+//! to `true`. The engine gates each round on the kinds the client declared
+//! (`Capabilities::from_client_json` of its ClientCapabilities); this crate only
+//! passes them in and answers the engine's refusal with `-32021`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod engine;
-mod gate;
 mod state;
 pub mod stdio;
 
@@ -65,7 +67,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use elicit_core::Plan;
+use elicit_core::{Capabilities, InputKind, Plan};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
@@ -79,8 +81,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use engine::{Answer, Era, Need, Outcome, RoundDriver};
-pub use gate::{declares_form_elicitation, required_capability, MISSING_CAPABILITY};
 pub use state::{parse_keys, Rejected, StateCodec, MAX_KEYS};
+
+/// JSON-RPC code of "Missing Required Client Capability" (`data.requiredCapabilities`
+/// names what is missing, as a ClientCapabilities object).
+pub const MISSING_CAPABILITY: i32 = -32021;
 
 /// Most parameters one declaration may have.
 pub const CAP: usize = 16;
@@ -143,8 +148,11 @@ impl Resolve {
 pub enum Resolution {
     /// The value itself: nothing is asked, nothing recorded.
     Value(Value),
-    /// A question (JSON object: `{"message": ...}`, optionally with `type` keys that
-    /// refine the declared answer type); asked with the parameter's declared type.
+    /// A question in the shape of the resolver's declared kind (elicit-core
+    /// `Round::resolve_question`): form `{"message": ...}` (optionally with `type`,
+    /// `title`, `description`; asked with the parameter's declared type by default),
+    /// URL mode `{"message": ..., "url": ...}`, `{"sampling": {CreateMessageRequest
+    /// params}}` or `{"roots": {}}`.
     Question(Value),
 }
 
@@ -154,9 +162,20 @@ impl Resolution {
         Resolution::Value(serde_json::to_value(v).unwrap_or(Value::Null))
     }
 
-    /// Ask `message`, with the parameter's declared answer type.
+    /// Ask `message` (a form resolver), with the parameter's declared answer type.
     pub fn ask(message: impl Into<String>) -> Self {
         Resolution::Question(json!({ "message": message.into() }))
+    }
+
+    /// Send the user to `url` with `message` (a URL-mode resolver).
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Resolution::Question(json!({ "message": message.into(), "url": url.into() }))
+    }
+
+    /// Ask the client's model (a sampling resolver): `params` are a
+    /// CreateMessageRequest's params (`messages`, `maxTokens`, ...).
+    pub fn sampling(params: Value) -> Self {
+        Resolution::Question(json!({ "sampling": params }))
     }
 }
 
@@ -885,7 +904,9 @@ impl Elicit {
         };
         let era = if modern { Era::Modern } else { Era::Handshake };
         let arguments = Value::Object(request.arguments.clone()).to_string();
-        let mut driver = RoundDriver::new(&declared.plan, era, arguments, state, replies);
+        let capabilities = declared_kinds(context);
+        let mut driver =
+            RoundDriver::new(&declared.plan, era, capabilities, arguments, state, replies);
         loop {
             let step = driver
                 .next()
@@ -893,11 +914,14 @@ impl Elicit {
             match step {
                 Ok(Outcome::Done(values)) => return Ok(Settled::Values(values)),
                 Ok(Outcome::Failed(message)) => return Ok(Settled::Failed(message)),
+                Ok(Outcome::MissingCapability { message, required }) => {
+                    return Err(ErrorData::new(
+                        ErrorCode(MISSING_CAPABILITY),
+                        message,
+                        Some(json!({ "requiredCapabilities": required })),
+                    ))
+                }
                 Ok(Outcome::InputRequired { requests, state }) => {
-                    let caps = client_capabilities_json(context);
-                    for (param, req) in &requests {
-                        gate::check(&caps, None, param, req)?;
-                    }
                     let token = self.seal_state(&state, request)?;
                     let mut input_requests = InputRequests::new();
                     for (param, req) in requests {
@@ -928,16 +952,15 @@ impl Elicit {
                         Resolution::Question(q) => Answer::Question(q.to_string()),
                     });
                 }
-                Err(Need::Ask {
-                    param,
-                    request: ask,
-                }) => {
-                    let caps = client_capabilities_json(context);
-                    let version = context.protocol_version();
-                    gate::check(&caps, version.as_ref().map(|v| v.as_str()), &param, &ask)?;
+                Err(Need::Ask { kind, request: ask }) => {
                     let reply = self.ask(context, &ask).await;
                     match reply {
                         Ok(reply) => driver.give(Answer::Reply(reply)),
+                        // A client that refuses a sampling or roots request has declined
+                        // it: the parameter takes its default or the call fails.
+                        Err(_) if matches!(kind, InputKind::Sampling | InputKind::Roots) => {
+                            driver.give(Answer::Reply(r#"{"action":"decline"}"#.into()))
+                        }
                         Err(message) => {
                             return Ok(Settled::Failed(format!(
                                 "Error calling {} {}: {message}",
@@ -982,12 +1005,22 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
-/// The client's declared capabilities as JSON (`{}` when none are known).
-fn client_capabilities_json(context: &RequestContext<RoleServer>) -> Value {
-    context
+/// The kinds of request the client declared: its ClientCapabilities (request `_meta`
+/// on 2026-07-28, `initialize` on the handshake era) read as the MCP Python SDK reads
+/// them. Before 2025-06-18 there is no `elicitation/create`, whatever was declared.
+/// The engine gates every question on these.
+fn declared_kinds(context: &RequestContext<RoleServer>) -> Capabilities {
+    let mut caps = context
         .client_capabilities()
         .and_then(|c| serde_json::to_value(c).ok())
-        .unwrap_or_else(|| json!({}))
+        .unwrap_or_else(|| json!({}));
+    let version = context.protocol_version();
+    if version.is_some_and(|v| v.as_str() < "2025-06-18") {
+        if let Value::Object(m) = &mut caps {
+            m.remove("elicitation");
+        }
+    }
+    Capabilities::from_client_json(&caps.to_string())
 }
 
 /// A JSON value as text: strings unquoted, everything else as JSON.
