@@ -210,3 +210,155 @@ impl<'p> RoundDriver<'p> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{InputRequest, ServerRequest};
+    use serde_json::json;
+
+    /// One parameter of each kind, all independent.
+    const KINDS: &str = r#"{"tool":"kinds","parameters":[
+        {"name":"form","elicit":{"message":"Name?"}},
+        {"name":"url","elicit":{"message":"Pay","url":"https://pay.example/1"}},
+        {"name":"sample","elicit":{"sampling":{"messages":[{"role":"user","content":{"type":"text","text":"Hi"}}],"maxTokens":10}}},
+        {"name":"roots","elicit":{"roots":{}}}]}"#;
+
+    fn plan(text: &'static str) -> Plan<'static, CAP> {
+        Plan::compile(text).unwrap()
+    }
+
+    fn caps(json: &str) -> Capabilities {
+        Capabilities::from_client_json(json)
+    }
+
+    fn modern<'p>(
+        plan: &'p Plan<'static, CAP>,
+        caps: Capabilities,
+        state: Option<String>,
+        replies: Option<Value>,
+    ) -> RoundDriver<'p> {
+        RoundDriver::new(
+            plan,
+            Era::Modern,
+            caps,
+            "{}".into(),
+            state,
+            replies.map(|r| r.to_string()),
+        )
+    }
+
+    #[test]
+    fn undeclared_kinds_are_the_engines_missing_capability() {
+        let plan = plan(KINDS);
+        let out = modern(&plan, caps(r#"{"elicitation":{}}"#), None, None).next();
+        let Ok(Ok(Outcome::MissingCapability { message, required })) = out else {
+            panic!("expected MissingCapability");
+        };
+        assert_eq!(
+            required,
+            json!({"elicitation": {"url": {}}, "sampling": {}, "roots": {}})
+        );
+        assert_eq!(
+            message,
+            "Client did not declare the url elicitation capability required by resolver 'url'"
+        );
+    }
+
+    #[test]
+    fn every_kind_is_batched_as_rmcp_input_requests() {
+        let plan = plan(KINDS);
+        let all = caps(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#);
+        let Ok(Ok(Outcome::InputRequired { requests, state })) =
+            modern(&plan, all, None, None).next()
+        else {
+            panic!("expected InputRequired");
+        };
+        let methods: Vec<_> = requests
+            .iter()
+            .map(|(k, v)| (k.as_str(), v["method"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            methods,
+            [
+                ("form", "elicitation/create"),
+                ("url", "elicitation/create"),
+                ("sample", "sampling/createMessage"),
+                ("roots", "roots/list")
+            ]
+        );
+        // The adapter hands each one to rmcp's typed InputRequest.
+        for (k, v) in &requests {
+            serde_json::from_value::<InputRequest>(v.clone())
+                .unwrap_or_else(|e| panic!("{k}: {v}: {e}"));
+        }
+        // Answers of each kind settle: sampling to the CreateMessageResult, roots to the
+        // array, URL mode to true.
+        let replies = json!({
+            "form": {"action": "accept", "content": {"value": "Ada"}},
+            "url": {"action": "accept"},
+            "sample": {"role": "assistant", "content": {"type": "text", "text": "Hello"},
+                       "model": "m", "stopReason": "endTurn"},
+            "roots": {"roots": [{"uri": "file:///r", "name": "R"}]}
+        });
+        let Ok(Ok(Outcome::Done(values))) = modern(&plan, all, Some(state), Some(replies)).next()
+        else {
+            panic!("expected Done");
+        };
+        assert_eq!(values["form"], json!("Ada"));
+        assert_eq!(values["url"], json!(true));
+        assert_eq!(values["sample"]["content"]["text"], json!("Hello"));
+        assert_eq!(values["roots"], json!([{"uri": "file:///r", "name": "R"}]));
+    }
+
+    #[test]
+    fn a_reply_of_the_wrong_kind_fails_the_round() {
+        let plan = plan(KINDS);
+        let all = caps(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#);
+        let Ok(Ok(Outcome::InputRequired { state, .. })) = modern(&plan, all, None, None).next()
+        else {
+            panic!("expected InputRequired");
+        };
+        let replies = json!({"sample": {"action": "accept", "content": {"value": "x"}}});
+        let out = modern(&plan, all, Some(state), Some(replies)).next();
+        let Ok(Ok(Outcome::Failed(message))) = out else {
+            panic!("expected Failed");
+        };
+        assert!(message.contains("'sample'"), "{message}");
+    }
+
+    #[test]
+    fn handshake_questions_are_rmcp_server_requests_of_their_kind() {
+        let plan = plan(KINDS);
+        let all = caps(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#);
+        let mut driver = RoundDriver::new(&plan, Era::Handshake, all, "{}".into(), None, None);
+        let replies = [
+            r#"{"action":"accept","content":{"value":"Ada"}}"#,
+            r#"{"action":"accept"}"#,
+            r#"{"role":"assistant","content":{"type":"text","text":"Hello"},"model":"m"}"#,
+            r#"{"roots":[]}"#,
+        ];
+        let mut kinds = Vec::new();
+        for reply in replies {
+            let Ok(Err(Need::Ask { kind, request })) = driver.next() else {
+                panic!("expected an Ask");
+            };
+            assert_eq!(request["method"], json!(kind.method()));
+            if kind == InputKind::Url {
+                assert!(request["params"]["elicitationId"].is_string(), "{request}");
+            }
+            serde_json::from_value::<ServerRequest>(json!({
+                "jsonrpc": "2.0", "id": 1,
+                "method": request["method"], "params": request["params"]
+            }))
+            .unwrap_or_else(|e| panic!("{request}: {e}"));
+            kinds.push(kind);
+            driver.give(Answer::Reply(reply.into()));
+        }
+        assert_eq!(kinds, InputKind::ALL);
+        let Ok(Ok(Outcome::Done(values))) = driver.next() else {
+            panic!("expected Done");
+        };
+        assert_eq!(values["roots"], json!([]));
+    }
+}
