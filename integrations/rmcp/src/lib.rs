@@ -1010,12 +1010,17 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 /// them. Before 2025-06-18 there is no `elicitation/create`, whatever was declared.
 /// The engine gates every question on these.
 fn declared_kinds(context: &RequestContext<RoleServer>) -> Capabilities {
-    let mut caps = context
+    let caps = context
         .client_capabilities()
         .and_then(|c| serde_json::to_value(c).ok())
         .unwrap_or_else(|| json!({}));
     let version = context.protocol_version();
-    if version.is_some_and(|v| v.as_str() < "2025-06-18") {
+    kinds_at(caps, version.as_ref().map(|v| v.as_str()))
+}
+
+/// [`declared_kinds`] from the ClientCapabilities JSON and the negotiated version.
+fn kinds_at(mut caps: Value, version: Option<&str>) -> Capabilities {
+    if version.is_some_and(|v| v < "2025-06-18") {
         if let Value::Object(m) = &mut caps {
             m.remove("elicitation");
         }
@@ -1058,4 +1063,28 @@ pub fn py_repr(s: &str) -> String {
     }
     out.push(quote);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_kinds_follow_the_client_and_its_version() {
+        let all = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}});
+        assert_eq!(kinds_at(all.clone(), Some("2025-11-25")), Capabilities::ALL);
+        assert_eq!(kinds_at(all.clone(), None), Capabilities::ALL);
+        assert_eq!(
+            kinds_at(json!({"elicitation": {}}), Some("2026-07-28")),
+            Capabilities::FORM
+        );
+        assert_eq!(kinds_at(json!({}), None), Capabilities::NONE);
+        // No elicitation/create before 2025-06-18, whatever was declared.
+        assert_eq!(
+            kinds_at(all, Some("2025-03-26")),
+            Capabilities::NONE
+                .with(InputKind::Sampling)
+                .with(InputKind::Roots)
+        );
+    }
 }
