@@ -204,6 +204,32 @@ pub fn register(elicit: Elicit) -> Result<Elicit, String> {
         )))
     })?;
 
+    // Not named by the suite (its clients never declare URL mode): a URL-mode parameter
+    // whose resolver builds the URL from the model's argument; declining settles to the
+    // default, false. tests/interop/mcp/test_rmcp_kinds.py drives it with FastMCP.
+    let url_tool = tool(
+        Decl::new("test_url_elicitation")
+            .param(Param::argument("order").ty(AnswerType::String))
+            .param(
+                Param::resolver("paid", &["order"])
+                    .kind(InputKind::Url)
+                    .default_json("false"),
+            ),
+        "Sends the user to a payment page for the order (URL-mode elicitation)",
+    )
+    .argument_schema("order", json!({"type": "string"}))
+    .resolver("paid", |r| async move {
+        let order = r.text("order");
+        Ok(Resolution::url(
+            format!("Pay for order {order}"),
+            format!("https://pay.example/orders/{order}"),
+        ))
+    })
+    .run(|v: JsonObject, _call| async move {
+        let paid = v.get("paid").and_then(Value::as_bool).unwrap_or(false);
+        Ok(text(if paid { "Payment started" } else { "Not paid" }))
+    })?;
+
     let confirm = || Param::ask("confirm", "Please confirm").ty(one_field("ok", "boolean"));
     // input-required-result-request-state.
     let request_state = tool(
@@ -387,5 +413,6 @@ pub fn register(elicit: Elicit) -> Result<Elicit, String> {
         .tool(sep1034)
         .tool(sep1330)
         .tool(sampling_tool)
+        .tool(url_tool)
         .prompt(prompt))
 }

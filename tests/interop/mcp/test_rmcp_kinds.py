@@ -104,3 +104,32 @@ def test_no_sampling_capability_is_32021(conformance_server, transport, mode):
         run(go())
     assert e.value.error.code == -32021
     assert e.value.error.data == {"requiredCapabilities": {"sampling": {}}}
+
+
+class UrlVisitor:
+    """An elicitation handler for URL mode: records (message, url) and answers `action`."""
+
+    def __init__(self, action: str):
+        self.action = action
+        self.seen: list[tuple[str, str, str | None]] = []
+
+    async def __call__(self, message, response_type, params, context):
+        from fastmcp.client.elicitation import ElicitResult
+
+        self.seen.append((params.mode, message, getattr(params, "url", None)))
+        return ElicitResult(action=self.action)
+
+
+@both_transports
+@both_eras
+@pytest.mark.parametrize("action,text", [("accept", "Payment started"), ("decline", "Not paid")])
+def test_url_mode_parameter_settles_to_the_action(conformance_server, transport, mode, action, text):
+    visitor = UrlVisitor(action)
+
+    async def go():
+        async with client(transport, mode, conformance_server, elicitation_handler=visitor) as c:
+            return await c.call_tool("test_url_elicitation", {"order": "A17"})
+
+    r = run(go())
+    assert r.content[0].text == text
+    assert visitor.seen == [("url", "Pay for order A17", "https://pay.example/orders/A17")]
