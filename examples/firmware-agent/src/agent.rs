@@ -351,16 +351,8 @@ impl Agent {
             return;
         };
         let mut slot = None;
-        let round = match new_round(
-            &mut slot,
-            &plan,
-            Era::Handshake,
-            args.map_or("{}", |a| a.raw()),
-            None,
-            None,
-            caps,
-            ws,
-        ) {
+        let inputs = Inputs::handshake(args.map_or("{}", |a| a.raw())).with_capabilities(caps);
+        let round = match new_round(&mut slot, &plan, Era::Handshake, inputs, ws) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
@@ -567,16 +559,9 @@ impl Agent {
             .filter(|v| !v.is_null())
             .map(|v| v.raw());
         let mut slot = None;
-        let round = match new_round(
-            &mut slot,
-            &plan,
-            Era::Modern,
-            args.map_or("{}", |a| a.raw()),
-            state,
-            replies,
-            Capabilities::from_client_json(caps.raw()),
-            ws,
-        ) {
+        let inputs = Inputs::modern(args.map_or("{}", |a| a.raw()), state, replies)
+            .with_capabilities(Capabilities::from_client_json(caps.raw()));
+        let round = match new_round(&mut slot, &plan, Era::Modern, inputs, ws) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
@@ -718,17 +703,9 @@ fn new_round<'s, 'r, 'a>(
     slot: &'s mut Option<Round<'r, 'a, N>>,
     plan: &'r Plan<'a, N>,
     era: Era,
-    arguments: &'a str,
-    request_state: Option<&'a str>,
-    input_responses: Option<&'a str>,
-    caps: Capabilities,
+    inputs: Inputs<'a>,
     workspace: &'a mut [u8],
 ) -> Result<&'s mut Round<'r, 'a, N>, Error> {
-    let inputs = match era {
-        Era::Modern => Inputs::modern(arguments, request_state, input_responses),
-        Era::Handshake => Inputs::handshake(arguments),
-    }
-    .with_capabilities(caps);
     Round::new_in(slot, plan, era, inputs, workspace)
 }
 
