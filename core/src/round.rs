@@ -612,10 +612,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             let i = usize::from(i);
             let p = self.param(i)?;
             match &p.ask {
-                Some(AskKind::Literal(LiteralQ { digest, .. }))
-                | Some(AskKind::Url(UrlQ { digest, .. }))
+                Some(AskKind::Literal(LiteralQ { digest, .. })) => {
+                    self.cursor += 1;
+                    if let Some(step) = self.decide(i, p, p.ty, *digest, Asks::Literal)? {
+                        return Ok(step);
+                    }
+                }
+                // Without `input-kinds`, plans hold none of these (refused on load).
+                Some(AskKind::Url(UrlQ { digest, .. }))
                 | Some(AskKind::Sampling(RequestQ { digest, .. }))
-                | Some(AskKind::Roots(RequestQ { digest, .. })) => {
+                | Some(AskKind::Roots(RequestQ { digest, .. }))
+                    if cfg!(feature = "input-kinds") =>
+                {
                     self.cursor += 1;
                     if let Some(step) = self.decide(i, p, p.ty, *digest, Asks::Literal)? {
                         return Ok(step);
@@ -650,7 +658,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     self.phase = Phase::AwaitResolve(i as u8);
                     return Ok(Step::Resolve { param: i });
                 }
-                None => self.cursor += 1,
+                _ => self.cursor += 1,
             }
         }
         if self.pending().next().is_some() {
