@@ -708,6 +708,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// The request parameter `i` makes this round (any kind), if it was rendered.
     fn request(&self, i: usize) -> Option<Request<'a>> {
+        if !cfg!(feature = "input-kinds") {
+            return self.question(i).map(Request::Form);
+        }
         let slot = self.slots.get(i)?;
         let p = self.plan.params.get(i)?;
         match slot.asks {

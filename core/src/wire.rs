@@ -568,7 +568,10 @@ mod tests {
             Err(e) => {
                 assert!(!on);
                 let text = alloc::string::ToString::to_string(&e);
-                assert!(text.contains("'p'") && text.contains("\"input-kinds\""), "{text}");
+                assert!(
+                    text.contains("'p'") && text.contains("\"input-kinds\""),
+                    "{text}"
+                );
             }
         }
     }
