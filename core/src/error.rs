@@ -257,6 +257,7 @@ problems! {
     URL_QUESTION = "a URL-mode question is {\"message\": string, \"url\": string} and nothing else",
     SAMPLING_QUESTION = "a sampling question is {\"sampling\": {CreateMessageRequest params}} and nothing else",
     ROOTS_QUESTION = "a roots question is {\"roots\": {ListRootsRequest params}} and nothing else",
+    INPUT_KINDS_LEFT_OUT = "URL-mode elicitation, sampling and roots need elicit-core's \"input-kinds\" feature, which this build leaves out (enable it)",
 }
 
 impl Problem {

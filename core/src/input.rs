@@ -29,7 +29,17 @@
 //! `-32021`, whose `data.requiredCapabilities` is [`Capabilities::write_json`] of the
 //! missing kinds).
 
+use crate::error::Problem;
 use crate::json::{Kind, Sink, Value};
+
+/// Whether this build has `kind` (feature `input-kinds` for all but form).
+pub(crate) fn available(kind: InputKind) -> Result<(), Problem> {
+    if kind == InputKind::Form || cfg!(feature = "input-kinds") {
+        Ok(())
+    } else {
+        Err(Problem::INPUT_KINDS_LEFT_OUT)
+    }
+}
 
 /// How a parameter is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -58,7 +58,7 @@
 //! plus duplicate names, types outside the MCP elicitation subset, and capacity.
 
 use crate::error::{detail, name, CompileError, Problem, MAX_NAME};
-use crate::input::{Capabilities, InputKind};
+use crate::input::{available, Capabilities, InputKind};
 #[cfg(feature = "test-helpers")]
 use crate::json::Sink;
 use crate::json::{Kind, Str, Value};
@@ -140,8 +140,13 @@ pub(crate) enum AskKind<'a> {
 }
 
 impl AskKind<'_> {
-    /// The kind of request that asks the parameter.
+    /// The kind of request that asks the parameter. Without the `input-kinds` feature
+    /// every parameter is a form parameter (plans with other kinds are refused when
+    /// compiled or loaded), which lets the compiler drop the other kinds' paths.
     pub(crate) fn kind(&self) -> InputKind {
+        if !cfg!(feature = "input-kinds") {
+            return InputKind::Form;
+        }
         match self {
             AskKind::Literal(_) => InputKind::Form,
             AskKind::Resolver { kind, .. } => *kind,
@@ -406,6 +411,12 @@ impl<'a, const N: usize> Plan<'a, N> {
             return Err(decl_err(pname, "unknown key in \"elicit\"; use \"message\" (with \"title\"/\"description\", or \"url\"), \"sampling\", \"roots\", or \"needs\" with \"kind\"/\"declares\""));
         }
         let has = |k: &str| e.get(k).is_some();
+        let left_out = |kind| {
+            available(kind).map_err(|problem| CompileError::Declaration {
+                at: name(pname),
+                problem,
+            })
+        };
         let others = |allowed: &[&str]| e.members().any(|(k, _)| k.which(allowed).is_none());
         let message = e.get("message");
         if has("needs") {
@@ -423,6 +434,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             } else {
                 InputKind::Roots
             };
+            left_out(kind)?;
             if others(&[kind.as_str()]) {
                 return Err(decl_err(pname, SHAPES));
             }
@@ -447,6 +459,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             .as_str()
             .ok_or_else(|| decl_err(pname, "\"message\" must be a string"))?;
         if let Some(u) = e.get("url") {
+            left_out(InputKind::Url)?;
             if others(&["message", "url"]) {
                 return Err(decl_err(
                     pname,
@@ -506,6 +519,10 @@ impl<'a, const N: usize> Plan<'a, N> {
                     )
                 })?,
         };
+        available(kind).map_err(|problem| CompileError::Declaration {
+            at: name(pname),
+            problem,
+        })?;
         let declares = match e.get("declares") {
             None => None,
             Some(_) if kind != InputKind::Form => {
@@ -646,6 +663,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 }),
                 q.digest,
             ),
+            _ if !cfg!(feature = "input-kinds") => return None,
             AskKind::Url(q) => (
                 Request::Url {
                     message: q.message,

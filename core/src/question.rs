@@ -225,6 +225,13 @@ impl<'a> Request<'a> {
         elicitation_id: Option<&[u8]>,
         out: &mut dyn Sink,
     ) {
+        if !cfg!(feature = "input-kinds") {
+            // Only form questions exist in this build.
+            if let Request::Form(q) = *self {
+                write_params(q.message, &q.ty, q.title, q.description, render, out);
+            }
+            return;
+        }
         match *self {
             Request::Form(q) => write_params(q.message, &q.ty, q.title, q.description, render, out),
             Request::Url { message, url } => {

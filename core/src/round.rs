@@ -145,6 +145,10 @@ struct Slot<'a> {
     digest: [u8; 16],
     /// Whether the answer is carried in the next state.
     carried: bool,
+    /// Settled, this round, by a reply that came without a state, or from a value
+    /// that was: a question built from it would not have been asked yet, so a reply to
+    /// it does not count (see [`Round::decide`]).
+    late: bool,
     /// The state's `answers` entry for this parameter (last one wins), read once per
     /// round by [`Round::index`].
     recorded: Option<Recorded<'a>>,
@@ -166,6 +170,7 @@ const EMPTY: Slot<'static> = Slot {
     asks: Asks::Nothing,
     digest: [0; 16],
     carried: false,
+    late: false,
     recorded: None,
     asked: None,
     reply: None,
@@ -607,10 +612,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             let i = usize::from(i);
             let p = self.param(i)?;
             match &p.ask {
-                Some(AskKind::Literal(LiteralQ { digest, .. }))
-                | Some(AskKind::Url(UrlQ { digest, .. }))
+                Some(AskKind::Literal(LiteralQ { digest, .. })) => {
+                    self.cursor += 1;
+                    if let Some(step) = self.decide(i, p, p.ty, *digest, Asks::Literal)? {
+                        return Ok(step);
+                    }
+                }
+                // Without `input-kinds`, plans hold none of these (refused on load).
+                Some(AskKind::Url(UrlQ { digest, .. }))
                 | Some(AskKind::Sampling(RequestQ { digest, .. }))
-                | Some(AskKind::Roots(RequestQ { digest, .. })) => {
+                | Some(AskKind::Roots(RequestQ { digest, .. }))
+                    if cfg!(feature = "input-kinds") =>
+                {
                     self.cursor += 1;
                     if let Some(step) = self.decide(i, p, p.ty, *digest, Asks::Literal)? {
                         return Ok(step);
@@ -645,7 +658,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     self.phase = Phase::AwaitResolve(i as u8);
                     return Ok(Step::Resolve { param: i });
                 }
-                None => self.cursor += 1,
+                _ => self.cursor += 1,
             }
         }
         if self.pending().next().is_some() {
@@ -695,6 +708,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// The request parameter `i` makes this round (any kind), if it was rendered.
     fn request(&self, i: usize) -> Option<Request<'a>> {
+        if !cfg!(feature = "input-kinds") {
+            return self.question(i).map(Request::Form);
+        }
         let slot = self.slots.get(i)?;
         let p = self.plan.params.get(i)?;
         match slot.asks {
@@ -703,6 +719,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Asks::Resolver { .. } => self.question(i).map(Request::Form),
             Asks::Request { question } => read_request(kind_of(p), question, &p.ty).ok(),
         }
+    }
+
+    /// Whether a resolver parameter's elicited needs include a value settled by a
+    /// stateless reply of this call (directly or through a resolver's value).
+    fn late_needs(&self, p: &Param<'a>) -> bool {
+        let Some(AskKind::Resolver { needs, .. }) = &p.ask else {
+            return false;
+        };
+        needs
+            .iter()
+            .any(|&j| self.slots.get(usize::from(j)).is_some_and(|s| s.late))
     }
 
     /// Capability gating, before anything is shown: the error when a question this
@@ -733,9 +760,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     ///
     /// A reply counts when it answers the question asked last round (the state's
     /// `asked` digest equals this question's), or, when the call carries no
-    /// `requestState` at all, when it answers the question asked now (deliberate
-    /// deviation 6: a stateless client that answers the question it would be asked
-    /// gets the same result one round trip sooner).
+    /// `requestState` at all, when it answers a question the call's first round asks
+    /// (deliberate deviation 6: a stateless client that answers the questions it would
+    /// be asked gets the same result one round trip sooner; a question built from such
+    /// an answer is asked in the next round, as it would have been).
     fn decide(
         &mut self,
         i: usize,
@@ -745,7 +773,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
         let kind = kind_of(p);
-        let stateless = self.stateless;
+        // Stateless, a reply counts only for a question the call's first round asks:
+        // none of its elicited needs may stem from a reply of this same call.
+        let stateless = self.stateless && !self.late_needs(p);
         let declared = self.caps.contains(kind);
         let Some(slot) = self.slots.get_mut(i) else {
             return Err(NO_PARAM);
@@ -806,6 +836,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
                     answer = Some(take_reply(kind, reply, pname)?);
+                    slot.late = asked.is_none();
                 }
             }
         }
@@ -859,9 +890,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             param: name(pname),
             problem: Problem::VALUE_NOT_JSON,
         })?;
+        let late = self.late_needs(self.param(i)?);
         let slot = self.slot_mut(i)?;
         slot.status = Status::Settled;
         slot.source = Source::Host(v);
+        slot.late = late;
         self.cursor += 1;
         self.phase = Phase::Running;
         Ok(())

@@ -27,7 +27,7 @@ use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
-use crate::input::InputKind;
+use crate::input::{self, InputKind};
 use crate::json::{Str, Value};
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ, MAX_NEEDS};
 use crate::question::{check_request_params, question_digest, request_digest, url_digest};
@@ -344,6 +344,7 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
                 if needs.iter().any(|&j| j as usize >= len) {
                     return Err(bad(p.name, Problem::PLAN_NEED));
                 }
+                input::available(kind).map_err(|e| bad(p.name, e))?;
                 let declares = match declares {
                     None => None,
                     Some(_) if kind != InputKind::Form => {
@@ -362,6 +363,11 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
                     declares,
                     kind,
                 })
+            }
+            Some(AskWire::Url(_) | AskWire::Sampling(_) | AskWire::Roots(_))
+                if !cfg!(feature = "input-kinds") =>
+            {
+                return Err(bad(p.name, Problem::INPUT_KINDS_LEFT_OUT));
             }
             Some(AskWire::Url(mut q)) => {
                 q.digest = url_digest(q.message, q.url);
@@ -533,6 +539,41 @@ mod tests {
         put(&[0]); // not an outcome
         put(&[1, 0]); // order: [0]
         b
+    }
+
+    /// A plan with a URL-mode question loads when the build has `input-kinds`, and
+    /// otherwise fails naming the parameter and the feature; so does a declaration.
+    #[test]
+    fn left_out_input_kinds_are_named() {
+        let mut b: heapless::Vec<u8, 64> = heapless::Vec::new();
+        let mut put = |bytes: &[u8]| b.extend_from_slice(bytes).expect("room");
+        put(&[PLAN_FORMAT_VERSION, 1]);
+        put(&[1, b't', 1, 1, b'p']); // tool "t", one parameter "p"
+        put(&[0, 0, 0, 0]); // type: string, no spec, no choices; no default
+        put(&[1, 2, 2, b'Q', b'?', 1, b'u']); // Some(Url { "Q?", "u" })
+        put(&[0, 1, 0]); // not an outcome; order [0]
+        let on = cfg!(feature = "input-kinds");
+        match Plan::<'_, 4>::from_postcard(&b) {
+            Ok(plan) => assert!(on && plan.kind(0) == Some(InputKind::Url)),
+            Err(CompileError::Declaration { at, problem }) => {
+                assert!(!on, "{}", problem.as_str());
+                assert_eq!(at.as_str(), "p");
+                assert!(problem.as_str().contains("\"input-kinds\""));
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+        let decl = r#"{"tool":"t","parameters":[{"name":"p","elicit":{"roots":{}}}]}"#;
+        match Plan::<'_, 4>::compile(decl) {
+            Ok(_) => assert!(on),
+            Err(e) => {
+                assert!(!on);
+                let text = alloc::string::ToString::to_string(&e);
+                assert!(
+                    text.contains("'p'") && text.contains("\"input-kinds\""),
+                    "{text}"
+                );
+            }
+        }
     }
 
     /// A plan with an object type or a raw schema loads when the build has the feature,

@@ -315,6 +315,33 @@ mod reference_rules {
         );
     }
 
+    /// Deviation 6 stops at the first round: a question built from a stateless reply's
+    /// answer would only have been asked in the next round, so a reply to it is
+    /// discarded (with the note) and it is asked, as the reference asks it.
+    #[test]
+    fn stateless_replies_answer_only_first_round_questions() {
+        let host = Host::new(json!({"tool": "t", "parameters": [
+            {"name": "a", "elicit": {"message": "A?"}},
+            {"name": "b", "elicit": {"needs": ["a"]}}
+        ]}))
+        .resolver("b", |i| ask(format!("B for {}?", i["a"].as_str().unwrap())));
+        let replies = accepted(&[("a", json!("x")), ("b", json!("y"))]);
+        let (out, notes) = host.round_with_notes(&json!({}), None, Some(&replies));
+        assert_eq!(out.asked_names(), ["b"]);
+        assert_eq!(
+            notes,
+            ["INFO Discarding the reply for 'b': the question changed since it was asked"]
+        );
+        // The state carries a's answer: the next round finishes with b's reply.
+        let (_, state) = out.ask();
+        let done = host.round(
+            &json!({}),
+            Some(state),
+            Some(&accepted(&[("b", json!("y"))])),
+        );
+        assert_eq!(done.values(), &json!({"a": "x", "b": "y"}));
+    }
+
     /// With a state, a reply counts only for the question that state asked.
     #[test]
     fn reply_the_state_did_not_ask_is_ignored_with_a_note() {

@@ -1,7 +1,8 @@
 //! Property tests of the round machine's invariants (proptest).
 //!
 //! Random declarations (literal questions, resolvers over a random DAG of needs, some
-//! resolvers returning values instead of asking, model-supplied arguments) are driven
+//! resolvers returning values instead of asking, model-supplied arguments; every question
+//! of a random input kind: form, URL mode, sampling or roots) are driven
 //! to completion by a client that accepts every question, the way the reference's
 //! multi-round flow goes. Checked on every round:
 //!
@@ -17,7 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use elicit_core::{Era, Inputs, Plan, Round, Step};
+use elicit_core::{Capabilities, Era, Inputs, Plan, Round, Step};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -28,11 +29,38 @@ const CAP: usize = 16;
 enum Spec {
     /// A model-supplied argument.
     Arg,
-    /// A literal question.
-    Literal(String),
+    /// A literal question of a kind (see [`KINDS`]).
+    Literal(String, usize),
     /// A resolver needing these parameter indices; `true` when it returns a value
-    /// instead of asking.
-    Resolver(Vec<usize>, bool),
+    /// instead of asking; the kind of question it asks.
+    Resolver(Vec<usize>, bool, usize),
+}
+
+/// The input kinds, by index.
+const KINDS: [&str; 4] = ["form", "url", "sampling", "roots"];
+
+/// The `elicit` object (literal) or resolver question of `kind` with `text`.
+fn question(kind: usize, text: &str) -> Value {
+    match kind {
+        0 => json!({"message": text}),
+        1 => json!({"message": text, "url": format!("https://example.test/{}", text.len())}),
+        2 => {
+            json!({"sampling": {"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": 10}})
+        }
+        _ => json!({"roots": {}}),
+    }
+}
+
+/// The client's reply to parameter `i`'s question of `kind`.
+fn reply_of(i: usize, kind: usize) -> Value {
+    match kind {
+        0 => json!({"action": "accept", "content": {"value": format!("ans-{i}")}}),
+        1 => json!({"action": "accept"}),
+        2 => {
+            json!({"role": "assistant", "content": {"type": "text", "text": format!("ans-{i}")}, "model": "m"})
+        }
+        _ => json!({"roots": [{"uri": format!("file:///ans-{i}")}]}),
+    }
 }
 
 /// A declaration: parameters `p0..pn` in signature order.
@@ -53,10 +81,10 @@ impl Decl {
             .enumerate()
             .map(|(i, s)| match s {
                 Spec::Arg => json!({"name": Self::name(i)}),
-                Spec::Literal(m) => json!({"name": Self::name(i), "elicit": {"message": m}}),
-                Spec::Resolver(needs, _) => json!({
+                Spec::Literal(m, k) => json!({"name": Self::name(i), "elicit": question(*k, m)}),
+                Spec::Resolver(needs, _, k) => json!({
                     "name": Self::name(i),
-                    "elicit": {"needs": needs.iter().map(|&j| Self::name(j)).collect::<Vec<_>>()}
+                    "elicit": {"needs": needs.iter().map(|&j| Self::name(j)).collect::<Vec<_>>(), "kind": KINDS[*k]}
                 }),
             })
             .collect();
@@ -79,8 +107,29 @@ impl Decl {
 
     fn needs(&self, i: usize) -> &[usize] {
         match &self.specs[i] {
-            Spec::Resolver(n, _) => n,
+            Spec::Resolver(n, ..) => n,
             _ => &[],
+        }
+    }
+
+    /// The value parameter `i` settles to.
+    fn want(&self, i: usize) -> Value {
+        match self.specs[i] {
+            Spec::Resolver(_, true, _) => resolver_value(i),
+            Spec::Literal(_, k) | Spec::Resolver(_, _, k) => match k {
+                0 => json!(format!("ans-{i}")),
+                1 => json!(true),
+                2 => reply_of(i, 2),
+                _ => reply_of(i, 3)["roots"].clone(),
+            },
+            Spec::Arg => json!(format!("arg-{i}")),
+        }
+    }
+
+    fn kind(&self, i: usize) -> usize {
+        match self.specs[i] {
+            Spec::Literal(_, k) | Spec::Resolver(_, _, k) => k,
+            Spec::Arg => 0,
         }
     }
 }
@@ -99,6 +148,7 @@ fn decls() -> impl Strategy<Value = Decl> {
                         any::<u16>(),
                         any::<bool>(),
                         "[a-z ?é\"\\\\☃]{0,12}",
+                        0usize..4,
                     ),
                     n,
                 ),
@@ -106,29 +156,24 @@ fn decls() -> impl Strategy<Value = Decl> {
         })
         .prop_map(|(n, rank, raw)| {
             let mut specs = Vec::new();
-            for (i, (kind, mask, value, msg)) in raw.into_iter().enumerate() {
+            for (i, (kind, mask, value, msg, input)) in raw.into_iter().enumerate() {
                 let lower: Vec<usize> = (0..n).filter(|&j| rank[j] < rank[i]).collect();
                 let spec = match kind {
                     0..=1 => Spec::Arg,
-                    2..=4 => Spec::Literal(format!("L{i} {msg}")),
+                    2..=4 => Spec::Literal(format!("L{i} {msg}"), input),
                     _ => {
                         let needs: Vec<usize> = lower
                             .iter()
                             .copied()
                             .filter(|j| mask & (1 << (j % 16)) != 0)
                             .collect();
-                        Spec::Resolver(needs, value && kind % 2 == 0)
+                        Spec::Resolver(needs, value && kind % 2 == 0, input)
                     }
                 };
                 specs.push(spec);
             }
             Decl { specs }
         })
-}
-
-/// The answer the client gives for a parameter.
-fn answer_of(i: usize) -> Value {
-    json!(format!("ans-{i}"))
 }
 
 /// The value a value-returning resolver gives.
@@ -161,7 +206,7 @@ fn round(
     let mut r = Round::new(
         plan,
         Era::Modern,
-        Inputs::modern(&args, state, replies),
+        Inputs::modern(&args, state, replies).with_capabilities(Capabilities::ALL),
         &mut ws,
     )
     .map_err(|e| TestCaseError::fail(format!("round start: {e}")))?;
@@ -185,23 +230,25 @@ fn round(
                             param,
                             j
                         );
-                        let want = match decl.specs[j] {
-                            Spec::Resolver(_, true) => resolver_value(j),
-                            _ => answer_of(j),
-                        };
-                        prop_assert_eq!(&inputs[&name], &want, "p{} got the wrong p{}", param, j);
+                        prop_assert_eq!(
+                            &inputs[&name],
+                            &decl.want(j),
+                            "p{} got the wrong p{}",
+                            param,
+                            j
+                        );
                     } else {
                         prop_assert_eq!(&inputs[&name], &json!(format!("arg-{j}")));
                     }
                 }
                 match decl.specs[param] {
-                    Spec::Resolver(_, true) => {
+                    Spec::Resolver(_, true, _) => {
                         r.resolve_value(&resolver_value(param).to_string()).unwrap();
                         settled.insert(param);
                     }
                     _ => {
                         // The question quotes the inputs, so it is stable across rounds.
-                        let q = json!({"message": format!("R{param} with {inputs}")});
+                        let q = question(decl.kind(param), &format!("R{param} with {inputs}"));
                         r.resolve_question(&q.to_string()).unwrap();
                     }
                 }
@@ -245,7 +292,7 @@ fn expected_batch(decl: &Decl, answered: &BTreeSet<usize>) -> BTreeSet<usize> {
     loop {
         let before = settled.len();
         for i in 0..n {
-            if let Spec::Resolver(needs, true) = &decl.specs[i] {
+            if let Spec::Resolver(needs, true, _) = &decl.specs[i] {
                 if needs
                     .iter()
                     .all(|&j| !decl.elicited(j) || settled.contains(&j))
@@ -260,7 +307,7 @@ fn expected_batch(decl: &Decl, answered: &BTreeSet<usize>) -> BTreeSet<usize> {
     }
     (0..n)
         .filter(|&i| decl.elicited(i) && !settled.contains(&i))
-        .filter(|&i| !matches!(decl.specs[i], Spec::Resolver(_, true)))
+        .filter(|&i| !matches!(decl.specs[i], Spec::Resolver(_, true, _)))
         .filter(|&i| {
             decl.needs(i)
                 .iter()
@@ -279,7 +326,7 @@ proptest! {
         let plan = Plan::<CAP>::compile(&text).map_err(|e| TestCaseError::fail(format!("{e}: {text}")))?;
         let order: Vec<usize> = plan.resolution_order().collect();
         // 3: with no needs at all, resolution order is signature order.
-        if decl.specs.iter().all(|s| !matches!(s, Spec::Resolver(n, _) if !n.is_empty())) {
+        if decl.specs.iter().all(|s| !matches!(s, Spec::Resolver(n, ..) if !n.is_empty())) {
             let elicited: Vec<usize> = (0..decl.specs.len()).filter(|&i| decl.elicited(i)).collect();
             prop_assert_eq!(&order, &elicited);
         }
@@ -291,11 +338,7 @@ proptest! {
                 Out::Done(values) => {
                     // Every elicited parameter has its value.
                     for i in (0..decl.specs.len()).filter(|&i| decl.elicited(i)) {
-                        let want = match decl.specs[i] {
-                            Spec::Resolver(_, true) => resolver_value(i),
-                            _ => answer_of(i),
-                        };
-                        prop_assert_eq!(&values[Decl::name(i)], &want);
+                        prop_assert_eq!(&values[Decl::name(i)], &decl.want(i));
                     }
                     prop_assert_eq!(expected_batch(&decl, &answered), BTreeSet::new());
                     return Ok(());
@@ -325,7 +368,7 @@ proptest! {
                     }
                     let mut m = serde_json::Map::new();
                     for i in &idx {
-                        m.insert(Decl::name(*i), json!({"action": "accept", "content": {"value": answer_of(*i)}}));
+                        m.insert(Decl::name(*i), reply_of(*i, decl.kind(*i)));
                         answered.insert(*i);
                     }
                     state = Some(s);

@@ -23,7 +23,7 @@ use elicit_core::json::Str;
 use elicit_core::json::{write_i64, write_str, Kind, Value};
 #[cfg(feature = "seal")]
 use elicit_core::seal::{Binding, Sealer};
-use elicit_core::{Era, Error, Inputs, Plan, Round, Sink, SliceSink, Step, Style};
+use elicit_core::{Capabilities, Era, Error, Inputs, Plan, Round, Sink, SliceSink, Step, Style};
 
 use crate::board::Uart;
 #[cfg(feature = "seal")]
@@ -70,10 +70,10 @@ pub struct Buffers {
 #[derive(Clone, Copy)]
 enum Connection {
     Modern,
-    /// Handshake era: whether `initialize` declared form elicitation on a version that
-    /// has it (2025-06-18 or later).
+    /// Handshake era: the kinds `initialize` declared (none before 2025-06-18, which has
+    /// no elicitation).
     Handshake {
-        can_ask: bool,
+        caps: Capabilities,
     },
 }
 
@@ -165,7 +165,9 @@ impl Agent {
             .get_or_insert(if method != "initialize" && enveloped {
                 Connection::Modern
             } else {
-                Connection::Handshake { can_ask: false }
+                Connection::Handshake {
+                    caps: Capabilities::NONE,
+                }
             });
         match conn {
             Connection::Modern if method == "initialize" => {
@@ -184,7 +186,7 @@ impl Agent {
                 "connection is serving the handshake protocol; enveloped 2026-07-28 requests are not accepted",
             ),
             Connection::Handshake { .. } if method == "initialize" => self.initialize(id, params),
-            Connection::Handshake { can_ask } => match method {
+            Connection::Handshake { caps } => match method {
                 "ping" => self.result(id, "{}"),
                 "tools/list" => {
                     rpc::begin_result(&mut self.uart, id);
@@ -193,7 +195,7 @@ impl Agent {
                     self.uart.put(b"}");
                     rpc::end(&mut self.uart);
                 }
-                "tools/call" => self.call_handshake(id, params, can_ask, aux, token, ws),
+                "tools/call" => self.call_handshake(id, params, caps, aux, token, ws),
                 _ => self.method_not_found(id, method),
             },
         }
@@ -226,13 +228,25 @@ impl Agent {
         rpc::end_error(&mut self.uart);
     }
 
-    fn missing_capability(&mut self, id: &str, param: &str) {
+    /// `-32021`, as the engine decided it (`Error::MissingCapability`).
+    fn missing_capability(&mut self, id: &str, e: &Error) {
+        let Error::MissingCapability {
+            param,
+            kind,
+            missing,
+        } = e
+        else {
+            return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+        };
         rpc::begin_error(&mut self.uart, id, rpc::MISSING_CAPABILITY, &mut |s| {
-            s.put(b"Client did not declare the form elicitation capability required by resolver ");
+            s.put(b"Client did not declare the ");
+            s.put(kind.capability_name().as_bytes());
+            s.put(b" capability required by resolver ");
             py_repr(param.chars(), s);
         });
-        self.uart
-            .put(br#","data":{"requiredCapabilities":{"elicitation":{"form":{}}}}"#);
+        self.uart.put(br#","data":{"requiredCapabilities":"#);
+        missing.write_json(&mut self.uart);
+        self.uart.put(b"}");
         rpc::end_error(&mut self.uart);
     }
 
@@ -309,8 +323,11 @@ impl Agent {
             .and_then(|p| p.get("capabilities"))
             .filter(|c| c.kind() == Kind::Object);
         // Elicitation exists from 2025-06-18 on.
-        let can_ask = declares_form_elicitation(caps) && version >= "2025-06-18";
-        self.conn = Some(Connection::Handshake { can_ask });
+        let caps = match caps {
+            Some(c) if version >= "2025-06-18" => Capabilities::from_client_json(c.raw()),
+            _ => Capabilities::NONE,
+        };
+        self.conn = Some(Connection::Handshake { caps });
         rpc::begin_result(&mut self.uart, id);
         self.uart.put(b"{\"protocolVersion\":\"");
         self.uart.put(version.as_bytes());
@@ -325,7 +342,7 @@ impl Agent {
         &mut self,
         id: &str,
         params: Option<Value<'_>>,
-        can_ask: bool,
+        caps: Capabilities,
         aux: &mut [u8],
         token: &mut [u8],
         ws: &mut [u8],
@@ -334,27 +351,17 @@ impl Agent {
             return;
         };
         let mut slot = None;
-        let round = match new_round(
-            &mut slot,
-            &plan,
-            Era::Handshake,
-            args.map_or("{}", |a| a.raw()),
-            None,
-            None,
-            ws,
-        ) {
+        let inputs = Inputs::handshake(args.map_or("{}", |a| a.raw())).with_capabilities(caps);
+        let round = match new_round(&mut slot, &plan, Era::Handshake, inputs, ws) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
         loop {
             match drive(round, tool, &plan) {
+                Err(e @ Error::MissingCapability { .. }) => return self.missing_capability(id, &e),
                 Err(e) => return self.tool_error(id, false, &mut |s| tools::write_error(&e, s)),
                 Ok(Step::Done) => return self.finish(id, false, round, tool, args, token),
-                Ok(Step::Ask { param }) => {
-                    let name = plan.name(param).unwrap_or("");
-                    if !can_ask {
-                        return self.missing_capability(id, name);
-                    }
+                Ok(Step::Ask { .. }) => {
                     let ask = self.next_ask;
                     self.next_ask += 1;
                     let u = &mut self.uart;
@@ -552,28 +559,17 @@ impl Agent {
             .filter(|v| !v.is_null())
             .map(|v| v.raw());
         let mut slot = None;
-        let round = match new_round(
-            &mut slot,
-            &plan,
-            Era::Modern,
-            args.map_or("{}", |a| a.raw()),
-            state,
-            replies,
-            ws,
-        ) {
+        let inputs = Inputs::modern(args.map_or("{}", |a| a.raw()), state, replies)
+            .with_capabilities(Capabilities::from_client_json(caps.raw()));
+        let round = match new_round(&mut slot, &plan, Era::Modern, inputs, ws) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
         match drive(round, tool, &plan) {
+            Err(e @ Error::MissingCapability { .. }) => self.missing_capability(id, &e),
             Err(e) => self.tool_error(id, true, &mut |s| tools::write_error(&e, s)),
             Ok(Step::Done) => self.finish(id, true, round, tool, args, token),
             Ok(Step::InputRequired) => {
-                // Capability gate: a question is about to be asked.
-                if !declares_form_elicitation(Some(caps)) {
-                    let mut head = Head::default();
-                    let _ = round.write_input_requests(true, &mut head);
-                    return self.missing_capability(id, head.first_key());
-                }
                 let mut s = SliceSink::new(token);
                 let written = round.write_request_state(&mut s).map(|()| s.finish());
                 let Ok(Ok(len)) = written else {
@@ -707,15 +703,9 @@ fn new_round<'s, 'r, 'a>(
     slot: &'s mut Option<Round<'r, 'a, N>>,
     plan: &'r Plan<'a, N>,
     era: Era,
-    arguments: &'a str,
-    request_state: Option<&'a str>,
-    input_responses: Option<&'a str>,
+    inputs: Inputs<'a>,
     workspace: &'a mut [u8],
 ) -> Result<&'s mut Round<'r, 'a, N>, Error> {
-    let inputs = match era {
-        Era::Modern => Inputs::modern(arguments, request_state, input_responses),
-        Era::Handshake => Inputs::handshake(arguments),
-    };
     Round::new_in(slot, plan, era, inputs, workspace)
 }
 
@@ -757,16 +747,6 @@ fn run_resolver(round: &mut Round<'_, '_, N>, tool: &Tool, param: &str) -> Resul
     }
 }
 
-/// Form elicitation counts as declared when `elicitation` is present and has `form`, or
-/// has no `url` (the pre-modes shape), as the MCP Python SDK decides.
-fn declares_form_elicitation(caps: Option<Value<'_>>) -> bool {
-    match caps.and_then(|c| c.get("elicitation")) {
-        Some(e) if e.kind() == Kind::Object => e.get("form").is_some() || e.get("url").is_none(),
-        Some(e) => !e.is_null(),
-        None => false,
-    }
-}
-
 /// The plaintext `requestState` (plaintext builds): absent or `null` is none; a string is
 /// decoded into `buf`; anything else is refused.
 #[cfg(not(feature = "seal"))]
@@ -794,43 +774,4 @@ enum Answer {
     Error(usize, usize),
     /// The reply did not fit the buffer.
     TooLong,
-}
-
-/// The first bytes written to it (the `inputRequests` object's first key).
-struct Head {
-    buf: [u8; 80],
-    len: usize,
-}
-
-impl Default for Head {
-    fn default() -> Self {
-        Head {
-            buf: [0; 80],
-            len: 0,
-        }
-    }
-}
-
-impl Sink for Head {
-    fn put(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if let Some(slot) = self.buf.get_mut(self.len) {
-                *slot = b;
-                self.len += 1;
-            }
-        }
-    }
-}
-
-impl Head {
-    /// `{"name":...`: the name (plan names are plain ASCII).
-    fn first_key(&self) -> &str {
-        let b = &self.buf[..self.len];
-        let end = b
-            .iter()
-            .skip(2)
-            .position(|&c| c == b'"')
-            .map_or(b.len(), |p| p + 2);
-        core::str::from_utf8(b.get(2..end).unwrap_or(b"")).unwrap_or("")
-    }
 }
