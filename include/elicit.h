@@ -48,7 +48,9 @@
 #define ELICIT_ABI_VERSION_MAJOR 0
 
 /**
- * Minor version of the C ABI: additions that keep existing callers working.
+ * Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
+ * added the client's capabilities to the round constructors); check
+ * `elicit_abi_version()` at start-up.
  */
 #define ELICIT_ABI_VERSION_MINOR 3
 

@@ -35,7 +35,9 @@ pub use seal::*;
 
 /// Major version of the C ABI. A change here breaks existing callers.
 pub const ELICIT_ABI_VERSION_MAJOR: u32 = 0;
-/// Minor version of the C ABI: additions that keep existing callers working.
+/// Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
+/// added the client's capabilities to the round constructors); check
+/// `elicit_abi_version()` at start-up.
 pub const ELICIT_ABI_VERSION_MINOR: u32 = 3;
 /// Patch version of the C ABI: fixes with no interface change.
 pub const ELICIT_ABI_VERSION_PATCH: u32 = 0;
