@@ -179,25 +179,28 @@ PLAN_NEW, PLAN_QUERY, MODERN, HANDSHAKE, POLL, OUTPUT, ANSWER, HOST, NEXT, RESUL
     0, 2, 3, 4, 6, 7, 8, 9, 10, 11, 13)
 
 
-def ffi_program(decl, arguments, rounds, k):
+def ffi_program(decl, arguments, rounds, k, caps=None):
     p = bytes([PLAN_NEW, 0]) + raw(decl) + bytes([2])
-    p += bytes([PLAN_QUERY, 0, k % 6, k % 5])
+    p += bytes([PLAN_QUERY, 0, k % 7, k % 5])
     if k % 2 == 0:
         state, reps, a = rounds[0] if rounds else (None, None, None)
-        p += bytes([MODERN, 0, 0]) + raw(a or arguments) + opt(state) + opt(reps) + bytes([0, 2])
+        p += bytes([MODERN, 0, 0]) + raw(a or arguments) + opt(state) + opt(reps) + opt(caps)
+        p += bytes([0, 2])
         p += bytes([POLL, 0, 0, ALL, 0])
         p += bytes([HOST, 0, 7]) + bytes((k * 13 + j) % 256 for j in range(8))
         p += bytes([NEXT, 0, 1, k % 7]) + bytes((k + j) % 7 for j in range(16))
         p += bytes([HOST, 1, 7]) + bytes((k * 5 + j) % 256 for j in range(8))
         p += bytes([ALL, 1])
         for state, reps, a in rounds[1:]:
-            p += bytes([MODERN, 2, 0]) + raw(a or arguments) + opt(state) + opt(reps) + bytes([0, 2])
+            p += bytes([MODERN, 2, 0]) + raw(a or arguments) + opt(state) + opt(reps) + opt(caps)
+            p += bytes([0, 2])
             p += bytes([HOST, 2, 7]) + bytes((k + j) % 256 for j in range(8)) + bytes([ALL, 2])
     else:
-        p += bytes([HANDSHAKE, 0, 0]) + raw(arguments) + bytes([0, 2])
+        p += bytes([HANDSHAKE, 0, 0]) + raw(arguments) + opt(caps) + bytes([0, 2])
         p += bytes([HOST, 0, 7]) + bytes((k * 11 + 2 * j) % 256 for j in range(8))
         p += bytes([ANSWER, 0, 3, 0, 9])  # answer out of step, from the built-ins
-        p += bytes([OUTPUT, 0, 7, 0, 5, 0])  # a note
+        p += bytes([OUTPUT, 0, 8, 0, 5, 0])  # a note
+        p += bytes([OUTPUT, 0, 7, 0, 5, 0])  # requiredCapabilities (after a -32021)
         p += bytes([ALL, 0])
     p += bytes([RESULT_STR, 2, k % 12])
     return p
@@ -207,5 +210,46 @@ for k, (decl, arguments, rounds) in enumerate(scenarios):
     write("ffi", ffi_program(decl, arguments, rounds, 2 * k))
     write("ffi", ffi_program(decl, arguments, rounds, 2 * k + 1))
 for x in decls[:20]:
-    write("ffi", bytes([PLAN_NEW, 1]) + raw(x) + bytes([1, HANDSHAKE, 0, 1, 0, 5, 3, 2, POLL, 0, 0, ALL, 0]))
+    write("ffi", bytes([PLAN_NEW, 1]) + raw(x) + bytes([1, HANDSHAKE, 0, 1, 0, 5, 5, 3, 2, POLL, 0, 0, ALL, 0]))
+
+# The input kinds: URL mode, sampling and roots, literal and from resolvers (the KINDS
+# declaration of fuzz/src/lib.rs), with every kind declared, with form only, and
+# with nothing; replies of each kind's result.
+KINDS = json.dumps({"tool": "kinds", "parameters": [
+    {"name": "topic"},
+    {"name": "name", "elicit": {"message": "Your name?"}},
+    {"name": "paid", "elicit": {"message": "Pay the fare", "url": "https://pay.example/f1"}},
+    {"name": "summary", "elicit": {"sampling": {"messages": [
+        {"role": "user", "content": {"type": "text", "text": "Summarise"}}], "maxTokens": 50}}},
+    {"name": "dirs", "default": [], "elicit": {"roots": {}}},
+    {"name": "login", "outcome": True, "elicit": {"needs": ["topic"], "kind": "url"}},
+    {"name": "answer", "elicit": {"needs": ["name"], "kind": "sampling"}},
+    {"name": "more_roots", "default": None, "elicit": {"needs": ["topic"], "kind": "roots"}},
+    {"name": "confirm", "type": "boolean", "elicit": {"needs": ["answer"], "kind": "form"}},
+]}, separators=(",", ":"))
+KINDS_ARGS = '{"topic":"t"}'
+CAPS = ['{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}', '{"elicitation":{}}', "{}",
+        '{"elicitation":{"url":{}},"sampling":{}}']
+CMR = '{"role":"assistant","content":{"type":"text","text":"Hello"},"model":"m","stopReason":"endTurn"}'
+KIND_REPLIES = [
+    '{"name":{"action":"accept","content":{"value":"Ann"}},"paid":{"action":"accept"},'
+    '"summary":' + CMR + ',"dirs":{"roots":[{"uri":"file:///w","name":"w"}]},"login":{"action":"decline"},'
+    '"more_roots":{"roots":[]}}',
+    '{"paid":' + CMR + '}',
+    '{"summary":{"action":"accept","content":{"value":"x"}}}',
+    '{"dirs":{"roots":"x"}}',
+    '{"paid":{"action":"accept","content":{"value":1}}}',
+]
+write("compile", KINDS)
+for r in KIND_REPLIES:
+    write("replies", r)
+    write("state_round", "\0" + r + "\0" + CAPS[0])
+for c in CAPS:
+    write("state_round", "\0\0" + c)
+for bits in range(16):
+    script = bytes([0x40 | (bits << 2) | (bits & 1)]) + bytes([5, bits * 3 % 256] * 16)
+    write("host_actions", b"\0\0\0\0" + script)
+for k, c in enumerate(CAPS):
+    write("ffi", ffi_program(KINDS, KINDS_ARGS, [(None, None, None)], 2 * k, caps=c))
+    write("ffi", ffi_program(KINDS, KINDS_ARGS, [], 2 * k + 1, caps=c))
 print(f"seeded: {len(decls)} declarations, {len(states)} states, {len(replies)} replies")

@@ -48,9 +48,11 @@
 #define ELICIT_ABI_VERSION_MAJOR 0
 
 /**
- * Minor version of the C ABI: additions that keep existing callers working.
+ * Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
+ * added the client's capabilities to the round constructors); check
+ * `elicit_abi_version()` at start-up.
  */
-#define ELICIT_ABI_VERSION_MINOR 2
+#define ELICIT_ABI_VERSION_MINOR 3
 
 /**
  * Patch version of the C ABI: fixes with no interface change.
@@ -80,6 +82,34 @@
 #define ELICIT_MESSAGE_CAP 1024
 
 /**
+ * Kind from `elicit_plan_param_kind`: form elicitation, asked with method
+ * `elicitation/create` and params `{"mode":"form","message":...,"requestedSchema":...}`;
+ * the client answers with an ElicitResult carrying the content.
+ */
+#define ELICIT_KIND_FORM 0
+
+/**
+ * Kind from `elicit_plan_param_kind`: URL-mode elicitation, asked with method
+ * `elicitation/create` and params `{"mode":"url","message":...,"url":...}`; the client
+ * answers with an ElicitResult without content (the action alone). The client must
+ * declare `elicitation.url` in its capabilities.
+ */
+#define ELICIT_KIND_URL 1
+
+/**
+ * Kind from `elicit_plan_param_kind`: sampling, asked with method
+ * `sampling/createMessage` and CreateMessageRequest params; the client answers with a
+ * CreateMessageResult. The client must declare `sampling` in its capabilities.
+ */
+#define ELICIT_KIND_SAMPLING 2
+
+/**
+ * Kind from `elicit_plan_param_kind`: roots, asked with method `roots/list`; the client
+ * answers with a ListRootsResult. The client must declare `roots` in its capabilities.
+ */
+#define ELICIT_KIND_ROOTS 3
+
+/**
  * Step kind from `elicit_round_poll`: run the resolver of parameter `*param` with the
  * inputs from `elicit_round_resolve_inputs`, then answer with
  * `elicit_round_resolve_value`, `elicit_round_resolve_question` or
@@ -88,9 +118,11 @@
 #define ELICIT_STEP_RESOLVE 1
 
 /**
- * Step kind (handshake era only): put the question from `elicit_round_ask` for
- * parameter `*param` to the client over `elicitation/create`, then pass the client's
- * ElicitResult to `elicit_round_answer`.
+ * Step kind (handshake era only): send the request whose params `elicit_round_ask`
+ * writes for parameter `*param` to the client, with the method of the parameter's
+ * kind (`elicit_plan_param_kind`: `elicitation/create` for form and URL mode,
+ * `sampling/createMessage`, `roots/list`), then pass the client's result to
+ * `elicit_round_answer`.
  */
 #define ELICIT_STEP_ASK 2
 
@@ -226,8 +258,9 @@ typedef struct elicit_sealer elicit_sealer;
  * - `1xx`: the caller broke the calling contract (a NULL pointer, text that is not
  *   UTF-8, a buffer too small, a step answered out of order, ...); fix the host;
  * - `2xx`: the declaration was rejected by `elicit_plan_new`; fix the declaration;
- * - `3xx`: the call's inputs are invalid (`ELICIT_ERR_INPUT_RESPONSES` is the
- *   protocol's `-32602`);
+ * - `3xx`: the call's inputs are invalid, or the client cannot take what the call
+ *   needs (`ELICIT_ERR_INPUT_RESPONSES` is the protocol's `-32602`,
+ *   `ELICIT_ERR_MISSING_CAPABILITY` its `-32021`);
  * - `4xx`: resolution failed: the tool call fails with the round's message (read it
  *   with `elicit_round_last_error`), exactly as the reference fails it;
  * - `9xx`: a panic inside the library (the handle is now poisoned) or an engine error
@@ -376,9 +409,23 @@ typedef uint32_t elicit_result;
 #define ELICIT_ERR_REQUEST_STATE 303
 
 /**
- * A reply is a valid InputResponse but not an elicitation result.
+ * The round needs a kind of request the client did not declare in its
+ * ClientCapabilities (URL-mode elicitation, sampling, roots, or form elicitation
+ * itself); nothing was shown to the client. Answer the request with JSON-RPC error
+ * `-32021` (HTTP status 400 on streamable HTTP), the round's message
+ * (`elicit_round_last_error`) and `data.requiredCapabilities` =
+ * `elicit_round_required_capabilities`.
  */
-#define ELICIT_ERR_NOT_ELICIT_RESULT 400
+#define ELICIT_ERR_MISSING_CAPABILITY 304
+
+/**
+ * A reply is a valid InputResponse (or handshake-era result) but not the result the
+ * parameter's kind of request takes: e.g. a CreateMessageResult for a form question,
+ * an ElicitResult with content for a URL-mode one, or an accepted ElicitResult for a
+ * sampling or roots request. (Before ABI 0.3 this code was called
+ * `ELICIT_ERR_NOT_ELICIT_RESULT`; the value is unchanged.)
+ */
+#define ELICIT_ERR_WRONG_REPLY 400
 
 /**
  * An `accept` reply carries no content.
@@ -458,7 +505,8 @@ const char *elicit_result_name(elicit_result code);
  * library writes the JSON (`{"message":...,"title":...,"description":...}`), escaping
  * whatever the texts hold (quotes, backslashes, control characters, any Unicode), and
  * passes it to `elicit_round_resolve_question`. The question's type is the
- * parameter's own.
+ * parameter's own. For form parameters (`ELICIT_KIND_FORM`) only: the other kinds'
+ * questions have other shapes, so answer them with `elicit_round_resolve_question`.
  *
  * - `message`: the text shown to the user, UTF-8, required;
  * - `title`, `description`: optional UTF-8 texts (NULL with length 0 for none).
@@ -656,6 +704,24 @@ elicit_result elicit_plan_param_has_resolver(const struct elicit_plan *plan,
                                              bool *has_resolver);
 
 /**
+ * The kind of request that asks elicited parameter `index`, written to `*kind`: one of
+ * `ELICIT_KIND_FORM`, `ELICIT_KIND_URL`, `ELICIT_KIND_SAMPLING`, `ELICIT_KIND_ROOTS`.
+ * It names the JSON-RPC method a handshake-era host sends for `ELICIT_STEP_ASK`
+ * (`elicitation/create` for form and URL, `sampling/createMessage`, `roots/list`),
+ * the shape of a question the parameter's resolver may ask, and the capability the
+ * client must have declared. A resolver's kind is declared with it (`"kind"`), so
+ * the kind is known before the resolver runs.
+ *
+ * `ELICIT_ERR_INDEX` when `index` is out of range; `ELICIT_ERR_INVALID_ARGUMENT` when
+ * parameter `index` is a model-supplied argument (not asked at all). `*kind` is
+ * written only on success.
+ *
+ * # Safety
+ * `plan` NULL or live; `kind` valid for a write.
+ */
+elicit_result elicit_plan_param_kind(const struct elicit_plan *plan, size_t index, uint32_t *kind);
+
+/**
  * Start a 2026-07-28 (modern era) round of a call to the plan's tool.
  *
  * - `arguments`: the call's `arguments`, UTF-8 JSON (must be an object); required.
@@ -663,10 +729,19 @@ elicit_result elicit_plan_param_has_resolver(const struct elicit_plan *plan,
  *   NULL with length 0 when the request carried none. Anything unreadable counts as
  *   no progress, never as an error.
  * - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
+ * - `client_capabilities`: the client's `ClientCapabilities` object, UTF-8 JSON, as
+ *   the request carried it (`_meta["io.modelcontextprotocol/clientCapabilities"]`; on
+ *   the handshake era the `capabilities` of `initialize`). It says which kinds of
+ *   request the round may show: `elicitation: {}` (or `elicitation.form`) is form
+ *   elicitation, `elicitation.url` URL mode, `sampling` sampling, `roots` roots; text
+ *   that is not a JSON object declares nothing. NULL with length 0 means form
+ *   elicitation only, the engine's default (a host that declares nothing more never
+ *   sees URL, sampling or roots questions: such a round fails with
+ *   `ELICIT_ERR_MISSING_CAPABILITY`). The text is read here and not kept.
  * - `workspace_size`: bytes for what the host hands over later (resolver values and
  *   questions); 0 means `ELICIT_DEFAULT_WORKSPACE` (64 KiB).
  *
- * The round copies all three texts (into one allocation of their total size plus the
+ * The round copies the arguments, state and responses (into one allocation of their total size plus the
  * workspace): the caller's buffers may be reused as soon as this returns. On success
  * `*out` receives a round the caller owns and must release with `elicit_round_free`;
  * then call `elicit_round_poll`.
@@ -676,7 +751,8 @@ elicit_result elicit_plan_param_has_resolver(const struct elicit_plan *plan,
  * `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`, `ELICIT_ERR_TOO_LARGE`,
  * `ELICIT_ERR_ARGUMENTS` (arguments not a JSON object), `ELICIT_ERR_INPUT_RESPONSES`
  * (answer the request with JSON-RPC error -32602 and this message),
- * `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ * `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`. (A missing capability is found by
+ * `elicit_round_poll`, before any question is shown.)
  *
  * # Safety
  * `plan` NULL or a live plan; each `(ptr, len)` pair NULL or valid for `len` readable
@@ -690,6 +766,8 @@ elicit_result elicit_round_new_modern(const struct elicit_plan *plan,
                                       size_t request_state_len,
                                       const uint8_t *input_responses,
                                       size_t input_responses_len,
+                                      const uint8_t *client_capabilities,
+                                      size_t client_capabilities_len,
                                       size_t workspace_size,
                                       struct elicit_round **out,
                                       uint8_t *err_buf,
@@ -698,8 +776,10 @@ elicit_result elicit_round_new_modern(const struct elicit_plan *plan,
 
 /**
  * Start a handshake-era round (protocol 2025-11-25 and earlier): the questions go out
- * one at a time (`ELICIT_STEP_ASK`) over `elicitation/create`, within one call.
- * Arguments, ownership, workspace and errors as for `elicit_round_new_modern`.
+ * one at a time (`ELICIT_STEP_ASK`) as server-to-client requests, within one call.
+ * Arguments (`client_capabilities`: the `capabilities` the client sent in
+ * `initialize`; NULL with length 0 means form elicitation only), ownership, workspace
+ * and errors as for `elicit_round_new_modern`.
  *
  * # Safety
  * As `elicit_round_new_modern`.
@@ -707,6 +787,8 @@ elicit_result elicit_round_new_modern(const struct elicit_plan *plan,
 elicit_result elicit_round_new_handshake(const struct elicit_plan *plan,
                                          const uint8_t *arguments,
                                          size_t arguments_len,
+                                         const uint8_t *client_capabilities,
+                                         size_t client_capabilities_len,
                                          size_t workspace_size,
                                          struct elicit_round **out,
                                          uint8_t *err_buf,
@@ -737,6 +819,10 @@ void elicit_round_free(struct elicit_round *round);
  *
  * A `3xx`/`4xx` code means the round has failed: the tool call fails with the message
  * from `elicit_round_last_error`; every later call on the round returns the same code.
+ * `ELICIT_ERR_MISSING_CAPABILITY` comes before any question is shown (modern era:
+ * when the round would answer INPUT_REQUIRED with a request of a kind the client did
+ * not declare; handshake era: instead of such an ASK): answer with JSON-RPC error
+ * -32021 and `elicit_round_required_capabilities`.
  *
  * # Safety
  * `round` NULL or live; `step` and `param` valid for writes.
@@ -779,9 +865,15 @@ elicit_result elicit_round_resolve_value(struct elicit_round *round,
 
 /**
  * Answer the current `ELICIT_STEP_RESOLVE` with the question the resolver decided to
- * ask, UTF-8 JSON `{"message": "...", "type"?: <type>, "title"?: "...",
- * "description"?: "..."}` (`type` defaults to the parameter's type). The text is
- * copied into the round's workspace. Then poll.
+ * ask, UTF-8 JSON in the shape of the parameter's kind (`elicit_plan_param_kind`, the
+ * resolver's declared `"kind"`):
+ * - form: `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
+ *   (`type` defaults to the parameter's type);
+ * - URL: `{"message": "...", "url": "..."}`;
+ * - sampling: `{"sampling": {CreateMessageRequest params}}`;
+ * - roots: `{"roots": {ListRootsRequest params, usually empty}}`.
+ *
+ * The text is copied into the round's workspace. Then poll.
  *
  * `ELICIT_ERR_RESOLVER_ANSWER` for an invalid question (see that code for when the
  * round fails); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`; a `4xx` code
@@ -808,9 +900,20 @@ elicit_result elicit_round_resolve_failed(struct elicit_round *round,
                                           size_t dependency_len);
 
 /**
- * During `ELICIT_STEP_ASK` (handshake era): the `elicitation/create` request params
- * `{"mode":"form","message":...,"requestedSchema":...}`. Output convention as for
- * `elicit_round_resolve_inputs`.
+ * During `ELICIT_STEP_ASK` (handshake era): the params of the request to send, with
+ * the method of the parameter's kind (`elicit_plan_param_kind`):
+ * - `ELICIT_KIND_FORM`, method `elicitation/create`:
+ *   `{"mode":"form","message":...,"requestedSchema":...}`;
+ * - `ELICIT_KIND_URL`, method `elicitation/create`:
+ *   `{"mode":"url","message":...,"url":...,"elicitationId":...}`, whose
+ *   `elicitationId` is the question's digest; send
+ *   `notifications/elicitation/complete` with it when the out-of-band flow is done;
+ * - `ELICIT_KIND_SAMPLING`, method `sampling/createMessage`: the CreateMessageRequest
+ *   params as declared (or as the resolver asked them);
+ * - `ELICIT_KIND_ROOTS`, method `roots/list`: the ListRootsRequest params (usually
+ *   `{}`).
+ *
+ * Output convention as for `elicit_round_resolve_inputs`.
  *
  * # Safety
  * As `elicit_round_resolve_inputs`.
@@ -821,12 +924,18 @@ elicit_result elicit_round_ask(struct elicit_round *round,
                                size_t *out_len);
 
 /**
- * Answer the current `ELICIT_STEP_ASK` with the client's ElicitResult, UTF-8 JSON
- * (`{"action":"accept","content":{...}}`, `{"action":"decline"}`, ...). The text is
- * copied into the round's workspace. Then poll.
+ * Answer the current `ELICIT_STEP_ASK` with the client's result for the request's
+ * kind, UTF-8 JSON: an ElicitResult for form (`{"action":"accept","content":{...}}`,
+ * `{"action":"decline"}`, ...) and URL mode (the action alone, no content; accepting
+ * settles the parameter to `true`); a CreateMessageResult for sampling (the parameter
+ * settles to it whole); a ListRootsResult for roots (the parameter settles to its
+ * `roots` array). When the client refused a sampling or roots request (a JSON-RPC
+ * error), answer `{"action":"decline"}`. The text is copied into the round's
+ * workspace. Then poll.
  *
  * A `4xx` code when the answer fails the call (declined without a default, content
- * not matching the schema, ...); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
+ * not matching the schema, `ELICIT_ERR_WRONG_REPLY` for a result of another kind,
+ * ...); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
  *
  * # Safety
  * `round` NULL or live; `elicit_result_json` valid for `len` readable bytes.
@@ -865,7 +974,9 @@ elicit_result elicit_round_value_of(struct elicit_round *round,
 
 /**
  * After `ELICIT_STEP_INPUT_REQUIRED`: the `inputRequests` object,
- * `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8.
+ * `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8; each
+ * request carries the method of its parameter's kind (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`).
  * `flags` is 0 or `ELICIT_REQUESTS_CLIENT_VIEW`; other bits give
  * `ELICIT_ERR_INVALID_ARGUMENT`. Output convention as for
  * `elicit_round_resolve_inputs`.
@@ -891,6 +1002,22 @@ elicit_result elicit_round_request_state(struct elicit_round *round,
                                          uint8_t *buf,
                                          size_t cap,
                                          size_t *out_len);
+
+/**
+ * After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the
+ * `requiredCapabilities` of the -32021 error's `data`, a ClientCapabilities object
+ * keyed by every kind the round's questions need and the client did not declare,
+ * e.g. `{"elicitation":{"url":{}},"sampling":{}}`, compact UTF-8. Output convention
+ * as for `elicit_round_resolve_inputs`; `ELICIT_ERR_WRONG_STEP` when the round has
+ * not failed that way.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_required_capabilities(struct elicit_round *round,
+                                                 uint8_t *buf,
+                                                 size_t cap,
+                                                 size_t *out_len);
 
 /**
  * How many notes the round has made so far (events a host may log: a reply ignored

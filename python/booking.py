@@ -6,12 +6,20 @@ A host (an MCP server) compiles the tool's declaration once, then runs one round
 either the settled values (the tool body runs) or an InputRequiredResult (questions
 plus a requestState the client sends back).
 
+Besides form questions, the fare is paid by URL-mode elicitation (``payment``: the
+user pays on a page the client opens; the answer is the action alone) and a travel tip
+comes from the client's model by sampling (``tip``: a resolver builds the
+CreateMessageRequest from the destination; the parameter settles to the
+CreateMessageResult). Every round gets the client's ClientCapabilities; a client that
+declared form elicitation only gets JSON-RPC -32021 with requiredCapabilities.
+
 Modern era (2026-07-28), three calls with scripted client answers, the requestState
 sealed between them (the MCP Python SDK's token format):
-  1. no answers yet             -> asks destination, date, seat
-  2. Paris, 2026-08-01, window  -> asks airport ("Which airport in Paris?") and proceed
-  3. CDG, true                  -> done
-Handshake era (<= 2025-11-25), one call with questions one at a time, flying to
+  1. no answers yet                   -> asks destination, date, seat, payment (URL)
+  2. Paris, 2026-08-01, window, paid  -> asks airport ("Which airport in Paris?"),
+                                         proceed and tip (sampling/createMessage)
+  3. CDG, true, a CreateMessageResult -> done
+Handshake era (<= 2025-11-25), one call with requests one at a time, flying to
 London (the airport resolver knows the answer, "LHR", and asks nothing); the seat is
 declined, so it takes its default (null).
 
@@ -41,7 +49,20 @@ DECLARATION: Dict[str, Any] = {
             "default": None,
             "elicit": {"message": "Window or aisle?"},
         },
+        {"name": "payment", "elicit": {"message": "Pay the fare", "url": "https://pay.example/fare"}},
+        {"name": "tip", "elicit": {"needs": ["destination"], "kind": "sampling"}},
     ],
+}
+
+#: What the client declared: form and URL-mode elicitation, and sampling.
+CLIENT_CAPABILITIES: Dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
+
+#: The client model's answer to the tip request (a CreateMessageResult).
+TIP_RESULT: Dict[str, Any] = {
+    "role": "assistant",
+    "content": {"type": "text", "text": "See the old town."},
+    "model": "demo-model",
+    "stopReason": "endTurn",
 }
 
 
@@ -78,6 +99,21 @@ def resolve(step: elicit.Resolve) -> None:
         question = f"Book a flight to {step.input_text('destination')} on {step.input_text('date')}?"
         print(f"  resolver proceed -> question {show(question)}")
         step.question(question, title="Confirm")
+    elif step.name == "tip":
+        # A sampling question: CreateMessageRequest params.
+        destination = step.input_text("destination")
+        print(f"  resolver tip({destination}) -> sampling question")
+        step.question(
+            {
+                "sampling": {
+                    "messages": [
+                        {"role": "user", "content": {"type": "text", "text": destination}}
+                    ],
+                    "systemPrompt": "Suggest one sight in the city the user names.",
+                    "maxTokens": 60,
+                }
+            }
+        )
     else:
         expect(False, f"no resolver for {step.name!r}")
 
@@ -87,10 +123,24 @@ def resolve(step: elicit.Resolve) -> None:
 
 def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
     print("== modern era (2026-07-28): batched rounds, sealed requestState ==")
+    # A client that declared form elicitation only cannot take the URL-mode payment:
+    # the round fails before showing anything.
+    with plan.modern({}, capabilities={"elicitation": {}}) as rnd:
+        try:
+            rnd.poll()
+            expect(False, "a form-only client gets -32021")
+        except elicit.MissingCapabilityError as e:
+            print(f"  a form-only client -> {show(e.error)}")
+            expect(e.required_capabilities == {"elicitation": {"url": {}}}, "URL mode is required")
     script: List[Optional[Dict[str, Any]]] = [
         None,
-        {"destination": accept("Paris"), "date": accept("2026-08-01"), "seat": accept("window")},
-        {"airport": accept("CDG"), "proceed": accept(True)},
+        {
+            "destination": accept("Paris"),
+            "date": accept("2026-08-01"),
+            "seat": accept("window"),
+            "payment": {"action": "accept"},
+        },
+        {"airport": accept("CDG"), "proceed": accept(True), "tip": TIP_RESULT},
     ]
     token: Optional[str] = None
     for number, replies in enumerate(script, start=1):
@@ -107,7 +157,9 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
                 print(f"  tampered token -> {show(e.error)} (log: {e.reason})")
         state = sealer.unseal("tools/call", params)
         expect((state is None) == (token is None), "a state exactly when one was sent")
-        with plan.modern({}, request_state=state, input_responses=replies) as rnd:
+        with plan.modern(
+            {}, request_state=state, input_responses=replies, capabilities=CLIENT_CAPABILITIES
+        ) as rnd:
             for step in rnd.steps():
                 if isinstance(step, elicit.Resolve):
                     resolve(step)
@@ -115,13 +167,22 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
                     requests = step.input_requests()
                     token = sealer.seal("tools/call", params, step.request_state())
                     for name, request in requests.items():
-                        print(f"  asks {name}: {show(request['params']['message'])}")
+                        what = request["params"].get("message") or request["params"]["messages"]
+                        print(f"  asks {name} ({request['method']}): {show(what)}")
                     print(f"  requestState: {step.request_state()}")
                     print(f"  sealed: {token[:24]}... ({len(token)} bytes)")
                     if number == 1:
-                        expect(list(requests) == ["destination", "date", "seat"], "round 1 asks")
+                        expect(
+                            list(requests) == ["destination", "date", "seat", "payment"],
+                            "round 1 asks",
+                        )
+                        expect(requests["payment"]["params"]["mode"] == "url", "payment by URL")
                     elif number == 2:
-                        expect(list(requests) == ["airport", "proceed"], "round 2 asks")
+                        expect(list(requests) == ["airport", "proceed", "tip"], "round 2 asks")
+                        expect(
+                            requests["tip"]["method"] == "sampling/createMessage",
+                            "the tip is asked by sampling",
+                        )
                         expect(
                             requests["airport"]["params"]["message"] == "Which airport in Paris?",
                             "the airport question names the destination",
@@ -139,28 +200,38 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
 
 
 def handshake(plan: elicit.Plan) -> Dict[str, Any]:
-    print("== handshake era (2025-11-25): one question at a time ==")
+    print("== handshake era (2025-11-25): one request at a time ==")
     answers = {
         "destination": accept("London"),
         "date": accept("2026-09-15"),
         "proceed": accept(True),
         "seat": {"action": "decline"},
+        "payment": {"action": "accept"},
+        "tip": TIP_RESULT,
     }
     asked: List[str] = []
-    with plan.handshake() as rnd:
+    with plan.handshake(capabilities=CLIENT_CAPABILITIES) as rnd:
         for step in rnd.steps():
             if isinstance(step, elicit.Resolve):
                 resolve(step)
             elif isinstance(step, elicit.Ask):
                 request = step.request()
                 reply = answers[step.name]
-                print(f"  elicitation/create {show(request['message'])} -> {show(reply)}")
+                what = request.get("message") or request["messages"]
+                # The request's method comes from the parameter's kind.
+                print(f"  {step.method} {show(what)} -> {show(reply)}")
+                if step.input_kind is elicit.InputKind.URL:
+                    # Send notifications/elicitation/complete with this id once done.
+                    expect("elicitationId" in request, "a URL request carries its id")
                 asked.append(step.name)
                 step.answer(reply)
             elif isinstance(step, elicit.Done):
                 values = step.values()
                 print(f"  done: {show(values)}")
-                expect(asked == ["destination", "date", "proceed", "seat"], "questions in order")
+                expect(
+                    asked == ["destination", "date", "proceed", "seat", "payment", "tip"],
+                    "requests in order",
+                )
                 return values
     expect(False, "the call completed")
     raise AssertionError("unreachable")
@@ -170,8 +241,9 @@ def main() -> int:
     with elicit.Plan(DECLARATION) as plan:
         print(f"{plan.tool_name}: {len(plan.params)} parameters")
         for p in plan.params:
-            print(f"  {p.name}: {'elicited' if p.elicited else 'argument'}"
-                  f"{' (resolver)' if p.has_resolver else ''}")
+            expect(p.kind is not None, "every book_flight parameter is elicited")
+            kind = p.kind.name.lower() if p.kind is not None else "argument"
+            print(f"  {p.name}: elicited by {kind}{' (resolver)' if p.has_resolver else ''}")
         # The server's key ring: one fresh random key here (tokens die with the
         # process); a fleet shares its keys. Audience: the server's name.
         with elicit.KeyRing([os.urandom(32)]) as ring:
@@ -186,6 +258,8 @@ def main() -> int:
                 "airport": "CDG",
                 "proceed": True,
                 "seat": "window",
+                "payment": True,
+                "tip": TIP_RESULT,
             },
             "modern values",
         )
@@ -198,6 +272,8 @@ def main() -> int:
                 "airport": "LHR",
                 "proceed": True,
                 "seat": None,
+                "payment": True,
+                "tip": TIP_RESULT,
             },
             "handshake values (a declined seat takes its default)",
         )

@@ -6,11 +6,19 @@
  * and answers the call with either the settled values (the tool body runs) or an
  * InputRequiredResult (questions plus a requestState the client sends back).
  *
+ * Besides form questions the tool takes the fare by URL-mode elicitation (`payment`:
+ * the user pays on a page the client opens; the answer is the action alone) and asks
+ * the client's model for a travel tip by sampling (`tip`: a resolver builds the
+ * CreateMessageRequest from the destination; the parameter settles to the
+ * CreateMessageResult). The host passes the client's declared capabilities to every
+ * round: a client that declared form elicitation only gets JSON-RPC -32021.
+ *
  * Modern era (2026-07-28), three calls, the requestState sealed between them:
- *   1. no answers yet          -> asks destination, date, seat
- *   2. Paris, 2026-08-01, window -> asks airport ("Which airport in Paris?") and proceed
- *   3. CDG, true               -> done
- * Handshake era (<= 2025-11-25), one call with questions one at a time, flying to
+ *   1. no answers yet          -> asks destination, date, seat, payment (URL)
+ *   2. Paris, 2026-08-01, window, paid -> asks airport ("Which airport in Paris?"),
+ *                                 proceed and tip (sampling/createMessage)
+ *   3. CDG, true, a CreateMessageResult -> done
+ * Handshake era (<= 2025-11-25), one call with requests one at a time, flying to
  * London (the airport resolver knows the answer, "LHR", and asks nothing).
  *
  * Build: cc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude booking.c libelicit_ffi.a
@@ -29,8 +37,20 @@ static const char DECLARATION[] =
     "{\"name\":\"proceed\",\"type\":\"boolean\","
     "\"elicit\":{\"needs\":[\"destination\",\"date\"]}},"
     "{\"name\":\"seat\",\"type\":{\"enum\":[\"window\",\"aisle\"]},\"default\":null,"
-    "\"elicit\":{\"message\":\"Window or aisle?\"}}"
+    "\"elicit\":{\"message\":\"Window or aisle?\"}},"
+    "{\"name\":\"payment\",\"elicit\":{\"message\":\"Pay the fare\","
+    "\"url\":\"https://pay.example/fare\"}},"
+    "{\"name\":\"tip\",\"elicit\":{\"needs\":[\"destination\"],\"kind\":\"sampling\"}}"
     "]}";
+
+/* What the client declared: form and URL-mode elicitation, and sampling. */
+static const char CLIENT_CAPABILITIES[] =
+    "{\"elicitation\":{\"form\":{},\"url\":{}},\"sampling\":{}}";
+
+/* The client model's answer to the tip request. */
+#define TIP_RESULT                                                                                \
+    "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"See the old town.\"},"    \
+    "\"model\":\"demo-model\",\"stopReason\":\"endTurn\"}"
 
 /* ------------------------------------------------------------------ small helpers */
 
@@ -108,6 +128,25 @@ static void resolve(elicit_round *round, const char *param) {
         }
         snprintf(question, sizeof question, "Which airport in %s?", destination);
         printf("  resolver airport(destination=%s) -> question %s\n", destination, question);
+    } else if (strcmp(param, "tip") == 0) {
+        /* A sampling question: CreateMessageRequest params. The destination goes in as the
+           JSON value the library hands over (already escaped), so no JSON is built from
+           raw text here. */
+        char sampling[512];
+        size_t len = 0;
+        rc = elicit_round_resolve_input(round, bytes("destination"), 11, (uint8_t *)destination,
+                                        sizeof destination - 1, &len);
+        if (rc != ELICIT_OK) die("elicit_round_resolve_input", rc, round);
+        destination[len] = '\0';
+        snprintf(sampling, sizeof sampling,
+                 "{\"sampling\":{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\","
+                 "\"text\":%s}}],\"systemPrompt\":\"Suggest one sight in the city the user names, "
+                 "in one line.\",\"maxTokens\":60}}",
+                 destination);
+        printf("  resolver tip(destination=%s) -> sampling question\n", destination);
+        rc = elicit_round_resolve_question(round, bytes(sampling), strlen(sampling));
+        if (rc != ELICIT_OK) die("elicit_round_resolve_question", rc, round);
+        return;
     } else if (strcmp(param, "proceed") == 0) {
         text_input(round, "destination", destination, sizeof destination);
         text_input(round, "date", date, sizeof date);
@@ -232,11 +271,14 @@ static elicit_result open_state(const elicit_sealer *sealer, const char *params,
 }
 
 /*
- * One tools/call with the request params `params`: returns 1 when done (*out = values),
- * 0 when input is required (*out = the sealed requestState token for the client).
+ * One tools/call with the request params `params` from a client that declared
+ * `capabilities`: returns 1 when done (*out = values), 0 when input is required (*out =
+ * the sealed requestState token for the client), -1 when the client lacks a capability
+ * the call needs (*out = the requiredCapabilities of the -32021 error).
  */
 static int modern_call(const elicit_plan *plan, const elicit_sealer *sealer, int number,
-                       const char *params, const char *responses, char **out) {
+                       const char *params, const char *responses, const char *capabilities,
+                       char **out) {
     elicit_round *round = NULL;
     char err[ELICIT_MESSAGE_CAP];
     size_t err_len = 0;
@@ -249,14 +291,40 @@ static int modern_call(const elicit_plan *plan, const elicit_sealer *sealer, int
     rc = elicit_round_new_modern(
         plan, bytes(args), strlen(args), state ? bytes(state) : NULL,
         state ? strlen(state) : 0, responses ? bytes(responses) : NULL,
-        responses ? strlen(responses) : 0, 0, &round, (uint8_t *)err, sizeof err, &err_len);
+        responses ? strlen(responses) : 0, bytes(capabilities), strlen(capabilities), 0, &round,
+        (uint8_t *)err, sizeof err, &err_len);
     if (rc != ELICIT_OK) {
         fprintf(stderr, "booking: %.*s\n", (int)err_len, err);
         die("elicit_round_new_modern", rc, NULL);
     }
-    printf("round %d (inputResponses: %s)\n", number, responses ? responses : "none");
+    if (number == 0) {
+        printf("a call from a client that declared %s\n", capabilities);
+    } else {
+        printf("round %d (inputResponses: %s)\n", number, responses ? responses : "none");
+    }
     if (state != NULL) printf("  unsealed requestState: %s\n", state);
     free(state);
+    {
+        uint32_t first = 0;
+        rc = elicit_round_poll(round, &first, &param);
+        if (rc == ELICIT_ERR_MISSING_CAPABILITY) {
+            /* Nothing was shown: answer the request with JSON-RPC error -32021. */
+            char msg[ELICIT_MESSAGE_CAP];
+            size_t msg_len = 0;
+            char *required =
+                read_output(round, elicit_round_required_capabilities,
+                                "elicit_round_required_capabilities");
+            rc = elicit_round_last_error(round, (uint8_t *)msg, sizeof msg, &msg_len);
+            if (rc != ELICIT_OK) die("elicit_round_last_error", rc, NULL);
+            printf("  error (HTTP 400): {\"code\":-32021,\"message\":\"%.*s\","
+                   "\"data\":{\"requiredCapabilities\":%s}}\n",
+                   (int)msg_len, msg, required);
+            *out = required;
+            elicit_round_free(round);
+            return -1;
+        }
+        if (rc != ELICIT_OK) die("elicit_round_poll", rc, round);
+    }
     step = drive(plan, round, &param);
     if (step == ELICIT_STEP_DONE) {
         *out = read_output(round, elicit_round_values, "elicit_round_values");
@@ -278,12 +346,19 @@ static int modern_call(const elicit_plan *plan, const elicit_sealer *sealer, int
             expect(strstr(requests, "Where would you like to fly?") != NULL, "asks destination");
             expect(strstr(requests, "When would you like to fly?") != NULL, "asks date");
             expect(strstr(requests, "Window or aisle?") != NULL, "asks seat");
+            expect(strstr(requests, "\"payment\":{\"method\":\"elicitation/create\","
+                                    "\"params\":{\"mode\":\"url\"") != NULL,
+                   "asks payment in URL mode");
             expect(strstr(requests, "airport") == NULL, "airport waits for destination");
+            expect(strstr(requests, "\"tip\"") == NULL, "tip waits for destination");
         } else if (number == 2) {
             expect(strstr(requests, "\"Which airport in Paris?\"") != NULL, "asks airport");
             expect(strstr(requests, "\"Book a flight to Paris on 2026-08-01?\"") != NULL,
                    "asks proceed");
             expect(strstr(requests, "\"type\":\"boolean\"") != NULL, "proceed is a boolean");
+            expect(strstr(requests, "\"tip\":{\"method\":\"sampling/createMessage\"") != NULL,
+                   "asks tip by sampling");
+            expect(strstr(requests, "\"text\":\"Paris\"") != NULL, "the tip prompt names Paris");
             expect(strstr(requests, "destination") == NULL, "destination is settled");
         }
         free(requests);
@@ -297,14 +372,30 @@ static void modern(const elicit_plan *plan, const elicit_sealer *sealer) {
         NULL,
         "{\"destination\":{\"action\":\"accept\",\"content\":{\"value\":\"Paris\"}},"
         "\"date\":{\"action\":\"accept\",\"content\":{\"value\":\"2026-08-01\"}},"
-        "\"seat\":{\"action\":\"accept\",\"content\":{\"value\":\"window\"}}}",
+        "\"seat\":{\"action\":\"accept\",\"content\":{\"value\":\"window\"}},"
+        "\"payment\":{\"action\":\"accept\"}}",
         "{\"airport\":{\"action\":\"accept\",\"content\":{\"value\":\"CDG\"}},"
-        "\"proceed\":{\"action\":\"accept\",\"content\":{\"value\":true}}}",
+        "\"proceed\":{\"action\":\"accept\",\"content\":{\"value\":true}},"
+        "\"tip\":" TIP_RESULT "}",
     };
     char *token = NULL;
     char *values = NULL;
     int round;
     printf("== modern era (2026-07-28): batched rounds, sealed requestState ==\n");
+    {
+        /* A client that declared form elicitation only cannot take this tool's URL and
+           sampling requests: the round fails before showing anything. */
+        char *out = NULL;
+        char *params = call_params(NULL);
+        int done = modern_call(plan, sealer, 0, params, NULL, "{\"elicitation\":{}}", &out);
+        expect(done == -1, "a form-only client gets -32021");
+        /* The first round would ask payment (URL mode); tip (sampling) waits for the
+           destination, so only URL mode is required now. */
+        expect(strcmp(out, "{\"elicitation\":{\"url\":{}}}") == 0,
+               "requiredCapabilities names URL mode");
+        free(out);
+        free(params);
+    }
     for (round = 0; round < 3; round++) {
         char *out = NULL;
         char *params = call_params(token);
@@ -319,7 +410,8 @@ static void modern(const elicit_plan *plan, const elicit_sealer *sealer) {
                    "a tampered token is rejected");
             free(forged);
         }
-        done = modern_call(plan, sealer, round + 1, params, responses[round], &out);
+        done = modern_call(plan, sealer, round + 1, params, responses[round], CLIENT_CAPABILITIES,
+                           &out);
         free(params);
         free(token);
         token = NULL;
@@ -333,7 +425,8 @@ static void modern(const elicit_plan *plan, const elicit_sealer *sealer) {
     expect(values != NULL, "the call completed");
     expect(strcmp(values,
                   "{\"destination\":\"Paris\",\"date\":\"2026-08-01\",\"airport\":\"CDG\","
-                  "\"proceed\":true,\"seat\":\"window\"}") == 0,
+                  "\"proceed\":true,\"seat\":\"window\",\"payment\":true,\"tip\":" TIP_RESULT
+                  "}") == 0,
            "final values");
     free(values);
 }
@@ -346,7 +439,11 @@ static void handshake(const elicit_plan *plan) {
         {"date", "{\"action\":\"accept\",\"content\":{\"value\":\"2026-09-15\"}}"},
         {"proceed", "{\"action\":\"accept\",\"content\":{\"value\":true}}"},
         {"seat", "{\"action\":\"decline\"}"},
+        {"payment", "{\"action\":\"accept\"}"},
+        {"tip", TIP_RESULT},
     };
+    static const char *const methods[] = {"elicitation/create", "elicitation/create",
+                                          "sampling/createMessage", "roots/list"};
     elicit_round *round = NULL;
     const char *args = "{}";
     size_t param = 0;
@@ -354,29 +451,39 @@ static void handshake(const elicit_plan *plan) {
     char *values;
     elicit_result rc;
     printf("== handshake era (2025-11-25): one question at a time ==\n");
-    rc = elicit_round_new_handshake(plan, bytes(args), strlen(args), 0, &round, NULL, 0, NULL);
+    rc = elicit_round_new_handshake(plan, bytes(args), strlen(args), bytes(CLIENT_CAPABILITIES),
+                                    strlen(CLIENT_CAPABILITIES), 0, &round, NULL, 0, NULL);
     if (rc != ELICIT_OK) die("elicit_round_new_handshake", rc, NULL);
     for (;;) {
         char name[80];
         char *ask;
+        uint32_t kind = 0;
         uint32_t step = drive(plan, round, &param);
         if (step == ELICIT_STEP_DONE) break;
         expect(step == ELICIT_STEP_ASK, "a handshake round asks one question at a time");
         param_name(plan, param, name, sizeof name);
-        expect(asked < 4 && strcmp(name, answers[asked][0]) == 0, "questions in order");
+        expect(asked < 6 && strcmp(name, answers[asked][0]) == 0, "questions in order");
+        /* The request's method comes from the parameter's kind. */
+        rc = elicit_plan_param_kind(plan, param, &kind);
+        if (rc != ELICIT_OK || kind > ELICIT_KIND_ROOTS) die("elicit_plan_param_kind", rc, NULL);
         ask = read_output(round, elicit_round_ask, "elicit_round_ask");
-        printf("  elicitation/create %s\n    -> %s\n", ask, answers[asked][1]);
+        printf("  %s %s\n    -> %s\n", methods[kind], ask, answers[asked][1]);
+        if (kind == ELICIT_KIND_URL) {
+            /* URL mode carries an elicitationId: the server sends
+               notifications/elicitation/complete with it once the payment page is done. */
+            expect(strstr(ask, "\"elicitationId\":") != NULL, "a URL request has its id");
+        }
         free(ask);
         rc = elicit_round_answer(round, bytes(answers[asked][1]), strlen(answers[asked][1]));
         if (rc != ELICIT_OK) die("elicit_round_answer", rc, round);
         asked++;
     }
-    expect(asked == 4, "four questions (the airport resolver knew London)");
+    expect(asked == 6, "six requests (the airport resolver knew London)");
     values = read_output(round, elicit_round_values, "elicit_round_values");
     printf("  done: %s\n", values);
     expect(strcmp(values,
                   "{\"destination\":\"London\",\"date\":\"2026-09-15\",\"airport\":\"LHR\","
-                  "\"proceed\":true,\"seat\":null}") == 0,
+                  "\"proceed\":true,\"seat\":null,\"payment\":true,\"tip\":" TIP_RESULT "}") == 0,
            "handshake values (a declined seat takes its default)");
     free(values);
     elicit_round_free(round);
@@ -406,14 +513,17 @@ int main(void) {
         char name[80];
         bool elicited = false;
         bool resolver = false;
+        uint32_t kind = 0;
+        static const char *const kinds[] = {"form", "url", "sampling", "roots"};
         param_name(plan, i, name, sizeof name);
         if (elicit_plan_param_is_elicited(plan, i, &elicited) != ELICIT_OK ||
             elicit_plan_param_has_resolver(plan, i, &resolver) != ELICIT_OK) {
             die("elicit_plan_param_*", ELICIT_ERR_OTHER, NULL);
         }
-        printf("  %s: %s%s\n", name, elicited ? "elicited" : "argument",
-               resolver ? " (resolver)" : "");
         expect(elicited, "every book_flight parameter is elicited");
+        rc = elicit_plan_param_kind(plan, i, &kind);
+        if (rc != ELICIT_OK || kind > ELICIT_KIND_ROOTS) die("elicit_plan_param_kind", rc, NULL);
+        printf("  %s: elicited by %s%s\n", name, kinds[kind], resolver ? " (resolver)" : "");
     }
 
     /* The server's key ring: one fresh random key here (tokens die with the process);

@@ -68,6 +68,22 @@ static const char ROUND2_RESPONSES[] =
     "\"date\":{\"action\":\"accept\",\"content\":{\"value\":\"2026-08-01\"}},"
     "\"seat\":{\"action\":\"accept\",\"content\":{\"value\":\"window\"}}}";
 
+/* One parameter of every kind: an argument, form, URL, sampling, roots, and a resolver
+   that asks URL-mode questions. */
+static const char KINDS[] =
+    "{\"tool\":\"kinds\",\"parameters\":["
+    "{\"name\":\"topic\"},"
+    "{\"name\":\"name\",\"elicit\":{\"message\":\"Your name?\"}},"
+    "{\"name\":\"paid\",\"elicit\":{\"message\":\"Pay\",\"url\":\"https://pay.example/1\"}},"
+    "{\"name\":\"summary\",\"elicit\":{\"sampling\":{\"messages\":[{\"role\":\"user\","
+    "\"content\":{\"type\":\"text\",\"text\":\"Sum up\"}}],\"maxTokens\":20}}},"
+    "{\"name\":\"dirs\",\"elicit\":{\"roots\":{}}},"
+    "{\"name\":\"login\",\"elicit\":{\"needs\":[\"topic\"],\"kind\":\"url\"}}"
+    "]}";
+
+static const char ALL_CAPS[] =
+    "{\"elicitation\":{\"form\":{},\"url\":{}},\"sampling\":{},\"roots\":{}}";
+
 static const char ACCEPT_PARIS[] = "{\"action\":\"accept\",\"content\":{\"value\":\"Paris\"}}";
 
 static elicit_plan *plan_of(const char *decl) {
@@ -84,7 +100,7 @@ static elicit_round *modern_of(const elicit_plan *p, const char *state, const ch
     elicit_round *r = NULL;
     elicit_result rc = elicit_round_new_modern(
         p, S("{}"), state ? B(state) : NULL, state ? strlen(state) : 0,
-        responses ? B(responses) : NULL, responses ? strlen(responses) : 0, 0, &r, NULL, 0,
+        responses ? B(responses) : NULL, responses ? strlen(responses) : 0, NULL, 0, 0, &r, NULL, 0,
         NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_round_new_modern: %s\n", elicit_result_str(rc));
@@ -95,7 +111,7 @@ static elicit_round *modern_of(const elicit_plan *p, const char *state, const ch
 
 static elicit_round *handshake_of(const elicit_plan *p, size_t workspace) {
     elicit_round *r = NULL;
-    elicit_result rc = elicit_round_new_handshake(p, S("{}"), workspace, &r, NULL, 0, NULL);
+    elicit_result rc = elicit_round_new_handshake(p, S("{}"), NULL, 0, workspace, &r, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_round_new_handshake: %s\n", elicit_result_str(rc));
         exit(2);
@@ -145,7 +161,9 @@ static void test_version_and_codes(void) {
         ELICIT_ERR_ARGUMENTS,
         ELICIT_ERR_MISSING_ARGUMENT,
         ELICIT_ERR_INPUT_RESPONSES,
-        ELICIT_ERR_NOT_ELICIT_RESULT,
+        ELICIT_ERR_REQUEST_STATE,
+        ELICIT_ERR_MISSING_CAPABILITY,
+        ELICIT_ERR_WRONG_REPLY,
         ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT,
         ELICIT_ERR_SCHEMA_MISMATCH,
         ELICIT_ERR_DECLINED,
@@ -170,6 +188,10 @@ static void test_version_and_codes(void) {
     CHECK(ELICIT_ERR_RESOLVER_ANSWER / 100 == 1 && ELICIT_ERR_CAPACITY / 100 == 2);
     CHECK(ELICIT_ERR_INPUT_RESPONSES / 100 == 3 && ELICIT_ERR_RESOLVER_DEPENDENCY / 100 == 4);
     CHECK(ELICIT_ERR_POISONED / 100 == 9);
+    CHECK(ELICIT_ERR_MISSING_CAPABILITY / 100 == 3 && ELICIT_ERR_WRONG_REPLY == 400);
+    /* Kinds are numbered 0..3, as the library reports them. */
+    CHECK(ELICIT_KIND_FORM == 0 && ELICIT_KIND_URL == 1 && ELICIT_KIND_SAMPLING == 2 &&
+          ELICIT_KIND_ROOTS == 3);
     elicit_plan_free(NULL);
     elicit_round_free(NULL);
     passed++; /* freeing NULL did not crash */
@@ -336,6 +358,31 @@ static void test_plan_introspection(void) {
         CHECK(flag == true);
         elicit_plan_free(q);
     }
+
+    {
+        /* Every parameter's kind; a model-supplied argument has none. */
+        elicit_plan *q = plan_of(KINDS);
+        uint32_t kind = 99;
+        RC(elicit_plan_param_kind(NULL, 1, &kind), ELICIT_ERR_NULL);
+        RC(elicit_plan_param_kind(q, 1, NULL), ELICIT_ERR_NULL);
+        RC(elicit_plan_param_kind(q, 6, &kind), ELICIT_ERR_INDEX);
+        RC(elicit_plan_param_kind(q, (size_t)-1, &kind), ELICIT_ERR_INDEX);
+        RC(elicit_plan_param_kind(q, 0, &kind), ELICIT_ERR_INVALID_ARGUMENT);
+        CHECK(kind == 99);
+        RC(elicit_plan_param_kind(q, 1, &kind), ELICIT_OK);
+        CHECK(kind == ELICIT_KIND_FORM);
+        RC(elicit_plan_param_kind(q, 2, &kind), ELICIT_OK);
+        CHECK(kind == ELICIT_KIND_URL);
+        RC(elicit_plan_param_kind(q, 3, &kind), ELICIT_OK);
+        CHECK(kind == ELICIT_KIND_SAMPLING);
+        RC(elicit_plan_param_kind(q, 4, &kind), ELICIT_OK);
+        CHECK(kind == ELICIT_KIND_ROOTS);
+        RC(elicit_plan_param_kind(q, 5, &kind), ELICIT_OK);
+        CHECK(kind == ELICIT_KIND_URL); /* a resolver's declared kind */
+        RC(elicit_plan_param_kind(p, 3, &kind), ELICIT_OK);
+        CHECK(kind == ELICIT_KIND_FORM); /* a resolver without "kind" asks forms */
+        elicit_plan_free(q);
+    }
     elicit_plan_free(p);
 }
 
@@ -348,51 +395,62 @@ static void test_round_new(void) {
     char err[ELICIT_MESSAGE_CAP];
     size_t err_len = 0;
 
-    RC(elicit_round_new_modern(NULL, S("{}"), NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(NULL, S("{}"), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, NULL, 2, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, NULL, 2, NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 3, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 3, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 3, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 3, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, 0, NULL, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, BAD, NULL, 0, NULL, 0, 0, &r, (uint8_t *)err, sizeof err,
+    RC(elicit_round_new_modern(p, BAD, NULL, 0, NULL, 0, NULL, 0, 0, &r, (uint8_t *)err, sizeof err,
                                &err_len),
        ELICIT_ERR_UTF8);
     CHECK(err_len > 0 && memcmp(err, "arguments is not valid UTF-8", 28) == 0);
-    RC(elicit_round_new_modern(p, S("{}"), BAD, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, BAD, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
-    RC(elicit_round_new_modern(p, S("{\"a\":"), NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, S("{}"), BAD, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, BAD, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
+    RC(elicit_round_new_modern(p, S("{\"a\":"), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_ARGUMENTS);
-    RC(elicit_round_new_modern(p, S("[]"), NULL, 0, NULL, 0, 0, &r, (uint8_t *)err, sizeof err,
+    RC(elicit_round_new_modern(p, S("[]"), NULL, 0, NULL, 0, NULL, 0, 0, &r, (uint8_t *)err, sizeof err,
                                &err_len),
        ELICIT_ERR_ARGUMENTS);
     CHECK(err_len == strlen("Invalid tool arguments: must be a JSON object") &&
           memcmp(err, "Invalid tool arguments: must be a JSON object", err_len) == 0);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, S("{\"destination\":{\"action\""), 0, &r,
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, S("{\"destination\":{\"action\""), NULL, 0, 0, &r,
                                NULL, 0, NULL),
        ELICIT_ERR_INPUT_RESPONSES);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, S("{\"destination\":42}"), 0, &r,
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, S("{\"destination\":42}"), NULL, 0, 0, &r,
                                (uint8_t *)err, sizeof err, &err_len),
        ELICIT_ERR_INPUT_RESPONSES);
     CHECK(memcmp(err, "Invalid inputResponses['destination']", 37) == 0);
+    /* client_capabilities: NULL with a length, and text that is not UTF-8. */
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 2, 0, &r, (uint8_t *)err,
+                               sizeof err, &err_len),
+       ELICIT_ERR_NULL);
+    CHECK(memcmp(err, "client_capabilities is NULL", 27) == 0);
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, BAD, 0, &r, (uint8_t *)err,
+                               sizeof err, &err_len),
+       ELICIT_ERR_UTF8);
+    CHECK(memcmp(err, "client_capabilities is not valid UTF-8", 38) == 0);
+    RC(elicit_round_new_handshake(p, S("{}"), NULL, 2, 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, S("{}"), BAD, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
     /* A workspace size no allocation can satisfy. */
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, (size_t)-1, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 0, (size_t)-1, &r, NULL, 0, NULL),
        ELICIT_ERR_TOO_LARGE);
     CHECK(r == sentinel);
 
-    RC(elicit_round_new_handshake(NULL, S("{}"), 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_new_handshake(p, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_new_handshake(p, S("{}"), 0, NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_new_handshake(p, BAD, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
-    RC(elicit_round_new_handshake(p, S("{"), 0, &r, NULL, 0, NULL), ELICIT_ERR_ARGUMENTS);
+    RC(elicit_round_new_handshake(NULL, S("{}"), NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, S("{}"), NULL, 0, 0, NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, BAD, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
+    RC(elicit_round_new_handshake(p, S("{"), NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_ARGUMENTS);
     CHECK(r == sentinel);
 
     /* An unreadable requestState is "no progress", never an error. */
     r = NULL;
-    RC(elicit_round_new_modern(p, S("{}"), S("{\"v\":1,"), NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, S("{}"), S("{\"v\":1,"), NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_OK);
     CHECK(r != NULL);
     elicit_round_free(r);
@@ -427,6 +485,7 @@ static void test_null_round_arguments(void) {
     RC(elicit_round_resolve_question(NULL, S("{\"message\":\"?\"}")), ELICIT_ERR_NULL);
     RC(elicit_round_resolve_failed(NULL, S("x")), ELICIT_ERR_NULL);
     RC(elicit_round_answer(NULL, S(ACCEPT_PARIS)), ELICIT_ERR_NULL);
+    RC(elicit_round_required_capabilities(NULL, buf, sizeof buf, &n), ELICIT_ERR_NULL);
 
     /* out_len NULL, and buf NULL with a non-zero cap, for every reader. */
     RC(elicit_round_resolve_inputs(r, buf, sizeof buf, NULL), ELICIT_ERR_NULL);
@@ -443,6 +502,8 @@ static void test_null_round_arguments(void) {
     RC(elicit_round_request_state(r, NULL, 4, &n), ELICIT_ERR_NULL);
     RC(elicit_round_last_error(r, buf, sizeof buf, NULL), ELICIT_ERR_NULL);
     RC(elicit_round_last_error(r, NULL, 4, &n), ELICIT_ERR_NULL);
+    RC(elicit_round_required_capabilities(r, buf, sizeof buf, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_required_capabilities(r, NULL, 4, &n), ELICIT_ERR_NULL);
     RC(elicit_round_note_count(r, NULL), ELICIT_ERR_NULL);
     RC(elicit_round_note(r, 0, NULL, &param, buf, sizeof buf, &n), ELICIT_ERR_NULL);
     RC(elicit_round_note(r, 0, &level, NULL, buf, sizeof buf, &n), ELICIT_ERR_NULL);
@@ -598,8 +659,10 @@ static void test_buffers(void) {
                       "\"proceed\":true,\"seat\":null}"));
     elicit_round_free(h);
 
-    /* Notes: a reply with no question asked last round is discarded (INFO). */
-    r = modern_of(p, NULL, "{\"destination\":{\"action\":\"accept\",\"content\":{\"value\":\"X\"}}}");
+    /* Notes: a reply to a question that changed since it was asked is discarded (INFO).
+       (A reply with no state at all answers the question asked now: deviation 6.) */
+    r = modern_of(p, "{\"v\":1,\"answers\":{},\"asked\":{\"destination\":\"AAAAAAAAAAAAAAAAAAAAAA\"}}",
+                  "{\"destination\":{\"action\":\"accept\",\"content\":{\"value\":\"X\"}}}");
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
     RC(elicit_round_note_count(r, &n), ELICIT_OK);
     CHECK(n == 1);
@@ -757,8 +820,8 @@ static void test_failures(void) {
     /* Truncated ElicitResult JSON: not an elicitation result, the round fails. */
     h = handshake_of(p, 0);
     RC(elicit_round_poll(h, &step, &param), ELICIT_OK);
-    RC(elicit_round_answer(h, S("{\"action\":\"acc")), ELICIT_ERR_NOT_ELICIT_RESULT);
-    expect_failed(h, ELICIT_ERR_NOT_ELICIT_RESULT,
+    RC(elicit_round_answer(h, S("{\"action\":\"acc")), ELICIT_ERR_WRONG_REPLY);
+    expect_failed(h, ELICIT_ERR_WRONG_REPLY,
                   "The response for 'destination' is not an elicitation result", __LINE__);
     elicit_round_free(h);
 
@@ -791,8 +854,8 @@ static void test_failures(void) {
 
     /* A modern reply of another InputResponse kind (roots) for an asked question. */
     r = modern_of(p, state, "{\"destination\":{\"roots\":[]}}");
-    RC(elicit_round_poll(r, &step, &param), ELICIT_ERR_NOT_ELICIT_RESULT);
-    expect_failed(r, ELICIT_ERR_NOT_ELICIT_RESULT,
+    RC(elicit_round_poll(r, &step, &param), ELICIT_ERR_WRONG_REPLY);
+    expect_failed(r, ELICIT_ERR_WRONG_REPLY,
                   "The response for 'destination' is not an elicitation result", __LINE__);
     elicit_round_free(r);
 
@@ -875,7 +938,7 @@ static void *work(void *arg) {
         uint32_t step = 0;
         elicit_round *r = NULL;
         const char *args = "{}";
-        if (elicit_round_new_modern(w->plan, B(args), 2, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL) !=
+        if (elicit_round_new_modern(w->plan, B(args), 2, NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL) !=
                 ELICIT_OK ||
             elicit_round_poll(r, &step, &param) != ELICIT_OK ||
             elicit_round_request_state(r, (uint8_t *)state, sizeof state, &n) != ELICIT_OK) {
@@ -884,7 +947,7 @@ static void *work(void *arg) {
         elicit_round_free(r);
         r = NULL;
         if (!w->ok) break;
-        if (elicit_round_new_modern(w->plan, B(args), 2, B(state), n, S(ROUND2_RESPONSES), 0, &r,
+        if (elicit_round_new_modern(w->plan, B(args), 2, B(state), n, S(ROUND2_RESPONSES), NULL, 0, 0, &r,
                                     NULL, 0, NULL) != ELICIT_OK) {
             w->ok = 0;
             break;
@@ -904,7 +967,7 @@ static void *work(void *arg) {
         if (elicit_round_new_modern(
                 w->plan, B(args), 2, B(state), n,
                 S("{\"airport\":{\"action\":\"accept\",\"content\":{\"value\":\"CDG\"}},"
-                  "\"proceed\":{\"action\":\"accept\",\"content\":{\"value\":true}}}"),
+                  "\"proceed\":{\"action\":\"accept\",\"content\":{\"value\":true}}}"), NULL, 0,
                 0, &r, NULL, 0, NULL) != ELICIT_OK) {
             w->ok = 0;
             break;
@@ -1381,7 +1444,7 @@ static void test_helpers(void) {
     double d = 7.0;
     bool b = false;
     char buf[256];
-    RC(elicit_round_new_modern(p, S(TYPED_ARGS), NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, S(TYPED_ARGS), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
        ELICIT_OK);
     /* Before the step: wrong step; NULL out-pointers are NULL whatever the step. */
     RC(elicit_round_resolve_input_int(r, S("n"), &i), ELICIT_ERR_WRONG_STEP);
@@ -1494,13 +1557,18 @@ static void test_resolver_values_taken_as_given(void) {
 static void test_result_names(void) {
     static const elicit_result codes[] = {
         ELICIT_OK, ELICIT_ERR_NULL, ELICIT_ERR_WRONG_TYPE, ELICIT_ERR_INPUT_RESPONSES,
-        ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_DECLINED, ELICIT_ERR_PANIC, ELICIT_ERR_OTHER,
+        ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_MISSING_CAPABILITY, ELICIT_ERR_WRONG_REPLY,
+        ELICIT_ERR_DECLINED, ELICIT_ERR_PANIC, ELICIT_ERR_OTHER,
     };
     size_t i;
     CHECK(strcmp(elicit_result_name(ELICIT_OK), "ELICIT_OK") == 0);
     CHECK(strcmp(elicit_result_name(ELICIT_ERR_NULL), "ELICIT_ERR_NULL") == 0);
     CHECK(strcmp(elicit_result_name(ELICIT_ERR_REQUEST_STATE), "ELICIT_ERR_REQUEST_STATE") == 0);
     CHECK(strcmp(elicit_result_name(12345), "ELICIT_ERR_UNKNOWN") == 0);
+    CHECK(strcmp(elicit_result_name(ELICIT_ERR_MISSING_CAPABILITY),
+                 "ELICIT_ERR_MISSING_CAPABILITY") == 0);
+    CHECK(strcmp(elicit_result_name(400), "ELICIT_ERR_WRONG_REPLY") == 0);
+    CHECK(strstr(elicit_result_str(ELICIT_ERR_MISSING_CAPABILITY), "-32021") != NULL);
     for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         const char *name = elicit_result_name(codes[i]);
         const char *full = elicit_result_str(codes[i]);
@@ -1508,6 +1576,175 @@ static void test_result_names(void) {
         CHECK(strncmp(full, name, len) == 0 && full[len] == ':' && full[len + 1] == ' ');
     }
     CHECK(ELICIT_ERR_WRONG_TYPE / 100 == 1 && ELICIT_ERR_REQUEST_STATE / 100 == 3);
+}
+
+/* ------------------------------------------------------------------ input kinds */
+
+static elicit_round *kinds_round(const elicit_plan *p, const char *caps, const char *state,
+                                 const char *responses) {
+    elicit_round *r = NULL;
+    elicit_result rc = elicit_round_new_modern(
+        p, S("{\"topic\":\"t\"}"), state ? B(state) : NULL, state ? strlen(state) : 0,
+        responses ? B(responses) : NULL, responses ? strlen(responses) : 0, caps ? B(caps) : NULL,
+        caps ? strlen(caps) : 0, 0, &r, NULL, 0, NULL);
+    if (rc != ELICIT_OK) {
+        printf("setup: elicit_round_new_modern (kinds): %s\n", elicit_result_str(rc));
+        exit(2);
+    }
+    return r;
+}
+
+/* Poll, answering the URL resolver (param 5) with a question of its kind. */
+static elicit_result kinds_drive(elicit_round *r, uint32_t *step, size_t *param) {
+    for (;;) {
+        elicit_result rc = elicit_round_poll(r, step, param);
+        if (rc != ELICIT_OK || *step != ELICIT_STEP_RESOLVE) return rc;
+        /* A form question is the wrong shape for a URL resolver: refused, nothing changed. */
+        RC(elicit_round_resolve_question(r, S("{\"message\":\"?\"}")), ELICIT_ERR_RESOLVER_ANSWER);
+        RC(elicit_round_resolve_question_text(r, S("?"), NULL, 0, NULL, 0),
+           ELICIT_ERR_RESOLVER_ANSWER);
+        RC(elicit_round_resolve_question(
+               r, S("{\"message\":\"Sign in\",\"url\":\"https://id.example/t\"}")),
+           ELICIT_OK);
+    }
+}
+
+static elicit_result required_caps(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+    return elicit_round_required_capabilities(r, b, c, n);
+}
+
+static void test_kinds(void) {
+    static const char MISSING[] = "{\"elicitation\":{\"url\":{}},\"sampling\":{},\"roots\":{}}";
+    elicit_plan *p = plan_of(KINDS);
+    elicit_round *r;
+    uint32_t step = 0;
+    size_t param = 0, n = 0;
+    char buf[1024];
+    char *state;
+
+    /* NULL capabilities: form only. The round fails before showing anything. */
+    r = kinds_round(p, NULL, NULL, NULL);
+    RC(elicit_round_required_capabilities(r, NULL, 0, &n), ELICIT_ERR_WRONG_STEP);
+    RC(kinds_drive(r, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
+    check_reader(r, required_caps, "elicit_round_required_capabilities", __LINE__);
+    RC(elicit_round_required_capabilities(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(n == strlen(MISSING) && memcmp(buf, MISSING, n) == 0);
+    RC(elicit_round_input_requests(r, 0, NULL, 0, &n), ELICIT_ERR_MISSING_CAPABILITY);
+    expect_failed(r, ELICIT_ERR_MISSING_CAPABILITY,
+                  "Client did not declare the url elicitation capability required by resolver "
+                  "'paid'",
+                  __LINE__);
+    elicit_round_free(r);
+
+    /* "elicitation": {} is form only too; text that is not an object declares nothing. */
+    r = kinds_round(p, "{\"elicitation\":{}}", NULL, NULL);
+    RC(kinds_drive(r, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
+    elicit_round_free(r);
+    r = kinds_round(p, "not json", NULL, NULL);
+    RC(kinds_drive(r, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
+    RC(elicit_round_required_capabilities(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    CHECK(n > 20 && memcmp(buf, "{\"elicitation\":{\"form\":{},\"url\":{}}", 35) == 0);
+    elicit_round_free(r);
+
+    /* Everything declared: every kind is asked, each with its method. */
+    r = kinds_round(p, ALL_CAPS, NULL, NULL);
+    RC(kinds_drive(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_INPUT_REQUIRED);
+    RC(elicit_round_required_capabilities(r, NULL, 0, &n), ELICIT_ERR_WRONG_STEP);
+    RC(elicit_round_input_requests(r, 0, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+    buf[n] = '\0';
+    CHECK(strstr(buf, "\"paid\":{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"url\"") !=
+          NULL);
+    CHECK(strstr(buf, "\"summary\":{\"method\":\"sampling/createMessage\"") != NULL);
+    CHECK(strstr(buf, "\"dirs\":{\"method\":\"roots/list\",\"params\":{}}") != NULL);
+    CHECK(strstr(buf, "\"url\":\"https://id.example/t\"") != NULL);
+    RC(elicit_round_request_state(r, NULL, 0, &n), ELICIT_OK);
+    state = malloc(n + 1);
+    RC(elicit_round_request_state(r, (uint8_t *)state, n, &n), ELICIT_OK);
+    state[n] = '\0';
+    elicit_round_free(r);
+
+    /* A CreateMessageResult where an ElicitResult was asked: 400, the round fails. */
+    r = kinds_round(p, ALL_CAPS, state,
+                    "{\"paid\":{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
+                    "\"text\":\"x\"},\"model\":\"m\"}}");
+    RC(kinds_drive(r, &step, &param), ELICIT_ERR_WRONG_REPLY);
+    expect_failed(r, ELICIT_ERR_WRONG_REPLY, "The response for 'paid' is not a URL elicitation",
+                  __LINE__);
+    elicit_round_free(r);
+
+    /* Every kind answered: URL settles to true, sampling to the result, roots to the list. */
+    r = kinds_round(p, ALL_CAPS, state,
+                    "{\"name\":{\"action\":\"accept\",\"content\":{\"value\":\"Ann\"}},"
+                    "\"paid\":{\"action\":\"accept\"},"
+                    "\"summary\":{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
+                    "\"text\":\"Short.\"},\"model\":\"m\"},"
+                    "\"dirs\":{\"roots\":[{\"uri\":\"file:///w\"}]},"
+                    "\"login\":{\"action\":\"accept\"}}");
+    RC(kinds_drive(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_DONE);
+    RC(elicit_round_values(r, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+    buf[n] = '\0';
+    CHECK(strcmp(buf, "{\"name\":\"Ann\",\"paid\":true,\"summary\":{\"role\":\"assistant\","
+                      "\"content\":{\"type\":\"text\",\"text\":\"Short.\"},\"model\":\"m\"},"
+                      "\"dirs\":[{\"uri\":\"file:///w\"}],\"login\":true}") == 0);
+    elicit_round_free(r);
+    free(state);
+
+    /* Handshake era: the URL question carries its elicitationId; a sampling request the
+       client refused is answered as a decline. */
+    {
+        elicit_round *h = NULL;
+        uint32_t kind = 99;
+        RC(elicit_round_new_handshake(p, S("{\"topic\":\"t\"}"), S(ALL_CAPS), 0, &h, NULL, 0,
+                                      NULL),
+           ELICIT_OK);
+        RC(kinds_drive(h, &step, &param), ELICIT_OK);
+        CHECK(step == ELICIT_STEP_ASK && param == 1);
+        RC(elicit_round_answer(h, S("{\"action\":\"accept\",\"content\":{\"value\":\"Ann\"}}")),
+           ELICIT_OK);
+        RC(kinds_drive(h, &step, &param), ELICIT_OK);
+        CHECK(step == ELICIT_STEP_ASK && param == 2);
+        RC(elicit_plan_param_kind(p, param, &kind), ELICIT_OK);
+        CHECK(kind == ELICIT_KIND_URL);
+        RC(elicit_round_ask(h, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+        buf[n] = '\0';
+        CHECK(strstr(buf, "\"mode\":\"url\"") != NULL && strstr(buf, "\"elicitationId\":") != NULL);
+        /* A URL answer with content is the wrong reply. */
+        RC(elicit_round_answer(h, S("{\"action\":\"accept\",\"content\":{\"value\":1}}")),
+           ELICIT_ERR_WRONG_REPLY);
+        elicit_round_free(h);
+
+        h = NULL;
+        RC(elicit_round_new_handshake(p, S("{\"topic\":\"t\"}"), S(ALL_CAPS), 0, &h, NULL, 0,
+                                      NULL),
+           ELICIT_OK);
+        RC(kinds_drive(h, &step, &param), ELICIT_OK);
+        RC(elicit_round_answer(h, S("{\"action\":\"accept\",\"content\":{\"value\":\"Ann\"}}")),
+           ELICIT_OK);
+        RC(kinds_drive(h, &step, &param), ELICIT_OK);
+        RC(elicit_round_answer(h, S("{\"action\":\"accept\"}")), ELICIT_OK);
+        RC(kinds_drive(h, &step, &param), ELICIT_OK);
+        CHECK(step == ELICIT_STEP_ASK && param == 3);
+        RC(elicit_round_ask(h, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+        CHECK(n > 12 && memcmp(buf, "{\"messages\":", 12) == 0);
+        RC(elicit_round_answer(h, S("{\"action\":\"decline\"}")), ELICIT_ERR_DECLINED);
+        elicit_round_free(h);
+
+        /* Handshake with form only: the ASK of a URL question is never reached. */
+        h = NULL;
+        RC(elicit_round_new_handshake(p, S("{\"topic\":\"t\"}"), NULL, 0, 0, &h, NULL, 0, NULL),
+           ELICIT_OK);
+        RC(kinds_drive(h, &step, &param), ELICIT_OK);
+        CHECK(step == ELICIT_STEP_ASK && param == 1);
+        RC(elicit_round_answer(h, S("{\"action\":\"accept\",\"content\":{\"value\":\"Ann\"}}")),
+           ELICIT_OK);
+        RC(kinds_drive(h, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
+        RC(elicit_round_required_capabilities(h, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+        CHECK(n > 0 && buf[0] == '{');
+        elicit_round_free(h);
+    }
+    elicit_plan_free(p);
 }
 
 int main(void) {
@@ -1530,6 +1767,7 @@ int main(void) {
     test_helpers();
     test_resolver_values_taken_as_given();
     test_result_names();
+    test_kinds();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -1,12 +1,19 @@
 // booking.cpp: the book_flight flow across rounds, through the elicit C ABI and the
 // RAII wrapper in elicit.hpp.
 //
+// Besides form questions, the fare is paid by URL-mode elicitation (`payment`) and a
+// travel tip comes from the client's model by sampling (`tip`, a resolver that builds
+// the CreateMessageRequest from the destination). Every round gets the client's
+// ClientCapabilities.
+//
 // Modern era (2026-07-28), three calls, the requestState sealed between them:
-//   1. no answers yet            -> asks destination, date, seat
-//   2. Paris, 2026-08-01, window -> asks airport ("Which airport in Paris?"), proceed
-//   3. CDG, true                 -> done
-// Then the failure path: a declined required answer fails the call with the
-// reference's message (elicit::Error, a 4xx code).
+//   1. no answers yet                  -> asks destination, date, seat, payment (URL)
+//   2. Paris, 2026-08-01, window, paid -> asks airport ("Which airport in Paris?"),
+//                                         proceed, tip (sampling/createMessage)
+//   3. CDG, true, a CreateMessageResult -> done
+// Then the failure paths: a client that declared form elicitation only
+// (elicit::MissingCapabilityError, JSON-RPC -32021), and a declined required answer,
+// which fails the call with the reference's message (elicit::Error, a 4xx code).
 //
 // Build: c++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/cpp
 //        booking.cpp libelicit_ffi.a
@@ -29,8 +36,19 @@ constexpr std::string_view kDeclaration = R"({"tool":"book_flight","parameters":
   {"name":"airport","elicit":{"needs":["destination"]}},
   {"name":"proceed","type":"boolean","elicit":{"needs":["destination","date"]}},
   {"name":"seat","type":{"enum":["window","aisle"]},"default":null,
-   "elicit":{"message":"Window or aisle?"}}
+   "elicit":{"message":"Window or aisle?"}},
+  {"name":"payment","elicit":{"message":"Pay the fare","url":"https://pay.example/fare"}},
+  {"name":"tip","elicit":{"needs":["destination"],"kind":"sampling"}}
 ]})";
+
+// What the client declared: form and URL-mode elicitation, and sampling.
+constexpr std::string_view kClientCapabilities =
+    R"({"elicitation":{"form":{},"url":{}},"sampling":{}})";
+
+// The client model's answer to the tip request (a CreateMessageResult).
+#define TIP_RESULT                                                                     \
+    R"({"role":"assistant","content":{"type":"text","text":"See the old town."},)" \
+    R"("model":"demo-model","stopReason":"endTurn"})"
 
 void expect(bool ok, std::string_view what) {
     if (!ok) {
@@ -66,6 +84,18 @@ const std::map<std::string, Resolver, std::less<>> &resolvers() {
              std::cout << "  resolver proceed -> question " << question << "\n";
              round.resolve_question_text(question, "Confirm");
          }},
+        {"tip",
+         [](elicit::Round &round) {
+             // A sampling question: CreateMessageRequest params. The destination goes in
+             // as the JSON value the library hands over (already escaped).
+             std::string destination = round.input("destination");
+             std::cout << "  resolver tip(" << destination << ") -> sampling question\n";
+             round.resolve_question(
+                 R"({"sampling":{"messages":[{"role":"user","content":{"type":"text","text":)" +
+                 destination +
+                 R"(}}],"systemPrompt":"Suggest one sight in the city the user names.",)"
+                 R"("maxTokens":60}})");
+         }},
     };
     return table;
 }
@@ -80,7 +110,8 @@ struct Outcome {
 
 Outcome call(const elicit::Plan &plan, std::optional<std::string_view> state,
              std::optional<std::string_view> responses) {
-    elicit::Round round = elicit::Round::modern(plan, "{}", state, responses);
+    elicit::Round round =
+        elicit::Round::modern(plan, "{}", state, responses, kClientCapabilities);
     for (;;) {
         elicit::Step step = round.poll();
         switch (step.kind) {
@@ -109,8 +140,10 @@ int main() {
         elicit::Plan plan = elicit::Plan::compile(kDeclaration);
         std::cout << plan.tool() << ": " << plan.param_count() << " parameters\n";
         for (std::size_t i = 0; i < plan.param_count(); ++i) {
-            std::cout << "  " << plan.param_name(i)
-                      << (plan.is_elicited(i) ? ": elicited" : ": argument")
+            static const char *const kinds[] = {"form", "url", "sampling", "roots"};
+            expect(plan.is_elicited(i), "every book_flight parameter is elicited");
+            std::cout << "  " << plan.param_name(i) << ": elicited by "
+                      << kinds[static_cast<std::uint32_t>(plan.kind(i))]
                       << (plan.has_resolver(i) ? " (resolver)" : "") << "\n";
         }
         expect(plan.index_of("seat") == std::optional<std::size_t>(4), "index_of(seat)");
@@ -120,9 +153,11 @@ int main() {
             std::nullopt,
             R"({"destination":{"action":"accept","content":{"value":"Paris"}},)"
             R"("date":{"action":"accept","content":{"value":"2026-08-01"}},)"
-            R"("seat":{"action":"accept","content":{"value":"window"}}})",
+            R"("seat":{"action":"accept","content":{"value":"window"}},)"
+            R"("payment":{"action":"accept"}})",
             R"({"airport":{"action":"accept","content":{"value":"CDG"}},)"
-            R"("proceed":{"action":"accept","content":{"value":true}}})",
+            R"("proceed":{"action":"accept","content":{"value":true}},)"
+            R"("tip":)" TIP_RESULT "}",
         };
         // The state between rounds is sealed: one fresh random key here (a fleet shares
         // its keys), audience "booking", the SDK's default TTL.
@@ -171,7 +206,15 @@ int main() {
             token = sealer.seal(request, out.state);
             std::cout << "  requestState: " << out.state << "\n  sealed: " << token->substr(0, 24)
                       << "... (" << token->size() << " bytes)\n";
+            if (n == 0) {
+                expect(out.requests.find(R"("payment":{"method":"elicitation/create",)"
+                                         R"("params":{"mode":"url")") != std::string::npos,
+                       "asks payment in URL mode");
+            }
             if (n == 1) {
+                expect(out.requests.find(R"("tip":{"method":"sampling/createMessage")") !=
+                           std::string::npos,
+                       "asks tip by sampling");
                 expect(out.requests.find("\"Which airport in Paris?\"") != std::string::npos,
                        "asks airport");
                 expect(out.requests.find("\"Book a flight to Paris on 2026-08-01?\"") !=
@@ -181,16 +224,35 @@ int main() {
         }
         expect(values ==
                    R"({"destination":"Paris","date":"2026-08-01","airport":"CDG",)"
-                   R"("proceed":true,"seat":"window"})",
+                   R"("proceed":true,"seat":"window","payment":true,"tip":)" TIP_RESULT "}",
                "final values");
+
+        // A client that declared form elicitation only: the round fails before showing
+        // anything; the server answers JSON-RPC -32021 with requiredCapabilities.
+        std::cout << "a client that declared form elicitation only:\n";
+        try {
+            elicit::Round::modern(plan, "{}", std::nullopt, std::nullopt,
+                                  R"({"elicitation":{}})")
+                .poll();
+            expect(false, "a form-only client cannot take the URL-mode payment");
+        } catch (const elicit::MissingCapabilityError &e) {
+            std::cout << "  -32021: " << e.what()
+                      << " requiredCapabilities=" << e.required_capabilities() << "\n";
+            expect(e.code() == ELICIT_ERR_MISSING_CAPABILITY && !e.is_tool_error(),
+                   "ELICIT_ERR_MISSING_CAPABILITY");
+            expect(e.required_capabilities() == R"({"elicitation":{"url":{}}})",
+                   "URL mode is required");
+        }
 
         // A declined required answer fails the call with the reference's message.
         std::cout << "declining the destination:\n";
-        elicit::Round first = elicit::Round::modern(plan, "{}");
+        elicit::Round first = elicit::Round::modern(plan, "{}", std::nullopt, std::nullopt,
+                                                    kClientCapabilities);
         expect(first.poll().kind == elicit::StepKind::InputRequired, "first round asks");
         std::string first_state = first.request_state();
-        elicit::Round second = elicit::Round::modern(
-            plan, "{}", first_state, R"({"destination":{"action":"decline"}})");
+        elicit::Round second =
+            elicit::Round::modern(plan, "{}", first_state,
+                                  R"({"destination":{"action":"decline"}})", kClientCapabilities);
         try {
             second.poll();
             expect(false, "a declined required parameter fails the call");

@@ -5,7 +5,11 @@
 // - Every failing call throws elicit::Error, carrying the elicit_result code and the
 //   message (elicit_round_last_error, or the constructor's error buffer). A 4xx code
 //   (Error::is_tool_error) means the tool call fails with that message; 3xx means the
-//   call's inputs were invalid (ELICIT_ERR_INPUT_RESPONSES is JSON-RPC -32602).
+//   call's inputs were invalid (ELICIT_ERR_INPUT_RESPONSES is JSON-RPC -32602) or the
+//   client lacks a capability the call needs (elicit::MissingCapabilityError, JSON-RPC
+//   -32021 with its required_capabilities()).
+// - Rounds take the client's ClientCapabilities JSON (nullopt: form elicitation only);
+//   Plan::kind says how each parameter is asked (form, URL mode, sampling, roots).
 // - Outputs come back as std::string (a size query, then the read).
 // - A Round refers to its Plan by reference count inside the library: destroying the
 //   Plan first is fine.
@@ -22,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "elicit.h"
@@ -56,6 +61,39 @@ public:
 private:
     std::string reason_;
 };
+
+/// The round needs a kind of request the client did not declare
+/// (ELICIT_ERR_MISSING_CAPABILITY): answer with JSON-RPC error -32021 (HTTP 400),
+/// message what(), and data.requiredCapabilities = required_capabilities().
+class MissingCapabilityError : public Error {
+public:
+    MissingCapabilityError(const std::string &message, std::string required)
+        : Error(ELICIT_ERR_MISSING_CAPABILITY, message), required_(std::move(required)) {}
+    /// A ClientCapabilities object naming what is missing, e.g. {"sampling":{}}.
+    const std::string &required_capabilities() const noexcept { return required_; }
+
+private:
+    std::string required_;
+};
+
+/// How a parameter is asked (elicit_plan_param_kind).
+enum class InputKind : std::uint32_t {
+    Form = ELICIT_KIND_FORM,
+    Url = ELICIT_KIND_URL,
+    Sampling = ELICIT_KIND_SAMPLING,
+    Roots = ELICIT_KIND_ROOTS,
+};
+
+/// The JSON-RPC method that asks a parameter of this kind.
+inline std::string_view method_of(InputKind kind) noexcept {
+    switch (kind) {
+        case InputKind::Sampling: return "sampling/createMessage";
+        case InputKind::Roots: return "roots/list";
+        case InputKind::Form:
+        case InputKind::Url: break;
+    }
+    return "elicitation/create";
+}
 
 /// The name of a result code alone, e.g. "ELICIT_ERR_NULL".
 inline std::string_view result_name(elicit_result code) noexcept {
@@ -152,6 +190,13 @@ public:
         check(elicit_plan_param_is_elicited(get(), index, &b));
         return b;
     }
+    /// How elicited parameter `index` is asked (Error ELICIT_ERR_INVALID_ARGUMENT for a
+    /// model-supplied argument).
+    InputKind kind(std::size_t index) const {
+        std::uint32_t k = 0;
+        check(elicit_plan_param_kind(get(), index, &k));
+        return static_cast<InputKind>(k);
+    }
     /// Whether parameter `index` is filled by a host resolver.
     bool has_resolver(std::size_t index) const {
         bool b = false;
@@ -173,11 +218,13 @@ private:
 class Round {
 public:
     /// A 2026-07-28 round. `request_state` is the unsealed requestState, if any;
-    /// `input_responses` the raw inputResponses object, if any. Throws Error (3xx for
-    /// invalid call inputs).
+    /// `input_responses` the raw inputResponses object, if any; `client_capabilities`
+    /// the client's ClientCapabilities JSON (nullopt: form elicitation only). Throws
+    /// Error (3xx for invalid call inputs).
     static Round modern(const Plan &plan, std::string_view arguments,
                         std::optional<std::string_view> request_state = std::nullopt,
                         std::optional<std::string_view> input_responses = std::nullopt,
+                        std::optional<std::string_view> client_capabilities = std::nullopt,
                         std::size_t workspace_size = 0) {
         elicit_round *raw = nullptr;
         char err[ELICIT_MESSAGE_CAP];
@@ -187,26 +234,33 @@ public:
             request_state ? detail::bytes(*request_state) : nullptr,
             request_state ? request_state->size() : 0,
             input_responses ? detail::bytes(*input_responses) : nullptr,
-            input_responses ? input_responses->size() : 0, workspace_size, &raw,
+            input_responses ? input_responses->size() : 0,
+            client_capabilities ? detail::bytes(*client_capabilities) : nullptr,
+            client_capabilities ? client_capabilities->size() : 0, workspace_size, &raw,
             reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
         if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
         return Round(raw);
     }
 
-    /// A handshake-era round (questions one at a time).
+    /// A handshake-era round (requests one at a time); `client_capabilities` as the
+    /// client sent them in initialize (nullopt: form elicitation only).
     static Round handshake(const Plan &plan, std::string_view arguments,
+                           std::optional<std::string_view> client_capabilities = std::nullopt,
                            std::size_t workspace_size = 0) {
         elicit_round *raw = nullptr;
         char err[ELICIT_MESSAGE_CAP];
         std::size_t err_len = 0;
         elicit_result rc = elicit_round_new_handshake(
-            plan.get(), detail::bytes(arguments), arguments.size(), workspace_size, &raw,
+            plan.get(), detail::bytes(arguments), arguments.size(),
+            client_capabilities ? detail::bytes(*client_capabilities) : nullptr,
+            client_capabilities ? client_capabilities->size() : 0, workspace_size, &raw,
             reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
         if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
         return Round(raw);
     }
 
-    /// Advance (see the drain rule in elicit.h); throws Error when the round failed.
+    /// Advance (see the drain rule in elicit.h); throws Error when the round failed
+    /// (MissingCapabilityError before any question of an undeclared kind is shown).
     Step poll() {
         std::uint32_t kind = 0;
         std::size_t param = 0;
@@ -218,6 +272,8 @@ public:
     std::string ask() { return read(elicit_round_ask); }
     std::string values() { return read(elicit_round_values); }
     std::string request_state() { return read(elicit_round_request_state); }
+    /// After a MissingCapabilityError: the requiredCapabilities object.
+    std::string required_capabilities() { return read(elicit_round_required_capabilities); }
     std::string input_requests(bool client_view = false) {
         std::uint32_t flags = client_view ? ELICIT_REQUESTS_CLIENT_VIEW : 0;
         return read([flags](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
@@ -310,10 +366,25 @@ private:
     explicit Round(elicit_round *raw) : handle_(raw) {}
 
     void check(elicit_result rc) const {
-        if (rc != ELICIT_OK) {
-            std::string message = last_error();
-            throw Error(rc, message.empty() ? detail::describe(rc, {}) : message);
+        if (rc == ELICIT_OK) return;
+        std::string message = last_error();
+        if (message.empty()) message = detail::describe(rc, {});
+        if (rc == ELICIT_ERR_MISSING_CAPABILITY) {
+            // (Direct calls: check() must not recurse.)
+            std::size_t n = 0;
+            elicit_round *r = handle_.get();
+            std::string required;
+            if (elicit_round_required_capabilities(r, nullptr, 0, &n) == ELICIT_OK) {
+                required.assign(n, '\0');
+                if (elicit_round_required_capabilities(
+                        r, reinterpret_cast<std::uint8_t *>(&required[0]), n, &n) != ELICIT_OK) {
+                    n = 0;
+                }
+                required.resize(n);
+            }
+            throw MissingCapabilityError(message, required);
         }
+        throw Error(rc, message);
     }
 
     template <class Reader>

@@ -15,7 +15,8 @@ use crate::{
 /// library writes the JSON (`{"message":...,"title":...,"description":...}`), escaping
 /// whatever the texts hold (quotes, backslashes, control characters, any Unicode), and
 /// passes it to `elicit_round_resolve_question`. The question's type is the
-/// parameter's own.
+/// parameter's own. For form parameters (`ELICIT_KIND_FORM`) only: the other kinds'
+/// questions have other shapes, so answer them with `elicit_round_resolve_question`.
 ///
 /// - `message`: the text shown to the user, UTF-8, required;
 /// - `title`, `description`: optional UTF-8 texts (NULL with length 0 for none).

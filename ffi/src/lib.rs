@@ -35,8 +35,10 @@ pub use seal::*;
 
 /// Major version of the C ABI. A change here breaks existing callers.
 pub const ELICIT_ABI_VERSION_MAJOR: u32 = 0;
-/// Minor version of the C ABI: additions that keep existing callers working.
-pub const ELICIT_ABI_VERSION_MINOR: u32 = 2;
+/// Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
+/// added the client's capabilities to the round constructors); check
+/// `elicit_abi_version()` at start-up.
+pub const ELICIT_ABI_VERSION_MINOR: u32 = 3;
 /// Patch version of the C ABI: fixes with no interface change.
 pub const ELICIT_ABI_VERSION_PATCH: u32 = 0;
 /// The ABI version this header describes, as `(major << 16) | (minor << 8) | patch`;
@@ -70,8 +72,9 @@ pub extern "C" fn elicit_abi_version() -> u32 {
 /// - `1xx`: the caller broke the calling contract (a NULL pointer, text that is not
 ///   UTF-8, a buffer too small, a step answered out of order, ...); fix the host;
 /// - `2xx`: the declaration was rejected by `elicit_plan_new`; fix the declaration;
-/// - `3xx`: the call's inputs are invalid (`ELICIT_ERR_INPUT_RESPONSES` is the
-///   protocol's `-32602`);
+/// - `3xx`: the call's inputs are invalid, or the client cannot take what the call
+///   needs (`ELICIT_ERR_INPUT_RESPONSES` is the protocol's `-32602`,
+///   `ELICIT_ERR_MISSING_CAPABILITY` its `-32021`);
 /// - `4xx`: resolution failed: the tool call fails with the round's message (read it
 ///   with `elicit_round_last_error`), exactly as the reference fails it;
 /// - `9xx`: a panic inside the library (the handle is now poisoned) or an engine error
@@ -146,9 +149,20 @@ pub const ELICIT_ERR_INPUT_RESPONSES: elicit_result = 302;
 /// JSON-RPC error `-32602` and the frozen message "Invalid or expired requestState"
 /// (`ELICIT_REQUEST_STATE_ERROR_JSON`); the reason is for the log only.
 pub const ELICIT_ERR_REQUEST_STATE: elicit_result = 303;
+/// The round needs a kind of request the client did not declare in its
+/// ClientCapabilities (URL-mode elicitation, sampling, roots, or form elicitation
+/// itself); nothing was shown to the client. Answer the request with JSON-RPC error
+/// `-32021` (HTTP status 400 on streamable HTTP), the round's message
+/// (`elicit_round_last_error`) and `data.requiredCapabilities` =
+/// `elicit_round_required_capabilities`.
+pub const ELICIT_ERR_MISSING_CAPABILITY: elicit_result = 304;
 
-/// A reply is a valid InputResponse but not an elicitation result.
-pub const ELICIT_ERR_NOT_ELICIT_RESULT: elicit_result = 400;
+/// A reply is a valid InputResponse (or handshake-era result) but not the result the
+/// parameter's kind of request takes: e.g. a CreateMessageResult for a form question,
+/// an ElicitResult with content for a URL-mode one, or an accepted ElicitResult for a
+/// sampling or roots request. (Before ABI 0.3 this code was called
+/// `ELICIT_ERR_NOT_ELICIT_RESULT`; the value is unchanged.)
+pub const ELICIT_ERR_WRONG_REPLY: elicit_result = 400;
 /// An `accept` reply carries no content.
 pub const ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT: elicit_result = 401;
 /// Accepted content does not match the requested schema.
@@ -193,10 +207,11 @@ pub(crate) fn code_of(e: &Error) -> elicit_result {
         Error::Arguments { .. } => ELICIT_ERR_ARGUMENTS,
         Error::MissingArgument { .. } => ELICIT_ERR_MISSING_ARGUMENT,
         Error::InputResponses { .. } => ELICIT_ERR_INPUT_RESPONSES,
+        Error::MissingCapability { .. } => ELICIT_ERR_MISSING_CAPABILITY,
         // The C ABI's handshake constructor takes no state or replies: only a Rust caller
         // can meet it.
         Error::HandshakeInputs { .. } => ELICIT_ERR_INVALID_ARGUMENT,
-        Error::WrongReply { .. } => ELICIT_ERR_NOT_ELICIT_RESULT,
+        Error::WrongReply { .. } => ELICIT_ERR_WRONG_REPLY,
         Error::AcceptedWithoutContent { .. } => ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT,
         Error::SchemaMismatch { .. } => ELICIT_ERR_SCHEMA_MISMATCH,
         Error::Refused {
@@ -293,7 +308,8 @@ fn describe(code: elicit_result) -> Option<(&'static core::ffi::CStr, &'static c
         ELICIT_ERR_MISSING_ARGUMENT => "an argument a resolver needs is missing",
         ELICIT_ERR_INPUT_RESPONSES => "inputResponses is malformed (JSON-RPC -32602)",
         ELICIT_ERR_REQUEST_STATE => "Invalid or expired requestState",
-        ELICIT_ERR_NOT_ELICIT_RESULT => "a reply is not an elicitation result",
+        ELICIT_ERR_MISSING_CAPABILITY => "the client did not declare a capability the round needs (JSON-RPC -32021)",
+        ELICIT_ERR_WRONG_REPLY => "a reply is not the result its kind of request takes",
         ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT => "an accepted answer carries no content",
         ELICIT_ERR_SCHEMA_MISMATCH => "an answer does not match the requested schema",
         ELICIT_ERR_DECLINED => "a required parameter was declined",

@@ -4,12 +4,40 @@ use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use elicit_core::Plan;
+use elicit_core::{InputKind, Plan};
 
 use crate::{
     catch, elicit_result, input, out_param, utf8, write_error_message, Failure, ELICIT_ERR_INDEX,
-    ELICIT_ERR_NOT_FOUND, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED, ELICIT_MAX_PARAMS, ELICIT_OK,
+    ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED,
+    ELICIT_MAX_PARAMS, ELICIT_OK,
 };
+
+/// Kind from `elicit_plan_param_kind`: form elicitation, asked with method
+/// `elicitation/create` and params `{"mode":"form","message":...,"requestedSchema":...}`;
+/// the client answers with an ElicitResult carrying the content.
+pub const ELICIT_KIND_FORM: u32 = 0;
+/// Kind from `elicit_plan_param_kind`: URL-mode elicitation, asked with method
+/// `elicitation/create` and params `{"mode":"url","message":...,"url":...}`; the client
+/// answers with an ElicitResult without content (the action alone). The client must
+/// declare `elicitation.url` in its capabilities.
+pub const ELICIT_KIND_URL: u32 = 1;
+/// Kind from `elicit_plan_param_kind`: sampling, asked with method
+/// `sampling/createMessage` and CreateMessageRequest params; the client answers with a
+/// CreateMessageResult. The client must declare `sampling` in its capabilities.
+pub const ELICIT_KIND_SAMPLING: u32 = 2;
+/// Kind from `elicit_plan_param_kind`: roots, asked with method `roots/list`; the client
+/// answers with a ListRootsResult. The client must declare `roots` in its capabilities.
+pub const ELICIT_KIND_ROOTS: u32 = 3;
+
+/// The ABI's number for an input kind.
+pub(crate) fn kind_code(kind: InputKind) -> u32 {
+    match kind {
+        InputKind::Form => ELICIT_KIND_FORM,
+        InputKind::Url => ELICIT_KIND_URL,
+        InputKind::Sampling => ELICIT_KIND_SAMPLING,
+        InputKind::Roots => ELICIT_KIND_ROOTS,
+    }
+}
 
 /// The engine's plan type at the ABI's capacity.
 ///
@@ -339,9 +367,59 @@ pub unsafe extern "C" fn elicit_plan_param_has_resolver(
     }
 }
 
+/// The kind of request that asks elicited parameter `index`, written to `*kind`: one of
+/// `ELICIT_KIND_FORM`, `ELICIT_KIND_URL`, `ELICIT_KIND_SAMPLING`, `ELICIT_KIND_ROOTS`.
+/// It names the JSON-RPC method a handshake-era host sends for `ELICIT_STEP_ASK`
+/// (`elicitation/create` for form and URL, `sampling/createMessage`, `roots/list`),
+/// the shape of a question the parameter's resolver may ask, and the capability the
+/// client must have declared. A resolver's kind is declared with it (`"kind"`), so
+/// the kind is known before the resolver runs.
+///
+/// `ELICIT_ERR_INDEX` when `index` is out of range; `ELICIT_ERR_INVALID_ARGUMENT` when
+/// parameter `index` is a model-supplied argument (not asked at all). `*kind` is
+/// written only on success.
+///
+/// # Safety
+/// `plan` NULL or live; `kind` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_plan_param_kind(
+    plan: *const elicit_plan,
+    index: usize,
+    kind: *mut u32,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            let kind = out_param(kind, "kind")?;
+            let i = h.param_index(index)?;
+            match h.plan().kind(i) {
+                Some(k) => {
+                    *kind = kind_code(k);
+                    Ok(())
+                }
+                None => Err(Failure::new(
+                    ELICIT_ERR_INVALID_ARGUMENT,
+                    format!(
+                        "parameter {:?} is a model-supplied argument: it is not asked, so it has no kind",
+                        h.plan().name(i).unwrap_or("")
+                    ),
+                )),
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ABI's kind numbers are the engine's own (`InputKind::code`).
+    #[test]
+    fn kind_numbers_are_the_engines() {
+        for k in InputKind::ALL {
+            assert_eq!(kind_code(k), k.code(), "{k:?}");
+        }
+    }
 
     #[test]
     fn a_panicking_call_poisons_the_plan() {

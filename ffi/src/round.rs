@@ -3,14 +3,14 @@
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use elicit_core::{Era, Inputs as RoundInputs, Round, Step, Style};
+use elicit_core::{Capabilities, Era, Error, Inputs as RoundInputs, Round, Step, Style};
 
 use crate::plan::{elicit_plan, with_plan, PlanInner};
 use crate::{
     catch, check_out_args, elicit_result, input, optional_input, out_param, utf8,
     write_error_message, write_out, write_text, Failure, ELICIT_DEFAULT_WORKSPACE,
     ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
-    ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_MAX_PARAMS, ELICIT_OK,
+    ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_ERR_WRONG_STEP, ELICIT_MAX_PARAMS, ELICIT_OK,
 };
 
 // ------------------------------------------------------------------------ constants
@@ -20,9 +20,11 @@ use crate::{
 /// `elicit_round_resolve_value`, `elicit_round_resolve_question` or
 /// `elicit_round_resolve_failed`.
 pub const ELICIT_STEP_RESOLVE: u32 = 1;
-/// Step kind (handshake era only): put the question from `elicit_round_ask` for
-/// parameter `*param` to the client over `elicitation/create`, then pass the client's
-/// ElicitResult to `elicit_round_answer`.
+/// Step kind (handshake era only): send the request whose params `elicit_round_ask`
+/// writes for parameter `*param` to the client, with the method of the parameter's
+/// kind (`elicit_plan_param_kind`: `elicitation/create` for form and URL mode,
+/// `sampling/createMessage`, `roots/list`), then pass the client's result to
+/// `elicit_round_answer`.
 pub const ELICIT_STEP_ASK: u32 = 2;
 /// Terminal step kind: every elicited parameter is settled; read them with
 /// `elicit_round_values` (or `elicit_round_value_of`) and run the tool body.
@@ -129,6 +131,7 @@ struct Inputs<'i> {
     arguments: &'i [u8],
     request_state: Option<&'i [u8]>,
     input_responses: Option<&'i [u8]>,
+    capabilities: Capabilities,
     workspace: usize,
 }
 
@@ -207,8 +210,7 @@ fn new_round(
         arguments: a,
         request_state: inputs.request_state.map(|_| s),
         input_responses: inputs.input_responses.map(|_| r),
-        // The host gates form elicitation itself (ABI 0.2): the engine's default.
-        capabilities: elicit_core::Capabilities::FORM,
+        capabilities: inputs.capabilities,
     };
     let made = CoreRound::new(core_plan, era, round_inputs, workspace);
     match made {
@@ -229,6 +231,20 @@ fn new_round(
     }
 }
 
+/// The kinds a client declared, from its ClientCapabilities JSON; NULL (with length 0)
+/// is form elicitation only, the engine's default.
+///
+/// # Safety
+/// `(ptr, len)` NULL or valid for `len` readable bytes.
+unsafe fn capabilities((ptr, len): (*const u8, usize)) -> Result<Capabilities, Failure> {
+    // SAFETY: forwarded from the caller's contract.
+    let bytes = unsafe { optional_input(ptr, len, "client_capabilities") }?;
+    Ok(match bytes {
+        None => Capabilities::FORM,
+        Some(b) => Capabilities::from_client_json(utf8(b, "client_capabilities")?),
+    })
+}
+
 /// Shared body of the two constructors.
 ///
 /// # Safety
@@ -240,6 +256,7 @@ unsafe fn construct(
     arguments: (*const u8, usize),
     request_state: (*const u8, usize),
     input_responses: (*const u8, usize),
+    client_capabilities: (*const u8, usize),
     workspace_size: usize,
     out: *mut *mut elicit_round,
     err: (*mut u8, usize, *mut usize),
@@ -262,6 +279,7 @@ unsafe fn construct(
                         input_responses.1,
                         "input_responses",
                     )?,
+                    capabilities: capabilities(client_capabilities)?,
                     workspace: workspace_size,
                 };
                 *out = Box::into_raw(new_round(h, modern, inputs)?);
@@ -287,10 +305,19 @@ unsafe fn construct(
 ///   NULL with length 0 when the request carried none. Anything unreadable counts as
 ///   no progress, never as an error.
 /// - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
+/// - `client_capabilities`: the client's `ClientCapabilities` object, UTF-8 JSON, as
+///   the request carried it (`_meta["io.modelcontextprotocol/clientCapabilities"]`; on
+///   the handshake era the `capabilities` of `initialize`). It says which kinds of
+///   request the round may show: `elicitation: {}` (or `elicitation.form`) is form
+///   elicitation, `elicitation.url` URL mode, `sampling` sampling, `roots` roots; text
+///   that is not a JSON object declares nothing. NULL with length 0 means form
+///   elicitation only, the engine's default (a host that declares nothing more never
+///   sees URL, sampling or roots questions: such a round fails with
+///   `ELICIT_ERR_MISSING_CAPABILITY`). The text is read here and not kept.
 /// - `workspace_size`: bytes for what the host hands over later (resolver values and
 ///   questions); 0 means `ELICIT_DEFAULT_WORKSPACE` (64 KiB).
 ///
-/// The round copies all three texts (into one allocation of their total size plus the
+/// The round copies the arguments, state and responses (into one allocation of their total size plus the
 /// workspace): the caller's buffers may be reused as soon as this returns. On success
 /// `*out` receives a round the caller owns and must release with `elicit_round_free`;
 /// then call `elicit_round_poll`.
@@ -300,7 +327,8 @@ unsafe fn construct(
 /// `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`, `ELICIT_ERR_TOO_LARGE`,
 /// `ELICIT_ERR_ARGUMENTS` (arguments not a JSON object), `ELICIT_ERR_INPUT_RESPONSES`
 /// (answer the request with JSON-RPC error -32602 and this message),
-/// `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+/// `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`. (A missing capability is found by
+/// `elicit_round_poll`, before any question is shown.)
 ///
 /// # Safety
 /// `plan` NULL or a live plan; each `(ptr, len)` pair NULL or valid for `len` readable
@@ -316,6 +344,8 @@ pub unsafe extern "C" fn elicit_round_new_modern(
     request_state_len: usize,
     input_responses: *const u8,
     input_responses_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
     workspace_size: usize,
     out: *mut *mut elicit_round,
     err_buf: *mut u8,
@@ -330,6 +360,7 @@ pub unsafe extern "C" fn elicit_round_new_modern(
             (arguments, arguments_len),
             (request_state, request_state_len),
             (input_responses, input_responses_len),
+            (client_capabilities, client_capabilities_len),
             workspace_size,
             out,
             (err_buf, err_cap, err_len),
@@ -338,8 +369,10 @@ pub unsafe extern "C" fn elicit_round_new_modern(
 }
 
 /// Start a handshake-era round (protocol 2025-11-25 and earlier): the questions go out
-/// one at a time (`ELICIT_STEP_ASK`) over `elicitation/create`, within one call.
-/// Arguments, ownership, workspace and errors as for `elicit_round_new_modern`.
+/// one at a time (`ELICIT_STEP_ASK`) as server-to-client requests, within one call.
+/// Arguments (`client_capabilities`: the `capabilities` the client sent in
+/// `initialize`; NULL with length 0 means form elicitation only), ownership, workspace
+/// and errors as for `elicit_round_new_modern`.
 ///
 /// # Safety
 /// As `elicit_round_new_modern`.
@@ -348,6 +381,8 @@ pub unsafe extern "C" fn elicit_round_new_handshake(
     plan: *const elicit_plan,
     arguments: *const u8,
     arguments_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
     workspace_size: usize,
     out: *mut *mut elicit_round,
     err_buf: *mut u8,
@@ -362,6 +397,7 @@ pub unsafe extern "C" fn elicit_round_new_handshake(
             (arguments, arguments_len),
             (core::ptr::null(), 0),
             (core::ptr::null(), 0),
+            (client_capabilities, client_capabilities_len),
             workspace_size,
             out,
             (err_buf, err_cap, err_len),
@@ -397,6 +433,10 @@ pub unsafe extern "C" fn elicit_round_free(round: *mut elicit_round) {
 ///
 /// A `3xx`/`4xx` code means the round has failed: the tool call fails with the message
 /// from `elicit_round_last_error`; every later call on the round returns the same code.
+/// `ELICIT_ERR_MISSING_CAPABILITY` comes before any question is shown (modern era:
+/// when the round would answer INPUT_REQUIRED with a request of a kind the client did
+/// not declare; handshake era: instead of such an ASK): answer with JSON-RPC error
+/// -32021 and `elicit_round_required_capabilities`.
 ///
 /// # Safety
 /// `round` NULL or live; `step` and `param` valid for writes.
@@ -476,9 +516,15 @@ pub unsafe extern "C" fn elicit_round_resolve_value(
 }
 
 /// Answer the current `ELICIT_STEP_RESOLVE` with the question the resolver decided to
-/// ask, UTF-8 JSON `{"message": "...", "type"?: <type>, "title"?: "...",
-/// "description"?: "..."}` (`type` defaults to the parameter's type). The text is
-/// copied into the round's workspace. Then poll.
+/// ask, UTF-8 JSON in the shape of the parameter's kind (`elicit_plan_param_kind`, the
+/// resolver's declared `"kind"`):
+/// - form: `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
+///   (`type` defaults to the parameter's type);
+/// - URL: `{"message": "...", "url": "..."}`;
+/// - sampling: `{"sampling": {CreateMessageRequest params}}`;
+/// - roots: `{"roots": {ListRootsRequest params, usually empty}}`.
+///
+/// The text is copied into the round's workspace. Then poll.
 ///
 /// `ELICIT_ERR_RESOLVER_ANSWER` for an invalid question (see that code for when the
 /// round fails); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`; a `4xx` code
@@ -526,9 +572,20 @@ pub unsafe extern "C" fn elicit_round_resolve_failed(
     }
 }
 
-/// During `ELICIT_STEP_ASK` (handshake era): the `elicitation/create` request params
-/// `{"mode":"form","message":...,"requestedSchema":...}`. Output convention as for
-/// `elicit_round_resolve_inputs`.
+/// During `ELICIT_STEP_ASK` (handshake era): the params of the request to send, with
+/// the method of the parameter's kind (`elicit_plan_param_kind`):
+/// - `ELICIT_KIND_FORM`, method `elicitation/create`:
+///   `{"mode":"form","message":...,"requestedSchema":...}`;
+/// - `ELICIT_KIND_URL`, method `elicitation/create`:
+///   `{"mode":"url","message":...,"url":...,"elicitationId":...}`, whose
+///   `elicitationId` is the question's digest; send
+///   `notifications/elicitation/complete` with it when the out-of-band flow is done;
+/// - `ELICIT_KIND_SAMPLING`, method `sampling/createMessage`: the CreateMessageRequest
+///   params as declared (or as the resolver asked them);
+/// - `ELICIT_KIND_ROOTS`, method `roots/list`: the ListRootsRequest params (usually
+///   `{}`).
+///
+/// Output convention as for `elicit_round_resolve_inputs`.
 ///
 /// # Safety
 /// As `elicit_round_resolve_inputs`.
@@ -547,12 +604,18 @@ pub unsafe extern "C" fn elicit_round_ask(
     }
 }
 
-/// Answer the current `ELICIT_STEP_ASK` with the client's ElicitResult, UTF-8 JSON
-/// (`{"action":"accept","content":{...}}`, `{"action":"decline"}`, ...). The text is
-/// copied into the round's workspace. Then poll.
+/// Answer the current `ELICIT_STEP_ASK` with the client's result for the request's
+/// kind, UTF-8 JSON: an ElicitResult for form (`{"action":"accept","content":{...}}`,
+/// `{"action":"decline"}`, ...) and URL mode (the action alone, no content; accepting
+/// settles the parameter to `true`); a CreateMessageResult for sampling (the parameter
+/// settles to it whole); a ListRootsResult for roots (the parameter settles to its
+/// `roots` array). When the client refused a sampling or roots request (a JSON-RPC
+/// error), answer `{"action":"decline"}`. The text is copied into the round's
+/// workspace. Then poll.
 ///
 /// A `4xx` code when the answer fails the call (declined without a default, content
-/// not matching the schema, ...); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
+/// not matching the schema, `ELICIT_ERR_WRONG_REPLY` for a result of another kind,
+/// ...); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
 ///
 /// # Safety
 /// `round` NULL or live; `elicit_result_json` valid for `len` readable bytes.
@@ -630,7 +693,9 @@ pub unsafe extern "C" fn elicit_round_value_of(
 }
 
 /// After `ELICIT_STEP_INPUT_REQUIRED`: the `inputRequests` object,
-/// `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8.
+/// `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8; each
+/// request carries the method of its parameter's kind (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`).
 /// `flags` is 0 or `ELICIT_REQUESTS_CLIENT_VIEW`; other bits give
 /// `ELICIT_ERR_INVALID_ARGUMENT`. Output convention as for
 /// `elicit_round_resolve_inputs`.
@@ -682,6 +747,42 @@ pub unsafe extern "C" fn elicit_round_request_state(
     unsafe {
         with_round(round, |r| {
             write_out(buf, cap, out_len, &|s| r.engine.write_request_state(s))
+        })
+    }
+}
+
+/// After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the
+/// `requiredCapabilities` of the -32021 error's `data`, a ClientCapabilities object
+/// keyed by every kind the round's questions need and the client did not declare,
+/// e.g. `{"elicitation":{"url":{}},"sampling":{}}`, compact UTF-8. Output convention
+/// as for `elicit_round_resolve_inputs`; `ELICIT_ERR_WRONG_STEP` when the round has
+/// not failed that way.
+///
+/// # Safety
+/// As `elicit_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_round_required_capabilities(
+    round: *mut elicit_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            check_out_args(buf, cap, out_len)?;
+            let Some(Error::MissingCapability { missing, .. }) = r.engine.error() else {
+                return Err(Failure::new(
+                    ELICIT_ERR_WRONG_STEP,
+                    "elicit_round_required_capabilities: the round has not failed with \
+                     ELICIT_ERR_MISSING_CAPABILITY",
+                ));
+            };
+            let missing = *missing;
+            write_out(buf, cap, out_len, &|s| {
+                missing.write_json(s);
+                Ok(())
+            })
         })
     }
 }
@@ -786,7 +887,7 @@ pub unsafe extern "C" fn elicit_round_last_error(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{elicit_plan_free, elicit_plan_new, ELICIT_ERR_WRONG_STEP};
+    use crate::{elicit_plan_free, elicit_plan_new};
 
     const DECL: &[u8] = br#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#;
 
@@ -807,6 +908,8 @@ mod tests {
                     plan,
                     args.as_ptr(),
                     2,
+                    core::ptr::null(),
+                    0,
                     0,
                     &mut round,
                     null,
@@ -852,6 +955,8 @@ mod tests {
                     plan,
                     args.as_ptr(),
                     2,
+                    core::ptr::null(),
+                    0,
                     0,
                     &mut round,
                     null,

@@ -1,8 +1,10 @@
 //! Declaration parsing: `Plan::compile` on arbitrary text never panics; a plan that
-//! compiles answers its accessors, renders JSON for its literal questions, and starts
-//! rounds in both eras.
+//! compiles answers its accessors (each elicited parameter has a kind, and the plan's
+//! kinds are theirs), renders JSON for its literal questions of every kind, and starts
+//! rounds in both eras, for a client that declared every kind and for one that
+//! declared form elicitation only.
 #![no_main]
-use elicit_core::{Era, Inputs, Plan, Round};
+use elicit_core::{Capabilities, Era, Inputs, Plan, Round};
 use elicit_fuzz::{check_json, run_canned};
 use libfuzzer_sys::fuzz_target;
 
@@ -11,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     // Workspaces first: a round ties them to the plan's lifetime.
-    let (mut ws1, mut ws2) = (vec![0u8; 1 << 14], vec![0u8; 1 << 14]);
+    let mut wss: Vec<Vec<u8>> = (0..4).map(|_| vec![0u8; 1 << 14]).collect();
     let Ok(plan) = Plan::<16>::compile(text) else {
         return;
     };
@@ -30,7 +32,12 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
+    let mut kinds = Capabilities::NONE;
     for i in 0..plan.len() {
+        assert_eq!(plan.kind(i).is_some(), plan.is_elicited(i));
+        if let Some(k) = plan.kind(i) {
+            kinds = kinds.with(k);
+        }
         let name = plan.name(i).expect("in range");
         assert_eq!(plan.index_of(name), Some(i));
         let mut out = Vec::new();
@@ -42,11 +49,21 @@ fuzz_target!(|data: &[u8]| {
             assert!(plan.literal_digest(i).is_some());
         }
     }
-    // Rounds with no arguments: either a missing-argument error or a proper step.
-    if let Ok(mut r) = Round::new(&plan, Era::Modern, Inputs::modern("{}", None, None), &mut ws1) {
-        let _ = run_canned(&mut r, false);
+    assert_eq!(plan.kinds(), kinds);
+    // Rounds with no arguments: either a missing-argument (or missing-capability) error
+    // or a proper step.
+    let mut wss = wss.iter_mut();
+    for caps in [Capabilities::ALL, Capabilities::FORM] {
+        let (Some(ws1), Some(ws2)) = (wss.next(), wss.next()) else {
+            return;
+        };
+        let modern = Inputs::modern("{}", None, None).with_capabilities(caps);
+        if let Ok(mut r) = Round::new(&plan, Era::Modern, modern, ws1) {
+            let _ = run_canned(&mut r, false);
+        }
+        let handshake = Inputs::handshake("{}").with_capabilities(caps);
+        if let Ok(mut r) = Round::new(&plan, Era::Handshake, handshake, ws2) {
+            let _ = run_canned(&mut r, true);
+        };
     }
-    if let Ok(mut r) = Round::new(&plan, Era::Handshake, Inputs::handshake("{}"), &mut ws2) {
-        let _ = run_canned(&mut r, true);
-    };
 });

@@ -38,7 +38,9 @@
 use std::ptr::{null, null_mut};
 
 use elicit_ffi::*;
-use elicit_fuzz::{check_json, POOL, RICH, RICH_ARGS};
+use elicit_fuzz::{
+    check_json, CREATE_MESSAGE_RESULT, KINDS, KINDS_ARGS, LIST_ROOTS_RESULT, POOL, RICH, RICH_ARGS,
+};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_OPS: usize = 160;
@@ -80,6 +82,13 @@ fn consts() -> Vec<&'static [u8]> {
         b"{\"a\":\"\0\"}",
         b"\"\xc3\"",
         b"[]",
+        KINDS.as_bytes(),
+        KINDS_ARGS.as_bytes(),
+        // ClientCapabilities.
+        br#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#,
+        br#"{"elicitation":{}}"#,
+        br#"{"elicitation":{"url":{}},"sampling":{}}"#,
+        br#"{"roots":{"listChanged":true}}"#,
     ];
     v.extend(POOL.iter().map(|s| s.as_bytes()));
     v
@@ -163,6 +172,8 @@ struct PlanSlot {
     names: Vec<String>,
     elicited: Vec<bool>,
     resolver: Vec<bool>,
+    /// `elicit_plan_param_kind` of each parameter (None for an argument).
+    kinds: Vec<Option<u32>>,
 }
 
 struct RoundSlot {
@@ -172,9 +183,12 @@ struct RoundSlot {
     names: Vec<String>,
     elicited: Vec<bool>,
     resolver: Vec<bool>,
+    kinds: Vec<Option<u32>>,
     /// The plan handle the round came from, while that handle is alive.
     plan: Option<*mut elicit_plan>,
     arguments: Vec<u8>,
+    /// The client capabilities the round was created with (None: NULL).
+    caps: Option<Vec<u8>>,
     /// The step the last poll returned, when nothing successful happened since.
     step: Option<(u32, usize)>,
     /// The sticky failure code, once the round failed.
@@ -194,7 +208,20 @@ struct World {
 }
 
 fn is_sticky(code: u32) -> bool {
-    code == ELICIT_ERR_RESOLVER_ANSWER || (300..=302).contains(&code) || (400..=405).contains(&code)
+    code == ELICIT_ERR_RESOLVER_ANSWER
+        || (300..=302).contains(&code)
+        || code == ELICIT_ERR_MISSING_CAPABILITY
+        || (400..=405).contains(&code)
+}
+
+/// A failure that ends the round (the call's inputs or resolution).
+fn is_round_failure(code: u32) -> bool {
+    (300..=302).contains(&code) || code == ELICIT_ERR_MISSING_CAPABILITY || (400..=405).contains(&code)
+}
+
+/// `(ptr, len)` of an optional kept text.
+fn opt_bytes(t: &Option<Vec<u8>>) -> (*const u8, usize) {
+    t.as_ref().map_or((null(), 0), |b| (b.as_ptr(), b.len()))
 }
 
 /// `ELICIT_FFI_TRACE=1` prints every checked call (for reading a crash or a seed).
@@ -508,6 +535,7 @@ const OUT_CODES: &[u32] = &[
     300,
     301,
     302,
+    304,
     400,
     401,
     402,
@@ -642,6 +670,7 @@ impl World {
             names: vec![],
             elicited: vec![],
             resolver: vec![],
+            kinds: vec![],
         };
         for i in 0..count {
             let (mut e, mut h) = (false, false);
@@ -664,6 +693,20 @@ impl World {
                 assert_eq!(elicit_plan_param_is_elicited(plan, i, &mut e), ELICIT_OK);
                 assert_eq!(elicit_plan_param_has_resolver(plan, i, &mut h), ELICIT_OK);
                 slot.names.push(s);
+                let mut kind = UNSET as u32;
+                let c = elicit_plan_param_kind(plan, i, &mut kind);
+                if e {
+                    assert_eq!(c, ELICIT_OK, "param_kind of elicited {i}");
+                    assert!(kind <= ELICIT_KIND_ROOTS, "kind {kind}");
+                    slot.kinds.push(Some(kind));
+                } else {
+                    assert_eq!(
+                        (c, kind),
+                        (ELICIT_ERR_INVALID_ARGUMENT, UNSET as u32),
+                        "param_kind of argument {i}"
+                    );
+                    slot.kinds.push(None);
+                }
             }
             slot.elicited.push(e);
             slot.resolver.push(h);
@@ -708,10 +751,30 @@ impl World {
         let (mut name, mut name_len) = (null::<u8>(), UNSET);
         let mut flag = false;
         let mut out = UNSET;
+        let mut kind = UNSET as u32;
         let nul = |b: bool| b && null_out;
         // SAFETY: `plan` is NULL or live; out-pointers are valid or NULL.
         let (code, allowed, expect): (u32, Vec<u32>, u32) = unsafe {
-            match which % 6 {
+            match which % 7 {
+                6 => {
+                    let c = elicit_plan_param_kind(
+                        plan,
+                        index,
+                        if nul(true) { null_mut() } else { &mut kind },
+                    );
+                    let known = self.plans[slot]
+                        .as_ref()
+                        .and_then(|p| p.kinds.get(index).copied());
+                    if c == 0 {
+                        assert_eq!(Some(kind), known.flatten());
+                    }
+                    let expect = match known {
+                        None => 105,
+                        Some(None) => 106,
+                        Some(Some(_)) => 0,
+                    };
+                    (c, vec![0, 100, 105, 106], expect)
+                }
                 0 => {
                     let c = elicit_plan_tool_name(
                         plan,
@@ -794,13 +857,13 @@ impl World {
         };
         check_code("plan query", code, &allowed);
         if plan.is_null() || null_out {
-            assert_eq!(code, ELICIT_ERR_NULL, "plan query {} with NULL", which % 6);
+            assert_eq!(code, ELICIT_ERR_NULL, "plan query {} with NULL", which % 7);
         } else {
-            assert_eq!(code, expect, "plan query {} index {index}", which % 6);
+            assert_eq!(code, expect, "plan query {} index {index}", which % 7);
         }
         if code != ELICIT_OK {
             assert!(
-                name.is_null() && out == UNSET && !flag,
+                name.is_null() && out == UNSET && !flag && kind == UNSET as u32,
                 "out-param written on error"
             );
             if !null_out {
@@ -833,6 +896,7 @@ impl World {
         } else {
             (self.text(r), self.text(r))
         };
+        let caps = self.text(r);
         let (ws, huge) = Self::workspace(r);
         let mode = r.u8();
         let null_out = mode & 0x30 == 0x30;
@@ -851,6 +915,8 @@ impl World {
                     plan,
                     args.ptr(),
                     args.len(),
+                    caps.ptr(),
+                    caps.len(),
                     ws,
                     outp,
                     err.buf(),
@@ -866,6 +932,8 @@ impl World {
                     state.len(),
                     replies.ptr(),
                     replies.len(),
+                    caps.ptr(),
+                    caps.len(),
                     ws,
                     outp,
                     err.buf(),
@@ -882,9 +950,13 @@ impl World {
         check_code(what, code, &[0, 100, 101, 106, 108, 300, 302]);
         err.check(what, code);
         let opt_null = |t: &Text| matches!(t, Text::Null(n) if *n != 0);
-        let any_null =
-            plan.is_null() || null_out || args.is_null() || opt_null(&state) || opt_null(&replies);
-        let any_bad_utf8 = [&args, &state, &replies]
+        let any_null = plan.is_null()
+            || null_out
+            || args.is_null()
+            || opt_null(&state)
+            || opt_null(&replies)
+            || opt_null(&caps);
+        let any_bad_utf8 = [&args, &state, &replies, &caps]
             .iter()
             .any(|t| matches!(t, Text::Bytes(b) if std::str::from_utf8(b).is_err()));
         if any_null {
@@ -910,8 +982,10 @@ impl World {
             names: p.names.clone(),
             elicited: p.elicited.clone(),
             resolver: p.resolver.clone(),
+            kinds: p.kinds.clone(),
             plan: Some(p.ptr),
             arguments: t_bytes(&args).to_vec(),
+            caps: (!caps.is_null()).then(|| t_bytes(&caps).to_vec()),
             step: None,
             failed: None,
             notes: 0,
@@ -953,7 +1027,7 @@ impl World {
         let code = unsafe { elicit_round_poll(ptr, sp, pp) };
         let allowed = with_extra(
             &[0, 100, 109],
-            &[300, 301, 302, 400, 401, 402, 403, 404, 405],
+            &[300, 301, 302, 304, 400, 401, 402, 403, 404, 405],
         );
         check_code("elicit_round_poll", code, &allowed);
         if code != ELICIT_OK {
@@ -1037,7 +1111,7 @@ impl World {
     /// against the step and the bytes against the promised format.
     fn output(&mut self, slot: usize, which: u8, arg: u8, mode: u8, extra: u8) {
         let ptr = self.round_ptr(slot);
-        let which = which % 8;
+        let which = which % 9;
         let n_params = self.rounds[slot].as_ref().map_or(0, |x| x.names.len());
         let index = if arg < 200 {
             arg as usize % (n_params + 2)
@@ -1088,6 +1162,13 @@ impl World {
                 None,
                 Box::new(move |b, c, n| unsafe { elicit_round_last_error(ptr, b, c, n) }),
             ),
+            7 => (
+                "required_capabilities",
+                None,
+                Box::new(move |b, c, n| unsafe {
+                    elicit_round_required_capabilities(ptr, b, c, n)
+                }),
+            ),
             _ => {
                 self.note(slot, arg, mode, extra);
                 return;
@@ -1111,6 +1192,19 @@ impl World {
             assert_eq!(code, ELICIT_OK);
             let m = check_message("last_error", &bytes.unwrap_or_default());
             let _ = m;
+            return;
+        }
+        if which == 7 {
+            // Only a round that failed with ELICIT_ERR_MISSING_CAPABILITY has them.
+            if x.failed == Some(ELICIT_ERR_MISSING_CAPABILITY) {
+                assert_eq!(code, ELICIT_OK, "required_capabilities after 304");
+                if let Some(b) = bytes {
+                    check_json(what, &b);
+                    assert!(b.starts_with(b"{") && b.len() > 2, "nothing required");
+                }
+            } else {
+                assert_eq!(code, ELICIT_ERR_WRONG_STEP, "{what} without a 304 failure");
+            }
             return;
         }
         let bad_arg = if which == 3 && index >= n_params {
@@ -1171,6 +1265,7 @@ impl World {
         let Some(plan) = x.plan else { return };
         let mut out = null_mut();
         let mut err = ErrOut::new(2);
+        let (caps, caps_len) = opt_bytes(&x.caps);
         // SAFETY: live plan, valid buffers; the new round is freed right away.
         unsafe {
             let code = elicit_round_new_modern(
@@ -1181,6 +1276,8 @@ impl World {
                 state.len(),
                 null(),
                 0,
+                caps,
+                caps_len,
                 0,
                 &mut out,
                 err.buf(),
@@ -1295,7 +1392,7 @@ impl World {
             "answer",
         ][which as usize];
         let mut allowed = vec![
-            0, 100, 101, 103, 104, 109, 300, 301, 302, 400, 401, 402, 403, 404, 405,
+            0, 100, 101, 103, 104, 109, 300, 301, 302, 304, 400, 401, 402, 403, 404, 405,
         ];
         if which == 2 {
             allowed.retain(|&c| c != 0 && c != 104);
@@ -1326,7 +1423,7 @@ impl World {
                     0 => assert!([0, 104, 109].contains(&code), "{what}: {code}"),
                     2 => assert_eq!(code, ELICIT_ERR_RESOLVER_DEPENDENCY),
                     3 => assert!(
-                        code == 0 || code == 104 || (400..=405).contains(&code),
+                        code == 0 || code == 104 || is_round_failure(code),
                         "{what}: {code}"
                     ),
                     _ => {}
@@ -1337,8 +1434,9 @@ impl World {
             // handshake resolve_question may have moved the round to its Ask step.
             let ok = code == ELICIT_OK
                 || code == ELICIT_ERR_WRONG_STEP
+                || (which == 1 && code == ELICIT_ERR_MISSING_CAPABILITY)
                 || (which == 3
-                    && (code == ELICIT_ERR_WORKSPACE_FULL || (400..=405).contains(&code)));
+                    && (code == ELICIT_ERR_WORKSPACE_FULL || is_round_failure(code)));
             assert!(ok, "{what} before a poll: {code}");
         }
         if code == ELICIT_OK {
@@ -1394,15 +1492,24 @@ impl World {
             if self.rounds[slot].is_none() || self.poll(slot, 0) != ELICIT_OK {
                 return;
             }
-            let (step, _) = self.rounds[slot].as_ref().unwrap().step.unwrap();
+            let x = self.rounds[slot].as_ref().unwrap();
+            let (step, param) = x.step.unwrap();
+            let kind = x.kinds.get(param).copied().flatten();
             let choice = choices.get(j).copied().unwrap_or(0);
             match step {
                 ELICIT_STEP_RESOLVE => {
                     self.output(slot, 0, 0, 5, 0);
-                    let text = match choice % 4 {
-                        0 => r#""CDG""#.to_string(),
-                        1 => r#"{"message":"Which airport?"}"#.to_string(),
-                        2 => {
+                    let text = match (choice % 4, kind) {
+                        (0, _) => r#""CDG""#.to_string(),
+                        (1 | 2, Some(ELICIT_KIND_URL)) => {
+                            format!(r#"{{"message":"Sign in","url":"https://id.example/{choice}"}}"#)
+                        }
+                        (1 | 2, Some(ELICIT_KIND_SAMPLING)) => format!(
+                            r#"{{"sampling":{{"messages":[{{"role":"user","content":{{"type":"text","text":"{choice}"}}}}],"maxTokens":9}}}}"#
+                        ),
+                        (1 | 2, Some(ELICIT_KIND_ROOTS)) => r#"{"roots":{}}"#.to_string(),
+                        (1, _) => r#"{"message":"Which airport?"}"#.to_string(),
+                        (2, _) => {
                             format!(r#"{{"message":"Pick {choice}","type":{{"enum":["a","b"]}}}}"#)
                         }
                         _ => "true".to_string(),
@@ -1416,9 +1523,12 @@ impl World {
                 }
                 ELICIT_STEP_ASK => {
                     self.output(slot, 1, 0, 5, 0);
-                    let text = match choice % 8 {
-                        0 => r#"{"action":"decline"}"#.to_string(),
-                        1 => r#"{"action":"cancel"}"#.to_string(),
+                    let text = match (choice % 8, kind) {
+                        (0, _) => r#"{"action":"decline"}"#.to_string(),
+                        (1, _) => r#"{"action":"cancel"}"#.to_string(),
+                        (_, Some(ELICIT_KIND_URL)) => r#"{"action":"accept"}"#.to_string(),
+                        (_, Some(ELICIT_KIND_SAMPLING)) => CREATE_MESSAGE_RESULT.to_string(),
+                        (_, Some(ELICIT_KIND_ROOTS)) => LIST_ROOTS_RESULT.to_string(),
                         _ => format!(
                             r#"{{"action":"accept","content":{}}}"#,
                             CONTENTS[choice as usize / 8 % CONTENTS.len()]
@@ -1474,9 +1584,12 @@ impl World {
             }
             replies.push_str(&json_string(name));
             replies.push(':');
-            match c % 8 {
-                0 => replies.push_str(r#"{"action":"decline"}"#),
-                1 => replies.push_str(r#"{"action":"cancel"}"#),
+            match (c % 8, x.kinds.get(i).copied().flatten()) {
+                (0, _) => replies.push_str(r#"{"action":"decline"}"#),
+                (1, _) => replies.push_str(r#"{"action":"cancel"}"#),
+                (_, Some(ELICIT_KIND_URL)) => replies.push_str(r#"{"action":"accept"}"#),
+                (_, Some(ELICIT_KIND_SAMPLING)) => replies.push_str(CREATE_MESSAGE_RESULT),
+                (_, Some(ELICIT_KIND_ROOTS)) => replies.push_str(LIST_ROOTS_RESULT),
                 _ => {
                     replies.push_str(r#"{"action":"accept","content":"#);
                     replies.push_str(CONTENTS[(c as usize + pick as usize) % CONTENTS.len()]);
@@ -1487,6 +1600,7 @@ impl World {
         replies.push('}');
         let mut out = null_mut();
         let args = x.arguments.clone();
+        let (caps, caps_len) = opt_bytes(&x.caps);
         // SAFETY: live plan; valid buffers.
         let code = unsafe {
             elicit_round_new_modern(
@@ -1497,6 +1611,8 @@ impl World {
                 state.len(),
                 replies.as_ptr(),
                 replies.len(),
+                caps,
+                caps_len,
                 0,
                 &mut out,
                 null_mut(),
@@ -1514,8 +1630,10 @@ impl World {
             names: x.names.clone(),
             elicited: x.elicited.clone(),
             resolver: x.resolver.clone(),
+            kinds: x.kinds.clone(),
             plan: Some(plan),
             arguments: args,
+            caps: x.caps.clone(),
             step: None,
             failed: None,
             notes: 0,
@@ -1535,13 +1653,13 @@ impl World {
         let code = match r.u8() % 3 {
             0 => r.u16() as u32 % 1000,
             1 => u32::from_le_bytes([r.u8(), r.u8(), r.u8(), r.u8()]),
-            _ => [0, 100, 110, 200, 208, 300, 303, 400, 405, 900, 901, 999][r.u8() as usize % 12],
+            _ => [0, 100, 110, 200, 208, 300, 303, 304, 400, 405, 900, 901, 999][r.u8() as usize % 13],
         };
         // SAFETY: always callable; the result is a static C string.
         let s = unsafe { std::ffi::CStr::from_ptr(elicit_result_str(code)) };
         let s = s.to_str().expect("result_str UTF-8");
         let known =
-            matches!(code, 0 | 100..=110 | 200..=208 | 300..=303 | 400..=405 | 900 | 901 | 999);
+            matches!(code, 0 | 100..=110 | 200..=208 | 300..=304 | 400..=405 | 900 | 901 | 999);
         assert_eq!(s.starts_with("ELICIT_"), known, "result_str({code}) = {s}");
         // SAFETY: always callable; the result is a static C string.
         let name = unsafe { std::ffi::CStr::from_ptr(elicit_result_name(code)) };
@@ -1651,7 +1769,7 @@ fuzz_target!(|data: &[u8]| {
             _ => {
                 // Every output of one round in turn, at the exact size.
                 let slot = r.u8() as usize % SLOTS;
-                for which in 0..8 {
+                for which in 0..9 {
                     w.output(slot, which, 0, 5, 0);
                 }
             }
@@ -2130,7 +2248,7 @@ impl World {
             "resolve_question_text",
             code,
             &[
-                0, 100, 101, 103, 104, 109, 300, 301, 302, 400, 401, 402, 403, 404, 405,
+                0, 100, 101, 103, 104, 109, 300, 301, 302, 304, 400, 401, 402, 403, 404, 405,
             ],
         );
         let Some(x) = self.rounds[slot].as_mut() else {

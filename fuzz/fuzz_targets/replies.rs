@@ -1,21 +1,25 @@
 //! `inputResponses` parsing: arbitrary replies against a state that asked every question
-//! of the first round never panic; errors are the protocol's, outputs are JSON.
+//! of the first round (of the rich declaration, and of the every-kind declaration with
+//! every kind declared: ElicitResults, CreateMessageResults and ListRootsResults) never
+//! panic; errors are the protocol's, outputs are JSON.
 #![no_main]
 use std::sync::OnceLock;
 
-use elicit_core::{Era, Inputs, Round, Step};
-use elicit_fuzz::{rich, run_canned, RICH_ARGS};
+use elicit_core::{Capabilities, Era, Inputs, Plan, Round, Step};
+use elicit_fuzz::{kinds, rich, run_canned, CAP, KINDS_ARGS, RICH_ARGS};
 use libfuzzer_sys::fuzz_target;
 
-fn first_state() -> &'static str {
-    static S: OnceLock<String> = OnceLock::new();
-    S.get_or_init(|| {
-        let mut ws = vec![0u8; 1 << 14];
-        let plan = rich();
-        let mut round = Round::new(&plan, Era::Modern, Inputs::modern(RICH_ARGS, None, None), &mut ws).unwrap();
-        assert_eq!(run_canned(&mut round, false), Ok(Step::InputRequired));
-        round.request_state_json().unwrap()
-    })
+fn first_state(plan: &Plan<'static, CAP>, args: &str) -> String {
+    let mut ws = vec![0u8; 1 << 14];
+    let inputs = Inputs::modern(args, None, None).with_capabilities(Capabilities::ALL);
+    let mut round = Round::new(plan, Era::Modern, inputs, &mut ws).unwrap();
+    assert_eq!(run_canned(&mut round, false), Ok(Step::InputRequired));
+    round.request_state_json().unwrap()
+}
+
+fn states() -> &'static [String; 2] {
+    static S: OnceLock<[String; 2]> = OnceLock::new();
+    S.get_or_init(|| [first_state(&rich(), RICH_ARGS), first_state(&kinds(), KINDS_ARGS)])
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -23,11 +27,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut wss = [vec![0u8; 1 << 14], vec![0u8; 1 << 14]];
-    let plan = rich();
-    let state = first_state();
-    for (s, ws) in [Some(state), None].into_iter().zip(wss.iter_mut()) {
-        if let Ok(mut round) = Round::new(&plan, Era::Modern, Inputs::modern(RICH_ARGS, s, Some(replies)), ws) {
-            let _ = run_canned(&mut round, false);
+    for ((plan, args), state) in [(rich(), RICH_ARGS), (kinds(), KINDS_ARGS)].iter().zip(states()) {
+        for (s, ws) in [Some(state.as_str()), None].into_iter().zip(wss.iter_mut()) {
+            let inputs = Inputs::modern(args, s, Some(replies)).with_capabilities(Capabilities::ALL);
+            if let Ok(mut round) = Round::new(plan, Era::Modern, inputs, ws) {
+                let _ = run_canned(&mut round, false);
+            }
         }
     }
 });

@@ -1,8 +1,9 @@
-//! Shared pieces of the fuzz targets: a declaration that uses every answer type, a
-//! canned host, and the invariants checked after every call.
+//! Shared pieces of the fuzz targets: a declaration that uses every answer type, one
+//! that uses every input kind, a canned host, and the invariants checked after every
+//! call.
 
 use elicit_core::json::{Style, Value};
-use elicit_core::{Era, Error, Inputs, Plan, Round, Step};
+use elicit_core::{Capabilities, Era, Error, InputKind, Inputs, Plan, Round, Step};
 
 /// Capacity used by the targets.
 pub const CAP: usize = 32;
@@ -32,6 +33,39 @@ pub const RICH: &str = r#"{"tool":"book","parameters":[
 /// Arguments for [`RICH`].
 pub const RICH_ARGS: &str = r#"{"item":"flight"}"#;
 
+/// A declaration with every input kind: form, URL mode, sampling and roots, each as a
+/// literal and from a resolver (one of them needing another kind's answer), with
+/// defaults and an outcome parameter among them.
+pub const KINDS: &str = r#"{"tool":"kinds","parameters":[
+ {"name":"topic"},
+ {"name":"name","elicit":{"message":"Your name?"}},
+ {"name":"paid","elicit":{"message":"Pay the fare","url":"https://pay.example/f1"}},
+ {"name":"summary","elicit":{"sampling":{"messages":[{"role":"user","content":{"type":"text",
+  "text":"Summarise"}}],"maxTokens":50,"systemPrompt":"Be brief","modelPreferences":{"hints":[{"name":"m"}]}}}},
+ {"name":"dirs","default":[],"elicit":{"roots":{}}},
+ {"name":"login","outcome":true,"elicit":{"needs":["topic"],"kind":"url"}},
+ {"name":"answer","elicit":{"needs":["name"],"kind":"sampling"}},
+ {"name":"more_roots","default":null,"elicit":{"needs":["topic"],"kind":"roots"}},
+ {"name":"confirm","type":"boolean","elicit":{"needs":["answer"],"kind":"form"}}
+]}"#;
+
+/// Arguments for [`KINDS`].
+pub const KINDS_ARGS: &str = r#"{"topic":"t"}"#;
+
+/// A CreateMessageResult, as a client's model answers a sampling request.
+pub const CREATE_MESSAGE_RESULT: &str = r#"{"role":"assistant","content":{"type":"text","text":"Hello"},"model":"m","stopReason":"endTurn"}"#;
+
+/// A ListRootsResult.
+pub const LIST_ROOTS_RESULT: &str = r#"{"roots":[{"uri":"file:///w","name":"w"}]}"#;
+
+/// The set of kinds whose bits (form 1, url 2, sampling 4, roots 8) are set in `bits`.
+pub fn caps_of(bits: u8) -> Capabilities {
+    InputKind::ALL
+        .into_iter()
+        .filter(|k| bits & (1 << k.code()) != 0)
+        .fold(Capabilities::NONE, Capabilities::with)
+}
+
 /// Texts a host may hand the engine (resolver values and questions, ElicitResults),
 /// good and bad.
 pub const POOL: &[&str] = &[
@@ -54,6 +88,22 @@ pub const POOL: &[&str] = &[
     r#"{"action":"maybe"}"#,
     "{",
     "",
+    // Questions of the other kinds, good and bad.
+    r#"{"message":"Sign in","url":"https://id.example/x"}"#,
+    r#"{"message":"Sign in","url":7}"#,
+    r#"{"sampling":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":5}}"#,
+    r#"{"sampling":{"messages":[],"maxTokens":5}}"#,
+    r#"{"sampling":"x"}"#,
+    r#"{"roots":{}}"#,
+    r#"{"roots":[]}"#,
+    // Results of the other kinds, good and bad.
+    CREATE_MESSAGE_RESULT,
+    r#"{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"image","data":"AA==","mimeType":"image/png"}],"model":"m"}"#,
+    r#"{"role":"assistant","model":"m"}"#,
+    LIST_ROOTS_RESULT,
+    r#"{"roots":"x"}"#,
+    r#"{"roots":[{"name":"no uri"}]}"#,
+    r#"{"action":"accept","content":{}}"#,
 ];
 
 /// Assert `bytes` is one JSON document.
@@ -105,7 +155,21 @@ pub fn check_outputs<const N: usize>(round: &Round<'_, '_, N>, step: Option<Step
         );
         if r.is_ok() {
             check_json("input requests", &out);
+            check_methods(round.plan(), &out);
         }
+    }
+    if let Some(Error::MissingCapability { missing, kind, .. }) = round.error() {
+        // requiredCapabilities: a non-empty ClientCapabilities object that reads back
+        // as the same set, naming the kind the message names.
+        assert!(!missing.is_empty() && missing.contains(*kind), "{missing:?}");
+        out.clear();
+        missing.write_json(&mut out);
+        check_json("required capabilities", &out);
+        let text = std::str::from_utf8(&out).expect("UTF-8");
+        assert_eq!(Capabilities::from_client_json(text), *missing, "{text}");
+    }
+    for i in 0..round.plan().len() {
+        assert_eq!(round.plan().kind(i).is_some(), round.plan().is_elicited(i));
     }
     out.clear();
     let r = round.write_request_state(&mut out);
@@ -120,6 +184,23 @@ pub fn check_outputs<const N: usize>(round: &Round<'_, '_, N>, step: Option<Step
         if round.write_message_of(i, &mut m) {
             check_json("message", &m);
         }
+    }
+}
+
+/// Every request in `inputRequests` carries the method of its parameter's kind.
+fn check_methods<const N: usize>(plan: &Plan<'_, N>, requests: &[u8]) {
+    let text = std::str::from_utf8(requests).expect("UTF-8");
+    let v = Value::parse(text).expect("JSON");
+    for (name, request) in v.members() {
+        let i = (0..plan.len())
+            .find(|&i| plan.name(i).is_some_and(|n| name.eq_str(n)))
+            .expect("inputRequests names a parameter");
+        let kind = plan.kind(i).expect("an asked parameter is elicited");
+        let method = request.get("method").and_then(Value::as_str);
+        assert!(
+            method.is_some_and(|m| m.eq_str(kind.method())),
+            "{kind:?} asked with {method:?}"
+        );
     }
 }
 
@@ -227,8 +308,23 @@ pub fn run_canned<const N: usize>(
                 let mut inputs = Vec::new();
                 round.write_resolve_inputs(&mut inputs)?;
                 k += 1;
+                let kind = round.plan().kind(param).unwrap_or(InputKind::Form);
                 if value_first && k % 2 == 1 {
                     round.resolve_value(r#""given""#)?;
+                } else if kind == InputKind::Url {
+                    let q = format!(
+                        "{{\"message\":\"Sign in\",\"url\":\"https://id.example/{}\"}}",
+                        inputs.len()
+                    );
+                    round.resolve_question(&q)?;
+                } else if kind == InputKind::Sampling {
+                    let q = format!(
+                        "{{\"sampling\":{{\"messages\":[{{\"role\":\"user\",\"content\":{{\"type\":\"text\",\"text\":\"{} inputs\"}}}}],\"maxTokens\":9}}}}",
+                        inputs.len()
+                    );
+                    round.resolve_question(&q)?;
+                } else if kind == InputKind::Roots {
+                    round.resolve_question(r#"{"roots":{}}"#)?;
                 } else if round.plan().name(param) == Some("contact") {
                     round.resolve_question(r#"{"message":"Contact?"}"#)?;
                 } else {
@@ -239,7 +335,12 @@ pub fn run_canned<const N: usize>(
                     round.resolve_question(&q)?;
                 }
             }
-            Step::Ask { .. } => round.answer(r#"{"action":"decline"}"#)?,
+            Step::Ask { param } => match round.plan().kind(param) {
+                Some(InputKind::Url) => round.answer(r#"{"action":"accept"}"#)?,
+                Some(InputKind::Sampling) => round.answer(CREATE_MESSAGE_RESULT)?,
+                Some(InputKind::Roots) => round.answer(LIST_ROOTS_RESULT)?,
+                _ => round.answer(r#"{"action":"decline"}"#)?,
+            },
             done => return Ok(done),
         }
     }
@@ -248,4 +349,9 @@ pub fn run_canned<const N: usize>(
 /// The compiled [`RICH`] plan.
 pub fn rich() -> Plan<'static, CAP> {
     Plan::compile(RICH).expect("the rich declaration compiles")
+}
+
+/// The compiled [`KINDS`] plan.
+pub fn kinds() -> Plan<'static, CAP> {
+    Plan::compile(KINDS).expect("the kinds declaration compiles")
 }

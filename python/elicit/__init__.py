@@ -51,12 +51,14 @@ from .constants import (
     MAX_PARAMS,
     MESSAGE_CAP,
     MIN_KEY_LEN,
+    MISSING_CAPABILITY_ERROR_CODE,
     NO_PARAM,
     REQUEST_STATE_ERROR_CODE,
     REQUEST_STATE_ERROR_JSON,
     REQUEST_STATE_ERROR_MESSAGE,
     REQUESTS_CLIENT_VIEW,
     SEAL_RANDOM_LEN,
+    InputKind,
     NoteLevel,
     Result,
     StepKind,
@@ -68,6 +70,7 @@ from .errors import (
     ElicitError,
     InputResponsesError,
     InternalError,
+    MissingCapabilityError,
     NotFoundError,
     RequestStateError,
     ResolutionError,
@@ -77,7 +80,7 @@ from .errors import (
     code_name,
 )
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 """The package version."""
 
 
@@ -96,6 +99,7 @@ __all__ = [
     "DeclarationError",
     "Done",
     "ElicitError",
+    "InputKind",
     "InputRequired",
     "InputResponsesError",
     "InternalError",
@@ -108,6 +112,8 @@ __all__ = [
     "MAX_PARAMS",
     "MESSAGE_CAP",
     "MIN_KEY_LEN",
+    "MISSING_CAPABILITY_ERROR_CODE",
+    "MissingCapabilityError",
     "NO_PARAM",
     "NotFoundError",
     "Note",

@@ -21,8 +21,24 @@ from typing import (
 )
 
 from . import _ffi
-from .constants import MESSAGE_CAP, NO_PARAM, REQUESTS_CLIENT_VIEW, NoteLevel, Result, StepKind
-from .errors import ClosedError, ElicitError, NotFoundError, UsageError, WrongStepError, error_for
+from .constants import (
+    MESSAGE_CAP,
+    NO_PARAM,
+    REQUESTS_CLIENT_VIEW,
+    InputKind,
+    NoteLevel,
+    Result,
+    StepKind,
+)
+from .errors import (
+    ClosedError,
+    ElicitError,
+    MissingCapabilityError,
+    NotFoundError,
+    UsageError,
+    WrongStepError,
+    error_for,
+)
 
 __all__ = [
     "Ask",
@@ -41,8 +57,13 @@ __all__ = [
 #: Raw JSON text: ``str`` (encoded as UTF-8) or ``bytes`` (passed as they are).
 JsonText = Union[str, bytes]
 
+#: The client's ClientCapabilities: a mapping (serialized with :func:`dumps`), raw JSON
+#: text, or ``None`` (form elicitation only, the engine's default).
+Capabilities = Union[Mapping[str, Any], JsonText, None]
+
 _OK = int(Result.OK)
 _TOO_SMALL = int(Result.ERR_BUFFER_TOO_SMALL)
+_MISSING_CAPABILITY = int(Result.ERR_MISSING_CAPABILITY)
 
 
 def dumps(value: Any) -> bytes:
@@ -97,6 +118,9 @@ class Param:
     elicited: bool
     #: filled by a resolver the host runs on a :class:`Resolve` step
     has_resolver: bool
+    #: how it is asked (``elicit_plan_param_kind``); ``None`` for a model-supplied
+    #: argument
+    kind: Optional[InputKind] = None
 
 
 class Note(NamedTuple):
@@ -144,6 +168,7 @@ class Plan:
             self.close()
             raise
         self._names: Tuple[str, ...] = tuple(p.name for p in self._params)
+        self._kinds: Tuple[Optional[InputKind], ...] = tuple(p.kind for p in self._params)
 
     def _describe(self, h: Any) -> Tuple[str, Tuple[Param, ...]]:
         lib = self._lib
@@ -161,7 +186,12 @@ class Plan:
             resolver = c_bool(False)
             self._check(lib.elicit_plan_param_is_elicited(h, i, byref(elicited)))
             self._check(lib.elicit_plan_param_has_resolver(h, i, byref(resolver)))
-            params.append(Param(i, name, bool(elicited.value), bool(resolver.value)))
+            kind: Optional[InputKind] = None
+            if elicited.value:
+                code = c_uint32(0)
+                self._check(lib.elicit_plan_param_kind(h, i, byref(code)))
+                kind = InputKind(code.value)
+            params.append(Param(i, name, bool(elicited.value), bool(resolver.value), kind))
         return tool, tuple(params)
 
     @staticmethod
@@ -281,19 +311,26 @@ class Plan:
         *,
         request_state: Optional[JsonText] = None,
         input_responses: Union[Mapping[str, Any], JsonText, None] = None,
+        capabilities: Capabilities = None,
         workspace_size: int = 0,
     ) -> "Round":
         """Start a 2026-07-28 round (``elicit_round_new_modern``).
 
         ``arguments`` (default ``{}``) and ``input_responses`` are mappings or raw JSON
         text; ``request_state`` is the plaintext state the client sent back (already
-        unsealed), or ``None``. Raises :class:`~elicit.CallInputError` for bad
-        arguments and :class:`~elicit.InputResponsesError` (JSON-RPC ``-32602``) for a
-        malformed ``inputResponses``.
+        unsealed), or ``None``. ``capabilities`` is the client's ClientCapabilities
+        (``_meta["io.modelcontextprotocol/clientCapabilities"]``) as a mapping or JSON
+        text; ``None`` means form elicitation only. Raises
+        :class:`~elicit.CallInputError` for bad arguments and
+        :class:`~elicit.InputResponsesError` (JSON-RPC ``-32602``) for a malformed
+        ``inputResponses``; polling raises :class:`~elicit.MissingCapabilityError`
+        (JSON-RPC ``-32021``) before any question of a kind the client did not declare
+        is shown.
         """
         args = b"{}" if arguments is None else _object_or_text(arguments)
         state = None if request_state is None else _text(request_state)
         replies = None if input_responses is None else _object_or_text(input_responses)
+        caps = None if capabilities is None else _object_or_text(capabilities)
         size = _workspace(workspace_size)
         out = _ffi.RoundPtr()
         err = (c_uint8 * MESSAGE_CAP)()
@@ -309,6 +346,8 @@ class Plan:
                     0 if state is None else len(state),
                     replies,
                     0 if replies is None else len(replies),
+                    caps,
+                    0 if caps is None else len(caps),
                     size,
                     byref(out),
                     err,
@@ -320,16 +359,22 @@ class Plan:
             self._release()
         if rc != _OK:
             raise error_for(rc, _message(err, err_len))
-        return Round(self._lib, out, self._names, "modern")
+        return Round(self._lib, out, self._names, self._kinds, "modern")
 
     def handshake(
         self,
         arguments: Union[Mapping[str, Any], JsonText, None] = None,
         *,
+        capabilities: Capabilities = None,
         workspace_size: int = 0,
     ) -> "Round":
-        """Start a handshake-era round (questions one at a time, :class:`Ask` steps)."""
+        """Start a handshake-era round (requests one at a time, :class:`Ask` steps).
+
+        ``capabilities``: the ClientCapabilities the client sent in ``initialize`` (a
+        mapping or JSON text; ``None`` means form elicitation only).
+        """
         args = b"{}" if arguments is None else _object_or_text(arguments)
+        caps = None if capabilities is None else _object_or_text(capabilities)
         size = _workspace(workspace_size)
         out = _ffi.RoundPtr()
         err = (c_uint8 * MESSAGE_CAP)()
@@ -338,14 +383,23 @@ class Plan:
         try:
             rc = int(
                 self._lib.elicit_round_new_handshake(
-                    h, args, len(args), size, byref(out), err, MESSAGE_CAP, byref(err_len)
+                    h,
+                    args,
+                    len(args),
+                    caps,
+                    0 if caps is None else len(caps),
+                    size,
+                    byref(out),
+                    err,
+                    MESSAGE_CAP,
+                    byref(err_len),
                 )
             )
         finally:
             self._release()
         if rc != _OK:
             raise error_for(rc, _message(err, err_len))
-        return Round(self._lib, out, self._names, "handshake")
+        return Round(self._lib, out, self._names, self._kinds, "handshake")
 
 
 def _workspace(size: int) -> int:
@@ -439,8 +493,10 @@ class Resolve(Step):
         description: Optional[str] = None,
     ) -> None:
         """The resolver asks: a message (plain text, with an optional title and
-        description), or a question object ``{"message", "type"?, "title"?,
-        "description"?}``."""
+        description), or a question object in the shape of the parameter's kind
+        (:attr:`Param.kind`): form ``{"message", "type"?, "title"?, "description"?}``,
+        URL ``{"message", "url"}``, sampling ``{"sampling": {CreateMessageRequest
+        params}}``, roots ``{"roots": {}}``. Plain text is for form parameters only."""
         self.round.resolve_question(question, title=title, description=description)
         self.answered = True
 
@@ -456,24 +512,43 @@ class Resolve(Step):
 
 
 class Ask(Step):
-    """Handshake era: put :meth:`request` to the client over ``elicitation/create``
-    and pass its ElicitResult to :meth:`answer`."""
+    """Handshake era: send :meth:`request` to the client with method :attr:`method`
+    and pass its result to :meth:`answer`."""
 
     kind = StepKind.ASK
     param: int
     name: str
 
+    @property
+    def input_kind(self) -> InputKind:
+        """How the parameter is asked (form, URL mode, sampling, roots)."""
+        kind = self.round.param_kind(self.param)
+        assert kind is not None  # an asked parameter is elicited
+        return kind
+
+    @property
+    def method(self) -> str:
+        """The JSON-RPC method to send: ``elicitation/create``,
+        ``sampling/createMessage`` or ``roots/list``."""
+        return self.input_kind.method
+
     def request(self) -> dict[str, Any]:
-        """The ``elicitation/create`` params ``{"mode", "message", "requestedSchema"}``."""
+        """The request's params: ``{"mode": "form", "message", "requestedSchema"}``;
+        URL mode ``{"mode": "url", "message", "url", "elicitationId"}`` (send
+        ``notifications/elicitation/complete`` with the id when the flow is done);
+        sampling and roots: the declared params."""
         value: dict[str, Any] = json.loads(self.round.ask_bytes())
         return value
 
     def request_bytes(self) -> bytes:
-        """The ``elicitation/create`` params as the engine's JSON bytes."""
+        """The request's params as the engine's JSON bytes."""
         return self.round.ask_bytes()
 
     def answer(self, result: Mapping[str, Any]) -> None:
-        """The client's ElicitResult (``{"action": ..., "content"?: ...}``)."""
+        """The client's result for the request's kind: an ElicitResult
+        (``{"action": ..., "content"?: ...}``; URL mode: the action alone), a
+        CreateMessageResult (sampling) or a ListRootsResult (roots). A client that
+        refused a sampling or roots request: ``{"action": "decline"}``."""
         self.round.answer(result)
         self.answered = True
 
@@ -483,7 +558,8 @@ class Ask(Step):
         self.answered = True
 
     def accept(self, value: Any) -> None:
-        """``{"action": "accept", "content": {"value": value}}``."""
+        """``{"action": "accept", "content": {"value": value}}`` (a form answer; a URL
+        answer is ``answer({"action": "accept"})``)."""
         self.answer({"action": "accept", "content": {"value": value}})
 
     def decline(self) -> None:
@@ -562,10 +638,18 @@ class Round:
     #: The first output buffer's size; it grows to fit as needed.
     initial_buffer_size: ClassVar[int] = 1024
 
-    def __init__(self, lib: _ffi.Lib, handle: Any, names: Tuple[str, ...], era: str) -> None:
+    def __init__(
+        self,
+        lib: _ffi.Lib,
+        handle: Any,
+        names: Tuple[str, ...],
+        kinds: Tuple[Optional[InputKind], ...],
+        era: str,
+    ) -> None:
         self._lib = lib
         self._handle: Any = handle
         self._names = names
+        self._kinds = kinds
         self._lock = threading.RLock()
         self._cap = max(0, int(self.initial_buffer_size))
         self._buf: Any = (c_uint8 * self._cap)()
@@ -617,6 +701,9 @@ class Round:
             message = self._last_error(h).decode("utf-8", "replace")
         except ElicitError:
             message = ""
+        if rc == _MISSING_CAPABILITY:
+            required = json.loads(self._read(h, self._lib.elicit_round_required_capabilities))
+            return MissingCapabilityError(rc, message, required)
         return error_for(rc, message)
 
     def _read(self, h: Any, fn: _Reader, *lead: Any) -> bytes:
@@ -669,6 +756,11 @@ class Round:
     def param_name(self, index: int) -> str:
         """The name of parameter ``index`` (signature order)."""
         return self._names[index]
+
+    def param_kind(self, key: Union[int, str]) -> Optional[InputKind]:
+        """How parameter ``key`` (index or name) is asked; ``None`` for a
+        model-supplied argument."""
+        return self._kinds[self._index(key)]
 
     # ---------------------------------------------------------------------- steps
 
@@ -731,11 +823,11 @@ class Round:
         return value
 
     def ask_bytes(self) -> bytes:
-        """During ASK: the ``elicitation/create`` params, JSON bytes."""
+        """During ASK: the request's params (see :meth:`Ask.request`), JSON bytes."""
         return self._output(self._lib.elicit_round_ask)
 
     def ask(self) -> dict[str, Any]:
-        """During ASK: the ``elicitation/create`` params, parsed."""
+        """During ASK: the request's params, parsed."""
         value: dict[str, Any] = json.loads(self.ask_bytes())
         return value
 
@@ -780,6 +872,15 @@ class Round:
     def request_state(self) -> str:
         """After INPUT_REQUIRED: the plaintext ``requestState`` to seal."""
         return self.request_state_bytes().decode("ascii")
+
+    def required_capabilities(self) -> dict[str, Any]:
+        """After :class:`~elicit.MissingCapabilityError`: the ``requiredCapabilities``
+        object (also on the exception). :class:`~elicit.WrongStepError` when the round
+        has not failed that way."""
+        value: dict[str, Any] = json.loads(
+            self._output(self._lib.elicit_round_required_capabilities)
+        )
+        return value
 
     def note_count(self) -> int:
         """How many notes the round has made so far."""
@@ -898,9 +999,10 @@ class Round:
         self._input(self._lib.elicit_round_resolve_failed, dependency.encode("utf-8"))
 
     def answer(self, result: Mapping[str, Any]) -> None:
-        """Answer ASK with the client's ElicitResult."""
+        """Answer ASK with the client's result for the request's kind (see
+        :meth:`Ask.answer`)."""
         self._input(self._lib.elicit_round_answer, dumps(result))
 
     def answer_json(self, text: JsonText) -> None:
-        """Answer ASK with the client's ElicitResult as raw JSON text."""
+        """Answer ASK with the client's result as raw JSON text."""
         self._input(self._lib.elicit_round_answer, _text(text))

@@ -63,7 +63,7 @@ LIB_ENV = "ELICIT_LIB"
 #: The C ABI this binding is written against: the library must have the same major
 #: version and at least this minor version.
 ABI_MAJOR = 0
-ABI_MINOR = 2
+ABI_MINOR = 3
 
 BUILD_HINT = (
     "install the elicit wheel (pip install elicit-*.whl, or pip install ./python from a "
@@ -123,10 +123,13 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "elicit_plan_param_index": (_result, [PlanPtr, _u8_in, c_size_t, _size_out]),
     "elicit_plan_param_is_elicited": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
     "elicit_plan_param_has_resolver": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
+    "elicit_plan_param_kind": (_result, [PlanPtr, c_size_t, POINTER(c_uint32)]),
     "elicit_round_new_modern": (
         _result,
         [
             PlanPtr,
+            _u8_in,
+            c_size_t,
             _u8_in,
             c_size_t,
             _u8_in,
@@ -142,7 +145,18 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     "elicit_round_new_handshake": (
         _result,
-        [PlanPtr, _u8_in, c_size_t, c_size_t, POINTER(RoundPtr), _u8_out, c_size_t, _size_out],
+        [
+            PlanPtr,
+            _u8_in,
+            c_size_t,
+            _u8_in,
+            c_size_t,
+            c_size_t,
+            POINTER(RoundPtr),
+            _u8_out,
+            c_size_t,
+            _size_out,
+        ],
     ),
     "elicit_round_free": (None, [RoundPtr]),
     "elicit_round_poll": (_result, [RoundPtr, POINTER(c_uint32), _size_out]),
@@ -159,6 +173,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
         [RoundPtr, c_uint32, _u8_out, c_size_t, _size_out],
     ),
     "elicit_round_request_state": (_result, _READER),
+    "elicit_round_required_capabilities": (_result, _READER),
     "elicit_round_note_count": (_result, [RoundPtr, _size_out]),
     "elicit_round_note": (
         _result,
@@ -303,6 +318,7 @@ class Lib:
     elicit_plan_param_index: Callable[..., Any]
     elicit_plan_param_is_elicited: Callable[..., Any]
     elicit_plan_param_has_resolver: Callable[..., Any]
+    elicit_plan_param_kind: Callable[..., Any]
     elicit_round_new_modern: Callable[..., Any]
     elicit_round_new_handshake: Callable[..., Any]
     elicit_round_free: Callable[..., Any]
@@ -317,6 +333,7 @@ class Lib:
     elicit_round_value_of: Callable[..., Any]
     elicit_round_input_requests: Callable[..., Any]
     elicit_round_request_state: Callable[..., Any]
+    elicit_round_required_capabilities: Callable[..., Any]
     elicit_round_note_count: Callable[..., Any]
     elicit_round_note: Callable[..., Any]
     elicit_round_last_error: Callable[..., Any]

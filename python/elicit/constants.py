@@ -6,7 +6,7 @@ import ctypes
 import enum
 
 ABI_VERSION_MAJOR = 0
-ABI_VERSION_MINOR = 2
+ABI_VERSION_MINOR = 3
 ABI_VERSION_PATCH = 0
 ABI_VERSION = (ABI_VERSION_MAJOR << 16) | (ABI_VERSION_MINOR << 8) | ABI_VERSION_PATCH
 
@@ -27,6 +27,8 @@ MIN_KEY_LEN = 32
 SEAL_RANDOM_LEN = 20
 #: ``ELICIT_DEFAULT_TTL_SECS``: the token lifetime by default, the SDK's.
 DEFAULT_TTL_SECS = 600
+#: JSON-RPC code of ``ELICIT_ERR_MISSING_CAPABILITY`` (HTTP status 400).
+MISSING_CAPABILITY_ERROR_CODE = -32021
 #: ``ELICIT_REQUEST_STATE_ERROR_CODE``: JSON-RPC code of a rejected requestState.
 REQUEST_STATE_ERROR_CODE = -32602
 #: ``ELICIT_REQUEST_STATE_ERROR_MESSAGE``: the SDK's frozen message, whatever the reason.
@@ -46,6 +48,25 @@ class StepKind(enum.IntEnum):
     ASK = 2
     DONE = 3
     INPUT_REQUIRED = 4
+
+
+class InputKind(enum.IntEnum):
+    """``ELICIT_KIND_*``: how a parameter is asked (``elicit_plan_param_kind``)."""
+
+    FORM = 0
+    URL = 1
+    SAMPLING = 2
+    ROOTS = 3
+
+    @property
+    def method(self) -> str:
+        """The JSON-RPC method of the request: ``elicitation/create`` (form and URL
+        mode), ``sampling/createMessage`` or ``roots/list``."""
+        if self is InputKind.SAMPLING:
+            return "sampling/createMessage"
+        if self is InputKind.ROOTS:
+            return "roots/list"
+        return "elicitation/create"
 
 
 class NoteLevel(enum.IntEnum):
@@ -83,7 +104,8 @@ class Result(enum.IntEnum):
     ERR_MISSING_ARGUMENT = 301
     ERR_INPUT_RESPONSES = 302
     ERR_REQUEST_STATE = 303
-    ERR_NOT_ELICIT_RESULT = 400
+    ERR_MISSING_CAPABILITY = 304
+    ERR_WRONG_REPLY = 400
     ERR_ACCEPTED_WITHOUT_CONTENT = 401
     ERR_SCHEMA_MISMATCH = 402
     ERR_DECLINED = 403

@@ -5,7 +5,8 @@ codes      class                    meaning
 =========  =======================  ==========================================
 ``1xx``    :class:`UsageError`      the host broke the calling contract
 ``2xx``    :class:`DeclarationError`  the declaration was rejected
-``3xx``    :class:`CallInputError`  the call's inputs are invalid
+``3xx``    :class:`CallInputError`  the call's inputs are invalid, or the client
+                                    lacks a capability the call needs
 ``4xx``    :class:`ResolutionError`  the tool call fails with ``message``
 ``9xx``    :class:`InternalError`   a panic in the library, or an unknown code
 =========  =======================  ==========================================
@@ -18,9 +19,14 @@ the text the tool call fails with).
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Type
+from typing import Any, Dict, Optional, Type
 
-from .constants import REQUEST_STATE_ERROR_JSON, REQUEST_STATE_ERROR_MESSAGE, Result
+from .constants import (
+    MISSING_CAPABILITY_ERROR_CODE,
+    REQUEST_STATE_ERROR_JSON,
+    REQUEST_STATE_ERROR_MESSAGE,
+    Result,
+)
 
 __all__ = [
     "CallInputError",
@@ -29,6 +35,7 @@ __all__ = [
     "ElicitError",
     "InputResponsesError",
     "InternalError",
+    "MissingCapabilityError",
     "NotFoundError",
     "RequestStateError",
     "ResolutionError",
@@ -144,6 +151,38 @@ class RequestStateError(CallInputError):
         return (type(self), (self.reason,))
 
 
+class MissingCapabilityError(CallInputError):
+    """``ELICIT_ERR_MISSING_CAPABILITY`` (304): the round needs a kind of request the
+    client did not declare (URL-mode elicitation, sampling, roots, or form elicitation
+    itself); nothing was shown to the client.
+
+    Answer the request with :attr:`error`: JSON-RPC ``-32021`` (HTTP status 400), the
+    message, and ``data.requiredCapabilities`` = :attr:`required_capabilities`, a
+    ClientCapabilities object keyed by what is missing (e.g. ``{"sampling": {}}``).
+    """
+
+    jsonrpc_code = MISSING_CAPABILITY_ERROR_CODE
+
+    def __init__(
+        self, code: int, message: str, required_capabilities: Optional[Dict[str, Any]] = None
+    ) -> None:
+        super().__init__(code, message)
+        self.required_capabilities: Dict[str, Any] = dict(required_capabilities or {})
+        """What the client must declare (``elicit_round_required_capabilities``)."""
+
+    @property
+    def error(self) -> Dict[str, Any]:
+        """The JSON-RPC ``error`` object to answer with."""
+        return {
+            "code": self.jsonrpc_code,
+            "message": self.message,
+            "data": {"requiredCapabilities": self.required_capabilities},
+        }
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.code, self.message, self.required_capabilities))
+
+
 class ResolutionError(ElicitError):
     """``4xx``: resolution failed; the tool call fails with :attr:`message`."""
 
@@ -157,6 +196,7 @@ _SPECIFIC: Dict[int, Type[ElicitError]] = {
     int(Result.ERR_NOT_FOUND): NotFoundError,
     int(Result.ERR_WRONG_TYPE): WrongTypeError,
     int(Result.ERR_INPUT_RESPONSES): InputResponsesError,
+    int(Result.ERR_MISSING_CAPABILITY): MissingCapabilityError,
 }
 
 

@@ -16,7 +16,7 @@ import pytest
 
 import elicit
 from elicit import _ffi, constants
-from elicit.constants import NoteLevel, Result, StepKind
+from elicit.constants import InputKind, NoteLevel, Result, StepKind
 
 from conftest import HEADER
 
@@ -105,7 +105,7 @@ def c_string(value: str) -> str:
 
 def test_header_has_the_functions_the_docs_promise() -> None:
     funcs = header_functions()
-    assert len(funcs) == 42
+    assert len(funcs) == 44
     assert "elicit_round_poll" in funcs and "elicit_round_last_error" in funcs
 
 
@@ -133,12 +133,13 @@ def test_argtypes_reject_wrong_types_before_c() -> None:
 def test_header_defines_match_the_constants() -> None:
     defines = header_defines()
     seen_results = set()
+    seen_kinds = set()
     for name, value in defines.items():
         if name == "ELICIT_H":
             continue
         short = name[len("ELICIT_") :]
         if name == "ELICIT_ABI_VERSION":
-            assert elicit.ABI_VERSION == (0 << 16) | (2 << 8) | 0
+            assert elicit.ABI_VERSION == (0 << 16) | (3 << 8) | 0
             assert "ELICIT_ABI_VERSION_MAJOR << 16" in value
         elif name == "ELICIT_NO_PARAM":
             assert value == "(size_t)~0"
@@ -150,11 +151,15 @@ def test_header_defines_match_the_constants() -> None:
             assert StepKind[short[len("STEP_") :]] == int(value), name
         elif name.startswith("ELICIT_NOTE_"):
             assert NoteLevel[short[len("NOTE_") :]] == int(value), name
+        elif name.startswith("ELICIT_KIND_"):
+            assert InputKind[short[len("KIND_") :]] == int(value), name
+            seen_kinds.add(short[len("KIND_") :])
         elif value.startswith('"'):
             assert getattr(constants, short) == c_string(value), name
         else:
             assert getattr(constants, short) == int(value), name
     assert seen_results == {r.name for r in Result}, "Result lists exactly the header's codes"
+    assert seen_kinds == {k.name for k in InputKind}, "InputKind lists exactly the header's kinds"
 
 
 def test_result_str_names_every_code() -> None:

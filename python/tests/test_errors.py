@@ -281,7 +281,7 @@ def test_modern_reply_that_is_not_an_elicit_result() -> None:
         with plan.modern(request_state=state, input_responses=replies) as rnd:
             with pytest.raises(elicit.ResolutionError) as e:
                 rnd.poll()
-            assert e.value.code == Result.ERR_NOT_ELICIT_RESULT
+            assert e.value.code == Result.ERR_WRONG_REPLY
             assert e.value.message == "The response for 'destination' is not an elicitation result"
 
 

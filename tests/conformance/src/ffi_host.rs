@@ -122,6 +122,10 @@ impl RoundHandle {
                 s_len,
                 r,
                 r_len,
+                // The oracle's scenarios ask form questions only: the engine's default
+                // capabilities (form elicitation).
+                null(),
+                0,
                 1 << 16,
                 &mut round,
                 err.as_mut_ptr(),
