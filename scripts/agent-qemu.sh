@@ -11,7 +11,7 @@
 #
 # Provisioning (examples/firmware-agent/src/provision.rs): a 512-byte block that QEMU's
 # generic loader puts at 0x203FF000, read and wiped by the agent at start:
-#   - the key ring: ELICIT_STATE_KEYS as booking-server reads it (comma-separated hex
+#   - the key ring: ELICIT_STATE_KEYS as elicit-rmcp-server reads it (comma-separated hex
 #     secrets of 32 to 128 bytes, at most 2: the first seals, all unseal); unset, one
 #     ephemeral random key for this run (tokens die with it);
 #   - the time: Unix seconds and hundredths now (the agent adds the board's 100 Hz counter);

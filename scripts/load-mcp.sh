@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # Load run (a benchmark, not a test): N concurrent book_flight calls (default 200) over
-# streamable HTTP, each driven to completion through its 3 rounds, against booking-server
-# on 127.0.0.1; prints round latency p50/p99 and exits non-zero unless every call
-# returned the right booking.
+# streamable HTTP, each driven to completion through its 3 rounds, against
+# elicit-rmcp-server on 127.0.0.1; prints round latency p50/p99 and exits non-zero unless
+# every call returned the right booking.
 #
 #   scripts/load-mcp.sh                         one server, 200 calls, 200 concurrent
 #   CALLS=2000 CONCURRENCY=200 scripts/load-mcp.sh
 #   SERVERS=2 scripts/load-mcp.sh               rounds alternate between two processes
 #                                               sharing ELICIT_STATE_KEYS
 #   PY_CLIENT=1 scripts/load-mcp.sh             also run the Python (httpx) load client
-#   SERVER=elicit-rmcp-server scripts/load-mcp.sh   the rmcp server (examples/rmcp-server)
-#   SERVER=mixed SERVERS=2 scripts/load-mcp.sh  booking-server and elicit-rmcp-server in turn
 #
-# The load client is examples/mcp-server/src/bin/booking-load.rs (raw HTTP/1.1 keep-alive,
-# the wire fastmcp.Client speaks). Loopback only; every loop is bounded by CALLS.
+# The load client is examples/rmcp-server/src/bin/booking-load.rs (raw HTTP/1.1
+# keep-alive, the wire fastmcp.Client speaks). Loopback only; every loop is bounded by
+# CALLS.
 set -euo pipefail
 
 export RUSTUP_AUTO_INSTALL=0
@@ -24,12 +23,12 @@ calls="${CALLS:-200}"
 concurrency="${CONCURRENCY:-200}"
 servers="${SERVERS:-1}"
 
-server="${SERVER:-booking-server}"
+server="${SERVER:-elicit-rmcp-server}"
 case "$server" in
-    booking-server|elicit-rmcp-server|mixed) ;;
-    *) echo "load-mcp: SERVER must be booking-server, elicit-rmcp-server or mixed" >&2; exit 2 ;;
+    elicit-rmcp-server) ;;
+    *) echo "load-mcp: SERVER must be elicit-rmcp-server" >&2; exit 2 ;;
 esac
-cargo build --quiet --release -p booking-server -p elicit-rmcp-server
+cargo build --quiet --release -p elicit-rmcp-server --bins
 bin="$CARGO_TARGET_DIR/release"
 
 # A fresh shared ring for this run (two 32-byte keys).
@@ -44,9 +43,6 @@ for i in $(seq "$servers"); do
     log="$(mktemp)"
     logs+=("$log")
     this="$server"
-    if [[ "$server" == mixed ]]; then
-        this=$([[ $((i % 2)) -eq 1 ]] && echo booking-server || echo elicit-rmcp-server)
-    fi
     "$bin/$this" --http 127.0.0.1:0 2>"$log" &
     pids+=("$!")
     for _ in $(seq 100); do

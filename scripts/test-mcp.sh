@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Interop tests of examples/mcp-server (booking-server) and examples/rmcp-server
-# (elicit-rmcp-server, on rmcp) against the real FastMCP 4.1.6
-# client: stdio and streamable HTTP, mode="auto" (2026-07-28) and mode="legacy"
-# (handshake era), sealed requestState, two processes sharing ELICIT_STATE_KEYS, and 200
-# concurrent calls; and of the firmware agent (examples/firmware-agent on QEMU mps2-an386,
-# scripts/agent-qemu.sh) with the same checks, plus rounds shared between the two
-# (tests/interop/mcp/test_agent.py). See tests/interop/mcp/.
+# Interop tests of examples/rmcp-server (elicit-rmcp-server, on rmcp) against the real
+# FastMCP 4.1.6 client: stdio and streamable HTTP, mode="auto" (2026-07-28) and
+# mode="legacy" (handshake era), sealed requestState, two processes sharing
+# ELICIT_STATE_KEYS, and 200 concurrent calls; and of the firmware agent
+# (examples/firmware-agent on QEMU mps2-an386, scripts/agent-qemu.sh) with the same
+# checks, plus rounds shared between the two (tests/interop/mcp/test_agent.py). See
+# tests/interop/mcp/.
 #
 # Python: the venv $ELICIT_MCP_VENV if set, else .venv-mcp/ at the repository root;
 # created (or repaired) on first use with fastmcp==4.1.6 and pytest.
-# Builds booking-server (release) into $CARGO_TARGET_DIR (default target/server).
+# Builds elicit-rmcp-server (release) into $CARGO_TARGET_DIR (default target/server).
 # Extra arguments go to pytest (e.g. -k legacy). Every server listens on 127.0.0.1 only.
 #
 # Prints pytest's summary last; the exit status is non-zero on any failure.
@@ -34,10 +34,10 @@ fi
 # Keep the environment out of git whatever the repository's .gitignore says.
 [[ -e "$venv/.gitignore" ]] || printf '*\n' > "$venv/.gitignore"
 
-echo "test-mcp: building booking-server and elicit-rmcp-server (release)" >&2
-cargo build --quiet --release -p booking-server -p elicit-rmcp-server >&2
-echo "test-mcp: unit tests of booking-server, elicit-rmcp and elicit-rmcp-server" >&2
-cargo test --quiet --release -p booking-server -p elicit-rmcp -p elicit-rmcp-server >&2
+echo "test-mcp: building elicit-rmcp-server (release)" >&2
+cargo build --quiet --release -p elicit-rmcp-server >&2
+echo "test-mcp: unit tests of elicit-rmcp and elicit-rmcp-server" >&2
+cargo test --quiet --release -p elicit-rmcp -p elicit-rmcp-server >&2
 
 # The firmware agent: the embedded target, QEMU, and the sealed image (target/agent).
 toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
@@ -53,24 +53,7 @@ echo "test-mcp: building the firmware agent (thumbv7em-none-eabihf, release)" >&
 (cd examples/firmware-agent && CARGO_TARGET_DIR="$root/target/agent" cargo build --quiet --release >&2)
 export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent"
 
-# The same suite against each server (SERVER_KIND in conftest.py tells them apart);
-# test_cross_server.py needs both binaries.
+# The suite against elicit-rmcp-server, the agent's checks, and rounds shared between them.
 export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
-status=0
-for server in booking-server elicit-rmcp-server; do
-    echo "test-mcp: the suite against $server" >&2
-    if [[ "$server" == booking-server ]]; then
-        # Prompts and resources exist on elicit-rmcp-server only; the cross-server test
-        # starts both binaries itself and runs once, in the elicit-rmcp-server pass.
-        only=(--ignore "$root/tests/interop/mcp/test_rmcp_prompts_resources.py"
-              --ignore "$root/tests/interop/mcp/test_cross_server.py")
-    else
-        # The agent's checks (and its mixed fleet with booking-server) run once, in the
-        # booking-server pass.
-        only=(--ignore "$root/tests/interop/mcp/test_agent.py")
-    fi
-    BOOKING_SERVER_BIN="$CARGO_TARGET_DIR/release/$server" \
-        timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" "${only[@]}" \
-        -p no:cacheprovider -q -rfE "$@" || status=1
-done
-exit $status
+timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" \
+    -p no:cacheprovider -q -rfE "$@"

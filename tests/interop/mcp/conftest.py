@@ -1,7 +1,7 @@
-"""Shared helpers for the interop tests of examples/mcp-server against the real
-FastMCP 4.1.6 client (run by scripts/test-mcp.sh).
+"""Shared helpers for the interop tests of examples/rmcp-server (elicit-rmcp-server)
+against the real FastMCP 4.1.6 client (run by scripts/test-mcp.sh).
 
-The server binary comes from $BOOKING_SERVER_BIN (scripts/test-mcp.sh builds it);
+The server binary comes from $ELICIT_RMCP_SERVER_BIN (scripts/test-mcp.sh builds it);
 HTTP servers are started on 127.0.0.1 with port 0 and report their port on stderr.
 """
 
@@ -22,13 +22,8 @@ from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 
 REPO = Path(__file__).resolve().parents[3]
 SERVER_BIN = os.environ.get(
-    "BOOKING_SERVER_BIN", str(REPO / "target" / "server" / "release" / "booking-server")
+    "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "server" / "release" / "elicit-rmcp-server")
 )
-# Which implementation SERVER_BIN is: "booking" (examples/mcp-server, hand-written MCP in
-# the MCP Python SDK's wire style) or "rmcp" (examples/rmcp-server, rmcp + elicit-rmcp).
-# The client-level tests are the same for both; a few raw wire details differ where rmcp's
-# transport decides them (see RMCP_WIRE in test_booking_server.py).
-SERVER_KIND = "rmcp" if os.path.basename(SERVER_BIN).startswith("elicit-rmcp") else "booking"
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
 
@@ -97,7 +92,7 @@ class Script:
 
 
 class HttpServer:
-    """A booking-server process serving streamable HTTP on 127.0.0.1 (free port)."""
+    """An elicit-rmcp-server process serving streamable HTTP on 127.0.0.1 (free port)."""
 
     def __init__(self, *args: str, keys: str | None = None):
         env = dict(os.environ)
@@ -159,7 +154,7 @@ def stdio_transport(*args: str, keys: str | None = None) -> StdioTransport:
 @pytest.fixture(scope="session")
 def server_bin():
     if not os.access(SERVER_BIN, os.X_OK):
-        pytest.fail(f"booking-server binary not found at {SERVER_BIN}; run scripts/test-mcp.sh")
+        pytest.fail(f"elicit-rmcp-server binary not found at {SERVER_BIN}; run scripts/test-mcp.sh")
     return SERVER_BIN
 
 

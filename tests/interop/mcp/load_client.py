@@ -1,4 +1,4 @@
-"""A small load client for booking-server over streamable HTTP (2026-07-28).
+"""A small load client for elicit-rmcp-server over streamable HTTP (2026-07-28).
 
 It speaks the wire exactly as fastmcp.Client 4.1.6 does (the `_meta` envelope, the
 `mcp-protocol-version` / `mcp-method` / `mcp-name` headers, `inputResponses` plus the

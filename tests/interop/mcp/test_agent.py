@@ -2,9 +2,9 @@
 scripts/agent-qemu.sh as a stdio server command) against the real fastmcp.Client 4.1.6.
 
 The checks of test_booking_server.py that apply to a stdio server run here unchanged:
-each wrapper below calls the booking-server test's own body with a `connect` that starts
+each wrapper below calls the server test's own body with a `connect` that starts
 the agent instead (so the two servers are held to the same assertions), in both eras.
-Then what only the agent has: a mixed fleet (rounds sealed by booking-server resume on
+Then what only the agent has: a mixed fleet (rounds sealed by elicit-rmcp-server resume on
 the agent and the other way round, sharing ELICIT_STATE_KEYS), its nonce scheme, its
 provisioned clock, and its bounded line buffer.
 
@@ -57,7 +57,7 @@ def agent_image():
 @pytest.fixture
 def agent(agent_image):
     """connect(transport, mode, handler=None) -> fastmcp.Client on a fresh agent (the
-    booking-server tests' `connect`; `transport` is ignored: the agent is stdio)."""
+    server tests' `connect`; `transport` is ignored: the agent is stdio)."""
 
     def make(transport: str, mode: str, handler=None, *server_args: str, keys=None) -> Client:
         assert not server_args, "the agent takes no server arguments"
@@ -67,7 +67,7 @@ def agent(agent_image):
 
 
 # ---------------------------------------------------------------------------------------
-# booking-server's checks, on the agent
+# The server's checks, on the agent
 
 
 @both_eras
@@ -179,11 +179,11 @@ def test_request_state_is_bound_to_tool_and_arguments(agent):
 
 
 # ---------------------------------------------------------------------------------------
-# Mixed fleet: booking-server and the agent share ELICIT_STATE_KEYS
+# Mixed fleet: elicit-rmcp-server and the agent share ELICIT_STATE_KEYS
 
 
 def server_client(keys: str) -> Client:
-    """A booking-server over stdio; rounds are driven by hand (the handler only declares
+    """An elicit-rmcp-server over stdio; rounds are driven by hand (the handler only declares
     the capability)."""
     return Client(stdio_transport(keys=keys), elicitation_handler=Script({}), mode="auto", timeout=30)
 
@@ -201,7 +201,7 @@ def answers_for(result: mcp_types.InputRequiredResult, by_message: dict) -> dict
 
 
 @pytest.mark.parametrize("order", [("server", "agent"), ("agent", "server")], ids=["server-first", "agent-first"])
-def test_rounds_alternate_between_booking_server_and_agent(agent_image, server_bin, order):
+def test_rounds_alternate_between_server_and_agent(agent_image, server_bin, order):
     """book_flight's three rounds alternate between the two processes (the key ring is
     a rotation ring on one side: [B, A] opens A's tokens); every round's questions and the
     result are the ones a single server gives."""
@@ -284,7 +284,7 @@ def test_nonces_are_the_boot_seed_then_a_counter(agent_image):
 def test_tokens_from_an_agent_whose_clock_is_behind_have_expired(agent_image, server_bin):
     """The device's `now` is the provisioned start time plus its 100 Hz counter: started
     700 s in the past, it mints tokens that expired 100 s ago (600 s lifetime), which the
-    agent and booking-server both refuse; a token it mints with the right time is taken."""
+    agent and elicit-rmcp-server both refuse; a token it mints with the right time is taken."""
     past = str(int(time.time() * 1000) - 700_000)
 
     async def go():

@@ -1,4 +1,4 @@
-"""Bad input never ends a connection or the process (either server, SERVER_KIND).
+"""Bad input never ends a connection or the process.
 
 stdio: malformed JSON, invalid UTF-8, wrong id types, non-object messages and an
 oversized line, each followed by a good request on the same connection. HTTP: the same
@@ -15,9 +15,8 @@ import httpx2
 import mcp_types
 import pytest
 
-from conftest import HANDSHAKE, MODERN, SERVER_BIN, SERVER_KIND, Script, run
+from conftest import HANDSHAKE, MODERN, SERVER_BIN, Script, run
 
-RMCP = SERVER_KIND == "rmcp"
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}

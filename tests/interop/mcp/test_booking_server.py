@@ -1,4 +1,5 @@
-"""examples/mcp-server (booking-server) against the real fastmcp.Client 4.1.6.
+"""The booking tools of examples/rmcp-server (elicit-rmcp-server) against the real
+fastmcp.Client 4.1.6.
 
 Every behavioural test runs over stdio and streamable HTTP, in `mode="auto"` (the
 client probes `server/discover` and must settle on 2026-07-28) and `mode="legacy"`
@@ -26,7 +27,6 @@ from conftest import (
     KEY_B,
     MODERN,
     PARIS,
-    SERVER_KIND,
     PARIS_BOOKED,
     HttpServer,
     logged,
@@ -566,24 +566,22 @@ def _modern(method, params=None, caps=None):
 
 MODERN_HEADERS = {"mcp-protocol-version": MODERN}
 
-# Raw wire details where rmcp's Streamable HTTP and stdio transports (elicit-rmcp-server)
-# decide differently from booking-server (which follows the MCP Python SDK). Each is
-# checked exactly for each server; nothing is skipped:
+# Raw wire details rmcp's Streamable HTTP and stdio transports decide (where the MCP
+# Python SDK decides differently, the difference is rmcp's):
 # * 2026-07-28 POSTs must carry the Mcp-Method routing header (absent: -32020), so the
-#   requests below send it to rmcp; its messages are its own.
+#   requests below send it; its messages are rmcp's own.
 # * -32022 lists every version the server speaks (rmcp also serves the handshake era).
 # * a handshake-era POST without a session is a plain-text 400; GET without an
 #   `Accept: text/event-stream` is 406; with it, a session-less GET is a plain 400.
 # * stdio: `server/discover` is a bootstrap probe (rmcp#1248), so `initialize` after it
 #   still opens a handshake connection, and a request carrying the 2026-07-28 `_meta`
 #   is served inline on a handshake connection.
-RMCP = SERVER_KIND == "rmcp"
 ALL_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", MODERN]
 
 
 def _routing(method: str) -> dict:
-    """The Mcp-Method header rmcp requires on 2026-07-28 POSTs (booking-server: none)."""
-    return {"mcp-method": method} if RMCP else {}
+    """The Mcp-Method header rmcp requires on 2026-07-28 POSTs."""
+    return {"mcp-method": method}
 
 
 def test_http_ping_on_modern_is_method_not_found(http_server):
@@ -605,9 +603,7 @@ def test_http_header_mismatch_is_32020(http_server):
     assert r.status_code == 400
     assert r.json()["error"] == {
         "code": -32020,
-        "message": "Mcp-Name header `book_flight` does not match body value `greet`"
-        if RMCP
-        else "mcp-name header does not match the request body's 'name' parameter",
+        "message": "Mcp-Name header `book_flight` does not match body value `greet`",
     }
     r = _post(http_server.url, body, {**MODERN_HEADERS, "mcp-method": "tools/list"})
     assert (r.status_code, r.json()["error"]["code"]) == (400, -32020)
@@ -619,18 +615,14 @@ def test_http_unsupported_version_is_32022(http_server):
     r = _post(http_server.url, body, {"mcp-protocol-version": "2099-01-01", **_routing("tools/list")})
     assert r.status_code == 400
     assert r.json()["error"]["code"] == -32022
-    supported = ALL_VERSIONS if RMCP else [MODERN]
-    assert r.json()["error"]["data"] == {"supported": supported, "requested": "2099-01-01"}
+    assert r.json()["error"]["data"] == {"supported": ALL_VERSIONS, "requested": "2099-01-01"}
 
 
-def test_http_modern_post_without_mcp_method_is_32020_on_rmcp(http_server):
+def test_http_modern_post_without_mcp_method_is_32020(http_server):
     """rmcp requires the Mcp-Method routing header on 2026-07-28 POSTs."""
     r = _post(http_server.url, _modern("tools/list"), MODERN_HEADERS)
-    if RMCP:
-        assert r.status_code == 400
-        assert r.json()["error"] == {"code": -32020, "message": "missing required Mcp-Method header"}
-    else:
-        assert r.status_code == 200 and "tools" in r.json()["result"]
+    assert r.status_code == 400
+    assert r.json()["error"] == {"code": -32020, "message": "missing required Mcp-Method header"}
 
 
 def test_http_modern_tools_call_is_plain_json(http_server):
@@ -659,19 +651,13 @@ def test_http_missing_capability_is_400(http_server):
 def test_http_handshake_needs_a_session(http_server):
     r = _post(http_server.url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, {"mcp-protocol-version": HANDSHAKE})
     assert r.status_code == 400
-    if RMCP:
-        assert r.text == "Bad Request: Session ID is required"
-    else:
-        assert r.json()["error"]["message"] == "Bad Request: Missing session ID"
+    assert r.text == "Bad Request: Session ID is required"
 
 
 def test_http_get_stream_is_not_offered(http_server):
-    if RMCP:
-        assert httpx2.get(http_server.url, timeout=10).status_code == 406
-        r = httpx2.get(http_server.url, headers={"accept": "text/event-stream"}, timeout=10)
-        assert (r.status_code, r.text) == (400, "Bad Request: Session ID is required")
-    else:
-        assert httpx2.get(http_server.url, timeout=10).status_code == 405
+    assert httpx2.get(http_server.url, timeout=10).status_code == 406
+    r = httpx2.get(http_server.url, headers={"accept": "text/event-stream"}, timeout=10)
+    assert (r.status_code, r.text) == (400, "Bad Request: Session ID is required")
 
 
 def test_http_notification_is_accepted(http_server):
@@ -702,14 +688,9 @@ def test_stdio_modern_connection_refuses_initialize(server_bin):
     init = {"jsonrpc": "2.0", "id": 2, "method": "initialize",
             "params": {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}
     out = _stdio_exchange([_modern("server/discover"), init])
-    if RMCP:
-        # discover is a bootstrap probe on rmcp: the handshake may still follow.
-        assert out[0]["result"]["supportedVersions"] == ALL_VERSIONS
-        assert out[1]["result"]["protocolVersion"] == HANDSHAKE
-        return
-    assert out[0]["result"]["supportedVersions"] == [MODERN]
-    assert out[1]["error"]["code"] == -32022
-    assert out[1]["error"]["data"] == {"supported": [MODERN], "requested": HANDSHAKE}
+    # discover is a bootstrap probe on rmcp (rmcp#1248): the handshake may still follow.
+    assert out[0]["result"]["supportedVersions"] == ALL_VERSIONS
+    assert out[1]["result"]["protocolVersion"] == HANDSHAKE
 
 
 def test_stdio_legacy_connection_refuses_enveloped_requests(server_bin):
@@ -719,11 +700,7 @@ def test_stdio_legacy_connection_refuses_enveloped_requests(server_bin):
     out = _stdio_exchange([init, _modern("tools/list"), ping])
     assert out[0]["result"]["protocolVersion"] == HANDSHAKE
     assert out[0]["result"]["serverInfo"]["name"] == "booking"
-    if RMCP:
-        # rmcp serves a request carrying its own 2026-07-28 _meta inline.
-        assert [t["name"] for t in out[1]["result"]["tools"]] == ["book_flight", "greet", "order"]
-        assert out[1]["result"]["resultType"] == "complete"
-        assert out[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}
-        return
-    assert out[1]["error"]["code"] == -32600
+    # rmcp serves a request carrying its own 2026-07-28 _meta inline.
+    assert [t["name"] for t in out[1]["result"]["tools"]] == ["book_flight", "greet", "order"]
+    assert out[1]["result"]["resultType"] == "complete"
     assert out[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}

@@ -1,6 +1,6 @@
-"""elicit-rmcp's prompts/get and resources/read paths (elicit-rmcp-server only:
-booking-server has tools alone), with the real fastmcp.Client 4.1.6, both eras and both
-transports, plus the sealed state's binding to the prompt or resource."""
+"""elicit-rmcp's prompts/get and resources/read paths, with the real fastmcp.Client
+4.1.6, both eras and both transports, plus the sealed state's binding to the prompt or
+resource."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ import pytest
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
-from conftest import SERVER_KIND, Script, run
-
-pytestmark = pytest.mark.skipif(
-    SERVER_KIND != "rmcp", reason="prompts and resources exist on elicit-rmcp-server only"
-)
+from conftest import Script, run
 
 both_eras = pytest.mark.parametrize("mode", ["auto", "legacy"])
 both_transports = pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -1,4 +1,5 @@
-//! `booking-load`: a small load client for booking-server's 2026-07-28 HTTP endpoint.
+//! `booking-load`: a small load client for an MCP server's 2026-07-28 HTTP endpoint serving
+//! the booking tools (elicit-rmcp-server, the Python reference server).
 //!
 //! ```text
 //! booking-load --url http://127.0.0.1:PORT/mcp [--url ...] [--calls 200] [--concurrency 200]
