@@ -1,4 +1,4 @@
-//! The MCP server: both protocol eras over one UART, as booking-server serves them over
+//! The MCP server: both protocol eras over one UART, as elicit-rmcp-server serves them over
 //! stdio (examples/mcp-server: `stdio.rs`, `mcp.rs`).
 //!
 //! * The era is picked from the connection's first request, as the MCP Python SDK does:
@@ -38,7 +38,7 @@ const HANDSHAKE_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18",
 /// Answered when the client offers a version the agent does not know.
 const LATEST_HANDSHAKE: &str = "2025-11-25";
 /// The server's name: `serverInfo.name`, and the audience of sealed state (the same as
-/// booking-server's, so the two serve rounds of each other's calls).
+/// elicit-rmcp-server's, so the two serve rounds of each other's calls).
 pub const SERVER_NAME: &str = "booking";
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";

@@ -109,7 +109,7 @@ impl Provision {
     }
 
     /// The key ring from the provisioned secrets (HKDF-SHA256 on the device, as
-    /// `ELICIT_STATE_KEYS` is read by booking-server: the first key seals, all unseal).
+    /// `ELICIT_STATE_KEYS` is read by elicit-rmcp-server: the first key seals, all unseal).
     #[cfg(feature = "seal")]
     pub fn ring(&self, block: &[u8; board::PROVISION_LEN]) -> Result<KeyRing<MAX_KEYS>, Refused> {
         let k = |i: usize| {

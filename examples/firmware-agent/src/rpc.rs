@@ -257,7 +257,7 @@ impl Sink for Escaped<'_> {
     }
 }
 
-/// Python's `repr` of a string given as its characters (as booking-server's `py_repr`),
+/// Python's `repr` of a string given as its characters (as core's `PyRepr`),
 /// written to `out` (unescaped text: wrap `out` in [`Escaped`] inside JSON).
 pub fn py_repr(chars: impl Iterator<Item = char> + Clone, out: &mut dyn Sink) {
     let (mut single, mut double) = (false, false);

@@ -42,7 +42,7 @@ pub fn find(name: elicit_core::json::Str<'_>) -> Option<&'static Tool> {
     TOOLS.iter().find(|t| name.eq_str(t.name))
 }
 
-/// The `tools` array of `tools/list`, shaped like FastMCP 4.1.6's (and booking-server's):
+/// The `tools` array of `tools/list`, shaped like FastMCP 4.1.6's (and elicit-rmcp-server's):
 /// elicited parameters are hidden from `inputSchema`.
 pub const LISTING: &str = concat!(
     r#"[{"_meta":{"fastmcp":{"tags":[]}},"description":"Book a flight. Asks the user for the destination, date, airport, confirmation and seat.","#,
@@ -184,7 +184,7 @@ pub enum ArgError<'a> {
 }
 
 impl ArgError<'_> {
-    /// The message (plain text), as booking-server writes it.
+    /// The message (plain text), as elicit-rmcp-server writes it.
     pub fn write(&self, out: &mut dyn Sink) {
         let (before, mid, tool, after): (&[u8], &[u8], &str, &[u8]) = match self {
             ArgError::Unexpected(_, t) => (b"Unexpected argument ", b" for tool ", t, b""),

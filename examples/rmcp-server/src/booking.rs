@@ -1,6 +1,6 @@
 //! The booking tools: one elicit declaration each, async resolvers, typed bodies, and
 //! the rmcp `ServerHandler` that lists and calls them. Listings and results are shaped
-//! like FastMCP 4.1.6's, as booking-server's are.
+//! like FastMCP 4.1.6's.
 
 use std::sync::Arc;
 

@@ -1,8 +1,9 @@
 //! `elicit-rmcp-server`: the booking tools (`book_flight`, `greet`, `order`) on rmcp, the
 //! official Rust MCP SDK, with every user-supplied parameter declared once through
-//! elicit-rmcp. Both protocol eras, over stdio and streamable HTTP; same behaviour,
-//! texts and sealed state as `booking-server` (examples/mcp-server), so the two serve
-//! each other's rounds on one key ring.
+//! elicit-rmcp. Both protocol eras, over stdio and streamable HTTP; texts and sealed
+//! state as FastMCP's declared elicitation gives them, so processes sharing a key ring
+//! (this server, the firmware agent, the Python reference server) serve each other's
+//! rounds.
 //!
 //! ```text
 //! cargo run -q --release -p elicit-rmcp-server -- --stdio

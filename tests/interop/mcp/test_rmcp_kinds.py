@@ -1,4 +1,4 @@
-"""Sampling and roots parameters (elicit-rmcp-server --conformance only) with the real
+"""Sampling, roots and URL-mode parameters (elicit-rmcp-server --conformance) with the real
 fastmcp.Client 4.1.6, both eras and both transports: the client's sampling handler and
 roots answer the engine's declared requests, batched with a form question on
 2026-07-28 and one at a time on the handshake era; a client that declares no sampling
@@ -11,11 +11,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 
-from conftest import SERVER_KIND, HttpServer, Script, run, stdio_transport
-
-pytestmark = pytest.mark.skipif(
-    SERVER_KIND != "rmcp", reason="the conformance fixtures exist on elicit-rmcp-server only"
-)
+from conftest import HttpServer, Script, run, stdio_transport
 
 both_eras = pytest.mark.parametrize("mode", ["auto", "legacy"])
 both_transports = pytest.mark.parametrize("transport", ["stdio", "http"])
