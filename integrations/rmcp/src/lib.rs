@@ -1038,36 +1038,25 @@ pub fn plain(v: &Value) -> String {
 
 /// Python's `repr` of a str, for messages in the reference's style (`'name'`).
 pub fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    // One implementation: elicit-core's, which the engine's own messages use.
+    elicit_core::PyRepr(s).to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names are quoted as Python's `repr` quotes them, C1 controls included
+    /// (`python3 -c 'print(repr("gr\x85et"))'` prints `'gr\x85et'`), as FastMCP's
+    /// messages show them.
+    #[test]
+    fn names_are_quoted_as_python_quotes_them() {
+        assert_eq!(py_repr("greet"), "'greet'");
+        assert_eq!(py_repr("gr\u{85}et"), "'gr\\x85et'");
+        assert_eq!(py_repr("\u{80}x\u{9f}"), "'\\x80x\\x9f'");
+        assert_eq!(py_repr("it's"), "\"it's\"");
+        assert_eq!(py_repr("a\nb\t\u{7f}"), "'a\\nb\\t\\x7f'");
+    }
 
     #[test]
     fn declared_kinds_follow_the_client_and_its_version() {
