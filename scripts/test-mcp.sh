@@ -5,7 +5,10 @@
 # (handshake era), sealed requestState, two processes sharing ELICIT_STATE_KEYS, and 200
 # concurrent calls; and of the firmware agent (examples/firmware-agent on QEMU mps2-an386,
 # scripts/agent-qemu.sh) with the same checks, plus rounds shared between the two
-# (tests/interop/mcp/test_agent.py). See tests/interop/mcp/.
+# (tests/interop/mcp/test_agent.py); and rounds shared with the Python reference server
+# (FastMCP 4.1.6 + the seed, tests/interop/mcp/reference_server.py, run on the oracle venv
+# that scripts/oracle-env.sh creates or reuses; tests/interop/mcp/test_reference_server.py).
+# See tests/interop/mcp/.
 #
 # Python: the venv $ELICIT_MCP_VENV if set, else .venv-mcp/ at the repository root;
 # created (or repaired) on first use with fastmcp==4.1.6 and pytest.
@@ -54,16 +57,23 @@ echo "test-mcp: building the firmware agent (thumbv7em-none-eabihf, release)" >&
 export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent"
 
 # The same suite against each server (SERVER_KIND in conftest.py tells them apart);
-# test_cross_server.py needs both binaries.
+# test_cross_server.py and test_reference_server.py need both binaries (BOOKING_SERVER_BIN
+# names the server under test in each pass, so they read these two).
 export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
+export ELICIT_BOOKING_SERVER_BIN="$CARGO_TARGET_DIR/release/booking-server"
+echo "test-mcp: the reference oracle's venv (scripts/oracle-env.sh)" >&2
+ELICIT_REFERENCE_PYTHON="$("$root/scripts/oracle-env.sh")"
+export ELICIT_REFERENCE_PYTHON
 status=0
 for server in booking-server elicit-rmcp-server; do
     echo "test-mcp: the suite against $server" >&2
     if [[ "$server" == booking-server ]]; then
-        # Prompts and resources exist on elicit-rmcp-server only; the cross-server test
-        # starts both binaries itself and runs once, in the elicit-rmcp-server pass.
+        # Prompts and resources exist on elicit-rmcp-server only; the cross-server
+        # and reference-server tests start their binaries themselves and run once, in the
+        # elicit-rmcp-server pass.
         only=(--ignore "$root/tests/interop/mcp/test_rmcp_prompts_resources.py"
-              --ignore "$root/tests/interop/mcp/test_cross_server.py")
+              --ignore "$root/tests/interop/mcp/test_cross_server.py"
+              --ignore "$root/tests/interop/mcp/test_reference_server.py")
     else
         # The agent's checks (and its mixed fleet with booking-server) run once, in the
         # booking-server pass.

@@ -1,7 +1,7 @@
 """Rounds of one call alternating between booking-server and elicit-rmcp-server (two
 implementations, one key ring): each serves the other's sealed requestState.
 
-Needs both binaries: $BOOKING_SERVER_BIN (booking-server) and $ELICIT_RMCP_SERVER_BIN
+Needs both binaries: $ELICIT_BOOKING_SERVER_BIN (booking-server) and $ELICIT_RMCP_SERVER_BIN
 (elicit-rmcp-server); scripts/test-mcp.sh sets both. Skipped only when the rmcp server
 is not named at all (a run of the suite against a single server).
 """
@@ -19,8 +19,10 @@ from test_booking_server import alternating_client
 
 REPO = Path(__file__).resolve().parents[3]
 RMCP_BIN = os.environ.get("ELICIT_RMCP_SERVER_BIN")
+# Not $BOOKING_SERVER_BIN: scripts/test-mcp.sh points that at the server under test, which
+# is elicit-rmcp-server in the pass that runs this file.
 BOOKING_BIN = os.environ.get(
-    "BOOKING_SERVER_BIN", str(REPO / "target" / "server" / "release" / "booking-server")
+    "ELICIT_BOOKING_SERVER_BIN", str(REPO / "target" / "server" / "release" / "booking-server")
 )
 
 pytestmark = pytest.mark.skipif(
@@ -44,6 +46,8 @@ def both(keys_a: str, keys_b: str):
     for b in (BOOKING_BIN, RMCP_BIN):
         if not b or not os.access(b, os.X_OK):
             pytest.fail(f"server binary {b!r} missing; run scripts/test-mcp.sh")
+    if os.path.basename(BOOKING_BIN) == os.path.basename(RMCP_BIN):
+        pytest.fail(f"both servers are {RMCP_BIN!r}: set $ELICIT_BOOKING_SERVER_BIN to booking-server")
     return BinServer(BOOKING_BIN, keys_a), BinServer(RMCP_BIN, keys_b)
 
 

@@ -4,7 +4,7 @@ seed's declared elicitation, tests/interop/mcp/reference_server.py) and the Rust
 
 The reference server runs on the oracle's python, $ELICIT_REFERENCE_PYTHON
 (scripts/test-mcp.sh sets it from scripts/oracle-env.sh); the Rust binaries come from
-$ELICIT_RMCP_SERVER_BIN and $BOOKING_SERVER_BIN. Skipped only when
+$ELICIT_RMCP_SERVER_BIN and $ELICIT_BOOKING_SERVER_BIN. Skipped only when
 $ELICIT_REFERENCE_PYTHON is not set at all (a run of the suite without the oracle).
 
 Each round of a raw-wire call goes to the next server in turn; the same request is also
@@ -37,7 +37,7 @@ REF_PY = os.environ.get("ELICIT_REFERENCE_PYTHON")
 RUST_BINS = {
     "elicit-rmcp-server": os.environ.get("ELICIT_RMCP_SERVER_BIN"),
     "booking-server": os.environ.get(
-        "BOOKING_SERVER_BIN", str(REPO / "target" / "server" / "release" / "booking-server")
+        "ELICIT_BOOKING_SERVER_BIN", str(REPO / "target" / "server" / "release" / "booking-server")
     ),
 }
 
@@ -69,6 +69,8 @@ def rust(name: str, keys: str | None) -> HttpServer:
     binary = RUST_BINS[name]
     if not binary or not os.access(binary, os.X_OK):
         pytest.fail(f"{name} binary {binary!r} missing; run scripts/test-mcp.sh")
+    if os.path.basename(binary) != name:
+        pytest.fail(f"{binary!r} is not {name}; check $ELICIT_BOOKING_SERVER_BIN / $ELICIT_RMCP_SERVER_BIN")
     return HttpServer(keys=keys, command=[binary])
 
 
