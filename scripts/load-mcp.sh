@@ -11,6 +11,9 @@
 #   PY_CLIENT=1 scripts/load-mcp.sh             also run the Python (httpx) load client
 #   SERVER=elicit-rmcp-server scripts/load-mcp.sh   the rmcp server (examples/rmcp-server)
 #   SERVER=mixed SERVERS=2 scripts/load-mcp.sh  booking-server and elicit-rmcp-server in turn
+#   SERVER=reference scripts/load-mcp.sh        the Python reference server (FastMCP 4.1.6 +
+#                                               the seed, tests/interop/mcp/reference_server.py,
+#                                               on the oracle venv from scripts/oracle-env.sh)
 #
 # The load client is examples/mcp-server/src/bin/booking-load.rs (raw HTTP/1.1 keep-alive,
 # the wire fastmcp.Client speaks). Loopback only; every loop is bounded by CALLS.
@@ -26,11 +29,14 @@ servers="${SERVERS:-1}"
 
 server="${SERVER:-booking-server}"
 case "$server" in
-    booking-server|elicit-rmcp-server|mixed) ;;
-    *) echo "load-mcp: SERVER must be booking-server, elicit-rmcp-server or mixed" >&2; exit 2 ;;
+    booking-server|elicit-rmcp-server|mixed|reference) ;;
+    *) echo "load-mcp: SERVER must be booking-server, elicit-rmcp-server, mixed or reference" >&2; exit 2 ;;
 esac
 cargo build --quiet --release -p booking-server -p elicit-rmcp-server
 bin="$CARGO_TARGET_DIR/release"
+if [[ "$server" == reference ]]; then
+    reference=("$("$root/scripts/oracle-env.sh")" "$root/tests/interop/mcp/reference_server.py")
+fi
 
 # A fresh shared ring for this run (two 32-byte keys).
 export ELICIT_STATE_KEYS="$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'),$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')"
@@ -47,9 +53,13 @@ for i in $(seq "$servers"); do
     if [[ "$server" == mixed ]]; then
         this=$([[ $((i % 2)) -eq 1 ]] && echo booking-server || echo elicit-rmcp-server)
     fi
-    "$bin/$this" --http 127.0.0.1:0 2>"$log" &
+    if [[ "$server" == reference ]]; then
+        "${reference[@]}" --http 127.0.0.1:0 2>"$log" &
+    else
+        "$bin/$this" --http 127.0.0.1:0 2>"$log" &
+    fi
     pids+=("$!")
-    for _ in $(seq 100); do
+    for _ in $(seq 400); do
         url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$log" || true)"
         [[ -n "$url" ]] && break
         sleep 0.05
