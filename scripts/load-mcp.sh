@@ -9,6 +9,10 @@
 #   SERVERS=2 scripts/load-mcp.sh               rounds alternate between two processes
 #                                               sharing ELICIT_STATE_KEYS
 #   PY_CLIENT=1 scripts/load-mcp.sh             also run the Python (httpx) load client
+#   SERVER=reference scripts/load-mcp.sh        the Python reference server (FastMCP 4.1.6 +
+#                                               the seed, tests/interop/mcp/reference_server.py,
+#                                               on the oracle venv from scripts/oracle-env.sh)
+#   SERVER=mixed SERVERS=2 scripts/load-mcp.sh  elicit-rmcp-server and the reference in turn
 #
 # The load client is examples/rmcp-server/src/bin/booking-load.rs (raw HTTP/1.1
 # keep-alive, the wire fastmcp.Client speaks). Loopback only; every loop is bounded by
@@ -25,11 +29,14 @@ servers="${SERVERS:-1}"
 
 server="${SERVER:-elicit-rmcp-server}"
 case "$server" in
-    elicit-rmcp-server) ;;
-    *) echo "load-mcp: SERVER must be elicit-rmcp-server" >&2; exit 2 ;;
+    elicit-rmcp-server|mixed|reference) ;;
+    *) echo "load-mcp: SERVER must be elicit-rmcp-server, mixed or reference" >&2; exit 2 ;;
 esac
 cargo build --quiet --release -p elicit-rmcp-server --bins
 bin="$CARGO_TARGET_DIR/release"
+if [[ "$server" == reference || "$server" == mixed ]]; then
+    reference=("$("$root/scripts/oracle-env.sh")" "$root/tests/interop/mcp/reference_server.py")
+fi
 
 # A fresh shared ring for this run (two 32-byte keys).
 export ELICIT_STATE_KEYS="$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'),$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')"
@@ -43,9 +50,16 @@ for i in $(seq "$servers"); do
     log="$(mktemp)"
     logs+=("$log")
     this="$server"
-    "$bin/$this" --http 127.0.0.1:0 2>"$log" &
+    if [[ "$server" == mixed ]]; then
+        this=$([[ $((i % 2)) -eq 1 ]] && echo elicit-rmcp-server || echo reference)
+    fi
+    if [[ "$this" == reference ]]; then
+        "${reference[@]}" --http 127.0.0.1:0 2>"$log" &
+    else
+        "$bin/$this" --http 127.0.0.1:0 2>"$log" &
+    fi
     pids+=("$!")
-    for _ in $(seq 100); do
+    for _ in $(seq 400); do
         url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$log" || true)"
         [[ -n "$url" ]] && break
         sleep 0.05

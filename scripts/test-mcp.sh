@@ -2,10 +2,12 @@
 # Interop tests of examples/rmcp-server (elicit-rmcp-server, on rmcp) against the real
 # FastMCP 4.1.6 client: stdio and streamable HTTP, mode="auto" (2026-07-28) and
 # mode="legacy" (handshake era), sealed requestState, two processes sharing
-# ELICIT_STATE_KEYS, and 200 concurrent calls; and of the firmware agent
-# (examples/firmware-agent on QEMU mps2-an386, scripts/agent-qemu.sh) with the same
-# checks, plus rounds shared between the two (tests/interop/mcp/test_agent.py). See
-# tests/interop/mcp/.
+# ELICIT_STATE_KEYS, and 200 concurrent calls; of the firmware agent (examples/firmware-agent
+# on QEMU mps2-an386, scripts/agent-qemu.sh) with the same checks, plus rounds shared
+# between the two (tests/interop/mcp/test_agent.py); and rounds shared with the Python
+# reference server (FastMCP 4.1.6 + the seed, tests/interop/mcp/reference_server.py, run on
+# the oracle venv that scripts/oracle-env.sh creates or reuses;
+# tests/interop/mcp/test_reference_server.py). See tests/interop/mcp/.
 #
 # Python: the venv $ELICIT_MCP_VENV if set, else .venv-mcp/ at the repository root;
 # created (or repaired) on first use with fastmcp==4.1.6 and pytest.
@@ -53,7 +55,11 @@ echo "test-mcp: building the firmware agent (thumbv7em-none-eabihf, release)" >&
 (cd examples/firmware-agent && CARGO_TARGET_DIR="$root/target/agent" cargo build --quiet --release >&2)
 export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent"
 
-# The suite against elicit-rmcp-server, the agent's checks, and rounds shared between them.
+# The suite against elicit-rmcp-server, the agent's checks, and rounds shared with the
+# agent and with the Python reference server.
 export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
+echo "test-mcp: the reference oracle's venv (scripts/oracle-env.sh)" >&2
+ELICIT_REFERENCE_PYTHON="$("$root/scripts/oracle-env.sh")"
+export ELICIT_REFERENCE_PYTHON
 timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" \
     -p no:cacheprovider -q -rfE "$@"

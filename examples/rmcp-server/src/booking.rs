@@ -9,11 +9,12 @@ use elicit_rmcp::{
     py_repr, Elicit, ElicitPrompt, ElicitResource, ElicitTool, Resolution, StateCodec,
 };
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
-    ListPromptsResult, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorData, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, JsonObject, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    MetaObject, PaginatedRequestParams, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -259,6 +260,16 @@ impl ServerHandler for Booking {
             .into());
         }
         self.elicit.call_tool(request, context).await
+    }
+
+    /// rmcp routes a request whose params do not parse (e.g. a non-string
+    /// `requestState`) here; answer it as the reference does, not `-32601`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(self.elicit.unparsed_request(&request))
     }
 
     async fn list_prompts(

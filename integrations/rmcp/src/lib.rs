@@ -69,11 +69,11 @@ use std::time::Duration;
 
 use elicit_core::{Capabilities, InputKind, Plan};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
-    InputRequests, InputRequiredResult, JsonObject, MetaObject, Prompt, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ServerRequest,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, MetaObject,
+    Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ServerRequest, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
@@ -678,6 +678,32 @@ impl Elicit {
     /// Whether `uri` is one of the elicited resources.
     pub fn has_resource(&self, uri: &str) -> bool {
         self.resources.iter().any(|r| r.resource.uri == uri)
+    }
+
+    /// The answer to a request whose params rmcp could not parse into its typed model:
+    /// rmcp then hands it to `ServerHandler::on_custom_request`, whose default answers
+    /// `-32601` with the method name as message. For the state-carrying methods
+    /// (`tools/call`, `prompts/get`, `resources/read`) a `requestState` that is neither
+    /// a string nor `null` is the frozen `-32602` (the MCP Python SDK's boundary rejects
+    /// it the same way, reason "non-string requestState"), and any other unparsable
+    /// params are `-32602` naming the method; other methods stay `-32601`. Call it from
+    /// `on_custom_request`.
+    pub fn unparsed_request(&self, request: &CustomRequest) -> ErrorData {
+        let method = request.method.as_str();
+        if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+            return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method.to_owned(), None);
+        }
+        let state = request.params.as_ref().and_then(|p| p.get("requestState"));
+        if matches!(state, Some(v) if !v.is_string() && !v.is_null()) {
+            (self.log)(&format!(
+                "elicit-rmcp: requestState rejected (non-string requestState) on {method}"
+            ));
+            return invalid_state();
+        }
+        ErrorData::invalid_params(
+            format!("{method}: params do not match the method's schema; send them as the MCP schema defines"),
+            None,
+        )
     }
 
     /// The server identity on 2026-07-28 results' `_meta`.

@@ -92,15 +92,18 @@ class Script:
 
 
 class HttpServer:
-    """An elicit-rmcp-server process serving streamable HTTP on 127.0.0.1 (free port)."""
+    """An elicit-rmcp-server process serving streamable HTTP on 127.0.0.1 (free port).
 
-    def __init__(self, *args: str, keys: str | None = None):
+    `command` starts another server taking the same `--http ADDR` option and printing the
+    same "streamable HTTP on URL" line (default: [$ELICIT_RMCP_SERVER_BIN])."""
+
+    def __init__(self, *args: str, keys: str | None = None, command: list[str] | None = None):
         env = dict(os.environ)
         env.pop("ELICIT_STATE_KEYS", None)
         if keys is not None:
             env["ELICIT_STATE_KEYS"] = keys
         self.proc = subprocess.Popen(
-            [SERVER_BIN, "--http", "127.0.0.1:0", *args],
+            [*(command or [SERVER_BIN]), "--http", "127.0.0.1:0", *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
