@@ -1,15 +1,14 @@
 """The Python reference server: the booking tools on FastMCP 4.1.6 with the seed's
 declared elicitation (`Annotated[T, Elicit(...)]`).
 
-It is the Python peer of elicit-rmcp-server (examples/rmcp-server) and booking-server
-(examples/mcp-server): the same tools (`book_flight`, `greet`, `order`), declarations,
+It is the Python peer of elicit-rmcp-server (examples/rmcp-server): the same tools (`book_flight`, `greet`, `order`), declarations,
 question texts, results and server name ("booking", which is also the audience of the
 sealed requestState). Its state is sealed by the MCP Python SDK's own
 `RequestStateBoundary` under the key ring given in ELICIT_STATE_KEYS (comma-separated hex
 secrets of >= 32 bytes, the first seals, all unseal: the Rust servers' format); unset, an
 ephemeral key per process. So rounds of one call may alternate between this server and
-the Rust servers sharing the ring (tests/interop/mcp/test_reference_server.py), and the
-same load client measures all three (`SERVER=reference scripts/load-mcp.sh`).
+elicit-rmcp-server sharing the ring (tests/interop/mcp/test_reference_server.py), and the
+same load client measures both (`SERVER=reference scripts/load-mcp.sh`).
 
 It needs the reference oracle's environment (fastmcp 4.1.6 + the seed overlay), whose
 python `scripts/oracle-env.sh` prints; nothing of the seed is copied here:
