@@ -32,20 +32,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "elicit_static.h"
-/**
- * The JSON-RPC error message for `ELICIT_ERR_REQUEST_STATE`: the MCP Python SDK's frozen
- * text, the same whatever the reason (the reason is for the server's log only).
- */
-#define ELICIT_REQUEST_STATE_ERROR_MESSAGE "Invalid or expired requestState"
-
-/**
- * The whole JSON-RPC `error` object for `ELICIT_ERR_REQUEST_STATE`, byte for byte what the
- * MCP Python SDK sends: code -32602, the frozen message and `data.reason`.
- */
-#define ELICIT_REQUEST_STATE_ERROR_JSON \
-    "{\"code\":-32602,\"message\":\"Invalid or expired requestState\"," \
-    "\"data\":{\"reason\":\"invalid_request_state\"}}"
-
 
 /**
  * Most parameters (model-supplied arguments and elicited ones together) a plan holds.
@@ -56,12 +42,6 @@
  * The workspace a round gets when `workspace_size` is 0: 64 KiB.
  */
 #define ELICIT_DEFAULT_WORKSPACE 65536
-
-/**
- * A message buffer of this many bytes holds any error or note message whole; longer
- * ones are cut (at a UTF-8 character boundary) where a call documents cutting.
- */
-#define ELICIT_MESSAGE_CAP 1024
 
 /**
  * Level of a note from `elicit_round_note`: worth a DEBUG log line.

@@ -14,16 +14,31 @@ use crate::codes::{
 };
 use crate::ELICIT_STATIC_ALIGN;
 
+/// A broken calling contract: `"{what} {problem}"`, with the size needed when one is
+/// known.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Contract {
+    pub(crate) code: elicit_result,
+    pub(crate) what: &'static str,
+    pub(crate) problem: &'static str,
+    pub(crate) needed: Option<usize>,
+}
+
+impl fmt::Display for Contract {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.what, self.problem)?;
+        match self.needed {
+            Some(n) => write!(f, " ({n} bytes needed)"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A failed call: its code, and what its message says.
 #[derive(Debug, Clone)]
 pub(crate) enum Fail {
-    /// The calling contract: `"{what} {problem}"`, with the size needed when one is known.
-    Abi {
-        code: elicit_result,
-        what: &'static str,
-        problem: &'static str,
-        needed: Option<usize>,
-    },
+    /// The calling contract.
+    Abi(Contract),
     /// A round error from the engine.
     Engine(Error),
     /// A compile (or plan-loading) error from the engine.
@@ -38,19 +53,19 @@ impl Fail {
         what: &'static str,
         problem: &'static str,
     ) -> Self {
-        Fail::Abi {
+        Fail::Abi(Contract {
             code,
             what,
             problem,
             needed: None,
-        }
+        })
     }
     pub(crate) const fn null(what: &'static str) -> Self {
         Fail::abi(ELICIT_ERR_NULL, what, "is NULL")
     }
     pub(crate) fn code(&self) -> elicit_result {
         match self {
-            Fail::Abi { code, .. } => *code,
+            Fail::Abi(c) => c.code,
             Fail::Engine(e) => code_of(e),
             Fail::Compile(e) => compile_code_of(e),
             Fail::Unseal(_) => ELICIT_ERR_REQUEST_STATE,
@@ -73,18 +88,7 @@ impl From<CompileError> for Fail {
 impl fmt::Display for Fail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Fail::Abi {
-                what,
-                problem,
-                needed,
-                ..
-            } => {
-                write!(f, "{what} {problem}")?;
-                match needed {
-                    Some(n) => write!(f, " ({n} bytes needed)"),
-                    None => Ok(()),
-                }
-            }
+            Fail::Abi(c) => c.fmt(f),
             Fail::Engine(e) => write!(f, "{e}"),
             Fail::Compile(e) => write!(f, "{e}"),
             Fail::Unseal(r) => write!(f, "{} ({})", elicit_core::seal::ERROR_MESSAGE, r.as_str()),
@@ -171,12 +175,12 @@ pub(crate) fn memory<T>(mem: *mut c_void, len: usize) -> Result<*mut T, Fail> {
     }
     let size = core::mem::size_of::<T>();
     if len < size {
-        return Err(Fail::Abi {
+        return Err(Fail::Abi(Contract {
             code: ELICIT_ERR_MEMORY_TOO_SMALL,
             what: "mem",
             problem: "is smaller than the *_size() query says",
             needed: Some(size),
-        });
+        }));
     }
     if !(mem as usize).is_multiple_of(ELICIT_STATIC_ALIGN) {
         return Err(Fail::abi(

@@ -39,7 +39,11 @@ pub use plan::*;
 pub use round::*;
 pub use seal::*;
 
-// ------------------------------------------------------------------ heap-free limits
+// ------------------------------------------------------------------ limits
+
+/// A message buffer of this many bytes holds any error or note message whole; longer
+/// ones are cut (at a UTF-8 character boundary) where a call documents cutting.
+pub const ELICIT_MESSAGE_CAP: usize = 1024;
 
 /// Heap-free surface: most parameters (model-supplied and elicited) an
 /// `elicit_static_plan` holds. One capacity for every plan keeps one copy of the engine

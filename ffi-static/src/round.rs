@@ -6,7 +6,8 @@ use core::ptr::addr_of_mut;
 use elicit_core::{Era, Inputs, Round, Style};
 
 use crate::abi::{
-    check_out, construct, memory, optional_text, out_param, text, write_display, write_out, Fail,
+    check_out, construct, memory, optional_text, out_param, text, write_display, write_out,
+    Contract, Fail,
 };
 use crate::codes::{
     elicit_result, step_code, ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL,
@@ -34,7 +35,41 @@ pub struct elicit_static_round {
     /// The engine's round, built in place by `Round::new_in`.
     slot: Option<CoreRound>,
     /// The most recent failure, for `elicit_static_round_last_error`.
-    last: Option<Fail>,
+    last: Option<Last>,
+}
+
+/// What a round keeps of a failure: a round's calls fail with contract errors or engine
+/// errors only (a `Fail` would also hold a plan's compile error and make every round
+/// larger by its size).
+#[derive(Debug)]
+enum Last {
+    Abi(Contract),
+    Engine(elicit_core::Error),
+}
+
+impl Last {
+    fn of(fail: Fail) -> Self {
+        match fail {
+            Fail::Abi(c) => Last::Abi(c),
+            Fail::Engine(e) => Last::Engine(e),
+            // A round's calls never fail with these; kept as their code all the same.
+            other => Last::Abi(Contract {
+                code: other.code(),
+                what: "the call",
+                problem: "failed (see its code)",
+                needed: None,
+            }),
+        }
+    }
+}
+
+impl core::fmt::Display for Last {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Last::Abi(fail) => fail.fmt(f),
+            Last::Engine(e) => e.fmt(f),
+        }
+    }
 }
 
 /// Heap-free surface: the bytes of memory an `elicit_static_round` needs (its
@@ -241,7 +276,7 @@ unsafe fn with_round(
         Ok(()) => ELICIT_OK,
         Err(fail) => {
             let code = fail.code();
-            h.last = Some(fail);
+            h.last = Some(Last::of(fail));
             code
         }
     }

@@ -35,13 +35,13 @@ pub const ELICIT_DEFAULT_TTL_SECS: u32 = 600;
 pub const ELICIT_REQUEST_STATE_ERROR_CODE: i32 = -32602;
 /// The JSON-RPC error message for `ELICIT_ERR_REQUEST_STATE`: the SDK's frozen text,
 /// the same whatever the reason (the reason is for the server's log only). In C, the
-/// macro of the same name (written by `ffi/cbindgen.toml`).
+/// macro of the same name (written by `ffi-static/cbindgen.toml`).
 ///
 /// cbindgen:ignore
 pub const ELICIT_REQUEST_STATE_ERROR_MESSAGE: &str = elicit_core::seal::ERROR_MESSAGE;
 /// The whole JSON-RPC `error` object for `ELICIT_ERR_REQUEST_STATE`, byte for byte what
 /// the MCP Python SDK sends: code, frozen message and `data.reason`. In C, the macro of
-/// the same name (written by `ffi/cbindgen.toml`).
+/// the same name (written by `ffi-static/cbindgen.toml`).
 ///
 /// cbindgen:ignore
 pub const ELICIT_REQUEST_STATE_ERROR_JSON: &str = "{\"code\":-32602,\"message\":\"Invalid or expired requestState\",\"data\":{\"reason\":\"invalid_request_state\"}}";

@@ -43,9 +43,6 @@ pub use seal::*;
 pub const ELICIT_MAX_PARAMS: usize = 64;
 /// The workspace a round gets when `workspace_size` is 0: 64 KiB.
 pub const ELICIT_DEFAULT_WORKSPACE: usize = 65536;
-/// A message buffer of this many bytes holds any error or note message whole; longer
-/// ones are cut (at a UTF-8 character boundary) where a call documents cutting.
-pub const ELICIT_MESSAGE_CAP: usize = 1024;
 
 // -------------------------------------------------------------------- shared helpers
 
