@@ -217,8 +217,10 @@ struct Slice<'b> {
 
 impl Sink for Slice<'_> {
     fn put(&mut self, bytes: &[u8]) {
-        if let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) {
-            dst.copy_from_slice(bytes);
+        // Element by element: no length assertion (and no panic path) to link.
+        let dst = self.buf.iter_mut().skip(self.len);
+        for (d, s) in dst.zip(bytes) {
+            *d = *s;
         }
         self.len += bytes.len();
     }
@@ -232,11 +234,13 @@ impl fmt::Write for Slice<'_> {
         while !s.is_char_boundary(n) {
             n -= 1;
         }
-        if let (Some(dst), Some(src)) = (
-            self.buf.get_mut(self.len..self.len + n),
-            s.as_bytes().get(..n),
-        ) {
-            dst.copy_from_slice(src);
+        for (d, b) in self
+            .buf
+            .iter_mut()
+            .skip(self.len)
+            .zip(s.as_bytes().iter().take(n))
+        {
+            *d = *b;
         }
         self.len += n;
         if n < s.len() {

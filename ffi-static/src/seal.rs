@@ -332,23 +332,22 @@ pub unsafe extern "C" fn elicit_static_sealer_seal_in_place(
             )
             .map_err(coded)?;
             let random = input(random, random_len, "random").map_err(coded)?;
-            let (Some(nonce), Some(salt)) = (
-                random
-                    .get(..NONCE_LEN)
-                    .filter(|_| random.len() == ELICIT_SEAL_RANDOM_LEN),
-                random.get(NONCE_LEN..),
-            ) else {
+            // Fixed-size arrays from the bytes, without a panicking copy.
+            let split = (random.len() == ELICIT_SEAL_RANDOM_LEN)
+                .then(|| random.split_at_checked(NONCE_LEN))
+                .flatten()
+                .and_then(|(n, s)| {
+                    Some(Entropy {
+                        nonce: <[u8; NONCE_LEN]>::try_from(n).ok()?,
+                        principal_salt: <[u8; PRINCIPAL_SALT_LEN]>::try_from(s).ok()?,
+                    })
+                });
+            let Some(entropy) = split else {
                 return Err((
                     ELICIT_ERR_INVALID_ARGUMENT,
                     c"random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes",
                 ));
             };
-            let mut entropy = Entropy {
-                nonce: [0; NONCE_LEN],
-                principal_salt: [0; PRINCIPAL_SALT_LEN],
-            };
-            entropy.nonce.copy_from_slice(nonce);
-            entropy.principal_salt.copy_from_slice(salt);
             // SAFETY: non-NULL, bounded, the caller guarantees `cap` writable bytes.
             let bytes = core::slice::from_raw_parts_mut(buf, cap);
             match s.seal_in_place(
