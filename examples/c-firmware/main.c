@@ -2,13 +2,15 @@
  * main.c: the booking tool on a C firmware, through elicit's heap-free C ABI
  * (elicit_static.h, libelicit_static.a): no allocator, every handle and buffer static.
  *
- * It runs the conversations examples/firmware (Rust) runs for book_flight, with the same
- * scripted client: batched rounds (2026-07-28, requestState sealed between rounds) for
- * Paris, and one question at a time (2025-11-25) for London with the seat declined. The
- * transcript lines are the Rust firmware's, byte for byte (scripts/run-c-firmware.sh
- * compares them with examples/firmware/expected.txt); lines starting with '#' are
- * measurements and contract checks of this image. Exit status 0 when every check
- * passed.
+ * It runs what examples/firmware (Rust) runs, with the same scripted client, key, clock
+ * and nonces: book_flight in batched rounds (2026-07-28, requestState sealed between
+ * rounds) for Paris and one question at a time (2025-11-25) for London with the seat
+ * declined, the 16-question survey in batched rounds, and the capacity demos that apply
+ * to a fixed-capacity surface. Its transcript is the Rust firmware's, byte for byte,
+ * except the banner and the demo of a plan capacity too small (the heap-free surface has
+ * one capacity, ELICIT_STATIC_MAX_PARAMS); scripts/run-c-firmware.sh compares the two.
+ * Lines starting with '#' are this image's measurements and device checks. Exit status
+ * 0 when every check passed.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +22,8 @@
 
 extern const unsigned char book_flight_plan[];
 extern const unsigned long book_flight_plan_len;
+extern const unsigned char survey16_plan[];
+extern const unsigned long survey16_plan_len;
 
 /* ------------------------------------------------------------------ output */
 
@@ -168,6 +172,32 @@ static const char LONDON_VALUES[] =
     "{\"destination\":\"London\",\"date\":\"2026-09-15\",\"airport\":\"LHR\",\"proceed\":true,"
     "\"seat\":null}";
 
+static const scripted SURVEY[] = {
+    {"name", "{\"action\":\"accept\",\"content\":{\"value\":\"Ada\"}}"},
+    {"email", "{\"action\":\"accept\",\"content\":{\"value\":\"ada@example.com\"}}"},
+    {"age", "{\"action\":\"accept\",\"content\":{\"value\":36}}"},
+    {"height", "{\"action\":\"accept\",\"content\":{\"value\":1.65}}"},
+    {"newsletter", "{\"action\":\"accept\",\"content\":{\"value\":false}}"},
+    {"color", "{\"action\":\"accept\",\"content\":{\"value\":\"green\"}}"},
+    {"toppings", "{\"action\":\"accept\",\"content\":{\"value\":[\"olives\",\"basil\"]}}"},
+    {"city", "{\"action\":\"accept\",\"content\":{\"value\":\"Z\\u00fcrich\"}}"},
+    {"country", "{\"action\":\"accept\",\"content\":{\"value\":\"CH\"}}"},
+    {"rating", "{\"action\":\"accept\",\"content\":{\"value\":5}}"},
+    {"comment", "{\"action\":\"decline\"}"},
+    {"contact_time", "{\"action\":\"cancel\"}"},
+    {"start", "{\"action\":\"accept\",\"content\":{\"value\":\"2026-09-01\"}}"},
+    {"vegetarian", "{\"action\":\"accept\",\"content\":{\"value\":true}}"},
+    {"budget", "{\"action\":\"accept\",\"content\":{\"value\":1250.5}}"},
+    {"referral", "{\"action\":\"accept\",\"content\":{\"value\":\"a friend\"}}"},
+    {NULL, NULL},
+};
+static const char SURVEY_VALUES[] =
+    "{\"name\":\"Ada\",\"email\":\"ada@example.com\",\"age\":36,\"height\":1.65,"
+    "\"newsletter\":false,\"color\":\"green\",\"toppings\":[\"olives\",\"basil\"],"
+    "\"city\":\"Z\xc3\xbcrich\",\"country\":\"CH\",\"rating\":5,\"comment\":\"\","
+    "\"contact_time\":null,\"start\":\"2026-09-01\",\"vegetarian\":true,\"budget\":1250.5,"
+    "\"referral\":\"a friend\"}";
+
 static const char *answer_of(const scripted *script, const char *name, size_t name_len) {
     for (; script->name != NULL; script++) {
         if (strlen(script->name) == name_len && memcmp(script->name, name, name_len) == 0) {
@@ -183,8 +213,16 @@ static const char *answer_of(const scripted *script, const char *name, size_t na
 static const char SECRET[] = "elicit-firmware-demo-secret-0001";
 static const char AUDIENCE[] = "elicit-firmware";
 static const char METHOD[] = "tools/call";
-static const char PARAMS[] = "{\"name\":\"book_flight\",\"arguments\":{}}";
 static const char ARGS[] = "{}";
+
+/* A tool of this firmware: its plan, the request params its tokens are bound to (the
+ * call's name and arguments), its workspace and whether it has resolvers. */
+typedef struct {
+    const char *name;
+    const char *params;
+    elicit_static_plan *plan;
+    size_t workspace;
+} tool;
 static uint32_t seals = 1;
 
 static void next_random(uint8_t random[ELICIT_SEAL_RANDOM_LEN]) {
@@ -199,16 +237,20 @@ static void next_random(uint8_t random[ELICIT_SEAL_RANDOM_LEN]) {
 /* ------------------------------------------------------------------ memory */
 
 #define ALIGNED __attribute__((aligned(ELICIT_STATIC_ALIGN)))
-#define PLAN_MEM 1376
-#define ROUND_MEM 2032
-#define SEALER_MEM 1056
+#define PLAN_MEM 1376 /* elicit_static_plan_size() on thumbv7em */
+#define ROUND_MEM 2032 /* elicit_static_round_size() (2028), rounded up to the alignment */
+#define SEALER_MEM 1056 /* elicit_static_sealer_size() */
+/* Workspaces, as the Rust firmware's: the batched booking round copies the resolvers'
+ * questions, the handshake call the client's replies too; the survey copies nothing. */
 #define BOOKING_WS 160
 #define HANDSHAKE_WS 384
-#define OUT_CAP 2048
+#define SURVEY_WS 16
+#define OUT_CAP 4096
 #define STATE_CAP 2048
 #define REPLIES_CAP 1024
 
 static uint8_t plan_mem[PLAN_MEM] ALIGNED;
+static uint8_t survey_mem[PLAN_MEM] ALIGNED;
 static uint8_t round_mem[ROUND_MEM] ALIGNED;
 static uint8_t sealer_mem[SEALER_MEM] ALIGNED;
 static uint8_t workspace[HANDSHAKE_WS];
@@ -218,18 +260,19 @@ static char carried[STATE_CAP]; /* the token as the client echoes it back */
 static char replies[REPLIES_CAP];
 static char scratch[STATE_CAP];
 
-static elicit_static_plan *plan;
 static elicit_static_sealer *sealer;
+static tool booking = {"book_flight", "{\"name\":\"book_flight\",\"arguments\":{}}", NULL, BOOKING_WS};
+static tool survey = {"survey16", "{\"name\":\"survey16\",\"arguments\":{}}", NULL, SURVEY_WS};
 
 /* ------------------------------------------------------------------ resolvers */
 
 /* The seed docs' resolvers: LHR for London, else ask; always confirm. */
-static bool run_resolver(elicit_static_round *round, size_t param) {
+static bool run_resolver(const tool *t, elicit_static_round *round, size_t param) {
     const uint8_t *name;
     size_t name_len, n;
     char inputs[96];
     char answer[128];
-    if (!ok(elicit_static_plan_param_name(plan, param, &name, &name_len), "param_name", NULL) ||
+    if (!ok(elicit_static_plan_param_name(t->plan, param, &name, &name_len), "param_name", NULL) ||
         !ok(elicit_static_round_resolve_inputs(round, (uint8_t *)inputs, sizeof inputs, &n),
             "resolve_inputs", round)) {
         return false;
@@ -279,7 +322,7 @@ static bool run_resolver(elicit_static_round *round, size_t param) {
 
 /* Poll until the round needs the client: run resolvers, and (handshake) answer asks from
  * `script`. Returns the terminal step, or 0 on failure. */
-static uint32_t drive(elicit_static_round *round, const scripted *script) {
+static uint32_t drive(const tool *t, elicit_static_round *round, const scripted *script) {
     for (;;) {
         uint32_t step;
         size_t param;
@@ -287,13 +330,13 @@ static uint32_t drive(elicit_static_round *round, const scripted *script) {
             return 0;
         }
         if (step == ELICIT_STEP_RESOLVE) {
-            if (!run_resolver(round, param)) {
+            if (!run_resolver(t, round, param)) {
                 return 0;
             }
         } else if (step == ELICIT_STEP_ASK && script != NULL) {
             const uint8_t *name;
             size_t name_len, n;
-            if (!ok(elicit_static_plan_param_name(plan, param, &name, &name_len), "name", NULL) ||
+            if (!ok(elicit_static_plan_param_name(t->plan, param, &name, &name_len), "name", NULL) ||
                 !ok(elicit_static_round_ask(round, (uint8_t *)out, sizeof out, &n), "ask", round)) {
                 return 0;
             }
@@ -335,7 +378,7 @@ static void check_values(elicit_static_round *round, const char *expected) {
 }
 
 /* A token with one character changed is refused, with one code and the reason "seal". */
-static void tamper_check(const char *tok, size_t len, double now) {
+static void tamper_check(const tool *t, const char *tok, size_t len, double now) {
     memcpy(scratch, tok, len);
     size_t i = len / 2;
     scratch[i] = scratch[i] == 'A' ? 'B' : 'A';
@@ -343,8 +386,8 @@ static void tamper_check(const char *tok, size_t len, double now) {
     size_t state_len;
     const char *detail = NULL;
     elicit_result r = elicit_static_sealer_unseal_in_place(
-        sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)PARAMS, strlen(PARAMS),
-        NULL, 0, now, (uint8_t *)scratch, len, &state, &state_len, &detail);
+        sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)t->params,
+        strlen(t->params), NULL, 0, now, (uint8_t *)scratch, len, &state, &state_len, &detail);
     if (r != ELICIT_ERR_REQUEST_STATE || detail == NULL) {
         fail("a tampered token", r);
         return;
@@ -354,10 +397,9 @@ static void tamper_check(const char *tok, size_t len, double now) {
     puts0(")\n");
 }
 
-static void modern_conversation(void) {
+static void modern_conversation(const tool *t, const scripted *script, const char *expected) {
     size_t carried_len = 0, replies_len = 0;
     bool has_state = false;
-    puts0("== book_flight, batched rounds (2026-07-28): Paris\n");
     for (unsigned n = 1; n <= 4; n++) {
         puts0("-- round ");
         put_num(n);
@@ -370,9 +412,9 @@ static void modern_conversation(void) {
         if (has_state) {
             const char *detail = NULL;
             if (!ok(elicit_static_sealer_unseal_in_place(
-                        sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)PARAMS,
-                        strlen(PARAMS), NULL, 0, now, (uint8_t *)carried, carried_len, &state,
-                        &state_len, &detail),
+                        sealer, (const uint8_t *)METHOD, strlen(METHOD),
+                        (const uint8_t *)t->params, strlen(t->params), NULL, 0, now,
+                        (uint8_t *)carried, carried_len, &state, &state_len, &detail),
                     "unseal", NULL)) {
                 return;
             }
@@ -381,17 +423,17 @@ static void modern_conversation(void) {
         elicit_static_round *round;
         size_t err_len = 0;
         elicit_result r = elicit_static_round_init_modern(
-            plan, round_mem, sizeof round_mem, (const uint8_t *)ARGS, strlen(ARGS), state,
+            t->plan, round_mem, sizeof round_mem, (const uint8_t *)ARGS, strlen(ARGS), state,
             state_len, has_state ? (const uint8_t *)replies : NULL, has_state ? replies_len : 0,
-            workspace, BOOKING_WS, &round, (uint8_t *)msg, sizeof msg, &err_len);
+            workspace, t->workspace, &round, (uint8_t *)msg, sizeof msg, &err_len);
         if (!ok(r, "round_init_modern", NULL)) {
             put(msg, err_len);
             puts0("\n");
             return;
         }
-        uint32_t step = drive(round, NULL);
+        uint32_t step = drive(t, round, NULL);
         if (step == ELICIT_STEP_DONE) {
-            check_values(round, PARIS_VALUES);
+            check_values(round, expected);
             return;
         }
         if (step != ELICIT_STEP_INPUT_REQUIRED) {
@@ -428,8 +470,8 @@ static void modern_conversation(void) {
         /* Seal the state where the round wrote it. */
         const char *detail = NULL;
         if (!ok(elicit_static_sealer_seal_in_place(
-                    sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)PARAMS,
-                    strlen(PARAMS), NULL, 0, now, random, sizeof random, (uint8_t *)token,
+                    sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)t->params,
+                    strlen(t->params), NULL, 0, now, random, sizeof random, (uint8_t *)token,
                     sizeof token, st_len, &tok_len, &detail),
                 "seal", NULL)) {
             return;
@@ -443,7 +485,7 @@ static void modern_conversation(void) {
         carried_len = tok_len;
         has_state = true;
         if (n == 1) {
-            tamper_check(token, tok_len, now);
+            tamper_check(t, token, tok_len, now);
         }
         /* The client answers every question from its script. */
         size_t a = 0;
@@ -454,7 +496,7 @@ static void modern_conversation(void) {
             if (member(v, vl, "params", &params, &pl) && member(params, pl, "message", &message, &ml)) {
                 string_raw(message, ml, &raw, &rl);
             }
-            const char *answer = answer_of(PARIS, k, kl);
+            const char *answer = answer_of(script, k, kl);
             puts0("  ? ");
             put(raw, rl);
             puts0(" -> ");
@@ -478,19 +520,18 @@ static void modern_conversation(void) {
         replies[a++] = '}';
         replies_len = a;
     }
-    fail("book_flight: no result after 4 rounds", ELICIT_ERR_OTHER);
+    fail("no result after 4 rounds", ELICIT_ERR_OTHER);
 }
 
 static void handshake_conversation(void) {
-    puts0("== book_flight, one question at a time (2025-11-25): London, seat declined\n");
     elicit_static_round *round;
-    if (!ok(elicit_static_round_init_handshake(plan, round_mem, sizeof round_mem,
+    if (!ok(elicit_static_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
                                                (const uint8_t *)ARGS, strlen(ARGS), workspace,
                                                HANDSHAKE_WS, &round, NULL, 0, NULL),
             "round_init_handshake", NULL)) {
         return;
     }
-    if (drive(round, LONDON) != ELICIT_STEP_DONE) {
+    if (drive(&booking, round, LONDON) != ELICIT_STEP_DONE) {
         fail("a handshake call ended without values", ELICIT_ERR_WRONG_STEP);
         return;
     }
@@ -530,6 +571,76 @@ static void report_peak(const char *what) {
     puts0(" B\n");
 }
 
+/* Load plan bytes into `mem` and say so, as the Rust firmware does. */
+static bool load(tool *t, uint8_t *mem, const unsigned char *bytes, unsigned long len) {
+    size_t err_len = 0, count = 0;
+    if (!ok(elicit_static_plan_init(mem, PLAN_MEM, bytes, len, &t->plan, (uint8_t *)msg,
+                                    sizeof msg, &err_len),
+            "plan_init", NULL)) {
+        put(msg, err_len);
+        puts0("\n");
+        return false;
+    }
+    ok(elicit_static_plan_param_count(t->plan, &count), "param_count", NULL);
+    puts0("[postcard] plan ");
+    puts0(t->name);
+    puts0(": loaded from ");
+    put_num(len);
+    puts0(" bytes (format ");
+    put_num(bytes[0]);
+    puts0("), ");
+    put_num(count);
+    puts0(" parameters, capacity N=");
+    put_num(ELICIT_STATIC_MAX_PARAMS);
+    puts0("\n");
+    return true;
+}
+
+/* The capacities the firmware chose, too small once on purpose: the code says which,
+ * and the round's message says how much more is needed. (The Rust firmware's third
+ * demo, a plan capacity too small, has no counterpart: this surface has one capacity.) */
+static void capacity_demos(void) {
+    elicit_static_round *round;
+    uint32_t step;
+    size_t param, n;
+    const char *answer = answer_of(PARIS, "destination", 11);
+    /* A workspace too small for the client's reply (the handshake era copies it in). */
+    if (ok(elicit_static_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
+                                              (const uint8_t *)ARGS, strlen(ARGS), workspace, 16,
+                                              &round, NULL, 0, NULL),
+           "round_init_handshake", NULL) &&
+        ok(elicit_static_round_poll(round, &step, &param), "poll", round)) {
+        elicit_result r = elicit_static_round_answer(round, (const uint8_t *)answer, strlen(answer));
+        if (r != ELICIT_ERR_WORKSPACE_FULL ||
+            elicit_static_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
+            fail("a 16-byte workspace held a reply", r);
+        } else {
+            puts0("capacity: a 16-byte workspace for a handshake reply -> ");
+            put(msg, n);
+            puts0("\n");
+        }
+    }
+    /* An output buffer too small for the round's inputRequests. */
+    if (ok(elicit_static_round_init_modern(booking.plan, round_mem, sizeof round_mem,
+                                           (const uint8_t *)ARGS, strlen(ARGS), NULL, 0, NULL, 0,
+                                           workspace, BOOKING_WS, &round, NULL, 0, NULL),
+           "round_init_modern", NULL) &&
+        ok(elicit_static_round_poll(round, &step, &param), "poll", round)) {
+        char small[64];
+        size_t needed = 0;
+        elicit_result r =
+            elicit_static_round_input_requests(round, 0, (uint8_t *)small, sizeof small, &needed);
+        if (r != ELICIT_ERR_BUFFER_TOO_SMALL ||
+            elicit_static_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
+            fail("64 bytes held the inputRequests", r);
+        } else {
+            puts0("capacity: a 64-byte buffer for inputRequests -> ");
+            put(msg, n);
+            puts0("\n");
+        }
+    }
+}
+
 int main(void) {
     puts0("# elicit C firmware: libelicit_static.a on QEMU mps2-an386 (Cortex-M4F), no heap\n");
     if (elicit_abi_version() != ELICIT_ABI_VERSION) {
@@ -551,16 +662,15 @@ int main(void) {
     report_peak("the contract checks");
     fw_stack_repaint();
 
-    size_t err_len = 0;
-    if (!ok(elicit_static_plan_init(plan_mem, sizeof plan_mem, book_flight_plan,
-                                    book_flight_plan_len, &plan, (uint8_t *)msg, sizeof msg,
-                                    &err_len),
-            "plan_init", NULL)) {
-        put(msg, err_len);
+    if (!load(&booking, plan_mem, book_flight_plan, book_flight_plan_len) ||
+        !load(&survey, survey_mem, survey16_plan, survey16_plan_len)) {
         return 1;
     }
-    report_peak("loading the plan");
+    report_peak("loading the plans");
     fw_stack_repaint();
+    capacity_demos();
+
+    size_t err_len = 0;
     const uint8_t *keys[1] = {(const uint8_t *)SECRET};
     size_t key_lens[1] = {sizeof SECRET - 1};
     if (!ok(elicit_static_sealer_init(sealer_mem, sizeof sealer_mem, keys, key_lens, 1,
@@ -572,11 +682,17 @@ int main(void) {
     }
     report_peak("building the sealer (HKDF, AES key schedule)");
     fw_stack_repaint();
-    modern_conversation();
-    report_peak("the batched conversation (3 sealed rounds)");
+    puts0("== book_flight, batched rounds (2026-07-28): Paris\n");
+    modern_conversation(&booking, PARIS, PARIS_VALUES);
+    report_peak("book_flight's batched conversation (3 sealed rounds)");
     fw_stack_repaint();
+    puts0("== book_flight, one question at a time (2025-11-25): London, seat declined\n");
     handshake_conversation();
-    report_peak("the handshake conversation");
+    report_peak("book_flight's handshake conversation");
+    fw_stack_repaint();
+    puts0("== survey16, batched rounds (2026-07-28): 16 questions at once\n");
+    modern_conversation(&survey, SURVEY, SURVEY_VALUES);
+    report_peak("survey16's batched conversation (2 sealed rounds)");
     elicit_static_sealer_wipe(sealer);
 
     puts0("# ram: static ");

@@ -40,19 +40,25 @@ pub extern "C" fn elicit_static_plan_size() -> usize {
 ///
 /// # Safety
 /// `out` valid for a write or NULL; `mem` as `elicit_static_plan_init` says.
-unsafe fn place(
+unsafe fn place<T>(
     mem: *mut c_void,
     mem_len: usize,
     out: *mut *mut elicit_static_plan,
-    load: impl FnOnce() -> Result<CorePlan, Fail>,
+    input: impl FnOnce() -> Result<T, Fail>,
+    load: impl FnOnce(T) -> Result<CorePlan, elicit_core::CompileError>,
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller.
     let out = unsafe { out_param(out, "out") }?;
     let at = memory::<elicit_static_plan>(mem, mem_len)?;
-    let plan = load()?;
-    // SAFETY: `at` is non-NULL, large enough and aligned (checked), and the caller gives
-    // it to the plan.
-    unsafe { at.write(elicit_static_plan { plan }) };
+    let text = input()?;
+    // The plan goes from the engine's result straight into `mem`: one copy of it on the
+    // stack, not one per layer.
+    match load(text) {
+        // SAFETY: `at` is non-NULL, large enough and aligned (checked), and the caller
+        // gives it to the plan.
+        Ok(plan) => unsafe { at.write(elicit_static_plan { plan }) },
+        Err(e) => return Err(Fail::Compile(e)),
+    }
     *out = at;
     Ok(())
 }
@@ -89,9 +95,13 @@ pub unsafe extern "C" fn elicit_static_plan_init(
     let run = || {
         // SAFETY: forwarded from the caller's contract.
         unsafe {
-            place(mem, mem_len, out, || {
-                Ok(CorePlan::from_postcard(input(bytes, bytes_len, "bytes")?)?)
-            })
+            place(
+                mem,
+                mem_len,
+                out,
+                || input(bytes, bytes_len, "bytes"),
+                CorePlan::from_postcard,
+            )
         }
     };
     // SAFETY: forwarded from the caller's contract.
@@ -121,13 +131,13 @@ pub unsafe extern "C" fn elicit_static_plan_init_json(
     let run = || {
         // SAFETY: forwarded from the caller's contract.
         unsafe {
-            place(mem, mem_len, out, || {
-                Ok(CorePlan::compile(text(
-                    declaration,
-                    declaration_len,
-                    "declaration",
-                )?)?)
-            })
+            place(
+                mem,
+                mem_len,
+                out,
+                || text(declaration, declaration_len, "declaration"),
+                CorePlan::compile,
+            )
         }
     };
     // SAFETY: forwarded from the caller's contract.
