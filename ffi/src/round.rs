@@ -176,10 +176,14 @@ fn new_round(
     let core_plan: &'static crate::plan::CorePlan = unsafe { &*plan_ptr };
     let era = if modern { Era::Modern } else { Era::Handshake };
     // The handshake constructor passes no state and no replies (null pointers above).
-    let round_inputs = RoundInputs {
-        arguments: a,
-        request_state: inputs.request_state.map(|_| s),
-        input_responses: inputs.input_responses.map(|_| r),
+    let round_inputs = if modern {
+        RoundInputs::modern(
+            a,
+            inputs.request_state.map(|_| s),
+            inputs.input_responses.map(|_| r),
+        )
+    } else {
+        RoundInputs::handshake(a)
     };
     let made = CoreRound::new(core_plan, era, round_inputs, workspace);
     match made {
