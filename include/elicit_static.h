@@ -29,7 +29,9 @@
  * - Panics: there is no panic barrier (it needs std). The engine returns errors for
  *   bad input, full capacities and small buffers instead of panicking; a panic that
  *   still happened aborts the program (libelicit_static.a's panic handler calls the C
- *   library's abort()).
+ *   library's abort()). Panic paths are still linked (bounds checks the compiler
+ *   could not remove, mostly in the AES and float code); scripts/run-c-firmware.sh
+ *   lists the functions that have one.
  */
 
 #ifndef ELICIT_STATIC_H
