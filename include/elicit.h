@@ -17,6 +17,10 @@
  *   gives the detailed message.
  * - Every pointer argument is checked for NULL, every text for UTF-8; a panic inside
  *   the library is caught, reported as ELICIT_ERR_PANIC and poisons the handle.
+ *
+ * The version, the result codes, the step kinds and the heap-free surface (plans,
+ * rounds and sealers in caller memory, for firmware) are in elicit_static.h, included
+ * here: libelicit provides both headers' functions.
  */
 
 #ifndef ELICIT_H
@@ -27,43 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-/**
- * The JSON-RPC error message for `ELICIT_ERR_REQUEST_STATE`: the MCP Python SDK's frozen
- * text, the same whatever the reason (the reason is for the server's log only).
- */
-#define ELICIT_REQUEST_STATE_ERROR_MESSAGE "Invalid or expired requestState"
-
-/**
- * The whole JSON-RPC `error` object for `ELICIT_ERR_REQUEST_STATE`, byte for byte what the
- * MCP Python SDK sends: code -32602, the frozen message and `data.reason`.
- */
-#define ELICIT_REQUEST_STATE_ERROR_JSON \
-    "{\"code\":-32602,\"message\":\"Invalid or expired requestState\"," \
-    "\"data\":{\"reason\":\"invalid_request_state\"}}"
-
-
-/**
- * Major version of the C ABI. A change here breaks existing callers.
- */
-#define ELICIT_ABI_VERSION_MAJOR 0
-
-/**
- * Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
- * added the client's capabilities to the round constructors); check
- * `elicit_abi_version()` at start-up.
- */
-#define ELICIT_ABI_VERSION_MINOR 3
-
-/**
- * Patch version of the C ABI: fixes with no interface change.
- */
-#define ELICIT_ABI_VERSION_PATCH 0
-
-/**
- * The ABI version this header describes, as `(major << 16) | (minor << 8) | patch`;
- * compare it with `elicit_abi_version()` at start-up to detect a mismatched library.
- */
-#define ELICIT_ABI_VERSION (((ELICIT_ABI_VERSION_MAJOR << 16) | (ELICIT_ABI_VERSION_MINOR << 8)) | ELICIT_ABI_VERSION_PATCH)
+#include "elicit_static.h"
 
 /**
  * Most parameters (model-supplied arguments and elicited ones together) a plan holds.
@@ -74,12 +42,6 @@
  * The workspace a round gets when `workspace_size` is 0: 64 KiB.
  */
 #define ELICIT_DEFAULT_WORKSPACE 65536
-
-/**
- * A message buffer of this many bytes holds any error or note message whole; longer
- * ones are cut (at a UTF-8 character boundary) where a call documents cutting.
- */
-#define ELICIT_MESSAGE_CAP 1024
 
 /**
  * Kind from `elicit_plan_param_kind`: form elicitation, asked with method
@@ -110,49 +72,6 @@
 #define ELICIT_KIND_ROOTS 3
 
 /**
- * Step kind from `elicit_round_poll`: run the resolver of parameter `*param` with the
- * inputs from `elicit_round_resolve_inputs`, then answer with
- * `elicit_round_resolve_value`, `elicit_round_resolve_question` or
- * `elicit_round_resolve_failed`.
- */
-#define ELICIT_STEP_RESOLVE 1
-
-/**
- * Step kind (handshake era only): send the request whose params `elicit_round_ask`
- * writes for parameter `*param` to the client, with the method of the parameter's
- * kind (`elicit_plan_param_kind`: `elicitation/create` for form and URL mode,
- * `sampling/createMessage`, `roots/list`), then pass the client's result to
- * `elicit_round_answer`.
- */
-#define ELICIT_STEP_ASK 2
-
-/**
- * Terminal step kind: every elicited parameter is settled; read them with
- * `elicit_round_values` (or `elicit_round_value_of`) and run the tool body.
- */
-#define ELICIT_STEP_DONE 3
-
-/**
- * Terminal step kind (modern era): questions remain; answer the call with an
- * InputRequiredResult built from `elicit_round_input_requests` and (sealed)
- * `elicit_round_request_state`.
- */
-#define ELICIT_STEP_INPUT_REQUIRED 4
-
-/**
- * The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE` and
- * `ELICIT_STEP_INPUT_REQUIRED`, which concern no single parameter.
- */
-#define ELICIT_NO_PARAM (size_t)~0
-
-/**
- * Flag for `elicit_round_input_requests`: render the requests the way the MCP SDK's
- * 2026-07-28 client-side model serializes them (`message` first, no top-level schema
- * `title`). Without it, the server wire form that the digests are computed over.
- */
-#define ELICIT_REQUESTS_CLIENT_VIEW 1
-
-/**
  * Level of a note from `elicit_round_note`: worth a DEBUG log line.
  */
 #define ELICIT_NOTE_DEBUG 10
@@ -166,30 +85,6 @@
  * Most keys an `elicit_key_ring` holds.
  */
 #define ELICIT_MAX_KEYS 8
-
-/**
- * Shortest key (operator secret) an `elicit_key_ring` accepts, in bytes: use 32 bytes
- * from a CSPRNG. The MCP Python SDK refuses shorter keys too.
- */
-#define ELICIT_MIN_KEY_LEN 32
-
-/**
- * Bytes of randomness one `elicit_sealer_seal` consumes: the 12-byte AES-GCM nonce
- * followed by the 8-byte principal salt. Fill them from a CSPRNG for every call (for
- * example with `elicit_os_random`); never reuse them.
- */
-#define ELICIT_SEAL_RANDOM_LEN 20
-
-/**
- * The token lifetime a sealer gets when `ttl_secs` is 0: 600 seconds, the SDK's.
- */
-#define ELICIT_DEFAULT_TTL_SECS 600
-
-/**
- * The JSON-RPC error code to answer a request with when `elicit_sealer_unseal` returns
- * `ELICIT_ERR_REQUEST_STATE` (`INVALID_PARAMS`, as the MCP Python SDK answers it).
- */
-#define ELICIT_REQUEST_STATE_ERROR_CODE -32602
 
 /**
  * A rotation ring of AES-256-GCM keys for sealing `requestState` (opaque): the first
@@ -250,255 +145,9 @@ typedef struct elicit_round elicit_round;
  */
 typedef struct elicit_sealer elicit_sealer;
 
-/**
- * The result of every fallible call: 0 on success, otherwise one of the
- * `ELICIT_ERR_*` codes. Values are grouped and never reused:
- *
- * - `0`: success;
- * - `1xx`: the caller broke the calling contract (a NULL pointer, text that is not
- *   UTF-8, a buffer too small, a step answered out of order, ...); fix the host;
- * - `2xx`: the declaration was rejected by `elicit_plan_new`; fix the declaration;
- * - `3xx`: the call's inputs are invalid, or the client cannot take what the call
- *   needs (`ELICIT_ERR_INPUT_RESPONSES` is the protocol's `-32602`,
- *   `ELICIT_ERR_MISSING_CAPABILITY` its `-32021`);
- * - `4xx`: resolution failed: the tool call fails with the round's message (read it
- *   with `elicit_round_last_error`), exactly as the reference fails it;
- * - `9xx`: a panic inside the library (the handle is now poisoned) or an engine error
- *   this ABI version does not know.
- *
- * `elicit_result_str` names a code; the handle's last-error message gives the detail.
- */
-typedef uint32_t elicit_result;
-
-/**
- * Success.
- */
-#define ELICIT_OK 0
-
-/**
- * A pointer argument that must not be NULL was NULL (or an optional input was NULL
- * with a non-zero length, or `buf` was NULL with a non-zero `cap`).
- */
-#define ELICIT_ERR_NULL 100
-
-/**
- * A text input is not valid UTF-8.
- */
-#define ELICIT_ERR_UTF8 101
-
-/**
- * The output buffer is too small; `*out_len` holds the number of bytes needed and the
- * buffer is left untouched.
- */
-#define ELICIT_ERR_BUFFER_TOO_SMALL 102
-
-/**
- * The call does not fit the round's current step: a step answered out of order, an
- * output read before its step, or the drain rule broken (see `elicit_round_poll`).
- * Nothing changed; poll and follow the step it returns.
- */
-#define ELICIT_ERR_WRONG_STEP 103
-
-/**
- * The round's workspace is full; nothing changed. Create rounds with a larger
- * `workspace_size`.
- */
-#define ELICIT_ERR_WORKSPACE_FULL 104
-
-/**
- * A parameter or note index is out of range.
- */
-#define ELICIT_ERR_INDEX 105
-
-/**
- * An argument has a value the call does not accept (unknown flag bits, a length
- * larger than `PTRDIFF_MAX`).
- */
-#define ELICIT_ERR_INVALID_ARGUMENT 106
-
-/**
- * No parameter has the name given.
- */
-#define ELICIT_ERR_NOT_FOUND 107
-
-/**
- * A size the caller asked for (inputs plus workspace) could not be allocated.
- */
-#define ELICIT_ERR_TOO_LARGE 108
-
-/**
- * The host's resolver answer (value or question) is invalid. When the text is not
- * JSON, or not a question object, nothing changed and the step may be answered
- * again; when it is a question object the engine cannot use (a bad `type`, say), the
- * round has failed. `elicit_round_poll` tells which.
- */
-#define ELICIT_ERR_RESOLVER_ANSWER 109
-
-/**
- * The value asked for has another JSON type than the call reads (e.g.
- * `elicit_round_resolve_input_int` on a string); nothing changed.
- */
-#define ELICIT_ERR_WRONG_TYPE 110
-
-/**
- * The declaration is not valid JSON.
- */
-#define ELICIT_ERR_DECLARATION_JSON 200
-
-/**
- * The declaration is JSON but not a valid declaration (the message names the place).
- */
-#define ELICIT_ERR_DECLARATION 201
-
-/**
- * Two parameters share a name.
- */
-#define ELICIT_ERR_DUPLICATE_NAME 202
-
-/**
- * A resolver needs a name that is neither an argument nor an elicited parameter.
- */
-#define ELICIT_ERR_UNKNOWN_NEED 203
-
-/**
- * Resolvers need each other in a cycle (the message shows the path).
- */
-#define ELICIT_ERR_CYCLE 204
-
-/**
- * A resolver's declared answer type contradicts its parameter's type.
- */
-#define ELICIT_ERR_DECLARED_TYPE_MISMATCH 205
-
-/**
- * The tool declares elicited parameters and also returns its own InputRequiredResult.
- */
-#define ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED 206
-
-/**
- * An answer type outside the MCP elicitation schema subset.
- */
-#define ELICIT_ERR_UNSUPPORTED_SCHEMA 207
-
-/**
- * A fixed capacity was exceeded (more than `ELICIT_MAX_PARAMS` parameters, or a
- * resolver with too many needs).
- */
-#define ELICIT_ERR_CAPACITY 208
-
-/**
- * The call's `arguments` are not a JSON object.
- */
-#define ELICIT_ERR_ARGUMENTS 300
-
-/**
- * A model-supplied argument that a resolver needs is missing from the call.
- */
-#define ELICIT_ERR_MISSING_ARGUMENT 301
-
-/**
- * `inputResponses` is malformed: answer the request with JSON-RPC error `-32602`.
- */
-#define ELICIT_ERR_INPUT_RESPONSES 302
-
-/**
- * The request's `requestState` did not verify (`elicit_sealer_unseal`): answer with
- * JSON-RPC error `-32602` and the frozen message "Invalid or expired requestState"
- * (`ELICIT_REQUEST_STATE_ERROR_JSON`); the reason is for the log only.
- */
-#define ELICIT_ERR_REQUEST_STATE 303
-
-/**
- * The round needs a kind of request the client did not declare in its
- * ClientCapabilities (URL-mode elicitation, sampling, roots, or form elicitation
- * itself); nothing was shown to the client. Answer the request with JSON-RPC error
- * `-32021` (HTTP status 400 on streamable HTTP), the round's message
- * (`elicit_round_last_error`) and `data.requiredCapabilities` =
- * `elicit_round_required_capabilities`.
- */
-#define ELICIT_ERR_MISSING_CAPABILITY 304
-
-/**
- * A reply is a valid InputResponse (or handshake-era result) but not the result the
- * parameter's kind of request takes: e.g. a CreateMessageResult for a form question,
- * an ElicitResult with content for a URL-mode one, or an accepted ElicitResult for a
- * sampling or roots request. (Before ABI 0.3 this code was called
- * `ELICIT_ERR_NOT_ELICIT_RESULT`; the value is unchanged.)
- */
-#define ELICIT_ERR_WRONG_REPLY 400
-
-/**
- * An `accept` reply carries no content.
- */
-#define ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT 401
-
-/**
- * Accepted content does not match the requested schema.
- */
-#define ELICIT_ERR_SCHEMA_MISMATCH 402
-
-/**
- * The user declined a required parameter (one with no default).
- */
-#define ELICIT_ERR_DECLINED 403
-
-/**
- * The user cancelled a required parameter (one with no default).
- */
-#define ELICIT_ERR_CANCELLED 404
-
-/**
- * The host reported with `elicit_round_resolve_failed` that a resolver's own
- * dependency could not be built.
- */
-#define ELICIT_ERR_RESOLVER_DEPENDENCY 405
-
-/**
- * This call panicked inside the library. The handle it was given is now poisoned.
- */
-#define ELICIT_ERR_PANIC 900
-
-/**
- * The handle is poisoned by an earlier panic; only `*_last_error` and `*_free` still
- * work on it.
- */
-#define ELICIT_ERR_POISONED 901
-
-/**
- * An engine error this ABI version has no code for (the message tells what it is).
- */
-#define ELICIT_ERR_OTHER 999
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * The version of the linked library, as `(major << 16) | (minor << 8) | patch`; equal
- * to `ELICIT_ABI_VERSION` when the header and the library match.
- *
- * Safe to call at any time from any thread.
- */
-uint32_t elicit_abi_version(void);
-
-/**
- * A static, NUL-terminated description of a result code (its name, a colon and a
- * sentence), e.g. `"ELICIT_ERR_NULL: a required pointer argument is NULL"`. Unknown
- * codes give `"unknown elicit_result code"`. Never NULL; the string is static: do not
- * free it.
- *
- * Safe to call at any time from any thread.
- */
-const char *elicit_result_str(elicit_result code);
-
-/**
- * A static, NUL-terminated name of a result code alone, e.g. `"ELICIT_ERR_NULL"`
- * (the part of `elicit_result_str` before the colon). Unknown codes give
- * `"ELICIT_ERR_UNKNOWN"`. Never NULL; the string is static: do not free it.
- *
- * Safe to call at any time from any thread.
- */
-const char *elicit_result_name(elicit_result code);
 
 /**
  * Answer the current `ELICIT_STEP_RESOLVE` with a question built from plain text: the

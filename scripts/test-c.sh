@@ -2,8 +2,9 @@
 # test-c.sh: prove the C ABI.
 #
 #  1. builds elicit-ffi (release: staticlib, cdylib, rlib);
-#  2. regenerates include/elicit.h with cbindgen 0.29.4 into a temporary file and fails
-#     on any difference from the committed header (--update-header rewrites it instead);
+#  2. regenerates include/elicit.h and include/elicit_static.h with cbindgen 0.29.4 into
+#     temporary files and fails on any difference from the committed headers
+#     (--update-header rewrites them instead);
 #  3. builds examples/c/booking.c, examples/c/contract_test.c (-std=c99) and
 #     examples/cpp/booking.cpp (-std=c++17), all with -Wall -Wextra -Werror -pedantic,
 #     each linked once against the staticlib and once against the cdylib, and runs them;
@@ -49,23 +50,29 @@ done
 NATIVE_LIBS=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 
 # ----------------------------------------------------------------------- 2. header
-step "checking include/elicit.h against cbindgen 0.29.4"
+step "checking include/elicit.h and include/elicit_static.h against cbindgen 0.29.4"
 if [ "$(cbindgen --version 2>/dev/null || true)" != "cbindgen 0.29.4" ]; then
     cargo install --locked cbindgen --version 0.29.4
 fi
-cbindgen --config ffi/cbindgen.toml --output "$OUT/elicit.h" ffi 2>"$OUT/cbindgen.log" || {
-    cat "$OUT/cbindgen.log" >&2
-    exit 1
+# header CRATE_DIR NAME: regenerate include/NAME from CRATE_DIR/cbindgen.toml and compare.
+header() {
+    local crate=$1 name=$2
+    cbindgen --config "$crate/cbindgen.toml" --output "$OUT/$name" "$crate" 2>"$OUT/cbindgen-$name.log" || {
+        cat "$OUT/cbindgen-$name.log" >&2
+        exit 1
+    }
+    if [ "$UPDATE_HEADER" = 1 ]; then
+        cp "$OUT/$name" "include/$name"
+        echo "include/$name regenerated"
+    elif ! diff -u "include/$name" "$OUT/$name"; then
+        echo "include/$name is stale: run scripts/test-c.sh --update-header and commit it" >&2
+        exit 1
+    else
+        echo "include/$name is up to date"
+    fi
 }
-if [ "$UPDATE_HEADER" = 1 ]; then
-    cp "$OUT/elicit.h" include/elicit.h
-    echo "include/elicit.h regenerated"
-elif ! diff -u include/elicit.h "$OUT/elicit.h"; then
-    echo "include/elicit.h is stale: run scripts/test-c.sh --update-header and commit it" >&2
-    exit 1
-else
-    echo "include/elicit.h is up to date"
-fi
+header ffi elicit.h
+header ffi-static elicit_static.h
 
 # ---------------------------------------------------------------- 3. build and run
 # build NAME LANG SOURCE LINK EXTRA...   (LINK: static | dynamic)

@@ -5,7 +5,7 @@
 # C (cargo-c 0.10.24, installed with `cargo install --locked` when missing):
 #  1. `cargo cinstall` into two temporary prefixes, one with the shared library only and
 #     one with the static library only;
-#  2. checks the layout: include/elicit.h (the committed header), lib/libelicit.so.0.3.0
+#  2. checks the layout: include/elicit.h and elicit_static.h (the committed headers), lib/libelicit.so.0.3.0
 #     with SONAME libelicit.so.0 and its links, lib/libelicit.a, lib/pkgconfig/elicit.pc;
 #     and that the release artifacts carry no debug info of their own (no .debug_*
 #     sections in the shared object; the static archive's objects from this workspace
@@ -69,6 +69,8 @@ cargo cinstall -p elicit-ffi --release --library-type staticlib --prefix "$STATI
 step "installed layout"
 for prefix in "$SHARED" "$STATIC"; do
     cmp "$prefix/include/elicit.h" include/elicit.h || fail "$prefix/include/elicit.h differs from include/elicit.h"
+    cmp "$prefix/include/elicit_static.h" include/elicit_static.h ||
+        fail "$prefix/include/elicit_static.h differs from include/elicit_static.h (elicit.h includes it)"
     [ -f "$prefix/lib/pkgconfig/elicit.pc" ] || fail "no $prefix/lib/pkgconfig/elicit.pc"
 done
 SO="$SHARED/lib/libelicit.so.0.3.0"

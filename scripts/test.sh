@@ -56,6 +56,8 @@ step "demo runs (scripted, both eras)" bash -c '
 
 step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
+step "C firmware: heap-free C ABI (libelicit_static.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
+  bash scripts/run-c-firmware.sh
 step "firmware MCP agent: sizes (flash, static + painted stack) after scripted sessions in both eras" \
   bash scripts/agent-size.sh
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh

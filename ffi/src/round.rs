@@ -3,7 +3,7 @@
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use elicit_core::{Capabilities, Era, Error, Inputs as RoundInputs, Round, Step, Style};
+use elicit_core::{Capabilities, Era, Error, Inputs as RoundInputs, Round, Style};
 
 use crate::plan::{elicit_plan, with_plan, PlanInner};
 use crate::{
@@ -11,39 +11,10 @@ use crate::{
     write_error_message, write_out, write_text, Failure, ELICIT_DEFAULT_WORKSPACE,
     ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
     ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_ERR_WRONG_STEP, ELICIT_MAX_PARAMS, ELICIT_OK,
+    ELICIT_REQUESTS_CLIENT_VIEW,
 };
 
 // ------------------------------------------------------------------------ constants
-
-/// Step kind from `elicit_round_poll`: run the resolver of parameter `*param` with the
-/// inputs from `elicit_round_resolve_inputs`, then answer with
-/// `elicit_round_resolve_value`, `elicit_round_resolve_question` or
-/// `elicit_round_resolve_failed`.
-pub const ELICIT_STEP_RESOLVE: u32 = 1;
-/// Step kind (handshake era only): send the request whose params `elicit_round_ask`
-/// writes for parameter `*param` to the client, with the method of the parameter's
-/// kind (`elicit_plan_param_kind`: `elicitation/create` for form and URL mode,
-/// `sampling/createMessage`, `roots/list`), then pass the client's result to
-/// `elicit_round_answer`.
-pub const ELICIT_STEP_ASK: u32 = 2;
-/// Terminal step kind: every elicited parameter is settled; read them with
-/// `elicit_round_values` (or `elicit_round_value_of`) and run the tool body.
-pub const ELICIT_STEP_DONE: u32 = 3;
-/// Terminal step kind (modern era): questions remain; answer the call with an
-/// InputRequiredResult built from `elicit_round_input_requests` and (sealed)
-/// `elicit_round_request_state`.
-pub const ELICIT_STEP_INPUT_REQUIRED: u32 = 4;
-
-/// The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE` and
-/// `ELICIT_STEP_INPUT_REQUIRED`, which concern no single parameter.
-// The cast is what makes cbindgen write `(size_t)~0` (it cannot write usize::MAX).
-#[allow(clippy::unnecessary_cast)]
-pub const ELICIT_NO_PARAM: usize = !0 as usize;
-
-/// Flag for `elicit_round_input_requests`: render the requests the way the MCP SDK's
-/// 2026-07-28 client-side model serializes them (`message` first, no top-level schema
-/// `title`). Without it, the server wire form that the digests are computed over.
-pub const ELICIT_REQUESTS_CLIENT_VIEW: u32 = 1;
 
 /// Level of a note from `elicit_round_note`: worth a DEBUG log line.
 pub const ELICIT_NOTE_DEBUG: u32 = 10;
@@ -206,12 +177,16 @@ fn new_round(
     let core_plan: &'static crate::plan::CorePlan = unsafe { &*plan_ptr };
     let era = if modern { Era::Modern } else { Era::Handshake };
     // The handshake constructor passes no state and no replies (null pointers above).
-    let round_inputs = RoundInputs {
-        arguments: a,
-        request_state: inputs.request_state.map(|_| s),
-        input_responses: inputs.input_responses.map(|_| r),
-        capabilities: inputs.capabilities,
-    };
+    let round_inputs = if modern {
+        RoundInputs::modern(
+            a,
+            inputs.request_state.map(|_| s),
+            inputs.input_responses.map(|_| r),
+        )
+    } else {
+        RoundInputs::handshake(a)
+    }
+    .with_capabilities(inputs.capabilities);
     let made = CoreRound::new(core_plan, era, round_inputs, workspace);
     match made {
         Ok(engine) => Ok(Box::new(elicit_round {
@@ -451,12 +426,7 @@ pub unsafe extern "C" fn elicit_round_poll(
         with_round(round, |r| {
             let step = out_param(step, "step")?;
             let param = out_param(param, "param")?;
-            let (kind, index) = match r.engine.poll()? {
-                Step::Resolve { param } => (ELICIT_STEP_RESOLVE, param),
-                Step::Ask { param } => (ELICIT_STEP_ASK, param),
-                Step::Done => (ELICIT_STEP_DONE, ELICIT_NO_PARAM),
-                Step::InputRequired => (ELICIT_STEP_INPUT_REQUIRED, ELICIT_NO_PARAM),
-            };
+            let (kind, index) = crate::step_code(r.engine.poll()?);
             *step = kind;
             *param = index;
             Ok(())
@@ -887,7 +857,10 @@ pub unsafe extern "C" fn elicit_round_last_error(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{elicit_plan_free, elicit_plan_new};
+    use crate::{
+        elicit_plan_free, elicit_plan_new, ELICIT_ERR_WRONG_STEP, ELICIT_NO_PARAM, ELICIT_STEP_ASK,
+        ELICIT_STEP_DONE,
+    };
 
     const DECL: &[u8] = br#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#;
 

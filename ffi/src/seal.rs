@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use elicit_core::json::Value;
 use elicit_core::seal::{
-    Binding, Entropy, KeyRing, Reason, SealError, Sealer, UnixTime, UnsealError, NONCE_LEN,
+    Binding, Entropy, KeyRing, SealError, Sealer, UnixTime, UnsealError, NONCE_LEN,
     PRINCIPAL_SALT_LEN,
 };
 use zeroize::Zeroizing;
@@ -17,38 +17,14 @@ use crate::{
     catch, check_out_args, elicit_result, input, optional_input, out_param, utf8,
     write_error_message, write_text, Failure, ELICIT_ERR_BUFFER_TOO_SMALL,
     ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED,
-    ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_TOO_LARGE, ELICIT_OK,
+    ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_TOO_LARGE, ELICIT_OK, ELICIT_SEAL_RANDOM_LEN,
 };
+use crate::{reason_cstr, ELICIT_DEFAULT_TTL_SECS};
 
 // ------------------------------------------------------------------------ constants
 
 /// Most keys an `elicit_key_ring` holds.
 pub const ELICIT_MAX_KEYS: usize = 8;
-/// Shortest key (operator secret) an `elicit_key_ring` accepts, in bytes: use 32 bytes
-/// from a CSPRNG. The MCP Python SDK refuses shorter keys too.
-pub const ELICIT_MIN_KEY_LEN: usize = 32;
-/// Bytes of randomness one `elicit_sealer_seal` consumes: the 12-byte AES-GCM nonce
-/// followed by the 8-byte principal salt. Fill them from a CSPRNG for every call (for
-/// example with `elicit_os_random`); never reuse them.
-pub const ELICIT_SEAL_RANDOM_LEN: usize = 20;
-const _: () = assert!(ELICIT_SEAL_RANDOM_LEN == NONCE_LEN + PRINCIPAL_SALT_LEN);
-/// The token lifetime a sealer gets when `ttl_secs` is 0: 600 seconds, the SDK's.
-pub const ELICIT_DEFAULT_TTL_SECS: u32 = 600;
-/// The JSON-RPC error code to answer a request with when `elicit_sealer_unseal` returns
-/// `ELICIT_ERR_REQUEST_STATE` (`INVALID_PARAMS`, as the MCP Python SDK answers it).
-pub const ELICIT_REQUEST_STATE_ERROR_CODE: i32 = -32602;
-/// The JSON-RPC error message for `ELICIT_ERR_REQUEST_STATE`: the SDK's frozen text,
-/// the same whatever the reason (the reason is for the server's log only). In C, the
-/// macro of the same name (written by `ffi/cbindgen.toml`).
-///
-/// cbindgen:ignore
-pub const ELICIT_REQUEST_STATE_ERROR_MESSAGE: &str = elicit_core::seal::ERROR_MESSAGE;
-/// The whole JSON-RPC `error` object for `ELICIT_ERR_REQUEST_STATE`, byte for byte what
-/// the MCP Python SDK sends: code, frozen message and `data.reason`. In C, the macro of
-/// the same name (written by `ffi/cbindgen.toml`).
-///
-/// cbindgen:ignore
-pub const ELICIT_REQUEST_STATE_ERROR_JSON: &str = "{\"code\":-32602,\"message\":\"Invalid or expired requestState\",\"data\":{\"reason\":\"invalid_request_state\"}}";
 
 // ---------------------------------------------------------------------- key ring
 
@@ -277,26 +253,6 @@ impl From<Failure> for SealFailure {
             code: f.code,
             detail: crate::result_cstr(f.code),
         }
-    }
-}
-
-/// The log-only reason of a rejected token, as the SDK logs it.
-fn reason_cstr(reason: Reason) -> &'static CStr {
-    match reason {
-        Reason::NonString => c"non-string requestState",
-        Reason::Malformed => c"malformed",
-        Reason::UnknownKey => c"unknown key",
-        Reason::Seal => c"seal",
-        Reason::Future => c"minted in the future",
-        Reason::Expired => c"expired",
-        Reason::RequestBinding => c"request binding",
-        Reason::Audience => c"audience",
-        Reason::PrincipalDrift => c"principal drift",
-        Reason::Principal => c"principal",
-        Reason::TooLarge { .. } => c"too large",
-        // `Reason` is #[non_exhaustive]: a reason added to the engine later is logged
-        // generically until this ABI names it.
-        _ => c"rejected",
     }
 }
 
@@ -709,6 +665,10 @@ pub unsafe extern "C" fn elicit_os_random(buf: *mut u8, len: usize) -> elicit_re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{
+        ELICIT_REQUEST_STATE_ERROR_CODE, ELICIT_REQUEST_STATE_ERROR_JSON,
+        ELICIT_REQUEST_STATE_ERROR_MESSAGE,
+    };
     use core::ptr::{null, null_mut};
 
     fn ring(keys: &[&[u8]]) -> Result<*mut elicit_key_ring, (elicit_result, String)> {
@@ -860,7 +820,7 @@ mod tests {
     #[test]
     fn the_header_macros_and_the_constants_agree() {
         use elicit_core::seal::{ERROR_CODE, ERROR_DATA_REASON};
-        let config = include_str!("../cbindgen.toml");
+        let config = include_str!("../../ffi-static/cbindgen.toml");
         assert!(config.contains(&format!(
             "#define ELICIT_REQUEST_STATE_ERROR_MESSAGE \"{ELICIT_REQUEST_STATE_ERROR_MESSAGE}\""
         )));

@@ -1,4 +1,5 @@
-"""The ``#define`` constants of ``include/elicit.h`` (a test checks they match)."""
+"""The ``#define`` constants of ``include/elicit.h`` and the ``include/elicit_static.h`` it
+includes (a test checks they match)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ MESSAGE_CAP = 1024
 NO_PARAM = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
 
 REQUESTS_CLIENT_VIEW = 1
+
+#: ``ELICIT_STATIC_*``: limits of the heap-free surface (for C firmware; not bound here).
+STATIC_MAX_PARAMS = 16
+STATIC_MAX_KEYS = 2
+STATIC_ALIGN = 16
 
 #: ``ELICIT_MAX_KEYS``: most keys a :class:`~elicit.KeyRing` holds.
 MAX_KEYS = 8
@@ -91,6 +97,8 @@ class Result(enum.IntEnum):
     ERR_TOO_LARGE = 108
     ERR_RESOLVER_ANSWER = 109
     ERR_WRONG_TYPE = 110
+    ERR_MEMORY_TOO_SMALL = 111
+    ERR_MEMORY_ALIGN = 112
     ERR_DECLARATION_JSON = 200
     ERR_DECLARATION = 201
     ERR_DUPLICATE_NAME = 202

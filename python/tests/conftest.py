@@ -13,6 +13,9 @@ import elicit
 #: The repository root (python/tests → ../..), or $ELICIT_REPO.
 REPO = Path(os.environ.get("ELICIT_REPO", Path(__file__).resolve().parents[2]))
 HEADER = REPO / "include" / "elicit.h"
+#: The header elicit.h includes: the version, the codes, the steps and the heap-free
+#: surface (for C firmware; the binding does not use that part).
+STATIC_HEADER = REPO / "include" / "elicit_static.h"
 VECTORS = REPO / "tests" / "vectors"
 
 BOOKING: Dict[str, Any] = {

@@ -18,7 +18,7 @@ import elicit
 from elicit import _ffi, constants
 from elicit.constants import InputKind, NoteLevel, Result, StepKind
 
-from conftest import HEADER
+from conftest import HEADER, STATIC_HEADER
 
 PlanPtr = POINTER(_ffi.ElicitPlan)
 RoundPtr = POINTER(_ffi.ElicitRound)
@@ -70,9 +70,18 @@ def _norm(ctype: str) -> str:
     return re.sub(r"(\w)\*", r"\1 *", t).strip()
 
 
+def header_text() -> str:
+    """elicit.h and the header it includes, elicit_static.h."""
+    text = HEADER.read_text(encoding="utf-8")
+    assert '#include "elicit_static.h"' in text
+    return STATIC_HEADER.read_text(encoding="utf-8") + "\n" + text
+
+
 def header_functions() -> Dict[str, Tuple[str, List[str]]]:
-    """name → (return type, [parameter types]) for every prototype in the header."""
-    text = _strip_comments(HEADER.read_text(encoding="utf-8"))
+    """name → (return type, [parameter types]) for every prototype in the headers, except
+    the heap-free surface (``elicit_static_*``: caller memory, for C firmware), which a
+    Python host has no use for."""
+    text = _strip_comments(header_text())
     protos = re.findall(
         r"^((?:const\s+)?(?:struct\s+)?\w+[\s*]*?)\s*\b(elicit_\w+)\s*\(([^)]*)\)\s*;",
         text,
@@ -88,12 +97,13 @@ def header_functions() -> Dict[str, Tuple[str, List[str]]]:
             m = re.match(r"^(.*?)(\w+)$", p, flags=re.S)
             assert m, p
             types.append(_norm(m.group(1)))
-        out[name] = (_norm(ret), types)
+        if not name.startswith("elicit_static_"):
+            out[name] = (_norm(ret), types)
     return out
 
 
 def header_defines() -> Dict[str, str]:
-    text = _strip_comments(HEADER.read_text(encoding="utf-8")).replace("\\\n", " ")
+    text = _strip_comments(header_text()).replace("\\\n", " ")
     return dict(re.findall(r"^#define\s+(ELICIT_\w+)\s+(.+?)\s*$", text, flags=re.M))
 
 
@@ -135,7 +145,7 @@ def test_header_defines_match_the_constants() -> None:
     seen_results = set()
     seen_kinds = set()
     for name, value in defines.items():
-        if name == "ELICIT_H":
+        if name in ("ELICIT_H", "ELICIT_STATIC_H"):
             continue
         short = name[len("ELICIT_") :]
         if name == "ELICIT_ABI_VERSION":
