@@ -149,6 +149,9 @@ impl Surface for Hosted {
                     sl,
                     r,
                     rl,
+                    // No client capabilities: form only, as the heap-free surface.
+                    core::ptr::null(),
+                    0,
                     1024,
                     &mut self.round,
                     null_mut(),
@@ -160,6 +163,8 @@ impl Surface for Hosted {
                     self.plan,
                     b"{}".as_ptr(),
                     2,
+                    core::ptr::null(),
+                    0,
                     1024,
                     &mut self.round,
                     null_mut(),
