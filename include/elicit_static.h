@@ -591,6 +591,10 @@ size_t elicit_static_round_size(void);
  * - `request_state`: the plaintext `requestState` (unsealed by the host, e.g. with
  *   `elicit_static_sealer_unseal_in_place`), or NULL with length 0 for none.
  * - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
+ * - `client_capabilities`: the client's ClientCapabilities JSON (from the request's
+ *   `_meta`); NULL with length 0 means form elicitation only. A round that would show a
+ *   kind the client did not declare fails with `ELICIT_ERR_MISSING_CAPABILITY` (answer
+ *   `-32021`) before showing anything.
  * - `workspace`: `workspace_len` bytes for the texts the host hands over later
  *   (resolver values and questions, handshake replies); NULL with length 0 for none.
  *
@@ -620,6 +624,8 @@ elicit_result elicit_static_round_init_modern(const struct elicit_static_plan *p
                                               size_t request_state_len,
                                               const uint8_t *input_responses,
                                               size_t input_responses_len,
+                                              const uint8_t *client_capabilities,
+                                              size_t client_capabilities_len,
                                               uint8_t *workspace,
                                               size_t workspace_len,
                                               struct elicit_static_round **out,
@@ -629,9 +635,10 @@ elicit_result elicit_static_round_init_modern(const struct elicit_static_plan *p
 
 /**
  * Heap-free surface: start a handshake-era round (protocol 2025-11-25 and earlier; the
- * questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, workspace and
- * errors as for `elicit_static_round_init_modern`; the client's replies are copied into
- * the workspace, so give it room for them.
+ * questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, workspace,
+ * `client_capabilities` (from `initialize`) and errors as for
+ * `elicit_static_round_init_modern`; the client's replies are copied into the workspace,
+ * so give it room for them.
  *
  * # Safety
  * As `elicit_static_round_init_modern`.
@@ -641,6 +648,8 @@ elicit_result elicit_static_round_init_handshake(const struct elicit_static_plan
                                                  size_t mem_len,
                                                  const uint8_t *arguments,
                                                  size_t arguments_len,
+                                                 const uint8_t *client_capabilities,
+                                                 size_t client_capabilities_len,
                                                  uint8_t *workspace,
                                                  size_t workspace_len,
                                                  struct elicit_static_round **out,
@@ -778,6 +787,21 @@ elicit_result elicit_static_round_request_state(struct elicit_static_round *roun
                                                 uint8_t *buf,
                                                 size_t cap,
                                                 size_t *out_len);
+
+/**
+ * Heap-free surface: after `elicit_static_round_poll` returned
+ * `ELICIT_ERR_MISSING_CAPABILITY`, the `requiredCapabilities` object to answer `-32021`
+ * with (e.g. `{"sampling":{}}`), under the output convention; as
+ * `elicit_round_required_capabilities`. `ELICIT_ERR_WRONG_STEP` on a round that did not
+ * fail so.
+ *
+ * # Safety
+ * As `elicit_static_round_resolve_inputs`.
+ */
+elicit_result elicit_static_round_required_capabilities(struct elicit_static_round *round,
+                                                        uint8_t *buf,
+                                                        size_t cap,
+                                                        size_t *out_len);
 
 /**
  * Heap-free surface: the message of the most recent call on this round that failed

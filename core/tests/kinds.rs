@@ -592,6 +592,7 @@ fn declarations_of_the_new_kinds_are_checked() {
 }
 
 /// Plan bytes carry every kind; a loaded plan asks exactly what the compiled one asks.
+#[cfg(feature = "serde")]
 #[test]
 fn plan_bytes_carry_every_kind() {
     let decl = r#"{"tool":"t","parameters":[{"name":"a"},

@@ -79,7 +79,7 @@ static elicit_static_round *modern(const elicit_static_plan *p, const char *stat
     elicit_static_round *r = NULL;
     elicit_result rc = elicit_static_round_init_modern(
         p, round_mem, sizeof round_mem, S("{}"), B(state), state ? strlen(state) : 0, B(replies),
-        replies ? strlen(replies) : 0, ws, sizeof ws, &r, NULL, 0, NULL);
+        replies ? strlen(replies) : 0, NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_static_round_init_modern: %s\n", elicit_result_str(rc));
         failed++;
@@ -90,7 +90,7 @@ static elicit_static_round *modern(const elicit_static_plan *p, const char *stat
 static elicit_static_round *handshake(const elicit_static_plan *p, size_t ws_len) {
     elicit_static_round *r = NULL;
     elicit_result rc = elicit_static_round_init_handshake(p, round_mem, sizeof round_mem, S("{}"),
-                                                          ws, ws_len, &r, NULL, 0, NULL);
+                                                          NULL, 0, ws, ws_len, &r, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_static_round_init_handshake: %s\n", elicit_result_str(rc));
         failed++;
@@ -260,47 +260,84 @@ static void rounds(void) {
 
     /* Constructors: NULLs, memory, texts. */
     RC(elicit_static_round_init_modern(NULL, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
-                                       ws, sizeof ws, &r, NULL, 0, NULL),
+                                       NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_static_round_init_modern(p, NULL, sizeof round_mem, S("{}"), NULL, 0, NULL, 0, ws,
-                                       sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_static_round_init_modern(p, NULL, sizeof round_mem, S("{}"), NULL, 0, NULL, 0, NULL,
+                                       0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
     RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
-                                       ws, sizeof ws, NULL, NULL, 0, NULL),
+                                       NULL, 0, ws, sizeof ws, NULL, NULL, 0, NULL),
        ELICIT_ERR_NULL);
     RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, NULL, 2, NULL, 0, NULL, 0,
-                                       ws, sizeof ws, &r, NULL, 0, NULL),
+                                       NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
     RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 3, NULL, 0,
-                                       ws, sizeof ws, &r, NULL, 0, NULL),
+                                       NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
     RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
-                                       NULL, 8, &r, NULL, 0, NULL),
+                                       NULL, 0, NULL, 8, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
     RC(elicit_static_round_init_modern(p, round_mem, elicit_static_round_size() - 1, S("{}"), NULL,
-                                       0, NULL, 0, ws, sizeof ws, &r, (uint8_t *)err, sizeof err,
+                                       0, NULL, 0, NULL, 0, ws, sizeof ws, &r, (uint8_t *)err, sizeof err,
                                        &err_len),
        ELICIT_ERR_MEMORY_TOO_SMALL);
     CHECK(memmem(err, err_len, "bytes needed", 12) != NULL);
     RC(elicit_static_round_init_modern(p, round_mem + 4, sizeof round_mem - 4, S("{}"), NULL, 0,
-                                       NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+                                       NULL, 0, NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_MEMORY_ALIGN);
-    RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, BAD, NULL, 0, NULL, 0, ws,
-                                       sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, BAD, NULL, 0, NULL, 0, NULL,
+                                       0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), BAD, NULL, 0, ws,
-                                       sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), BAD, NULL, 0, NULL,
+                                       0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_UTF8);
     RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("[1]"), NULL, 0, NULL, 0,
-                                       ws, sizeof ws, &r, (uint8_t *)err, sizeof err, &err_len),
+                                       NULL, 0, ws, sizeof ws, &r, (uint8_t *)err, sizeof err, &err_len),
        ELICIT_ERR_ARGUMENTS);
     RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0,
-                                       S("{\"destination\":7}"), ws, sizeof ws, &r, NULL, 0, NULL),
+                                       S("{\"destination\":7}"), NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_INPUT_RESPONSES);
-    RC(elicit_static_round_init_handshake(p, round_mem, sizeof round_mem, S("{\"a\":"), ws,
-                                          sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_static_round_init_handshake(p, round_mem, sizeof round_mem, S("{\"a\":"), NULL,
+                                          0, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_ARGUMENTS);
     CHECK(r == sentinel);
+
+    /* Client capabilities: a client that declared no elicitation gets
+       ELICIT_ERR_MISSING_CAPABILITY before any question is shown, and the
+       requiredCapabilities to answer -32021 with. */
+    {
+        static const char FORM_ONLY[] = "{\"elicitation\":{\"form\":{}}}";
+        elicit_static_round *c = NULL;
+        size_t n = 0;
+        RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
+                                           0, S("{}"), ws, sizeof ws, &c, NULL, 0, NULL),
+           ELICIT_OK);
+        RC(elicit_static_round_poll(c, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
+        RC(elicit_static_round_required_capabilities(c, NULL, 0, &n), ELICIT_OK);
+        CHECK(n == strlen(FORM_ONLY));
+        RC(elicit_static_round_required_capabilities(c, (uint8_t *)buf, 4, &n),
+           ELICIT_ERR_BUFFER_TOO_SMALL);
+        RC(elicit_static_round_required_capabilities(c, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+        CHECK(n == strlen(FORM_ONLY) && memcmp(buf, FORM_ONLY, n) == 0);
+        RC(elicit_static_round_required_capabilities(NULL, (uint8_t *)buf, sizeof buf, &n),
+           ELICIT_ERR_NULL);
+        /* Form declared: the round asks. A round that did not fail so has no answer. */
+        RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
+                                           0, S("{\"elicitation\":{}}"), ws, sizeof ws, &c, NULL,
+                                           0, NULL),
+           ELICIT_OK);
+        RC(elicit_static_round_poll(c, &step, &param), ELICIT_OK);
+        CHECK(step == ELICIT_STEP_INPUT_REQUIRED || step == ELICIT_STEP_RESOLVE);
+        RC(elicit_static_round_required_capabilities(c, (uint8_t *)buf, sizeof buf, &n),
+           ELICIT_ERR_WRONG_STEP);
+        /* Capabilities that are not UTF-8, or NULL with a length. */
+        RC(elicit_static_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
+                                           0, BAD, ws, sizeof ws, &c, NULL, 0, NULL),
+           ELICIT_ERR_UTF8);
+        RC(elicit_static_round_init_handshake(p, round_mem, sizeof round_mem, S("{}"), NULL, 5, ws,
+                                              sizeof ws, &c, NULL, 0, NULL),
+           ELICIT_ERR_NULL);
+    }
 
     /* A first modern round: poll, wrong steps, outputs and their buffers. */
     r = modern(p, NULL, NULL);

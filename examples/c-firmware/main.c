@@ -425,7 +425,7 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
         elicit_result r = elicit_static_round_init_modern(
             t->plan, round_mem, sizeof round_mem, (const uint8_t *)ARGS, strlen(ARGS), state,
             state_len, has_state ? (const uint8_t *)replies : NULL, has_state ? replies_len : 0,
-            workspace, t->workspace, &round, (uint8_t *)msg, sizeof msg, &err_len);
+            NULL, 0, workspace, t->workspace, &round, (uint8_t *)msg, sizeof msg, &err_len);
         if (!ok(r, "round_init_modern", NULL)) {
             put(msg, err_len);
             puts0("\n");
@@ -526,8 +526,8 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
 static void handshake_conversation(void) {
     elicit_static_round *round;
     if (!ok(elicit_static_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
-                                               (const uint8_t *)ARGS, strlen(ARGS), workspace,
-                                               HANDSHAKE_WS, &round, NULL, 0, NULL),
+                                               (const uint8_t *)ARGS, strlen(ARGS), NULL, 0,
+                                               workspace, HANDSHAKE_WS, &round, NULL, 0, NULL),
             "round_init_handshake", NULL)) {
         return;
     }
@@ -606,7 +606,7 @@ static void capacity_demos(void) {
     const char *answer = answer_of(PARIS, "destination", 11);
     /* A workspace too small for the client's reply (the handshake era copies it in). */
     if (ok(elicit_static_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
-                                              (const uint8_t *)ARGS, strlen(ARGS), workspace, 16,
+                                              (const uint8_t *)ARGS, strlen(ARGS), NULL, 0, workspace, 16,
                                               &round, NULL, 0, NULL),
            "round_init_handshake", NULL) &&
         ok(elicit_static_round_poll(round, &step, &param), "poll", round)) {
@@ -623,7 +623,7 @@ static void capacity_demos(void) {
     /* An output buffer too small for the round's inputRequests. */
     if (ok(elicit_static_round_init_modern(booking.plan, round_mem, sizeof round_mem,
                                            (const uint8_t *)ARGS, strlen(ARGS), NULL, 0, NULL, 0,
-                                           workspace, BOOKING_WS, &round, NULL, 0, NULL),
+                                           NULL, 0, workspace, BOOKING_WS, &round, NULL, 0, NULL),
            "round_init_modern", NULL) &&
         ok(elicit_static_round_poll(round, &step, &param), "poll", round)) {
         char small[64];

@@ -3,7 +3,7 @@
 use core::ffi::c_void;
 use core::ptr::addr_of_mut;
 
-use elicit_core::{Era, Inputs, Round, Style};
+use elicit_core::{Capabilities, Era, Inputs, Round, Style};
 
 use crate::abi::{
     check_out, construct, memory, optional_text, out_param, text, write_display, write_out,
@@ -11,7 +11,7 @@ use crate::abi::{
 };
 use crate::codes::{
     elicit_result, step_code, ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL,
-    ELICIT_OK, ELICIT_REQUESTS_CLIENT_VIEW,
+    ELICIT_ERR_WRONG_STEP, ELICIT_OK, ELICIT_REQUESTS_CLIENT_VIEW,
 };
 use crate::plan::{elicit_static_plan, CorePlan};
 use crate::ELICIT_STATIC_MAX_PARAMS;
@@ -92,6 +92,7 @@ unsafe fn init(
     arguments: (*const u8, usize),
     request_state: (*const u8, usize),
     input_responses: (*const u8, usize),
+    client_capabilities: (*const u8, usize),
     workspace: (*mut u8, usize),
     out: *mut *mut elicit_static_round,
 ) -> Result<(), Fail> {
@@ -101,13 +102,21 @@ unsafe fn init(
     let out = unsafe { out_param(out, "out") }?;
     let at = memory::<elicit_static_round>(mem, mem_len)?;
     // SAFETY: the texts outlive the round by contract.
-    let (arguments, request_state, input_responses) = unsafe {
+    let (arguments, request_state, input_responses, client_capabilities) = unsafe {
         (
             text(arguments.0, arguments.1, "arguments")?,
             optional_text(request_state.0, request_state.1, "request_state")?,
             optional_text(input_responses.0, input_responses.1, "input_responses")?,
+            optional_text(
+                client_capabilities.0,
+                client_capabilities.1,
+                "client_capabilities",
+            )?,
         )
     };
+    // None: form elicitation only, the engine's default (as the hosted constructors).
+    let capabilities =
+        client_capabilities.map_or(Capabilities::FORM, Capabilities::from_client_json);
     let workspace: &'static mut [u8] = if workspace.0.is_null() {
         if workspace.1 != 0 {
             return Err(Fail::abi(
@@ -130,7 +139,8 @@ unsafe fn init(
     let inputs = match era {
         Era::Modern => Inputs::modern(arguments, request_state, input_responses),
         Era::Handshake => Inputs::handshake(arguments),
-    };
+    }
+    .with_capabilities(capabilities);
     // SAFETY: `at` is non-NULL, large enough and aligned (checked); the fields are
     // written one by one so the round is built in place, never copied through the stack.
     let handle = unsafe {
@@ -151,6 +161,10 @@ unsafe fn init(
 /// - `request_state`: the plaintext `requestState` (unsealed by the host, e.g. with
 ///   `elicit_static_sealer_unseal_in_place`), or NULL with length 0 for none.
 /// - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
+/// - `client_capabilities`: the client's ClientCapabilities JSON (from the request's
+///   `_meta`); NULL with length 0 means form elicitation only. A round that would show a
+///   kind the client did not declare fails with `ELICIT_ERR_MISSING_CAPABILITY` (answer
+///   `-32021`) before showing anything.
 /// - `workspace`: `workspace_len` bytes for the texts the host hands over later
 ///   (resolver values and questions, handshake replies); NULL with length 0 for none.
 ///
@@ -182,6 +196,8 @@ pub unsafe extern "C" fn elicit_static_round_init_modern(
     request_state_len: usize,
     input_responses: *const u8,
     input_responses_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
     workspace: *mut u8,
     workspace_len: usize,
     out: *mut *mut elicit_static_round,
@@ -200,6 +216,7 @@ pub unsafe extern "C" fn elicit_static_round_init_modern(
                 (arguments, arguments_len),
                 (request_state, request_state_len),
                 (input_responses, input_responses_len),
+                (client_capabilities, client_capabilities_len),
                 (workspace, workspace_len),
                 out,
             )
@@ -210,9 +227,10 @@ pub unsafe extern "C" fn elicit_static_round_init_modern(
 }
 
 /// Heap-free surface: start a handshake-era round (protocol 2025-11-25 and earlier; the
-/// questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, workspace and
-/// errors as for `elicit_static_round_init_modern`; the client's replies are copied into
-/// the workspace, so give it room for them.
+/// questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, workspace,
+/// `client_capabilities` (from `initialize`) and errors as for
+/// `elicit_static_round_init_modern`; the client's replies are copied into the workspace,
+/// so give it room for them.
 ///
 /// # Safety
 /// As `elicit_static_round_init_modern`.
@@ -224,6 +242,8 @@ pub unsafe extern "C" fn elicit_static_round_init_handshake(
     mem_len: usize,
     arguments: *const u8,
     arguments_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
     workspace: *mut u8,
     workspace_len: usize,
     out: *mut *mut elicit_static_round,
@@ -242,6 +262,7 @@ pub unsafe extern "C" fn elicit_static_round_init_handshake(
                 (arguments, arguments_len),
                 (core::ptr::null(), 0),
                 (core::ptr::null(), 0),
+                (client_capabilities, client_capabilities_len),
                 (workspace, workspace_len),
                 out,
             )
@@ -515,6 +536,40 @@ pub unsafe extern "C" fn elicit_static_round_request_state(
     unsafe {
         with_round(round, |r| {
             write_out(buf, cap, out_len, &|s| r.write_request_state(s))
+        })
+    }
+}
+
+/// Heap-free surface: after `elicit_static_round_poll` returned
+/// `ELICIT_ERR_MISSING_CAPABILITY`, the `requiredCapabilities` object to answer `-32021`
+/// with (e.g. `{"sampling":{}}`), under the output convention; as
+/// `elicit_round_required_capabilities`. `ELICIT_ERR_WRONG_STEP` on a round that did not
+/// fail so.
+///
+/// # Safety
+/// As `elicit_static_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_static_round_required_capabilities(
+    round: *mut elicit_static_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            let Some(elicit_core::Error::MissingCapability { missing, .. }) = r.error() else {
+                return Err(Fail::abi(
+                    ELICIT_ERR_WRONG_STEP,
+                    "round",
+                    "did not fail with ELICIT_ERR_MISSING_CAPABILITY",
+                ));
+            };
+            let missing = *missing;
+            write_out(buf, cap, out_len, &|s| {
+                missing.write_json(s);
+                Ok(())
+            })
         })
     }
 }
