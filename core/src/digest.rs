@@ -52,27 +52,13 @@ impl Sha256 {
     /// The digest of everything written.
     pub(crate) fn finish(&mut self) -> [u8; 32] {
         let bits = (self.blocks as u64 * 64 + self.len as u64).wrapping_mul(8);
-        // The padding: 0x80, zeros, the bit length in the last 8 bytes. Zeros are copied
-        // from a constant (a fill would link one more memset variant).
+        // The padding, written like any other bytes: 0x80, zeros up to 8 bytes before a
+        // block's end, the bit length (the last write compresses the final block).
         const ZEROS: [u8; 64] = [0; 64];
-        let mut n = self.len;
-        if let (Some(b), Some(pad)) = (self.block.get_mut(n..), ZEROS.get(n..)) {
-            if let Some((first, rest)) = b.split_first_mut() {
-                *first = 0x80;
-                n += 1;
-                if n > 56 {
-                    rest.copy_from_slice(pad.get(1..).unwrap_or_default());
-                    compress(&mut self.state, &self.block);
-                    n = 0;
-                }
-            }
-        }
-        let (body, tail) = self.block.split_at_mut(56);
-        if let (Some(b), Some(z)) = (body.get_mut(n..), ZEROS.get(n..56)) {
-            b.copy_from_slice(z);
-        }
-        tail.copy_from_slice(&bits.to_be_bytes());
-        compress(&mut self.state, &self.block);
+        self.put(&[0x80]);
+        let zeros = (64 + 56 - self.len) % 64;
+        self.put(ZEROS.get(..zeros).unwrap_or_default());
+        self.put(&bits.to_be_bytes());
         let mut out = [0u8; 32];
         for (o, w) in out.chunks_exact_mut(4).zip(self.state) {
             o.copy_from_slice(&w.to_be_bytes());
@@ -156,31 +142,28 @@ pub(crate) const fn b64_len(n: usize) -> usize {
 /// Base64url-encode `src` without padding into the first [`b64_len`]`(src.len())` bytes
 /// of `dst` (what does not fit is left out); returns that length.
 pub(crate) fn b64_encode(src: &[u8], dst: &mut [u8]) -> usize {
-    let (whole, rest) = src.as_chunks::<3>();
-    let mut w = 0;
+    // A bit queue: each byte adds 8 bits, each character takes the oldest 6 (the bits
+    // above the queue are shifted out of the u32 and never read); a last partial
+    // sextet is padded with zero bits.
     let mut out = dst.iter_mut();
-    // Whole 3-byte groups: 4 characters each.
-    for &[a, b, c] in whole {
-        let n = (u32::from(a) << 16) | (u32::from(b) << 8) | u32::from(c);
-        for shift in [18, 12, 6, 0] {
-            if let Some(o) = out.next() {
-                *o = sextet_char(n >> shift);
-            }
+    let mut w = 0;
+    let mut put = |n: u32| {
+        if let Some(o) = out.next() {
+            *o = sextet_char(n);
         }
-        w += 4;
+        w += 1;
+    };
+    let (mut queue, mut bits) = (0u32, 0u32);
+    for &b in src {
+        queue = (queue << 8) | u32::from(b);
+        bits += 8;
+        while bits >= 6 {
+            bits -= 6;
+            put(queue >> bits);
+        }
     }
-    // 1 or 2 bytes left: 2 or 3 characters.
-    if !rest.is_empty() {
-        let mut n = 0u32;
-        for (i, &b) in rest.iter().enumerate() {
-            n |= u32::from(b) << (16 - 8 * i);
-        }
-        for k in 0..=rest.len() {
-            if let Some(o) = out.next() {
-                *o = sextet_char(n >> (18 - 6 * k));
-            }
-            w += 1;
-        }
+    if bits > 0 {
+        put(queue << (6 - bits));
     }
     w
 }
