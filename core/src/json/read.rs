@@ -204,9 +204,14 @@ pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, J
                 }
             }
             Some(b'"') => pos = scan_string(b, pos)?,
-            Some(b't') => pos = scan_literal(b, pos, b"true")?,
-            Some(b'f') => pos = scan_literal(b, pos, b"false")?,
-            Some(b'n') => pos = scan_literal(b, pos, b"null")?,
+            Some(&c @ (b't' | b'f' | b'n')) => {
+                let lit: &[u8] = match c {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                pos = scan_literal(b, pos, lit)?;
+            }
             Some(b'-' | b'0'..=b'9') => pos = scan_number(b, pos)?,
             _ => return Err(syntax(pos)),
         }
