@@ -5,6 +5,7 @@
 use core::cmp::Ordering;
 
 use super::float::parse_f64;
+use super::write::SHORT_ESCAPES;
 use super::{Items, JsonError, JsonErrorKind, Kind, Members, Number, Str, Units, Value, MAX_DEPTH};
 
 // ---------------------------------------------------------------------------------------
@@ -659,11 +660,6 @@ impl Iterator for Units<'_> {
             return Some(u32::from(c));
         }
         let (cp, used) = match *b.get(1)? {
-            b'b' => (0x08, 2),
-            b'f' => (0x0C, 2),
-            b'n' => (0x0A, 2),
-            b'r' => (0x0D, 2),
-            b't' => (0x09, 2),
             b'u' => {
                 let hi = hex4(b.get(2..6)?)?;
                 // Python pairs a high surrogate with an immediately following low one.
@@ -679,7 +675,15 @@ impl Iterator for Units<'_> {
                     _ => (hi, 6),
                 }
             }
-            other => (u32::from(other), 2), // `"`, `\`, `/`
+            // The two-character escapes (the writer's table read backwards); `/` is
+            // itself.
+            letter => {
+                let c = SHORT_ESCAPES
+                    .iter()
+                    .find(|&&(_, l)| l == letter)
+                    .map_or(letter, |&(c, _)| c);
+                (u32::from(c), 2)
+            }
         };
         self.rest = self.rest.get(used..).unwrap_or("");
         Some(cp)
