@@ -155,16 +155,18 @@ fn scan_literal(b: &[u8], pos: usize, lit: &[u8]) -> Result<usize, JsonError> {
     Ok(pos + lit.len())
 }
 
-/// Validate `"key" ws : ws` at `pos`; the index of the member's value.
-fn scan_key(b: &[u8], pos: usize) -> Result<usize, JsonError> {
+/// Validate `"key" ws : ws` at `pos`; the index after the key's closing quote and the
+/// index of the member's value.
+fn scan_key(b: &[u8], pos: usize) -> Result<(usize, usize), JsonError> {
     if b.get(pos) != Some(&b'"') {
         return Err(syntax(pos));
     }
-    let pos = skip_ws(b, scan_string(b, pos)?);
-    if b.get(pos) != Some(&b':') {
-        return Err(syntax(pos));
+    let key_end = scan_string(b, pos)?;
+    let colon = skip_ws(b, key_end);
+    if b.get(colon) != Some(&b':') {
+        return Err(syntax(colon));
     }
-    Ok(skip_ws(b, pos + 1))
+    Ok((key_end, skip_ws(b, colon + 1)))
 }
 
 fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
@@ -209,7 +211,7 @@ pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, J
                     depth -= 1;
                     pos += 1;
                 } else if obj {
-                    pos = scan_key(b, pos)?;
+                    pos = scan_key(b, pos)?.1;
                     continue 'value;
                 } else {
                     continue 'value;
@@ -238,7 +240,7 @@ pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, J
                 Some(b',') => {
                     pos = skip_ws(b, pos + 1);
                     if obj {
-                        pos = scan_key(b, pos)?;
+                        pos = scan_key(b, pos)?.1;
                     }
                     continue 'value;
                 }
@@ -282,17 +284,9 @@ pub(crate) fn walk_object<'a>(
         return Ok(pos + 1);
     }
     loop {
-        if b.get(pos) != Some(&b'"') {
-            return Err(syntax(pos));
-        }
-        let kend = scan_string(b, pos)?;
+        let (kend, at) = scan_key(b, pos)?;
         let key = text.get(pos + 1..kend - 1).ok_or(syntax(pos))?;
-        pos = skip_ws(b, kend);
-        if b.get(pos) != Some(&b':') {
-            return Err(syntax(pos));
-        }
-        pos = skip_ws(b, pos + 1);
-        pos = skip_ws(b, member(Str(key), pos)?);
+        pos = skip_ws(b, member(Str(key), at)?);
         match b.get(pos) {
             Some(b',') => pos = skip_ws(b, pos + 1),
             Some(b'}') => return Ok(pos + 1),
