@@ -142,28 +142,31 @@ pub(crate) const fn b64_len(n: usize) -> usize {
 /// Base64url-encode `src` without padding into the first [`b64_len`]`(src.len())` bytes
 /// of `dst` (what does not fit is left out); returns that length.
 pub(crate) fn b64_encode(src: &[u8], dst: &mut [u8]) -> usize {
-    // A bit queue: each byte adds 8 bits, each character takes the oldest 6 (the bits
-    // above the queue are shifted out of the u32 and never read); a last partial
-    // sextet is padded with zero bits.
-    let mut out = dst.iter_mut();
+    let (whole, rest) = src.as_chunks::<3>();
     let mut w = 0;
-    let mut put = |n: u32| {
-        if let Some(o) = out.next() {
-            *o = sextet_char(n);
+    let mut out = dst.iter_mut();
+    // Whole 3-byte groups: 4 characters each.
+    for &[a, b, c] in whole {
+        let n = (u32::from(a) << 16) | (u32::from(b) << 8) | u32::from(c);
+        for shift in [18, 12, 6, 0] {
+            if let Some(o) = out.next() {
+                *o = sextet_char(n >> shift);
+            }
         }
-        w += 1;
-    };
-    let (mut queue, mut bits) = (0u32, 0u32);
-    for &b in src {
-        queue = (queue << 8) | u32::from(b);
-        bits += 8;
-        while bits >= 6 {
-            bits -= 6;
-            put(queue >> bits);
-        }
+        w += 4;
     }
-    if bits > 0 {
-        put(queue << (6 - bits));
+    // 1 or 2 bytes left: 2 or 3 characters.
+    if !rest.is_empty() {
+        let mut n = 0u32;
+        for (i, &b) in rest.iter().enumerate() {
+            n |= u32::from(b) << (16 - 8 * i);
+        }
+        for k in 0..=rest.len() {
+            if let Some(o) = out.next() {
+                *o = sextet_char(n >> (18 - 6 * k));
+            }
+            w += 1;
+        }
     }
     w
 }

@@ -135,7 +135,7 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
     let is = |name: &str| t.is_some_and(|t| t.eq_str(name));
     let base = if is("string") {
         v.as_str().is_some_and(|s| {
-            count_ok(Some(p), "minLength", "maxLength", &|| s.char_len())
+            count_ok(Some(p), "minLength", "maxLength", || s.char_len())
                 && p.get("format")
                     .and_then(|f| f.as_str())
                     .is_none_or(|f| format_ok(f, s))
@@ -154,7 +154,7 @@ fn check_raw_property(p: Value<'_>, v: Value<'_>) -> bool {
         };
         v.kind() == Kind::Array
             && v.items().all(|item| const_or_enum_ok(items, item))
-            && count_ok(Some(p), "minItems", "maxItems", &|| v.items().count())
+            && count_ok(Some(p), "minItems", "maxItems", || v.items().count())
     } else {
         false
     };

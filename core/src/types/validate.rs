@@ -31,21 +31,22 @@ pub(super) fn integral_in_i64(f: f64) -> bool {
 }
 
 pub(super) fn within_bounds(spec: Option<Value<'_>>, x: f64) -> bool {
-    bounded(spec, "minimum", "maximum", &|| x)
-}
-
-/// Whether the number `x` computes (only when `spec` has one of the two bounds) is within
-/// `spec`'s `min_key` and `max_key` bounds: the one bounds check of numbers, lengths and
-/// item counts (not generic: one copy in flash).
-fn bounded(spec: Option<Value<'_>>, min_key: &str, max_key: &str, x: &dyn Fn() -> f64) -> bool {
-    let Some(spec) = spec else { return true };
-    let get = |k: &str| spec.get(k).and_then(|v| v.as_number()).map(num_f64);
-    let (min, max) = (get(min_key), get(max_key));
-    if min.is_none() && max.is_none() {
-        return true;
+    let get = |k: &str| {
+        spec.and_then(|s| s.get(k))
+            .and_then(|v| v.as_number())
+            .map(num_f64)
+    };
+    if let Some(min) = get("minimum") {
+        if f64_lt(x, min) {
+            return false;
+        }
     }
-    let x = x();
-    !min.is_some_and(|min| f64_lt(x, min)) && !max.is_some_and(|max| f64_lt(max, x))
+    if let Some(max) = get("maximum") {
+        if f64_lt(max, x) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether a count (computed only when `spec` bounds it) is within `spec`'s bounds.
@@ -53,9 +54,26 @@ pub(super) fn count_ok(
     spec: Option<Value<'_>>,
     min_key: &str,
     max_key: &str,
-    count: &dyn Fn() -> usize,
+    count: impl FnOnce() -> usize,
 ) -> bool {
-    bounded(spec, min_key, max_key, &|| count() as f64)
+    let Some(spec) = spec else { return true };
+    let get = |k: &str| spec.get(k).and_then(|v| v.as_number()).map(num_f64);
+    let (min, max) = (get(min_key), get(max_key));
+    if min.is_none() && max.is_none() {
+        return true;
+    }
+    let n = count();
+    if let Some(min) = min {
+        if f64_lt(n as f64, min) {
+            return false;
+        }
+    }
+    if let Some(max) = max {
+        if f64_lt(max, n as f64) {
+            return false;
+        }
+    }
+    true
 }
 
 pub(super) fn in_choices(choices: Value<'_>, s: Str<'_>) -> bool {
@@ -207,7 +225,7 @@ impl Ty<'_> {
         match self.0 {
             Shape::String(spec) => {
                 let Some(s) = v.as_str() else { return false };
-                if !count_ok(spec, "minLength", "maxLength", &|| s.char_len()) {
+                if !count_ok(spec, "minLength", "maxLength", || s.char_len()) {
                     return false;
                 }
                 match self.key("format").and_then(|f| f.as_str()) {
@@ -234,7 +252,7 @@ impl Ty<'_> {
                         return false;
                     }
                 }
-                count_ok(Some(spec), "minItems", "maxItems", &|| n)
+                count_ok(Some(spec), "minItems", "maxItems", || n)
             }
             Shape::Object { .. } | Shape::Schema(_) => false,
         }
