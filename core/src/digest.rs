@@ -52,27 +52,13 @@ impl Sha256 {
     /// The digest of everything written.
     pub(crate) fn finish(&mut self) -> [u8; 32] {
         let bits = (self.blocks as u64 * 64 + self.len as u64).wrapping_mul(8);
-        // The padding: 0x80, zeros, the bit length in the last 8 bytes. Zeros are copied
-        // from a constant (a fill would link one more memset variant).
+        // The padding, written like any other bytes: 0x80, zeros up to 8 bytes before a
+        // block's end, the bit length (the last write compresses the final block).
         const ZEROS: [u8; 64] = [0; 64];
-        let mut n = self.len;
-        if let (Some(b), Some(pad)) = (self.block.get_mut(n..), ZEROS.get(n..)) {
-            if let Some((first, rest)) = b.split_first_mut() {
-                *first = 0x80;
-                n += 1;
-                if n > 56 {
-                    rest.copy_from_slice(pad.get(1..).unwrap_or_default());
-                    compress(&mut self.state, &self.block);
-                    n = 0;
-                }
-            }
-        }
-        let (body, tail) = self.block.split_at_mut(56);
-        if let (Some(b), Some(z)) = (body.get_mut(n..), ZEROS.get(n..56)) {
-            b.copy_from_slice(z);
-        }
-        tail.copy_from_slice(&bits.to_be_bytes());
-        compress(&mut self.state, &self.block);
+        self.put(&[0x80]);
+        let zeros = (64 + 56 - self.len) % 64;
+        self.put(ZEROS.get(..zeros).unwrap_or_default());
+        self.put(&bits.to_be_bytes());
         let mut out = [0u8; 32];
         for (o, w) in out.chunks_exact_mut(4).zip(self.state) {
             o.copy_from_slice(&w.to_be_bytes());

@@ -125,56 +125,46 @@ fn f64_repr_bytes(negative: bool, digits: &[u8], decpt: i32) -> ([u8; 48], usize
 
     let mut out = [0u8; 48];
     let mut len = 0usize;
-    let mut push = |bytes: &[u8]| {
-        for &c in bytes {
-            if let Some(slot) = out.get_mut(len) {
-                *slot = c;
-                len += 1;
-            }
+    let mut push = |c: u8| {
+        if let Some(slot) = out.get_mut(len) {
+            *slot = c;
+            len += 1;
         }
     };
     if negative {
-        push(b"-");
+        push(b'-');
     }
-    if -4 < decpt && decpt <= 16 {
-        if decpt <= 0 {
-            push(b"0.");
-            for _ in decpt..0 {
-                push(b"0");
-            }
-            push(d);
-        } else {
-            let decpt = decpt as usize;
-            match d.split_at_checked(decpt) {
-                Some((int, frac)) if !frac.is_empty() => {
-                    push(int);
-                    push(b".");
-                    push(frac);
-                }
-                _ => {
-                    push(d);
-                    for _ in d.len()..decpt {
-                        push(b"0");
-                    }
-                    push(b".0");
-                }
-            }
-        }
+    // One digit loop for both notations: `zeros` leading zeros, then the digits, then
+    // zeros up to `total` digits, with the point before digit `point` when it is not
+    // past the end. Fixed notation (-4 < decpt <= 16): 0.05 is "0" "." "0" "5" (point
+    // 1), 1234.5 is "1234" "." "5" (point decpt), 1e16 is "1" + 15 zeros + "." "0".
+    // Scientific: the digits with the point after the first, then the exponent.
+    let n = d.len() as i32;
+    let fixed = -4 < decpt && decpt <= 16;
+    let (zeros, point, total) = if !fixed {
+        (0, 1, n)
+    } else if decpt <= 0 {
+        (1 - decpt, 1, 1 - decpt + n)
     } else {
-        if let Some((first, rest)) = d.split_first() {
-            push(&[*first]);
-            if !rest.is_empty() {
-                push(b".");
-                push(rest);
-            }
+        (0, decpt, n.max(decpt + 1))
+    };
+    for i in 0..total {
+        if i == point {
+            push(b'.');
         }
+        let digit = usize::try_from(i - zeros).ok().and_then(|k| d.get(k));
+        push(digit.copied().unwrap_or(b'0'));
+    }
+    if !fixed {
         let e = decpt - 1;
-        push(if e < 0 { b"e-" } else { b"e+" });
+        push(b'e');
+        push(if e < 0 { b'-' } else { b'+' });
         let e = e.unsigned_abs();
         if e >= 100 {
-            push(&[b'0' + (e / 100) as u8]);
+            push(b'0' + (e / 100) as u8);
         }
-        push(&[b'0' + (e / 10 % 10) as u8, b'0' + (e % 10) as u8]);
+        push(b'0' + (e / 10 % 10) as u8);
+        push(b'0' + (e % 10) as u8);
     }
     (out, len)
 }

@@ -5,6 +5,7 @@
 use core::cmp::Ordering;
 
 use super::float::parse_f64;
+use super::write::SHORT_ESCAPES;
 use super::{Items, JsonError, JsonErrorKind, Kind, Members, Number, Str, Units, Value, MAX_DEPTH};
 
 // ---------------------------------------------------------------------------------------
@@ -78,14 +79,25 @@ fn skip_plain_words(b: &[u8], mut pos: usize, controls: bool) -> usize {
 
 /// Validate the string whose opening quote is at `pos`; the index after its closing quote.
 fn scan_string(b: &[u8], pos: usize) -> Result<usize, JsonError> {
-    let mut pos = pos + 1;
+    let end = contents_end(b, pos + 1)?;
+    if b.get(end) == Some(&b'"') {
+        Ok(end + 1)
+    } else {
+        Err(syntax(end))
+    }
+}
+
+/// Validate string contents from `pos`: the index of the first unescaped `"`, or the end
+/// of `b`; an error at a control character or a malformed escape. Shared by
+/// [`scan_string`] and [`Str::from_contents`].
+fn contents_end(b: &[u8], mut pos: usize) -> Result<usize, JsonError> {
     loop {
         pos = skip_plain_words(b, pos, true);
         let Some(&c) = b.get(pos) else {
-            return Err(syntax(pos));
+            return Ok(pos);
         };
         match c {
-            b'"' => return Ok(pos + 1),
+            b'"' => return Ok(pos),
             b'\\' => match b.get(pos + 1) {
                 Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => pos += 2,
                 Some(b'u') => {
@@ -511,26 +523,8 @@ impl<'a> Str<'a> {
     /// valid as such: no unescaped quote or control character, only JSON escapes.
     #[cfg(feature = "serde")]
     pub(crate) fn from_contents(s: &'a str) -> Option<Str<'a>> {
-        let b = s.as_bytes();
-        let mut pos = 0;
-        while let Some(&c) = b.get(pos) {
-            match c {
-                b'"' | 0..=0x1f => return None,
-                b'\\' => match b.get(pos + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => pos += 2,
-                    Some(b'u') => {
-                        let hex = b.get(pos + 2..pos + 6)?;
-                        if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return None;
-                        }
-                        pos += 6;
-                    }
-                    _ => return None,
-                },
-                _ => pos += 1,
-            }
-        }
-        Some(Str(s))
+        // Valid contents run to the end without meeting an unescaped quote.
+        (contents_end(s.as_bytes(), 0).ok()? == s.len()).then_some(Str(s))
     }
     /// The raw contents (escapes intact, no quotes).
     pub fn raw(self) -> &'a str {
@@ -661,11 +655,6 @@ impl Iterator for Units<'_> {
             return Some(u32::from(c));
         }
         let (cp, used) = match *b.get(1)? {
-            b'b' => (0x08, 2),
-            b'f' => (0x0C, 2),
-            b'n' => (0x0A, 2),
-            b'r' => (0x0D, 2),
-            b't' => (0x09, 2),
             b'u' => {
                 let hi = hex4(b.get(2..6)?)?;
                 // Python pairs a high surrogate with an immediately following low one.
@@ -681,7 +670,15 @@ impl Iterator for Units<'_> {
                     _ => (hi, 6),
                 }
             }
-            other => (u32::from(other), 2), // `"`, `\`, `/`
+            // The two-character escapes (the writer's table read backwards); `/` is
+            // itself.
+            letter => {
+                let c = SHORT_ESCAPES
+                    .iter()
+                    .find(|&&(_, l)| l == letter)
+                    .map_or(letter, |&(c, _)| c);
+                (u32::from(c), 2)
+            }
         };
         self.rest = self.rest.get(used..).unwrap_or("");
         Some(cp)

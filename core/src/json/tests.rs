@@ -1077,3 +1077,35 @@ fn json_matches_cpython() {
         assert!(Value::parse(doc).is_err(), "{doc:?}");
     }
 }
+
+/// String contents are valid exactly when the quoted string is a JSON string (the two
+/// share one scanner): every short text over an alphabet of quotes, backslashes, escape
+/// letters, hex digits, a control character and non-ASCII.
+#[cfg(feature = "serde")]
+#[test]
+fn string_contents_are_what_a_quoted_string_accepts() {
+    let alphabet = [
+        "\"", "\\", "u", "n", "/", "x", "0", "aF", "\u{1}", "é", "\\u00e9",
+    ];
+    let mut texts = vec![String::new()];
+    // Every text of up to 4 pieces (up to 2 under miri).
+    for _ in 0..if cfg!(miri) { 2 } else { 4 } {
+        let longer: Vec<String> = texts
+            .iter()
+            .flat_map(|t| alphabet.iter().map(move |a| format!("{t}{a}")))
+            .collect();
+        texts.extend(longer);
+        texts.dedup();
+    }
+    let mut valid = 0;
+    for t in &texts {
+        let want = Value::parse(&format!("\"{t}\"")).is_ok();
+        assert_eq!(Str::from_contents(t).is_some(), want, "{t:?}");
+        valid += usize::from(want);
+    }
+    assert!(
+        valid > 1 && valid < texts.len(),
+        "{valid} of {}",
+        texts.len()
+    );
+}

@@ -85,15 +85,24 @@ fn put_u_escape(cp: u32, sink: &mut dyn Sink) {
 
 /// One code point, escaped as `json.dumps` escapes it. Lone surrogates are always written
 /// as `\udxxx` (they have no UTF-8 form).
+/// The two-character escapes: a character and the letter after its backslash.
+pub(super) const SHORT_ESCAPES: [(u8, u8); 7] = [
+    (b'"', b'"'),
+    (b'\\', b'\\'),
+    (b'\n', b'n'),
+    (b'\r', b'r'),
+    (b'\t', b't'),
+    (0x08, b'b'),
+    (0x0C, b'f'),
+];
+
 fn put_cp(cp: u32, ascii: bool, sink: &mut dyn Sink) {
+    // A table rather than one `put` per escape in the match (smaller, same bytes).
+    if let Some(&(_, letter)) = SHORT_ESCAPES.iter().find(|&&(c, _)| u32::from(c) == cp) {
+        sink.put(&[b'\\', letter]);
+        return;
+    }
     match cp {
-        0x22 => sink.put(b"\\\""),
-        0x5C => sink.put(b"\\\\"),
-        0x0A => sink.put(b"\\n"),
-        0x0D => sink.put(b"\\r"),
-        0x09 => sink.put(b"\\t"),
-        0x08 => sink.put(b"\\b"),
-        0x0C => sink.put(b"\\f"),
         0x00..=0x1F => put_u_escape(cp, sink),
         // Printable ASCII (the cast is lossless in this arm).
         0x20..=0x7E => sink.put(&[cp as u8]),

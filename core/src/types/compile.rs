@@ -33,7 +33,9 @@ const ARRAY_KEYS: &[&str] = &[
     "description",
     "default",
 ];
-const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
+/// The string formats the type compiler accepts (`validate::format_ok` checks them by
+/// their index here: email, uri, date, date-time).
+pub(super) const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
 fn only_keys(v: Value<'_>, allowed: &[&str]) -> Result<(), TyError> {
     for (k, _) in v.members() {

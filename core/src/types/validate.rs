@@ -1,6 +1,7 @@
 //! Checking accepted content strictly (JSON types as MCP defines them) and writing the
 //! values it settles to (the Python values FastMCP settles to).
 
+use super::compile::FORMATS;
 use super::raw::check_raw_content;
 use super::{decode_small, Shape, Ty};
 use crate::json::{
@@ -94,60 +95,73 @@ pub(super) fn integer_ok(spec: Option<Value<'_>>, n: Option<Number<'_>>) -> bool
 /// stack peak is a round validating answers).
 #[inline(never)]
 pub(super) fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
+    // The format looked up once, by its index in FORMATS (0 email, 1 uri, 2 date,
+    // 3 date-time); another format (a raw schema's) is not checked.
+    let Some(which) = FORMATS.iter().position(|f| format.eq_str(f)) else {
+        return true;
+    };
     let mut buf = [0u8; 128];
     let Some(text) = decode_small(s, &mut buf) else {
         // Longer than any date; fine for email/uri.
-        return !(format.eq_str("date") || format.eq_str("date-time"));
+        return which < 2;
     };
     // Byte searches: the patterns are ASCII, and UTF-8 never uses ASCII bytes inside a
     // longer character.
     let b = text.as_bytes();
-    if format.eq_str("email") {
-        let Some(at) = b.iter().rposition(|&c| c == b'@') else {
-            return false;
-        };
-        at > 0 && at + 1 < b.len() && !has_white_space(b)
-    } else if format.eq_str("uri") {
-        let Some(colon) = b.iter().position(|&c| c == b':') else {
-            return false;
-        };
-        let scheme = b.get(..colon).unwrap_or_default();
-        scheme.first().is_some_and(u8::is_ascii_alphabetic)
-            && scheme
-                .iter()
-                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
-            && !has_white_space(b)
-    } else if format.eq_str("date") {
-        is_date(b)
-    } else if format.eq_str("date-time") {
-        is_date_time(b)
-    } else {
-        true
+    match which {
+        0 => {
+            let Some(at) = b.iter().rposition(|&c| c == b'@') else {
+                return false;
+            };
+            at > 0 && at + 1 < b.len() && !has_white_space(b)
+        }
+        1 => {
+            let Some(colon) = b.iter().position(|&c| c == b':') else {
+                return false;
+            };
+            let scheme = b.get(..colon).unwrap_or_default();
+            scheme.first().is_some_and(u8::is_ascii_alphabetic)
+                && scheme
+                    .iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+                && !has_white_space(b)
+        }
+        2 => is_date(b),
+        _ => is_date_time(b),
     }
 }
 
 // Dates on bytes (every accepted byte is ASCII): str slicing links core's
 // char-boundary panics.
 
-/// The number `s` writes in decimal digits (at most 4 here: no overflow).
-fn digits(s: &[u8]) -> Option<u32> {
-    if s.is_empty() {
+/// The numbers `s` writes where `pattern` has runs of `d` (at most three runs of at most
+/// four digits: no overflow), when every `d` is an ASCII digit and every other byte of
+/// `pattern` appears as it is; `None` when `s` does not have that form. One matcher for
+/// the date, the time and the offset (smaller than one unpacking of each).
+fn fields(s: &[u8], pattern: &[u8]) -> Option<[u32; 3]> {
+    if s.len() != pattern.len() {
         return None;
     }
-    s.iter().try_fold(0u32, |n, &c| {
-        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
-    })
+    let mut out = [0u32; 3];
+    let mut field = 0usize;
+    for (&c, &p) in s.iter().zip(pattern) {
+        if p == b'd' {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            let n = out.get_mut(field)?;
+            *n = *n * 10 + u32::from(c - b'0');
+        } else if c != p {
+            return None;
+        } else if field < 2 {
+            field += 1;
+        }
+    }
+    Some(out)
 }
 
 fn is_date(b: &[u8]) -> bool {
-    let &[y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = b else {
-        return false;
-    };
-    let (Some(y), Some(m), Some(d)) = (
-        digits(&[y0, y1, y2, y3]),
-        digits(&[m0, m1]),
-        digits(&[d0, d1]),
-    ) else {
+    let Some([y, m, d]) = fields(b, b"dddd-dd-dd") else {
         return false;
     };
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -163,26 +177,16 @@ fn is_date(b: &[u8]) -> bool {
 
 fn is_date_time(s: &[u8]) -> bool {
     // A date in the first 10 bytes is ASCII, so byte 10 starts a character.
-    if s.len() < 20 {
+    let (Some((date, rest)), Some((time, mut tail))) = (
+        s.split_at_checked(10),
+        s.get(11..).and_then(|t| t.split_at_checked(8)),
+    ) else {
+        return false;
+    };
+    if !is_date(date) || !matches!(rest.first(), Some(b'T' | b't' | b' ')) {
         return false;
     }
-    let (date, rest) = s.split_at(10);
-    if !is_date(date) {
-        return false;
-    }
-    let rest = match rest.split_first() {
-        Some((b'T' | b't' | b' ', rest)) => rest,
-        _ => return false,
-    };
-    let Some((&[h0, h1, b':', m0, m1, b':', s0, s1], mut tail)) = rest.split_first_chunk::<8>()
-    else {
-        return false;
-    };
-    let (Some(h), Some(mi), Some(se)) = (digits(&[h0, h1]), digits(&[m0, m1]), digits(&[s0, s1]))
-    else {
-        return false;
-    };
-    if h > 23 || mi > 59 || se > 60 {
+    if !fields(time, b"dd:dd:dd").is_some_and(|[h, m, s]| h <= 23 && m <= 59 && s <= 60) {
         return false;
     }
     if let Some((b'.', frac)) = tail.split_first() {
@@ -194,8 +198,8 @@ fn is_date_time(s: &[u8]) -> bool {
     }
     match tail {
         b"Z" | b"z" => true,
-        &[b'+' | b'-', h0, h1, b':', m0, m1] => {
-            digits(&[h0, h1]).is_some_and(|h| h <= 23) && digits(&[m0, m1]).is_some_and(|m| m <= 59)
+        [b'+' | b'-', offset @ ..] => {
+            fields(offset, b"dd:dd").is_some_and(|[h, m, _]| h <= 23 && m <= 59)
         }
         _ => false,
     }
