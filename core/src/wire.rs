@@ -82,7 +82,7 @@ impl<const N: usize> Serialize for Plan<'_, N> {
 /// An answer type as plan bytes carry it: its kind, type object and choices (the same
 /// layout as before types became one enum per kind). Checked on load by
 /// [`Ty::from_parts`].
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 #[serde(rename = "Ty")]
 struct TyWire<'a> {
     kind: TypeKind,
@@ -161,9 +161,9 @@ const MALFORMED: Problem = Problem::PLAN_MALFORMED;
 
 /// The answer type of parameter `at` from its wire parts: a type this build leaves out
 /// is named as such (the feature to enable), any other mismatch is `problem`.
-fn ty_of<'a>(at: &str, t: TyWire<'a>, problem: Problem) -> Result<Ty<'a>, CompileError> {
-    available(t.kind).map_err(|p| bad(at, p))?;
-    Ty::from_parts(t.kind, t.spec, t.choices).ok_or_else(|| bad(at, problem))
+fn ty_of<'a>(t: TyWire<'a>, problem: Problem) -> Result<Ty<'a>, Problem> {
+    available(t.kind)?;
+    Ty::from_parts(t.kind, t.spec, t.choices).ok_or(problem)
 }
 
 /// The plan's postcard layout, read by hand: what `postcard::take_from_bytes::<PlanWire>`
@@ -323,18 +323,19 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
     }
     let len = wire_params.len();
     let mut params: heapless::Vec<Param<'a>, N> = heapless::Vec::new();
-    for p in wire_params {
+    // By reference: moving each parameter out of the vector costs a copy of it (flash).
+    for p in wire_params.iter() {
         if !name_ok(p.name) {
             return Err(bad("plan", Problem::PLAN_PARAM_NAME));
         }
         if params.iter().any(|q| q.name == p.name) {
             return Err(CompileError::DuplicateName { name: name(p.name) });
         }
-        let ty = ty_of(p.name, p.ty, Problem::PLAN_TYPE)?;
+        let ty = ty_of(p.ty, Problem::PLAN_TYPE).map_err(|q| bad(p.name, q))?;
         if p.outcome && p.ask.is_none() {
             return Err(bad(p.name, Problem::PLAN_OUTCOME));
         }
-        let ask = match p.ask {
+        let ask = match &p.ask {
             None => None,
             Some(AskWire::Resolver {
                 needs,
@@ -344,14 +345,15 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
                 if needs.iter().any(|&j| j as usize >= len) {
                     return Err(bad(p.name, Problem::PLAN_NEED));
                 }
-                input::available(kind).map_err(|e| bad(p.name, e))?;
+                input::available(*kind).map_err(|e| bad(p.name, e))?;
                 let declares = match declares {
                     None => None,
-                    Some(_) if kind != InputKind::Form => {
+                    Some(_) if *kind != InputKind::Form => {
                         return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
                     }
                     Some(d) => {
-                        let d = ty_of(p.name, d, Problem::PLAN_DECLARED_TYPE)?;
+                        let d =
+                            ty_of(*d, Problem::PLAN_DECLARED_TYPE).map_err(|q| bad(p.name, q))?;
                         if !d.same_as(&ty) {
                             return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
                         }
@@ -359,9 +361,9 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
                     }
                 };
                 Some(AskKind::Resolver {
-                    needs,
+                    needs: needs.clone(),
                     declares,
-                    kind,
+                    kind: *kind,
                 })
             }
             Some(AskWire::Url(_) | AskWire::Sampling(_) | AskWire::Roots(_))
@@ -369,16 +371,19 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
             {
                 return Err(bad(p.name, Problem::INPUT_KINDS_LEFT_OUT));
             }
-            Some(AskWire::Url(mut q)) => {
+            Some(AskWire::Url(q)) => {
+                let mut q = *q;
                 q.digest = url_digest(q.message, q.url);
                 Some(AskKind::Url(q))
             }
-            Some(AskWire::Sampling(mut q)) => {
+            Some(AskWire::Sampling(q)) => {
+                let mut q = *q;
                 check_request_params(InputKind::Sampling, q.params).map_err(|e| bad(p.name, e))?;
                 q.digest = request_digest(q.params);
                 Some(AskKind::Sampling(q))
             }
-            Some(AskWire::Roots(mut q)) => {
+            Some(AskWire::Roots(q)) => {
+                let mut q = *q;
                 check_request_params(InputKind::Roots, q.params).map_err(|e| bad(p.name, e))?;
                 q.digest = request_digest(q.params);
                 Some(AskKind::Roots(q))
@@ -388,7 +393,8 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
             {
                 return Err(bad(p.name, Problem::PLAN_LABELS));
             }
-            Some(AskWire::Literal(mut q)) => {
+            Some(AskWire::Literal(q)) => {
+                let mut q = *q;
                 // Recomputed, never read: always consistent with the question.
                 q.digest = question_digest(q.message, &ty, q.title, q.description);
                 Some(AskKind::Literal(q))

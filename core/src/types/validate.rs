@@ -7,7 +7,7 @@ use super::{decode_small, Shape, Ty};
 use crate::json::{
     f64_finite, f64_lt, parse_f64, write_f64, write_value, Kind, Number, Sink, Str, Style, Value,
 };
-use crate::pyfmt::has_white_space;
+use crate::pyfmt::{has_white_space, white_space_len};
 
 /// A JSON number as an f64 (an integer literal too long for one rounds; NaN if unparsable).
 pub(super) fn num_f64(n: Number<'_>) -> f64 {
@@ -102,8 +102,9 @@ pub(super) fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
     };
     let mut buf = [0u8; 128];
     let Some(text) = decode_small(s, &mut buf) else {
-        // Longer than any date; fine for email/uri.
-        return which < 2;
+        // Longer than any date; an email or uri this long is checked character by
+        // character instead.
+        return which < 2 && long_format_ok(which == 0, s);
     };
     // Byte searches: the patterns are ASCII, and UTF-8 never uses ASCII bytes inside a
     // longer character.
@@ -128,6 +129,38 @@ pub(super) fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
         }
         2 => is_date(b),
         _ => is_date_time(b),
+    }
+}
+
+/// [`format_ok`] for an email (`email`) or uri longer than its decoding buffer: the same
+/// checks, over the decoded characters.
+#[inline(never)]
+fn long_format_ok(email: bool, s: Str<'_>) -> bool {
+    let mut utf8 = [0u8; 4];
+    let (mut n, mut last_at, mut colon, mut scheme_ok) = (0usize, None, None, true);
+    for u in s.units() {
+        let c = char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER);
+        if white_space_len(c.encode_utf8(&mut utf8).as_bytes()) > 0 {
+            return false;
+        }
+        if c == '@' {
+            last_at = Some(n);
+        }
+        if colon.is_none() {
+            if c == ':' {
+                colon = Some(n);
+            } else if !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                || (n == 0 && !c.is_ascii_alphabetic())
+            {
+                scheme_ok = false;
+            }
+        }
+        n += 1;
+    }
+    if email {
+        last_at.is_some_and(|at| at > 0 && at + 1 < n)
+    } else {
+        colon.is_some_and(|c| c > 0) && scheme_ok
     }
 }
 
@@ -394,6 +427,44 @@ mod tests {
     impl Sink for Buf {
         fn put(&mut self, bytes: &[u8]) {
             self.0.extend_from_slice(bytes);
+        }
+    }
+
+    /// Emails and uris longer than the decoding buffer are checked as the short ones
+    /// are: the same verdicts for the same strings at any length, escapes included.
+    #[test]
+    fn long_emails_and_uris_are_checked_too() {
+        fn check(format: &str, text: &str) -> bool {
+            format_ok(
+                Str::from_contents(format).unwrap(),
+                Str::from_contents(text).unwrap(),
+            )
+        }
+        let pad = "a".repeat(300);
+        for (format, text, ok) in [
+            ("email", format!("{pad}@example.com"), true),
+            ("email", format!("{pad}\\u0040example.com"), true),
+            ("email", format!("{pad}example.com"), false),
+            ("email", format!("{pad} x@example.com"), false),
+            ("email", format!("{pad}@"), false),
+            ("email", format!("@{pad}"), false),
+            ("email", format!("{pad}\\u2028@example.com"), false),
+            ("uri", format!("https://example.com/{pad}"), true),
+            ("uri", format!("h-t.t+p://example.com/{pad}"), true),
+            ("uri", format!("1http://example.com/{pad}"), false),
+            ("uri", format!("https://example.com/{pad} x"), false),
+            ("uri", format!("{pad}"), false),
+            ("uri", format!(":{pad}"), false),
+        ] {
+            assert_eq!(
+                check(format, &text),
+                ok,
+                "{format} {}",
+                &text[text.len().saturating_sub(40)..]
+            );
+            // The short form of the same case gets the same verdict.
+            let short = text.replacen(&pad, "a", 1);
+            assert_eq!(check(format, &short), ok, "{format} {short}");
         }
     }
 
