@@ -956,11 +956,14 @@ impl World {
             || opt_null(&state)
             || opt_null(&replies)
             || opt_null(&caps);
-        let any_bad_utf8 = [&args, &state, &replies, &caps]
-            .iter()
-            .any(|t| matches!(t, Text::Bytes(b) if std::str::from_utf8(b).is_err()));
+        let bad_utf8 = |t: &Text| matches!(t, Text::Bytes(b) if std::str::from_utf8(b).is_err());
+        let any_bad_utf8 = [&args, &state, &replies, &caps].iter().any(|t| bad_utf8(t));
         if any_null {
             assert_eq!(code, ELICIT_ERR_NULL, "{what} with a NULL argument");
+        } else if bad_utf8(&caps) {
+            // The capabilities are read before the round's memory is sized (they are not
+            // copied), the other texts after they are copied.
+            assert_eq!(code, ELICIT_ERR_UTF8, "{what} with non-UTF-8 capabilities");
         } else if huge {
             assert_eq!(code, ELICIT_ERR_TOO_LARGE, "{what} with workspace {ws}");
         } else if any_bad_utf8 {
