@@ -66,11 +66,12 @@ os.makedirs(BUILD_BASE, exist_ok=True)
 # egg_info records the absolute paths of the checkout it was made in (egg_base lies
 # outside this folder), and a stale one from a moved or other checkout sharing the target
 # folder fails the build ("setup script specifies an absolute path"): it is remade on
-# every build, so start without it. The same for setuptools' copy of the package
-# sources (build/lib): it copies a source only when it is newer than the copy, so a copy
-# from another checkout sharing the target folder could win; the copy is cheap to remake.
+# every build, so start without it. The same for setuptools' build folder (its copy of
+# the package sources, build/lib.<platform>): it copies a source only when the source is
+# newer than the copy, so a copy from another checkout sharing the target folder could
+# win; it is cheap to remake (the library itself is built by cargo, not in there).
 shutil.rmtree(os.path.join(BUILD_BASE, "elicit.egg-info"), ignore_errors=True)
-shutil.rmtree(os.path.join(BUILD_BASE, "build", "lib"), ignore_errors=True)
+shutil.rmtree(os.path.join(BUILD_BASE, "build"), ignore_errors=True)
 
 setup(
     options={
