@@ -1260,9 +1260,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             }
             first = false;
             write_str(p.name, false, out);
-            out.put(b":{\"method\":\"");
-            out.put(kind_of(p).method().as_bytes());
-            out.put(b"\",\"params\":");
+            // One write per request (the sink's cost is per call): the method spelled out
+            // with its surroundings, as InputKind::method names it.
+            out.put(match kind_of(p) {
+                InputKind::Form | InputKind::Url => {
+                    b":{\"method\":\"elicitation/create\",\"params\":"
+                }
+                InputKind::Sampling => b":{\"method\":\"sampling/createMessage\",\"params\":",
+                InputKind::Roots => b":{\"method\":\"roots/list\",\"params\":",
+            });
             request.write_params(Render::wire(client_view), None, out);
             out.put(b"}");
         }
