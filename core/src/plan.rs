@@ -62,9 +62,7 @@ use crate::input::{available, Capabilities, InputKind};
 #[cfg(feature = "test-helpers")]
 use crate::json::Sink;
 use crate::json::{Kind, Str, Value};
-use crate::question::{
-    check_request_params, question_digest, request_digest, url_digest, Question, Request,
-};
+use crate::question::{check_request_params, question_digest, Question, Request};
 // Re-exported for round.rs, which reads a question's digest text from here.
 /// The digest of arbitrary request params (a test and oracle helper, feature
 /// `test-helpers`).
@@ -444,7 +442,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             })?;
             let q = RequestQ {
                 params,
-                digest: request_digest(params),
+                digest: Request::Params(params).digest(),
             };
             return Ok(if kind == InputKind::Sampling {
                 AskKind::Sampling(q)
@@ -472,7 +470,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             return Ok(AskKind::Url(UrlQ {
                 message,
                 url,
-                digest: url_digest(message, url),
+                digest: Request::Url { message, url }.digest(),
             }));
         }
         let title = opt_str(e, "title", pname, "\"title\" must be a string")?;

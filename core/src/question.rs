@@ -225,15 +225,10 @@ impl<'a> Request<'a> {
         elicitation_id: Option<&[u8]>,
         out: &mut dyn Sink,
     ) {
-        if !cfg!(feature = "input-kinds") {
-            // Only form questions exist in this build.
-            if let Request::Form(q) = *self {
-                write_params(q.message, &q.ty, q.title, q.description, render, out);
-            }
-            return;
-        }
         match *self {
             Request::Form(q) => write_params(q.message, &q.ty, q.title, q.description, render, out),
+            // Only form questions exist without `input-kinds` (the other arms drop out).
+            _ if !cfg!(feature = "input-kinds") => {}
             Request::Url { message, url } => {
                 write_url_params(message, url, render.digest, elicitation_id, out)
             }
@@ -247,6 +242,12 @@ impl<'a> Request<'a> {
                 out,
             ),
         }
+    }
+
+    /// The digest of the request: SHA-256 over its params' digest form (sorted keys,
+    /// ASCII escapes), first 16 bytes — one formula for every kind.
+    pub(crate) fn digest(&self) -> [u8; 16] {
+        digest::short(|h| self.write_params(Render::DIGEST, None, h))
     }
 
     /// The message shown to the user (form and URL mode).
@@ -285,16 +286,6 @@ fn write_url_params(
         }
     }
     out.put(b"}");
-}
-
-/// The digest of a URL-mode question.
-pub(crate) fn url_digest(message: Str<'_>, url: Str<'_>) -> [u8; 16] {
-    digest::short(|h| write_url_params(message, url, true, None, h))
-}
-
-/// The digest of a sampling or roots request's params.
-pub(crate) fn request_digest(params: Value<'_>) -> [u8; 16] {
-    digest::short(|h| write_value(params, Style::DIGEST, h))
 }
 
 /// Keys a CreateMessageRequest's params may have (MCP 2026-07-28).
@@ -369,13 +360,7 @@ pub(crate) fn scan_request<'a>(
     param_ty: &Ty<'a>,
 ) -> Result<(Value<'a>, [u8; 16]), Problem> {
     let v = Value::parse(text).map_err(|_| Problem::QUESTION_NOT_JSON)?;
-    let request = read_request(kind, v, param_ty)?;
-    let digest = match request {
-        Request::Form(q) => question_digest(q.message, &q.ty, q.title, q.description),
-        Request::Url { message, url } => url_digest(message, url),
-        Request::Params(params) => request_digest(params),
-    };
-    Ok((v, digest))
+    Ok((v, read_request(kind, v, param_ty)?.digest()))
 }
 
 /// Read a resolver's question of `kind` (a form question's type defaults to

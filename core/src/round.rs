@@ -1260,15 +1260,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             }
             first = false;
             write_str(p.name, false, out);
-            // One write per request (the sink's cost is per call): the method spelled out
-            // with its surroundings, as InputKind::method names it.
-            out.put(match kind_of(p) {
-                InputKind::Form | InputKind::Url => {
-                    b":{\"method\":\"elicitation/create\",\"params\":"
-                }
-                InputKind::Sampling => b":{\"method\":\"sampling/createMessage\",\"params\":",
-                InputKind::Roots => b":{\"method\":\"roots/list\",\"params\":",
-            });
+            // One write per request (the sink's cost is per call).
+            out.put(kind_of(p).request_head());
             request.write_params(Render::wire(client_view), None, out);
             out.put(b"}");
         }

@@ -30,7 +30,7 @@ use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
 use crate::input::{self, InputKind};
 use crate::json::{Str, Value};
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ, MAX_NEEDS};
-use crate::question::{check_request_params, question_digest, request_digest, url_digest};
+use crate::question::{check_request_params, question_digest, Request};
 use crate::types::{available, Ty, TypeKind};
 
 /// The first byte of [`Plan::to_postcard`]'s output; bumped whenever the layout changes.
@@ -373,19 +373,23 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
             }
             Some(AskWire::Url(q)) => {
                 let mut q = *q;
-                q.digest = url_digest(q.message, q.url);
+                q.digest = Request::Url {
+                    message: q.message,
+                    url: q.url,
+                }
+                .digest();
                 Some(AskKind::Url(q))
             }
             Some(AskWire::Sampling(q)) => {
                 let mut q = *q;
                 check_request_params(InputKind::Sampling, q.params).map_err(|e| bad(p.name, e))?;
-                q.digest = request_digest(q.params);
+                q.digest = Request::Params(q.params).digest();
                 Some(AskKind::Sampling(q))
             }
             Some(AskWire::Roots(q)) => {
                 let mut q = *q;
                 check_request_params(InputKind::Roots, q.params).map_err(|e| bad(p.name, e))?;
-                q.digest = request_digest(q.params);
+                q.digest = Request::Params(q.params).digest();
                 Some(AskKind::Roots(q))
             }
             Some(AskWire::Literal(q))
