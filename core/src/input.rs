@@ -102,7 +102,7 @@ impl InputKind {
 
     /// A stable number for the kind (0 form, 1 url, 2 sampling, 3 roots), as the C ABI
     /// reports it.
-    pub fn code(self) -> u32 {
+    pub const fn code(self) -> u32 {
         match self {
             InputKind::Form => 0,
             InputKind::Url => 1,
@@ -122,7 +122,7 @@ impl InputKind {
         }
     }
 
-    fn bit(self) -> u8 {
+    const fn bit(self) -> u8 {
         1 << self.code()
     }
 }
@@ -142,13 +142,7 @@ impl Capabilities {
 
     /// The set holding `kind` too.
     pub const fn with(self, kind: InputKind) -> Capabilities {
-        let bit = match kind {
-            InputKind::Form => 1,
-            InputKind::Url => 2,
-            InputKind::Sampling => 4,
-            InputKind::Roots => 8,
-        };
-        Capabilities(self.0 | bit)
+        Capabilities(self.0 | kind.bit())
     }
 
     /// Whether `kind` is in the set.
