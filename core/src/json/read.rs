@@ -521,7 +521,7 @@ impl<'a> Value<'a> {
 impl<'a> Str<'a> {
     /// `s` as the contents of a JSON string (what lies between the quotes), if it is
     /// valid as such: no unescaped quote or control character, only JSON escapes.
-    #[cfg(feature = "serde")]
+    #[cfg(any(test, feature = "serde"))]
     pub(crate) fn from_contents(s: &'a str) -> Option<Str<'a>> {
         // Valid contents run to the end without meeting an unescaped quote.
         (contents_end(s.as_bytes(), 0).ok()? == s.len()).then_some(Str(s))
