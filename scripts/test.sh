@@ -9,6 +9,10 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export RUSTUP_AUTO_INSTALL=0
 export CARGO_TERM_COLOR=never
+# One clean build per run: incremental caches only help an edit loop, and they doubled the
+# debug target's size (the CI disk ran out once).
+export CARGO_INCREMENTAL=0
+df -h . | sed -n 2p | awk '{print "test.sh: disk before the run: " $4 " free of " $2}'
 
 passed=0; failed=0; failures=()
 step() {
@@ -75,6 +79,8 @@ if [ -z "${QUICK:-}" ]; then
 fi
 
 echo
+df -h . | sed -n 2p | awk '{print "test.sh: disk after the run: " $4 " free"}'
+du -sh target fuzz/target 2>/dev/null | sed 's/^/test.sh: build output: /'
 if [ "$failed" -gt 0 ]; then
   echo "failed steps: ${failures[*]}"
 fi
