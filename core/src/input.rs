@@ -150,6 +150,11 @@ impl Capabilities {
         self.0 & kind.bit() != 0
     }
 
+    /// The kinds in this set that are not in `other`.
+    pub(crate) const fn without(self, other: Capabilities) -> Capabilities {
+        Capabilities(self.0 & !other.0)
+    }
+
     /// True when the set is empty.
     pub fn is_empty(self) -> bool {
         self.0 == 0

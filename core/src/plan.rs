@@ -141,6 +141,7 @@ impl AskKind<'_> {
     /// The kind of request that asks the parameter. Without the `input-kinds` feature
     /// every parameter is a form parameter (plans with other kinds are refused when
     /// compiled or loaded), which lets the compiler drop the other kinds' paths.
+    #[inline]
     pub(crate) fn kind(&self) -> InputKind {
         if !cfg!(feature = "input-kinds") {
             return InputKind::Form;

@@ -51,18 +51,6 @@ pub(crate) fn white_space_len(b: &[u8]) -> usize {
     }
 }
 
-/// Whether the UTF-8 text `b` holds a white space character (see [`white_space_len`]).
-pub(crate) fn has_white_space(b: &[u8]) -> bool {
-    let mut rest = b;
-    while let Some((_, tail)) = rest.split_first() {
-        if white_space_len(rest) > 0 {
-            return true;
-        }
-        rest = tail;
-    }
-    false
-}
-
 /// `s` without leading (`start`) or trailing characters that are white space or, with
 /// `underscore`, `_` (the bounds stay on char boundaries: every match is whole).
 fn trim(s: &str, start: bool, underscore: bool) -> &str {
@@ -199,10 +187,6 @@ mod tests {
             let u = |c: char| c.is_whitespace() || c == '_';
             assert_eq!(trim(s, false, true), s.trim_end_matches(u), "{s:?}");
             assert_eq!(trim(s, true, true), s.trim_start_matches(u));
-            assert_eq!(
-                has_white_space(s.as_bytes()),
-                s.contains(char::is_whitespace)
-            );
         }
     }
 

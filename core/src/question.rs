@@ -225,15 +225,17 @@ impl<'a> Request<'a> {
         elicitation_id: Option<&[u8]>,
         out: &mut dyn Sink,
     ) {
-        match *self {
+        // By reference: a form question is large, and copying it costs more than the
+        // dispatch.
+        match self {
             Request::Form(q) => write_params(q.message, &q.ty, q.title, q.description, render, out),
             // Only form questions exist without `input-kinds` (the other arms drop out).
             _ if !cfg!(feature = "input-kinds") => {}
             Request::Url { message, url } => {
-                write_url_params(message, url, render.digest, elicitation_id, out)
+                write_url_params(*message, *url, render.digest, elicitation_id, out)
             }
             Request::Params(params) => write_value(
-                params,
+                *params,
                 if render.digest {
                     Style::DIGEST
                 } else {

@@ -257,6 +257,8 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     notes: heapless::Vec<Note, N>,
     /// The kinds of request the client declared.
     caps: Capabilities,
+    /// The kinds of the questions pending this round (see [`Round::gate`]).
+    asking: Capabilities,
     /// No `requestState` came with the call: a reply counts for the question this round
     /// asks (see [`Round::decide`]).
     stateless: bool,
@@ -448,6 +450,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             error: None,
             notes: heapless::Vec::new(),
             caps: Capabilities::FORM,
+            asking: Capabilities::NONE,
             stateless: true,
         }
     }
@@ -734,8 +737,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// Capability gating, before anything is shown: the error when a question this
     /// round asks needs a kind the client did not declare (naming the first such
-    /// parameter and every missing kind).
+    /// parameter and every missing kind). `asking` (the kinds of the pending questions,
+    /// gathered as they were decided) settles the common case without a walk.
     fn gate(&self) -> Result<(), Error> {
+        if self.asking.without(self.caps).is_empty() {
+            return Ok(());
+        }
         let mut first = None;
         let mut missing = Capabilities::NONE;
         for (_, p, _) in self.pending() {
@@ -773,32 +780,38 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
         let kind = kind_of(p);
-        // Stateless, a reply counts only for a question the call's first round asks:
-        // none of its elicited needs may stem from a reply of this same call.
-        let stateless = self.stateless && !self.late_needs(p);
-        let declared = self.caps.contains(kind);
-        let Some(slot) = self.slots.get_mut(i) else {
-            return Err(NO_PARAM);
-        };
-        slot.asks = asks;
-        slot.digest = digest;
         if self.era == Era::Handshake {
-            if !declared {
+            if !self.caps.contains(kind) {
                 return Err(Error::MissingCapability {
                     param: name(p.name),
                     kind,
                     missing: Capabilities::NONE.with(kind),
                 });
             }
+            let slot = self.slot_mut(i)?;
+            slot.asks = asks;
+            slot.digest = digest;
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
+        let Some(slot) = self.slots.get_mut(i) else {
+            return Err(NO_PARAM);
+        };
+        slot.asks = asks;
+        slot.digest = digest;
         let (recorded, reply, asked) = (slot.recorded, slot.reply, slot.asked);
         if recorded.is_none() && reply.is_none() {
             // Nothing recorded, nothing replied: asked this round.
             slot.status = Status::Pending;
+            self.asking = self.asking.with(kind);
             return Ok(None);
         }
+        // Stateless, a reply counts only for a question the call's first round asks:
+        // none of its elicited needs may stem from a reply of this same call.
+        let stateless = self.stateless && !self.late_needs(p);
+        let Some(slot) = self.slots.get_mut(i) else {
+            return Err(NO_PARAM);
+        };
         let pname = p.name;
         let dbuf = digest_text(&digest);
         let digest = &dbuf[..];
@@ -843,6 +856,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         match answer {
             None => {
                 slot.status = Status::Pending;
+                self.asking = self.asking.with(kind);
                 Ok(None)
             }
             Some((action, content)) => {
@@ -1364,6 +1378,7 @@ fn settle<'a>(
 
 /// The kind of request that asks parameter `p` (form for an argument, which is never
 /// asked).
+#[inline]
 fn kind_of(p: &Param<'_>) -> InputKind {
     p.ask.as_ref().map_or(InputKind::Form, AskKind::kind)
 }

@@ -146,7 +146,13 @@ struct PlanWire<'a, const N: usize> {
 impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wire = PlanWire::<'a, N>::deserialize(d)?;
-        check(wire).map_err(D::Error::custom)
+        let mut params = heapless::Vec::new();
+        for p in wire.params.iter() {
+            let p = param_of(p).map_err(|(at, problem)| D::Error::custom(bad(at, problem)))?;
+            // Fits: the wire vector has the same capacity.
+            let _ = params.push(p);
+        }
+        check(wire.tool, params, wire.order).map_err(D::Error::custom)
     }
 }
 
@@ -169,7 +175,13 @@ fn ty_of<'a>(t: TyWire<'a>, problem: Problem) -> Result<Ty<'a>, Problem> {
 /// The plan's postcard layout, read by hand: what `postcard::take_from_bytes::<PlanWire>`
 /// reads, accepting exactly the same bytes (the tests compare the two), without serde's
 /// generic deserializer (about 3 KB of a firmware's flash). `None` for malformed bytes.
-struct Reader<'a>(&'a [u8]);
+///
+/// Each parameter is turned into a [`Param`] as soon as it is read ([`param_of`]), so
+/// no second vector of wire parameters is held. When one is refused (its answer type,
+/// its question, or, without the `input-kinds` feature, a kind this build leaves out:
+/// its bytes are not read, nor is the reader for them linked) the reader stops and keeps
+/// that parameter's name and problem (the second field) for the error.
+struct Reader<'a>(&'a [u8], Option<(&'a str, Problem)>);
 
 impl<'a> Reader<'a> {
     fn byte(&mut self) -> Option<u8> {
@@ -257,8 +269,12 @@ impl<'a> Reader<'a> {
             choices: self.option(Self::value)?,
         })
     }
-    fn ask(&mut self) -> Option<AskWire<'a>> {
+    fn ask(&mut self, param: &'a str) -> Option<AskWire<'a>> {
         Some(match self.variant()? {
+            2..=4 if !cfg!(feature = "input-kinds") => {
+                self.1 = Some((param, Problem::INPUT_KINDS_LEFT_OUT));
+                return None;
+            }
             0 => AskWire::Literal(LiteralQ {
                 message: self.json_str()?,
                 title: self.option(Self::json_str)?,
@@ -286,31 +302,97 @@ impl<'a> Reader<'a> {
             digest: [0; 16],
         })
     }
-    fn param(&mut self) -> Option<ParamWire<'a>> {
-        Some(ParamWire {
-            name: self.str()?,
+    fn param(&mut self) -> Option<Param<'a>> {
+        let name = self.str()?;
+        let wire = ParamWire {
+            name,
             ty: self.ty()?,
             default: self.option(Self::value)?,
-            ask: self.option(Self::ask)?,
+            ask: self.option(|r| r.ask(name))?,
             outcome: self.flag()?,
-        })
+        };
+        param_of(&wire).map_err(|e| self.1 = Some(e)).ok()
     }
-    fn plan<const N: usize>(&mut self) -> Option<PlanWire<'a, N>> {
-        Some(PlanWire {
-            tool: self.str()?,
-            params: self.vec(Self::param)?,
-            order: self.vec(Self::byte)?,
-        })
+    fn plan<const N: usize>(&mut self) -> Option<(&'a str, heapless::Vec<Param<'a>, N>, Order<N>)> {
+        Some((self.str()?, self.vec(Self::param)?, self.vec(Self::byte)?))
     }
 }
 
-/// Check a deserialized plan and recompute what is derived (the literal digests).
-fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, CompileError> {
-    let PlanWire {
-        tool,
-        params: wire_params,
-        order,
-    } = wire;
+/// A plan's resolution order (parameter indices).
+type Order<const N: usize> = heapless::Vec<u8, N>;
+
+/// A parameter off the wire as a [`Param`]: its answer type and question checked on
+/// their own (what needs the other parameters, and the digests, [`check`] does).
+/// Errors name the parameter and the problem.
+fn param_of<'a>(p: &ParamWire<'a>) -> Result<Param<'a>, (&'a str, Problem)> {
+    let ty = ty_of(p.ty, Problem::PLAN_TYPE).map_err(|q| (p.name, q))?;
+    if p.outcome && p.ask.is_none() {
+        return Err((p.name, Problem::PLAN_OUTCOME));
+    }
+    let ask = match &p.ask {
+        None => None,
+        Some(AskWire::Resolver {
+            needs,
+            declares,
+            kind,
+        }) => {
+            input::available(*kind).map_err(|e| (p.name, e))?;
+            let declares = match declares {
+                None => None,
+                Some(_) if *kind != InputKind::Form => {
+                    return Err((p.name, Problem::PLAN_DECLARED_TYPE));
+                }
+                Some(d) => {
+                    let d = ty_of(*d, Problem::PLAN_DECLARED_TYPE).map_err(|q| (p.name, q))?;
+                    if !d.same_as(&ty) {
+                        return Err((p.name, Problem::PLAN_DECLARED_TYPE));
+                    }
+                    Some(d)
+                }
+            };
+            Some(AskKind::Resolver {
+                needs: needs.clone(),
+                declares,
+                kind: *kind,
+            })
+        }
+        Some(AskWire::Url(_) | AskWire::Sampling(_) | AskWire::Roots(_))
+            if !cfg!(feature = "input-kinds") =>
+        {
+            return Err((p.name, Problem::INPUT_KINDS_LEFT_OUT));
+        }
+        Some(AskWire::Url(q)) => Some(AskKind::Url(*q)),
+        Some(AskWire::Sampling(q)) => {
+            check_request_params(InputKind::Sampling, q.params).map_err(|e| (p.name, e))?;
+            Some(AskKind::Sampling(*q))
+        }
+        Some(AskWire::Roots(q)) => {
+            check_request_params(InputKind::Roots, q.params).map_err(|e| (p.name, e))?;
+            Some(AskKind::Roots(*q))
+        }
+        Some(AskWire::Literal(q))
+            if (q.title.is_some() || q.description.is_some()) && !ty.wrapped() =>
+        {
+            return Err((p.name, Problem::PLAN_LABELS));
+        }
+        Some(AskWire::Literal(q)) => Some(AskKind::Literal(*q)),
+    };
+    Ok(Param {
+        name: p.name,
+        ty,
+        default: p.default,
+        ask,
+        outcome: p.outcome,
+    })
+}
+
+/// Check a plan's parameters together (names, needs, the resolution order) and compute
+/// what is derived (the question digests).
+fn check<'a, const N: usize>(
+    tool: &'a str,
+    mut params: heapless::Vec<Param<'a>, N>,
+    order: Order<N>,
+) -> Result<Plan<'a, N>, CompileError> {
     if N > 255 {
         return Err(CompileError::Capacity {
             what: "parameters (the capacity N may be at most 255)",
@@ -321,97 +403,39 @@ fn check<'a, const N: usize>(wire: PlanWire<'a, N>) -> Result<Plan<'a, N>, Compi
     if !name_ok(tool) {
         return Err(bad("plan", Problem::PLAN_TOOL_NAME));
     }
-    let len = wire_params.len();
-    let mut params: heapless::Vec<Param<'a>, N> = heapless::Vec::new();
-    // By reference: moving each parameter out of the vector costs a copy of it (flash).
-    for p in wire_params.iter() {
+    let len = params.len();
+    for (i, p) in params.iter().enumerate() {
         if !name_ok(p.name) {
             return Err(bad("plan", Problem::PLAN_PARAM_NAME));
         }
-        if params.iter().any(|q| q.name == p.name) {
+        if params.iter().take(i).any(|q| q.name == p.name) {
             return Err(CompileError::DuplicateName { name: name(p.name) });
         }
-        let ty = ty_of(p.ty, Problem::PLAN_TYPE).map_err(|q| bad(p.name, q))?;
-        if p.outcome && p.ask.is_none() {
-            return Err(bad(p.name, Problem::PLAN_OUTCOME));
+        if let Some(AskKind::Resolver { needs, .. }) = &p.ask {
+            if needs.iter().any(|&j| j as usize >= len) {
+                return Err(bad(p.name, Problem::PLAN_NEED));
+            }
         }
-        let ask = match &p.ask {
-            None => None,
-            Some(AskWire::Resolver {
-                needs,
-                declares,
-                kind,
-            }) => {
-                if needs.iter().any(|&j| j as usize >= len) {
-                    return Err(bad(p.name, Problem::PLAN_NEED));
-                }
-                input::available(*kind).map_err(|e| bad(p.name, e))?;
-                let declares = match declares {
-                    None => None,
-                    Some(_) if *kind != InputKind::Form => {
-                        return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
-                    }
-                    Some(d) => {
-                        let d =
-                            ty_of(*d, Problem::PLAN_DECLARED_TYPE).map_err(|q| bad(p.name, q))?;
-                        if !d.same_as(&ty) {
-                            return Err(bad(p.name, Problem::PLAN_DECLARED_TYPE));
-                        }
-                        Some(d)
-                    }
-                };
-                Some(AskKind::Resolver {
-                    needs: needs.clone(),
-                    declares,
-                    kind: *kind,
-                })
+    }
+    // Derived, never read from the bytes: always consistent with the question.
+    for p in params.iter_mut() {
+        let ty = p.ty;
+        match &mut p.ask {
+            Some(AskKind::Literal(q)) => {
+                q.digest = question_digest(q.message, &ty, q.title, q.description);
             }
-            Some(AskWire::Url(_) | AskWire::Sampling(_) | AskWire::Roots(_))
-                if !cfg!(feature = "input-kinds") =>
-            {
-                return Err(bad(p.name, Problem::INPUT_KINDS_LEFT_OUT));
-            }
-            Some(AskWire::Url(q)) => {
-                let mut q = *q;
+            Some(AskKind::Url(q)) if cfg!(feature = "input-kinds") => {
                 q.digest = Request::Url {
                     message: q.message,
                     url: q.url,
                 }
                 .digest();
-                Some(AskKind::Url(q))
             }
-            Some(AskWire::Sampling(q)) => {
-                let mut q = *q;
-                check_request_params(InputKind::Sampling, q.params).map_err(|e| bad(p.name, e))?;
+            Some(AskKind::Sampling(q) | AskKind::Roots(q)) if cfg!(feature = "input-kinds") => {
                 q.digest = Request::Params(q.params).digest();
-                Some(AskKind::Sampling(q))
             }
-            Some(AskWire::Roots(q)) => {
-                let mut q = *q;
-                check_request_params(InputKind::Roots, q.params).map_err(|e| bad(p.name, e))?;
-                q.digest = Request::Params(q.params).digest();
-                Some(AskKind::Roots(q))
-            }
-            Some(AskWire::Literal(q))
-                if (q.title.is_some() || q.description.is_some()) && !ty.wrapped() =>
-            {
-                return Err(bad(p.name, Problem::PLAN_LABELS));
-            }
-            Some(AskWire::Literal(q)) => {
-                let mut q = *q;
-                // Recomputed, never read: always consistent with the question.
-                q.digest = question_digest(q.message, &ty, q.title, q.description);
-                Some(AskKind::Literal(q))
-            }
-        };
-        // Fits: the wire vector has the same capacity.
-        let _ = params.push(Param {
-            name: p.name,
-            ty,
-            default: p.default,
-            ask,
-            outcome: p.outcome,
-        });
+            _ => {}
+        }
     }
     // The resolution order: every elicited parameter exactly once, each resolver after
     // the elicited parameters it needs (which also rules out cycles).
@@ -477,10 +501,15 @@ impl<'a, const N: usize> Plan<'a, N> {
                 limit: N,
             });
         }
-        let mut r = Reader(rest);
+        let mut r = Reader(rest, None);
         match r.plan::<N>() {
-            Some(wire) if r.0.is_empty() && wire.params.len() == count as usize => check(wire),
-            _ => Err(bad("plan", MALFORMED)),
+            Some((tool, params, order)) if r.0.is_empty() && params.len() == count as usize => {
+                check(tool, params, order)
+            }
+            _ => Err(match r.1 {
+                Some((param, problem)) => bad(param, problem),
+                None => bad("plan", MALFORMED),
+            }),
         }
     }
 }

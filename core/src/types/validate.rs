@@ -7,7 +7,7 @@ use super::{decode_small, Shape, Ty};
 use crate::json::{
     f64_finite, f64_lt, parse_f64, write_f64, write_value, Kind, Number, Sink, Str, Style, Value,
 };
-use crate::pyfmt::{has_white_space, white_space_len};
+use crate::pyfmt::white_space_len;
 
 /// A JSON number as an f64 (an integer literal too long for one rounds; NaN if unparsable).
 pub(super) fn num_f64(n: Number<'_>) -> f64 {
@@ -91,8 +91,8 @@ pub(super) fn integer_ok(spec: Option<Value<'_>>, n: Option<Number<'_>>) -> bool
     }
 }
 
-/// Out of line: its 128-byte buffer stays out of the validator's frame (a device's
-/// stack peak is a round validating answers).
+/// Out of line: its date buffer stays out of the validator's frame (a device's stack
+/// peak is a round validating answers).
 #[inline(never)]
 pub(super) fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
     // The format looked up once, by its index in FORMATS (0 email, 1 uri, 2 date,
@@ -100,42 +100,25 @@ pub(super) fn format_ok(format: Str<'_>, s: Str<'_>) -> bool {
     let Some(which) = FORMATS.iter().position(|f| format.eq_str(f)) else {
         return true;
     };
-    let mut buf = [0u8; 128];
+    if which < 2 {
+        return address_ok(which == 0, s);
+    }
+    // A date or date-time is at most 25 bytes; anything longer is neither.
+    let mut buf = [0u8; 32];
     let Some(text) = decode_small(s, &mut buf) else {
-        // Longer than any date; an email or uri this long is checked character by
-        // character instead.
-        return which < 2 && long_format_ok(which == 0, s);
+        return false;
     };
-    // Byte searches: the patterns are ASCII, and UTF-8 never uses ASCII bytes inside a
-    // longer character.
-    let b = text.as_bytes();
-    match which {
-        0 => {
-            let Some(at) = b.iter().rposition(|&c| c == b'@') else {
-                return false;
-            };
-            at > 0 && at + 1 < b.len() && !has_white_space(b)
-        }
-        1 => {
-            let Some(colon) = b.iter().position(|&c| c == b':') else {
-                return false;
-            };
-            let scheme = b.get(..colon).unwrap_or_default();
-            scheme.first().is_some_and(u8::is_ascii_alphabetic)
-                && scheme
-                    .iter()
-                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
-                && !has_white_space(b)
-        }
-        2 => is_date(b),
-        _ => is_date_time(b),
+    if which == 2 {
+        is_date(text.as_bytes())
+    } else {
+        is_date_time(text.as_bytes())
     }
 }
 
-/// [`format_ok`] for an email (`email`) or uri longer than its decoding buffer: the same
-/// checks, over the decoded characters.
-#[inline(never)]
-fn long_format_ok(email: bool, s: Str<'_>) -> bool {
+/// An email (`email`: an `@` with something before and after its last one) or a uri (a
+/// scheme: a letter, then letters, digits, `+`, `-` or `.`, up to the first `:`), neither
+/// holding white space: checked over the decoded characters, one pass at any length.
+fn address_ok(email: bool, s: Str<'_>) -> bool {
     let mut utf8 = [0u8; 4];
     let (mut n, mut last_at, mut colon, mut scheme_ok) = (0usize, None, None, true);
     for u in s.units() {
