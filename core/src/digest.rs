@@ -97,6 +97,17 @@ impl Sink for Sha256 {
     }
 }
 
+/// A question's digest as the state and the wire carry it: 22 characters of base64url
+/// (16 bytes of SHA-256). Kept as text from the moment it is computed, so rounds compare
+/// and write it without encoding it again.
+pub(crate) type QDigest = [u8; 22];
+
+/// The digest of the question whose request params `write` writes (in their digest
+/// form), as text ([`short`], then [`digest_text`]).
+pub(crate) fn question(write: impl FnOnce(&mut dyn Sink)) -> QDigest {
+    digest_text(&short(write))
+}
+
 /// The first 16 bytes of the SHA-256 of what `write` writes: a digest as the reference
 /// pins answers to it.
 pub(crate) fn short(write: impl FnOnce(&mut dyn Sink)) -> [u8; 16] {

@@ -68,7 +68,7 @@ use crate::question::{check_request_params, question_digest, Question, Request};
 /// `test-helpers`).
 #[cfg(feature = "test-helpers")]
 pub use crate::digest::digest_params;
-use crate::digest::digest_text;
+use crate::digest::QDigest;
 #[cfg(feature = "test-helpers")]
 use crate::types::Render;
 use crate::types::Ty;
@@ -88,7 +88,7 @@ pub(crate) struct LiteralQ<'a> {
     pub description: Option<Str<'a>>,
     /// Not carried in plan bytes: recomputed (and so always consistent) on load.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub digest: [u8; 16],
+    pub digest: QDigest,
 }
 
 /// A URL-mode question fixed in the declaration, with its digest computed once.
@@ -101,7 +101,7 @@ pub(crate) struct UrlQ<'a> {
     pub url: Str<'a>,
     /// Not carried in plan bytes: recomputed on load.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub digest: [u8; 16],
+    pub digest: QDigest,
 }
 
 /// A sampling or roots request fixed in the declaration: its params, with their digest
@@ -113,7 +113,7 @@ pub(crate) struct RequestQ<'a> {
     pub params: Value<'a>,
     /// Not carried in plan bytes: recomputed on load.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub digest: [u8; 16],
+    pub digest: QDigest,
 }
 
 /// How a parameter is asked. (Variant order is the plan bytes' numbering.)
@@ -650,7 +650,8 @@ impl<'a, const N: usize> Plan<'a, N> {
 impl<'a, const N: usize> Plan<'a, N> {
     /// The question fixed in the declaration for parameter `index` (any kind), if it
     /// has one.
-    pub(crate) fn literal_request(&self, index: usize) -> Option<(Request<'a>, [u8; 16])> {
+    #[inline]
+    pub(crate) fn literal_request(&self, index: usize) -> Option<(Request<'a>, QDigest)> {
         let p = self.params.get(index)?;
         Some(match p.ask.as_ref()? {
             AskKind::Literal(q) => (
@@ -697,7 +698,7 @@ impl<'a, const N: usize> Plan<'a, N> {
     /// The digest (22 characters of base64url) of a question fixed in the declaration,
     /// computed once when the plan was compiled.
     pub fn literal_digest(&self, index: usize) -> Option<[u8; 22]> {
-        self.literal_request(index).map(|(_, d)| digest_text(&d))
+        self.literal_request(index).map(|(_, d)| d)
     }
 
     /// The kind of request that asks parameter `index` (`None` for a model-supplied

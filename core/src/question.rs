@@ -9,7 +9,7 @@
 //! - Every kind is digested by the same formula: SHA-256 over its request params with
 //!   sorted keys and ASCII escapes (the reference's `_digest`), first 16 bytes.
 
-use crate::digest;
+use crate::digest::{self, QDigest};
 use crate::error::Problem;
 use crate::input::InputKind;
 use crate::json::{
@@ -172,8 +172,8 @@ pub(crate) fn question_digest(
     ty: &Ty<'_>,
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
-) -> [u8; 16] {
-    digest::short(|h| write_params(message, ty, title, description, Render::DIGEST, h))
+) -> QDigest {
+    digest::question(|h| write_params(message, ty, title, description, Render::DIGEST, h))
 }
 
 /// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
@@ -219,6 +219,7 @@ impl<'a> Request<'a> {
     /// Write the request's params: `render` says digest or wire form (and, for a form,
     /// whether the client view drops the schema's title); `elicitation_id` is added to a
     /// URL-mode request's wire params (the handshake era's `elicitationId`).
+    #[inline]
     pub(crate) fn write_params(
         &self,
         render: Render,
@@ -248,8 +249,8 @@ impl<'a> Request<'a> {
 
     /// The digest of the request: SHA-256 over its params' digest form (sorted keys,
     /// ASCII escapes), first 16 bytes — one formula for every kind.
-    pub(crate) fn digest(&self) -> [u8; 16] {
-        digest::short(|h| self.write_params(Render::DIGEST, None, h))
+    pub(crate) fn digest(&self) -> QDigest {
+        digest::question(|h| self.write_params(Render::DIGEST, None, h))
     }
 
     /// The message shown to the user (form and URL mode).
@@ -360,7 +361,7 @@ pub(crate) fn scan_request<'a>(
     kind: InputKind,
     text: &'a str,
     param_ty: &Ty<'a>,
-) -> Result<(Value<'a>, [u8; 16]), Problem> {
+) -> Result<(Value<'a>, QDigest), Problem> {
     let v = Value::parse(text).map_err(|_| Problem::QUESTION_NOT_JSON)?;
     Ok((v, read_request(kind, v, param_ty)?.digest()))
 }

@@ -36,7 +36,7 @@
 //! question is read by `question.rs`; replies (`inputResponses`, a handshake
 //! ElicitResult) by `reply.rs`.
 
-use crate::digest::digest_text;
+use crate::digest::QDigest;
 use crate::error::{name, Error, Problem};
 use crate::input::{Capabilities, InputKind};
 use crate::json::{write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value};
@@ -142,7 +142,7 @@ struct Slot<'a> {
     source: Source<'a>,
     asks: Asks<'a>,
     /// The digest of the question in `asks`.
-    digest: [u8; 16],
+    digest: QDigest,
     /// Whether the answer is carried in the next state.
     carried: bool,
     /// Settled, this round, by a reply that came without a state, or from a value
@@ -168,7 +168,7 @@ const EMPTY: Slot<'static> = Slot {
     status: Status::Unvisited,
     source: Source::None,
     asks: Asks::Nothing,
-    digest: [0; 16],
+    digest: [0; 22],
     carried: false,
     late: false,
     recorded: None,
@@ -710,6 +710,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     /// The request parameter `i` makes this round (any kind), if it was rendered.
+    #[inline]
     fn request(&self, i: usize) -> Option<Request<'a>> {
         if !cfg!(feature = "input-kinds") {
             return self.question(i).map(Request::Form);
@@ -776,7 +777,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         i: usize,
         p: &'r Param<'a>,
         ty: Ty<'a>,
-        digest: [u8; 16],
+        digest: QDigest,
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
         let kind = kind_of(p);
@@ -813,8 +814,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(NO_PARAM);
         };
         let pname = p.name;
-        let dbuf = digest_text(&digest);
-        let digest = &dbuf[..];
+        let digest = &digest[..];
         // 1. A recorded answer to this same question (checked here, so settling it does
         // not check it again).
         let mut answer = None;
@@ -1301,14 +1301,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     name: p.name,
                     action,
                     data: content,
-                    q: digest_text(&slot.digest),
+                    q: slot.digest,
                 }),
                 _ => None,
             }
         });
-        let asked = self
-            .pending()
-            .map(|(_, p, slot)| (p.name, digest_text(&slot.digest)));
+        let asked = self.pending().map(|(_, p, slot)| (p.name, slot.digest));
         state::write(carried, asked, out);
         Ok(())
     }
@@ -1319,7 +1317,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let slot = self.slots.get(param)?;
         match slot.asks {
             Asks::Nothing => None,
-            _ => Some(digest_text(&slot.digest)),
+            _ => Some(slot.digest),
         }
     }
 

@@ -279,7 +279,7 @@ impl<'a> Reader<'a> {
                 message: self.json_str()?,
                 title: self.option(Self::json_str)?,
                 description: self.option(Self::json_str)?,
-                digest: [0; 16],
+                digest: [0; 22],
             }),
             1 => AskWire::Resolver {
                 needs: self.vec(Self::byte)?,
@@ -289,7 +289,7 @@ impl<'a> Reader<'a> {
             2 => AskWire::Url(UrlQ {
                 message: self.json_str()?,
                 url: self.json_str()?,
-                digest: [0; 16],
+                digest: [0; 22],
             }),
             3 => AskWire::Sampling(self.request()?),
             4 => AskWire::Roots(self.request()?),
@@ -299,7 +299,7 @@ impl<'a> Reader<'a> {
     fn request(&mut self) -> Option<RequestQ<'a>> {
         Some(RequestQ {
             params: self.value()?,
-            digest: [0; 16],
+            digest: [0; 22],
         })
     }
     fn param(&mut self) -> Option<Param<'a>> {
