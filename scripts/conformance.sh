@@ -42,6 +42,9 @@ cargo build --quiet --release -p elicit-rmcp-server >&2
 
 rm -rf "$out"
 mkdir -p "$out"
+# The log exists before the server starts: the loop below reads it at once (a read of a
+# file the background process had not opened yet once failed the run under set -e).
+: >"$out/server.log"
 # Sealed, with a fresh key ring; port 0 picks a free port, read from the server's log.
 ELICIT_STATE_KEYS="$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" \
     "$CARGO_TARGET_DIR/release/elicit-rmcp-server" --conformance --http 127.0.0.1:0 \
