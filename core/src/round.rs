@@ -617,7 +617,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             match &p.ask {
                 Some(AskKind::Literal(LiteralQ { digest, .. })) => {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p, p.ty, *digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, &p.ty, *digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -628,7 +628,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     if cfg!(feature = "input-kinds") =>
                 {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p, p.ty, *digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, &p.ty, *digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -776,7 +776,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         &mut self,
         i: usize,
         p: &'r Param<'a>,
-        ty: Ty<'a>,
+        ty: &Ty<'a>,
         digest: QDigest,
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
@@ -822,7 +822,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if let Some(rec) = recorded {
             if q_matches(rec.q, digest) {
                 let usable = match rec.action {
-                    Action::Accept => accepts(kind, &ty, rec.data),
+                    Action::Accept => accepts(kind, ty, rec.data),
                     _ => Some(None),
                 };
                 // Deviation 3: a recorded answer that no longer validates is dropped
@@ -862,7 +862,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Some((action, content)) => {
                 let check = match (checked, kind) {
                     (Some(value), _) => Check::Done(value),
-                    (None, InputKind::Form) => Check::Against(&ty),
+                    (None, InputKind::Form) => Check::Against(ty),
                     (None, _) => Check::Done(None),
                 };
                 slot.source = settle(p, check, action, content)?;
@@ -977,7 +977,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         match self.decide(
             i,
             param,
-            ty,
+            &ty,
             digest,
             Asks::Resolver {
                 message,
@@ -1021,7 +1021,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
         self.cursor += 1;
         self.phase = Phase::Running;
-        match self.decide(i, param, param.ty, digest, Asks::Request { question }) {
+        match self.decide(i, param, &param.ty, digest, Asks::Request { question }) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.fail(e)),
         }
