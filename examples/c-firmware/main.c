@@ -237,8 +237,8 @@ static void next_random(uint8_t random[ELICIT_SEAL_RANDOM_LEN]) {
 /* ------------------------------------------------------------------ memory */
 
 #define ALIGNED __attribute__((aligned(ELICIT_STATIC_ALIGN)))
-#define PLAN_MEM 1376 /* elicit_static_plan_size() on thumbv7em */
-#define ROUND_MEM 2032 /* elicit_static_round_size() (2028), rounded up to the alignment */
+#define PLAN_MEM 1504 /* elicit_static_plan_size() on thumbv7em */
+#define ROUND_MEM 2160 /* elicit_static_round_size() on thumbv7em */
 #define SEALER_MEM 1056 /* elicit_static_sealer_size() */
 /* Workspaces, as the Rust firmware's: the batched booking round copies the resolvers'
  * questions, the handshake call the client's replies too; the survey copies nothing. */
