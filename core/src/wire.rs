@@ -146,13 +146,18 @@ struct PlanWire<'a, const N: usize> {
 impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wire = PlanWire::<'a, N>::deserialize(d)?;
-        let mut params = heapless::Vec::new();
+        let mut plan = Plan {
+            tool: wire.tool,
+            params: heapless::Vec::new(),
+            order: wire.order,
+        };
         for p in wire.params.iter() {
             let p = param_of(p).map_err(|(at, problem)| D::Error::custom(bad(at, problem)))?;
             // Fits: the wire vector has the same capacity.
-            let _ = params.push(p);
+            let _ = plan.params.push(p);
         }
-        check(wire.tool, params, wire.order).map_err(D::Error::custom)
+        check(&mut plan).map_err(D::Error::custom)?;
+        Ok(plan)
     }
 }
 
@@ -313,13 +318,21 @@ impl<'a> Reader<'a> {
         };
         param_of(&wire).map_err(|e| self.1 = Some(e)).ok()
     }
-    fn plan<const N: usize>(&mut self) -> Option<(&'a str, heapless::Vec<Param<'a>, N>, Order<N>)> {
-        Some((self.str()?, self.vec(Self::param)?, self.vec(Self::byte)?))
+    /// The plan, read into `plan` (built in place: a plan is large, and every move of
+    /// it is a copy on a device's stack).
+    fn plan_into<const N: usize>(&mut self, plan: &mut Plan<'a, N>) -> Option<()> {
+        plan.tool = self.str()?;
+        for _ in 0..self.len()? {
+            let p = self.param()?;
+            plan.params.push(p).ok()?;
+        }
+        for _ in 0..self.len()? {
+            let i = self.byte()?;
+            plan.order.push(i).ok()?;
+        }
+        Some(())
     }
 }
-
-/// A plan's resolution order (parameter indices).
-type Order<const N: usize> = heapless::Vec<u8, N>;
 
 /// A parameter off the wire as a [`Param`]: its answer type and question checked on
 /// their own (what needs the other parameters, and the digests, [`check`] does).
@@ -388,11 +401,13 @@ fn param_of<'a>(p: &ParamWire<'a>) -> Result<Param<'a>, (&'a str, Problem)> {
 
 /// Check a plan's parameters together (names, needs, the resolution order) and compute
 /// what is derived (the question digests).
-fn check<'a, const N: usize>(
-    tool: &'a str,
-    mut params: heapless::Vec<Param<'a>, N>,
-    order: Order<N>,
-) -> Result<Plan<'a, N>, CompileError> {
+fn check<const N: usize>(plan: &mut Plan<'_, N>) -> Result<(), CompileError> {
+    let Plan {
+        tool,
+        params,
+        order,
+    } = plan;
+    let tool = *tool;
     if N > 255 {
         return Err(CompileError::Capacity {
             what: "parameters (the capacity N may be at most 255)",
@@ -470,11 +485,7 @@ fn check<'a, const N: usize>(
     if params.iter().filter(|p| p.ask.is_some()).count() != order.len() {
         return Err(bad("plan", Problem::PLAN_ORDER_MISSING));
     }
-    Ok(Plan {
-        tool,
-        params,
-        order,
-    })
+    Ok(())
 }
 
 impl<'a, const N: usize> Plan<'a, N> {
@@ -502,9 +513,15 @@ impl<'a, const N: usize> Plan<'a, N> {
             });
         }
         let mut r = Reader(rest, None);
-        match r.plan::<N>() {
-            Some((tool, params, order)) if r.0.is_empty() && params.len() == count as usize => {
-                check(tool, params, order)
+        let mut plan = Plan {
+            tool: "",
+            params: heapless::Vec::new(),
+            order: heapless::Vec::new(),
+        };
+        match r.plan_into(&mut plan) {
+            Some(()) if r.0.is_empty() && plan.params.len() == count as usize => {
+                check(&mut plan)?;
+                Ok(plan)
             }
             _ => Err(match r.1 {
                 Some((param, problem)) => bad(param, problem),
