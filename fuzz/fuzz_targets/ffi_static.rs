@@ -202,12 +202,32 @@ fn check_err_buf(code: elicit_result, buf: &[u8], cap: usize, len: usize) {
     }
 }
 
-/// One output call under the output convention, at capacity `cap` (then, when it was too
-/// small, again at the size it reported). Returns the output on success.
+/// After an `*_init` call: its error buffer's contract, memory below the size query or
+/// misaligned refused with its own code (checked before anything else), and the handle
+/// written only on success. True on success.
+fn check_init<T>(
+    code: elicit_result,
+    (err, err_len): (&[u8], usize),
+    mem: &Mem,
+    size: usize,
+    handle: *mut T,
+) -> bool {
+    check_err_buf(code, err, err.len() - 8, err_len);
+    if let Some(want) = mem.refused(size) {
+        assert_eq!(code, want, "memory of {} B at +{}", mem.len, mem.offset);
+    }
+    if code != ELICIT_OK {
+        assert_eq!(handle as usize, UNSET, "handle written on failure");
+    }
+    code == ELICIT_OK
+}
+
+/// One output call under the output convention, at capacity `cap` (after a size query or
+/// a too-small answer, again at the size reported). Returns the output on success.
 fn output(
     cap: usize,
     json: bool,
-    mut call: impl FnMut(*mut u8, usize, *mut usize) -> elicit_result,
+    call: &mut dyn FnMut(*mut u8, usize, *mut usize) -> elicit_result,
 ) -> Option<Vec<u8>> {
     let mut buf = vec![FILL; cap + 8];
     let mut len = UNSET;
@@ -217,25 +237,9 @@ fn output(
         buf.as_mut_ptr()
     };
     let code = known(call(p, cap, &mut len));
+    let size_query = code == ELICIT_OK && p.is_null();
     match code {
-        // A size query (NULL, 0): the size needed, then the output at that size.
-        ELICIT_OK if p.is_null() => {
-            assert_ne!(len, UNSET, "a size query without the size");
-            if len == 0 {
-                return Some(Vec::new());
-            }
-            let mut again = vec![FILL; len + 8];
-            let mut len2 = UNSET;
-            let code = known(call(again.as_mut_ptr(), len, &mut len2));
-            assert_eq!((code, len2), (ELICIT_OK, len), "the size a query reported");
-            assert!(
-                again[len..].iter().all(|&b| b == FILL),
-                "written past the output"
-            );
-            again.truncate(len);
-            Some(again)
-        }
-        ELICIT_OK => {
+        ELICIT_OK if !size_query => {
             assert!(len <= cap, "output length {len} past cap {cap}");
             assert!(
                 buf[len..].iter().all(|&b| b == FILL),
@@ -248,26 +252,25 @@ fn output(
             }
             Some(out)
         }
-        ELICIT_ERR_BUFFER_TOO_SMALL => {
+        ELICIT_OK | ELICIT_ERR_BUFFER_TOO_SMALL => {
             assert!(
-                len != UNSET && len > cap,
-                "too small without the size needed"
+                len != UNSET && (size_query || len > cap),
+                "no size needed given"
             );
             assert!(
                 buf.iter().all(|&b| b == FILL),
-                "buffer written though too small"
+                "buffer written without an output"
             );
-            let mut again = vec![FILL; len + 8];
-            let mut len2 = UNSET;
-            let code = known(call(again.as_mut_ptr(), len, &mut len2));
-            assert_eq!(code, ELICIT_OK, "the size reported as needed was refused");
-            assert_eq!(len2, len, "a different size the second time");
-            assert!(
-                again[len..].iter().all(|&b| b == FILL),
-                "written past the output"
+            if len == 0 {
+                return Some(Vec::new());
+            }
+            let out = output(len, json, call);
+            assert_eq!(
+                out.as_ref().map(Vec::len),
+                Some(len),
+                "the size reported as needed"
             );
-            again.truncate(len);
-            Some(again)
+            out
         }
         _ => {
             assert_eq!(len, UNSET, "out_len written on failure {code}");
@@ -304,46 +307,37 @@ fn run(data: &[u8]) {
     let mut plan: *mut elicit_static_plan = UNSET as *mut _;
     let mut err = vec![FILL; 200 + 8];
     let mut err_len = UNSET;
+    // Plan bytes or (src 3) the JSON declaration: the same arguments either way.
+    let init = if src == 3 {
+        elicit_static_plan_init_json
+    } else {
+        elicit_static_plan_init
+    };
     // SAFETY: memory, texts and out-parameters are valid for the lengths given.
     let code = known(unsafe {
-        if src == 3 {
-            elicit_static_plan_init_json(
-                plan_mem.ptr(),
-                plan_mem.len,
-                plan_text.as_ptr(),
-                plan_text.len(),
-                &mut plan,
-                err.as_mut_ptr(),
-                200,
-                &mut err_len,
-            )
-        } else {
-            elicit_static_plan_init(
-                plan_mem.ptr(),
-                plan_mem.len,
-                plan_text.as_ptr(),
-                plan_text.len(),
-                &mut plan,
-                err.as_mut_ptr(),
-                200,
-                &mut err_len,
-            )
-        }
+        init(
+            plan_mem.ptr(),
+            plan_mem.len,
+            plan_text.as_ptr(),
+            plan_text.len(),
+            &mut plan,
+            err.as_mut_ptr(),
+            200,
+            &mut err_len,
+        )
     });
-    check_err_buf(code, &err, 200, err_len);
-    if let Some(want) = plan_mem.refused(elicit_static_plan_size()) {
-        assert_eq!(
-            code, want,
-            "plan memory of {} B at +{}",
-            plan_mem.len, plan_mem.offset
-        );
+    let loaded = check_init(
+        code,
+        (&err, err_len),
+        &plan_mem,
+        elicit_static_plan_size(),
+        plan,
+    );
+    if src < 2 && plan_mem.refused(elicit_static_plan_size()).is_none() {
+        assert!(loaded, "built-in plan bytes refused: {code}");
     }
-    if code != ELICIT_OK {
-        assert_eq!(plan as usize, UNSET, "plan handle written on failure");
+    if !loaded {
         return;
-    }
-    if src < 2 {
-        assert_eq!(code, ELICIT_OK, "built-in plan bytes refused");
     }
     let mut count = UNSET;
     // SAFETY: `plan` is live; the out-parameter is valid.
@@ -443,16 +437,13 @@ fn run(data: &[u8]) {
             )
         }
     });
-    check_err_buf(code, &err, 300, err_len);
-    if let Some(want) = round_mem.refused(elicit_static_round_size()) {
-        assert_eq!(
-            code, want,
-            "round memory of {} B at +{}",
-            round_mem.len, round_mem.offset
-        );
-    }
-    if code != ELICIT_OK {
-        assert_eq!(round as usize, UNSET, "round handle written on failure");
+    if !check_init(
+        code,
+        (&err, err_len),
+        &round_mem,
+        elicit_static_round_size(),
+        round,
+    ) {
         return;
     }
 
@@ -494,7 +485,7 @@ fn run(data: &[u8]) {
                 }
             }
             2 => {
-                output(cap, true, |b, c, l| unsafe {
+                output(cap, true, &mut |b, c, l| unsafe {
                     elicit_static_round_resolve_inputs(round, b, c, l)
                 });
             }
@@ -511,24 +502,24 @@ fn run(data: &[u8]) {
                 });
             }
             5 => {
-                output(cap, true, |b, c, l| unsafe {
+                output(cap, true, &mut |b, c, l| unsafe {
                     elicit_static_round_ask(round, b, c, l)
                 });
             }
             6 => {
-                output(cap, true, |b, c, l| unsafe {
+                output(cap, true, &mut |b, c, l| unsafe {
                     elicit_static_round_values(round, b, c, l)
                 });
             }
             7 => {
                 let i = usize::from(input.u8() % 8);
-                output(cap, true, |b, c, l| unsafe {
+                output(cap, true, &mut |b, c, l| unsafe {
                     elicit_static_round_value_of(round, i, b, c, l)
                 });
             }
             8 => {
                 let flags = u32::from(input.u8() % 2);
-                let out = output(cap, true, |b, c, l| unsafe {
+                let out = output(cap, true, &mut |b, c, l| unsafe {
                     elicit_static_round_input_requests(round, flags, b, c, l)
                 });
                 if out.is_some() {
@@ -536,7 +527,7 @@ fn run(data: &[u8]) {
                 }
             }
             9 => {
-                if let Some(state) = output(cap, true, |b, c, l| unsafe {
+                if let Some(state) = output(cap, true, &mut |b, c, l| unsafe {
                     elicit_static_round_request_state(round, b, c, l)
                 }) {
                     assert!(state.is_ascii(), "request state not ASCII");
@@ -544,12 +535,12 @@ fn run(data: &[u8]) {
                 }
             }
             10 => {
-                output(cap, true, |b, c, l| unsafe {
+                output(cap, true, &mut |b, c, l| unsafe {
                     elicit_static_round_required_capabilities(round, b, c, l)
                 });
             }
             _ => {
-                output(cap, false, |b, c, l| unsafe {
+                output(cap, false, &mut |b, c, l| unsafe {
                     elicit_static_round_last_error(round, b, c, l)
                 });
             }
@@ -583,15 +574,15 @@ fn seal_round_trip(state: &[u8], input: &mut In<'_>) {
             &mut err_len,
         )
     });
-    check_err_buf(code, &err, 128, err_len);
-    if code != ELICIT_OK {
-        assert_eq!(sealer as usize, UNSET, "sealer handle written on failure");
-        if key_count > 0 {
-            assert!(
-                mem.refused(elicit_static_sealer_size()).is_some(),
-                "valid keys refused: {code}"
-            );
-        }
+    if !check_init(
+        code,
+        (&err, err_len),
+        &mem,
+        elicit_static_sealer_size(),
+        sealer,
+    ) {
+        // Only memory or a key count of 0 refuses these keys.
+        assert!(key_count == 0 || mem.refused(elicit_static_sealer_size()).is_some());
         return;
     }
     let method = b"tools/call";
