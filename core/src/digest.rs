@@ -52,17 +52,31 @@ impl Sha256 {
     /// The digest of everything written.
     pub(crate) fn finish(&mut self) -> [u8; 32] {
         let bits = (self.blocks as u64 * 64 + self.len as u64).wrapping_mul(8);
-        // The padding, written like any other bytes: 0x80 and zeros up to 8 bytes before
-        // a block's end (one write), then the bit length (which compresses the last
-        // block). `len` is below 64, so `pad` is 1 to 64.
+        // The padding, in place: 0x80, zeros, and the bit length in the last 8 bytes of
+        // the block (of a second block when fewer than 9 bytes are left in this one).
+        // Zeros are copied from a constant (a fill would link one more routine on
+        // devices).
         const PAD: [u8; 64] = {
             let mut p = [0u8; 64];
             p[0] = 0x80;
             p
         };
-        let pad = 1 + (119 - self.len) % 64;
-        self.put(PAD.get(..pad).unwrap_or_default());
-        self.put(&bits.to_be_bytes());
+        let len = self.len;
+        if len >= 56 {
+            if let (Some(rest), Some(pad)) = (self.block.get_mut(len..), PAD.get(..64 - len)) {
+                rest.copy_from_slice(pad);
+            }
+            compress(&mut self.state, &self.block);
+            if let (Some(head), Some(zeros)) = (self.block.get_mut(..56), PAD.get(8..)) {
+                head.copy_from_slice(zeros);
+            }
+        } else if let (Some(rest), Some(pad)) = (self.block.get_mut(len..56), PAD.get(..56 - len)) {
+            rest.copy_from_slice(pad);
+        }
+        if let Some(tail) = self.block.get_mut(56..) {
+            tail.copy_from_slice(&bits.to_be_bytes());
+        }
+        compress(&mut self.state, &self.block);
         let mut out = [0u8; 32];
         for (o, w) in out.chunks_exact_mut(4).zip(self.state) {
             o.copy_from_slice(&w.to_be_bytes());

@@ -1150,29 +1150,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 content,
                 value,
             } => {
-                let ty = match slot.asks {
-                    Asks::Resolver { typed: true, .. } => self.question(j).map_or(p.ty, |q| q.ty),
-                    _ => p.ty,
-                };
-                // An accepted answer as the Python value it settles to.
-                let settled = |c: Value<'_>, out: &mut dyn Sink| match value {
-                    Some(v) => ty.write_normalized(v, style, out),
-                    None => ty.write_settled(c, style, out),
-                };
-                // What an accepted answer settles to, by kind (see crate::input).
-                let accepted = |out: &mut dyn Sink| match (kind_of(p), content) {
-                    (InputKind::Url, _) => out.put(b"true"),
-                    (InputKind::Form, Some(c)) => settled(c, out),
-                    (InputKind::Sampling, Some(c)) => write_value(c, style, out),
-                    (InputKind::Roots, Some(c)) => match c.get("roots") {
-                        Some(roots) => write_value(roots, style, out),
-                        None => out.put(b"null"),
-                    },
-                    (_, None) => out.put(b"null"),
-                };
-                let sep: &[u8] = if style.spaced { b", " } else { b"," };
-                let colon: &[u8] = if style.spaced { b": " } else { b":" };
                 if p.outcome {
+                    let sep: &[u8] = if style.spaced { b", " } else { b"," };
+                    let colon: &[u8] = if style.spaced { b": " } else { b":" };
                     out.put(b"{\"action\"");
                     out.put(colon);
                     write_str(action.as_str(), style.ascii, out);
@@ -1180,11 +1160,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         out.put(sep);
                         out.put(b"\"value\"");
                         out.put(colon);
-                        accepted(out);
+                        self.write_accepted(j, p, content, value, style, out);
                     }
                     out.put(b"}");
                 } else if action == Action::Accept {
-                    accepted(out);
+                    self.write_accepted(j, p, content, value, style, out);
                 } else {
                     match p.default {
                         Some(d) => write_value(d, style, out),
@@ -1192,6 +1172,44 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     }
                 }
             }
+        }
+    }
+
+    /// What an accepted answer to parameter `j` (`p`) settles to, by kind
+    /// (see [`crate::input`]): a form answer as the Python value it settles to (`value`:
+    /// the wrapped answer's value, when already picked out), URL mode `true`, sampling
+    /// the whole result, roots the roots array.
+    fn write_accepted(
+        &self,
+        j: usize,
+        p: &Param<'a>,
+        content: Option<Value<'a>>,
+        value: Option<Value<'a>>,
+        style: Style,
+        out: &mut dyn Sink,
+    ) {
+        match (kind_of(p), content) {
+            (InputKind::Form, Some(c)) => {
+                let question_ty;
+                let ty = match self.slots.get(j).map(|s| s.asks) {
+                    Some(Asks::Resolver { typed: true, .. }) => {
+                        question_ty = self.question(j).map_or(p.ty, |q| q.ty);
+                        &question_ty
+                    }
+                    _ => &p.ty,
+                };
+                match value {
+                    Some(v) => ty.write_normalized(v, style, out),
+                    None => ty.write_settled(c, style, out),
+                }
+            }
+            (InputKind::Url, _) => out.put(b"true"),
+            (InputKind::Sampling, Some(c)) => write_value(c, style, out),
+            (InputKind::Roots, Some(c)) => match c.get("roots") {
+                Some(roots) => write_value(roots, style, out),
+                None => out.put(b"null"),
+            },
+            (_, None) => out.put(b"null"),
         }
     }
 
