@@ -17,11 +17,15 @@ use crate::ELICIT_STATIC_ALIGN;
 /// A broken calling contract: `"{what} {problem}"`, with the size needed when one is
 /// known.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Contract {
-    pub(crate) code: elicit_result,
-    pub(crate) what: &'static str,
-    pub(crate) problem: &'static str,
-    pub(crate) needed: Option<usize>,
+pub struct Contract {
+    /// The result code.
+    pub code: elicit_result,
+    /// The argument at fault.
+    pub what: &'static str,
+    /// What is wrong with it.
+    pub problem: &'static str,
+    /// The size needed, when one is known.
+    pub needed: Option<usize>,
 }
 
 impl fmt::Display for Contract {
@@ -36,7 +40,7 @@ impl fmt::Display for Contract {
 
 /// A failed call: its code, and what its message says.
 #[derive(Debug, Clone)]
-pub(crate) enum Fail {
+pub enum Fail {
     /// The calling contract.
     Abi(Contract),
     /// A round error from the engine.
@@ -63,7 +67,8 @@ impl Fail {
     pub(crate) const fn null(what: &'static str) -> Self {
         Fail::abi(ELICIT_ERR_NULL, what, "is NULL")
     }
-    pub(crate) fn code(&self) -> elicit_result {
+    /// The result code the call returns.
+    pub fn code(&self) -> elicit_result {
         match self {
             Fail::Abi(c) => c.code,
             Fail::Engine(e) => code_of(e),
@@ -255,7 +260,7 @@ impl fmt::Write for Slice<'_> {
 ///
 /// # Safety
 /// `out_len` NULL or writable.
-pub(crate) unsafe fn check_out<'a>(
+pub unsafe fn check_out<'a>(
     buf: *mut u8,
     cap: usize,
     out_len: *mut usize,
@@ -285,7 +290,7 @@ pub(crate) unsafe fn check_out<'a>(
 ///
 /// # Safety
 /// `buf` NULL or valid for `cap` writable bytes; `out_len` NULL or writable.
-pub(crate) unsafe fn write_out(
+pub unsafe fn write_out(
     buf: *mut u8,
     cap: usize,
     out_len: *mut usize,
@@ -352,8 +357,8 @@ pub(crate) unsafe fn write_display(
 ///
 /// # Safety
 /// `err_buf` NULL or valid for `err_cap` writable bytes; `err_len` NULL or writable.
-pub(crate) unsafe fn write_error(
-    fail: &Fail,
+pub unsafe fn write_error(
+    message: &dyn fmt::Display,
     err_buf: *mut u8,
     err_cap: usize,
     err_len: *mut usize,
@@ -363,7 +368,7 @@ pub(crate) unsafe fn write_error(
         // SAFETY: non-NULL, bounded, the caller guarantees `err_cap` writable bytes.
         let slice = unsafe { core::slice::from_raw_parts_mut(err_buf, err_cap) };
         let mut sink = Slice { buf: slice, len: 0 };
-        let _ = fmt::write(&mut sink, format_args!("{fail}"));
+        let _ = fmt::write(&mut sink, format_args!("{message}"));
         n = sink.len;
     }
     // SAFETY: the caller guarantees `err_len` is NULL or writable.

@@ -74,6 +74,12 @@ impl From<Error> for Failure {
     }
 }
 
+impl From<elicit_ffi_static::abi::Fail> for Failure {
+    fn from(f: elicit_ffi_static::abi::Fail) -> Self {
+        Failure::new(f.code(), f.to_string())
+    }
+}
+
 impl From<CompileError> for Failure {
     fn from(e: CompileError) -> Self {
         Failure {
@@ -165,30 +171,8 @@ pub(crate) unsafe fn out_param<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut
     unsafe { ptr.as_mut() }.ok_or_else(|| Failure::null(what))
 }
 
-struct Count(usize);
-
-impl Sink for Count {
-    fn put(&mut self, bytes: &[u8]) {
-        self.0 += bytes.len();
-    }
-}
-
-struct Slice<'b> {
-    buf: &'b mut [u8],
-    len: usize,
-}
-
-impl Sink for Slice<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        // Only reached after counting proved the whole output fits.
-        if let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) {
-            dst.copy_from_slice(bytes);
-        }
-        self.len += bytes.len();
-    }
-}
-
-/// Check the pointers of an output triple before anything else is looked at.
+/// Check the pointers of an output triple before anything else is looked at (the
+/// heap-free surface's check, one implementation of the convention).
 ///
 /// # Safety
 /// `out_len` NULL or writable.
@@ -198,26 +182,13 @@ pub(crate) unsafe fn check_out_args<'a>(
     out_len: *mut usize,
 ) -> Result<&'a mut usize, Failure> {
     // SAFETY: forwarded from the caller.
-    let out_len = unsafe { out_param(out_len, "out_len") }?;
-    if buf.is_null() && cap != 0 {
-        return Err(Failure::new(
-            ELICIT_ERR_NULL,
-            format!("buf is NULL but cap is {cap}; pass NULL with cap 0 for a size query"),
-        ));
-    }
-    if cap > isize::MAX as usize {
-        return Err(Failure::new(
-            ELICIT_ERR_INVALID_ARGUMENT,
-            format!("cap {cap} is larger than PTRDIFF_MAX"),
-        ));
-    }
-    Ok(out_len)
+    Ok(unsafe { elicit_ffi_static::abi::check_out(buf, cap, out_len) }?)
 }
 
 /// The output convention: render with `f` into `(buf, cap)`; `*out_len` receives the
 /// length written, or on `ELICIT_ERR_BUFFER_TOO_SMALL` the length needed. `buf = NULL,
 /// cap = 0` is a size query (success, `*out_len` = size needed). The buffer is written
-/// only when the whole output fits.
+/// only when the whole output fits. The heap-free surface's implementation.
 ///
 /// # Safety
 /// `buf` must be NULL or valid for `cap` writable bytes; `out_len` NULL or writable.
@@ -228,25 +199,7 @@ pub(crate) unsafe fn write_out(
     f: &dyn Fn(&mut dyn Sink) -> Result<(), Error>,
 ) -> Result<(), Failure> {
     // SAFETY: forwarded from the caller.
-    let out_len = unsafe { check_out_args(buf, cap, out_len) }?;
-    let mut count = Count(0);
-    f(&mut count)?;
-    let needed = count.0;
-    if buf.is_null() {
-        *out_len = needed;
-        return Ok(());
-    }
-    if needed > cap {
-        *out_len = needed;
-        return Err(Failure::from(Error::BufferTooSmall { needed }));
-    }
-    // SAFETY: non-NULL, `cap` bounded by isize::MAX, caller guarantees `cap` writable
-    // bytes.
-    let slice = unsafe { core::slice::from_raw_parts_mut(buf, cap) };
-    let mut sink = Slice { buf: slice, len: 0 };
-    f(&mut sink)?;
-    *out_len = sink.len;
-    Ok(())
+    Ok(unsafe { elicit_ffi_static::abi::write_out(buf, cap, out_len, f) }?)
 }
 
 /// Copy `text` whole under the output convention.
@@ -279,20 +232,8 @@ pub(crate) unsafe fn write_error_message(
     err_cap: usize,
     err_len: *mut usize,
 ) {
-    let mut n = 0;
-    if !err_buf.is_null() && err_cap <= isize::MAX as usize {
-        n = message.len().min(err_cap);
-        while !message.is_char_boundary(n) {
-            n -= 1;
-        }
-        // SAFETY: non-NULL and the caller guarantees `err_cap >= n` writable bytes.
-        let dst = unsafe { core::slice::from_raw_parts_mut(err_buf, n) };
-        dst.copy_from_slice(&message.as_bytes()[..n]);
-    }
-    // SAFETY: the caller guarantees `err_len` is NULL or writable.
-    if let Some(len) = unsafe { err_len.as_mut() } {
-        *len = n;
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { elicit_ffi_static::abi::write_error(&message, err_buf, err_cap, err_len) }
 }
 
 #[cfg(test)]
