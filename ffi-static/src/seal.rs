@@ -268,6 +268,26 @@ unsafe fn with_sealer(
     }
 }
 
+/// The buffer a token is sealed or unsealed in: `buf` not NULL and `n` at most
+/// PTRDIFF_MAX (`too_large` names the length argument otherwise).
+///
+/// # Safety
+/// `buf` NULL or valid for `n` writable bytes, used by nothing else for `'b`.
+unsafe fn in_place<'b>(
+    buf: *mut u8,
+    n: usize,
+    too_large: &'static CStr,
+) -> Result<&'b mut [u8], (elicit_result, &'static CStr)> {
+    if buf.is_null() {
+        return Err(coded(Fail::null("buf")));
+    }
+    if n > isize::MAX as usize {
+        return Err((ELICIT_ERR_INVALID_ARGUMENT, too_large));
+    }
+    // SAFETY: non-NULL, bounded, the caller guarantees `n` writable bytes.
+    Ok(unsafe { core::slice::from_raw_parts_mut(buf, n) })
+}
+
 /// A generic failure as a code and its static description.
 fn coded(f: Fail) -> (elicit_result, &'static CStr) {
     let code = f.code();
@@ -315,15 +335,7 @@ pub unsafe extern "C" fn elicit_static_sealer_seal_in_place(
     unsafe {
         with_sealer(sealer, detail, |s| {
             let out_len = out_param(out_len, "out_len").map_err(coded)?;
-            if buf.is_null() {
-                return Err(coded(Fail::null("buf")));
-            }
-            if cap > isize::MAX as usize {
-                return Err((
-                    ELICIT_ERR_INVALID_ARGUMENT,
-                    c"cap is larger than PTRDIFF_MAX",
-                ));
-            }
+            let bytes = in_place(buf, cap, c"cap is larger than PTRDIFF_MAX")?;
             let req = request(
                 (method, method_len),
                 (params, params_len),
@@ -348,8 +360,6 @@ pub unsafe extern "C" fn elicit_static_sealer_seal_in_place(
                     c"random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes",
                 ));
             };
-            // SAFETY: non-NULL, bounded, the caller guarantees `cap` writable bytes.
-            let bytes = core::slice::from_raw_parts_mut(buf, cap);
             match s.seal_in_place(
                 bytes,
                 state_len,
@@ -418,15 +428,7 @@ pub unsafe extern "C" fn elicit_static_sealer_unseal_in_place(
         with_sealer(sealer, detail, |s| {
             let state = out_param(state, "state").map_err(coded)?;
             let state_len = out_param(state_len, "state_len").map_err(coded)?;
-            if buf.is_null() {
-                return Err(coded(Fail::null("buf")));
-            }
-            if len > isize::MAX as usize {
-                return Err((
-                    ELICIT_ERR_INVALID_ARGUMENT,
-                    c"len is larger than PTRDIFF_MAX",
-                ));
-            }
+            let bytes = in_place(buf, len, c"len is larger than PTRDIFF_MAX")?;
             let req = request(
                 (method, method_len),
                 (params, params_len),
@@ -434,8 +436,6 @@ pub unsafe extern "C" fn elicit_static_sealer_unseal_in_place(
                 now,
             )
             .map_err(coded)?;
-            // SAFETY: non-NULL, bounded, the caller guarantees `len` writable bytes.
-            let bytes = core::slice::from_raw_parts_mut(buf, len);
             let plain = s
                 .unseal_in_place(bytes, len, &req.binding, req.principal, req.now)
                 .map_err(|e| {
