@@ -25,6 +25,15 @@ step() {
   else
     failed=$((failed + 1)); failures+=("$name"); echo "=== FAILED: $name ($((SECONDS - t0)) s)"
   fi
+  echo "=== disk: $(df -h . | awk 'NR==2 {print $4}') free; build folders: $(du -sch target fuzz/target 2>/dev/null | awk 'END {print $1}')"
+}
+# ELICIT_TIDY=1 (set by .ci/run) removes a step's build folder once no later step needs
+# it, so the run's disk peak stays low on small CI disks (two runs ran out of space there).
+# Left unset, every build folder stays for the next run's incremental builds.
+tidy() {
+  [ -n "${ELICIT_TIDY:-}" ] || return 0
+  local d
+  for d in "$@"; do rm -rf "$d"; done
 }
 
 # --- toolchain (pinned in rust-toolchain.toml; never `rustup update`) ---------------
@@ -60,21 +69,30 @@ step "demo runs (scripted, both eras)" bash -c '
 
 step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
+tidy target/firmware target/thumbv7em-none-eabihf
 step "C firmware: heap-free C ABI (libelicit_static.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
   bash scripts/run-c-firmware.sh
+tidy target/c-firmware
 step "firmware MCP agent: sizes (flash, static + painted stack) after scripted sessions in both eras" \
   bash scripts/agent-size.sh
+# target/agent stays: the MCP interop step runs that image.
+tidy target/agent-plain target/agent-size
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Installs cargo-c 0.10.24 once (cargo install --locked, a few minutes on a fresh machine).
 step "install: cargo-c prefix (shared, static, pkg-config) and the Python wheel in fresh venvs" \
   bash scripts/test-install.sh
 if [ -z "${QUICK:-}" ]; then
   step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
+  # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build
+  # into target/server, fuzz/target and target/release.
+  tidy target/debug
   step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
   # After test-mcp.sh: reuses its release build of elicit-rmcp-server (target/server).
   step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
     bash scripts/conformance.sh
+  tidy target/server target/agent
   step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+  tidy fuzz/target
   step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
 fi
 
