@@ -26,9 +26,13 @@ pub(crate) enum Need {
         param: String,
         values: Map<String, Value>,
     },
-    /// Handshake era: put `request` (`{"method", "params"}`), a question of `kind`, to
-    /// the client.
-    Ask { kind: InputKind, request: Value },
+    /// Handshake era: put `request` (`{"method", "params"}`), the question of `param`,
+    /// of `kind`, to the client.
+    Ask {
+        param: String,
+        kind: InputKind,
+        request: Value,
+    },
 }
 
 /// How the host answered a [`Need`].
@@ -184,6 +188,7 @@ impl<'p> RoundDriver<'p> {
                         };
                         let kind = self.plan.kind(param).unwrap_or(InputKind::Form);
                         return Ok(Err(Need::Ask {
+                            param: name(param),
                             kind,
                             request: serde_json::json!({"method": kind.method(), "params": params}),
                         }));
@@ -339,10 +344,17 @@ mod tests {
             r#"{"roots":[]}"#,
         ];
         let mut kinds = Vec::new();
+        let mut params = Vec::new();
         for reply in replies {
-            let Ok(Err(Need::Ask { kind, request })) = driver.next() else {
+            let Ok(Err(Need::Ask {
+                param,
+                kind,
+                request,
+            })) = driver.next()
+            else {
                 panic!("expected an Ask");
             };
+            params.push(param);
             assert_eq!(request["method"], json!(kind.method()));
             if kind == InputKind::Url {
                 assert!(request["params"]["elicitationId"].is_string(), "{request}");
@@ -356,6 +368,7 @@ mod tests {
             driver.give(Answer::Reply(reply.into()));
         }
         assert_eq!(kinds, InputKind::ALL);
+        assert_eq!(params, ["form", "url", "sample", "roots"]);
         let Ok(Ok(Outcome::Done(values))) = driver.next() else {
             panic!("expected Done");
         };

@@ -50,7 +50,9 @@
 //! sampling or roots, as its declaration says (elicit-core `Param::url`,
 //! `Param::sampling`, `Param::roots`, or a resolver of that `kind`); a sampling
 //! parameter settles to the `CreateMessageResult`, roots to the roots array, URL mode
-//! to `true`. The engine gates each round on the kinds the client declared
+//! to `true`; on a handshake-era connection an accepted URL-mode question is followed by
+//! `notifications/elicitation/complete` once its out-of-band flow is done
+//! ([`Elicit::with_url_flow`]). The engine gates each round on the kinds the client declared
 //! (`Capabilities::from_client_json` of its ClientCapabilities); this crate only
 //! passes them in and answers the engine's refusal with `-32021`.
 
@@ -69,11 +71,11 @@ use std::time::Duration;
 
 use elicit_core::{Capabilities, InputKind, Plan};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, MetaObject,
-    Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ServerRequest, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
+    CustomRequest, ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject,
+    MetaObject, Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ServerNotification, ServerRequest, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
@@ -100,6 +102,25 @@ const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 type ResolverFn = Arc<dyn Fn(Resolve) -> BoxFuture<Result<Resolution, ErrorData>> + Send + Sync>;
+type UrlFlowFn = Arc<dyn Fn(UrlAccepted) -> BoxFuture<Result<(), ErrorData>> + Send + Sync>;
+
+/// The method of the notification that ends a URL-mode elicitation (2025-11-25).
+pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+
+/// A URL-mode elicitation the client accepted on a handshake-era connection (≤
+/// 2025-11-25): the user consented to open `url`; the out-of-band flow there (a login, a
+/// payment) may still be running. See [`Elicit::with_url_flow`].
+pub struct UrlAccepted {
+    /// The parameter the URL-mode question settles.
+    pub param: String,
+    /// The request's `elicitationId` (the question's digest), which
+    /// `notifications/elicitation/complete` names.
+    pub elicitation_id: String,
+    /// The URL the user was sent to.
+    pub url: String,
+    /// The request being served.
+    pub context: RequestContext<RoleServer>,
+}
 type BodyFn<R> =
     Arc<dyn Fn(Map<String, Value>, Call) -> BoxFuture<Result<R, ErrorData>> + Send + Sync>;
 
@@ -593,6 +614,7 @@ pub struct Elicit {
     prompts: Vec<ReadyPrompt>,
     resources: Vec<ReadyResource>,
     log: Arc<dyn Fn(&str) + Send + Sync>,
+    url_flow: Option<UrlFlowFn>,
 }
 
 /// What settling one request's declared parameters came to.
@@ -623,7 +645,25 @@ impl Elicit {
             prompts: Vec::new(),
             resources: Vec::new(),
             log: Arc::new(|line| eprintln!("{line}")),
+            url_flow: None,
         }
+    }
+
+    /// How a handshake-era call waits for the out-of-band flow of an accepted URL-mode
+    /// elicitation: `flow` resolves when the flow at the URL is done (say, when the
+    /// payment provider's callback has arrived), or fails the request with its error.
+    /// Then the adapter sends `notifications/elicitation/complete` with the
+    /// `elicitationId` (as 2025-11-25 defines it) and the call goes on. Without a flow,
+    /// the notification follows the client's `accept` at once: for URLs whose page
+    /// needs nothing more from the server. On 2026-07-28 there is no notification: the
+    /// client's retry carrying the `accept` is the completion.
+    pub fn with_url_flow<F, Fut>(mut self, flow: F) -> Self
+    where
+        F: Fn(UrlAccepted) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), ErrorData>> + Send + 'static,
+    {
+        self.url_flow = Some(Arc::new(move |a| Box::pin(flow(a))));
+        self
     }
 
     /// Where the adapter's log lines go (rejected states and similar; stderr by default).
@@ -978,10 +1018,19 @@ impl Elicit {
                         Resolution::Question(q) => Answer::Question(q.to_string()),
                     });
                 }
-                Err(Need::Ask { kind, request: ask }) => {
+                Err(Need::Ask {
+                    param,
+                    kind,
+                    request: ask,
+                }) => {
                     let reply = self.ask(context, &ask).await;
                     match reply {
-                        Ok(reply) => driver.give(Answer::Reply(reply)),
+                        Ok(reply) => {
+                            if kind == InputKind::Url {
+                                self.url_accepted(param, &ask, &reply, context).await?;
+                            }
+                            driver.give(Answer::Reply(reply))
+                        }
                         // A client that refuses a sampling or roots request has declined
                         // it: the parameter takes its default or the call fails.
                         Err(_) if matches!(kind, InputKind::Sampling | InputKind::Roots) => {
@@ -1002,6 +1051,45 @@ impl Elicit {
                 }
             }
         }
+    }
+
+    /// After the client's reply to a URL-mode question (handshake era): when it is an
+    /// `accept`, wait for the out-of-band flow ([`Elicit::with_url_flow`]), then send
+    /// `notifications/elicitation/complete`. Other replies (decline, cancel, malformed:
+    /// the engine judges those) send nothing.
+    async fn url_accepted(
+        &self,
+        param: String,
+        ask: &Value,
+        reply: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let accepted = serde_json::from_str::<Value>(reply)
+            .is_ok_and(|r| r.get("action").and_then(Value::as_str) == Some("accept"));
+        let id = ask["params"]["elicitationId"].as_str().unwrap_or_default();
+        if !accepted || id.is_empty() {
+            return Ok(());
+        }
+        if let Some(flow) = &self.url_flow {
+            flow(UrlAccepted {
+                param,
+                elicitation_id: id.to_string(),
+                url: ask["params"]["url"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                context: context.clone(),
+            })
+            .await?;
+        }
+        let note = ServerNotification::CustomNotification(CustomNotification::new(
+            ELICITATION_COMPLETE,
+            Some(json!({ "elicitationId": id })),
+        ));
+        if let Err(e) = context.peer.send_notification(note).await {
+            (self.log)(&format!("{ELICITATION_COMPLETE} for {id} not sent: {e}"));
+        }
+        Ok(())
     }
 
     /// Put one handshake-era question to the client through rmcp's server→client

@@ -108,12 +108,26 @@ class UrlVisitor:
     def __init__(self, action: str):
         self.action = action
         self.seen: list[tuple[str, str, str | None]] = []
+        self.ids: list[str | None] = []
 
     async def __call__(self, message, response_type, params, context):
         from fastmcp.client.elicitation import ElicitResult
 
         self.seen.append((params.mode, message, getattr(params, "url", None)))
+        self.ids.append(getattr(params, "elicitation_id", None))
         return ElicitResult(action=self.action)
+
+
+class Notes:
+    """A message handler that records the server's notifications (method, params)."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, object]] = []
+
+    async def __call__(self, message):
+        method = getattr(message, "method", None)
+        if method is not None:
+            self.seen.append((method, getattr(message, "params", None)))
 
 
 @both_transports
@@ -121,11 +135,25 @@ class UrlVisitor:
 @pytest.mark.parametrize("action,text", [("accept", "Payment started"), ("decline", "Not paid")])
 def test_url_mode_parameter_settles_to_the_action(conformance_server, transport, mode, action, text):
     visitor = UrlVisitor(action)
+    notes = Notes()
 
     async def go():
-        async with client(transport, mode, conformance_server, elicitation_handler=visitor) as c:
+        async with client(
+            transport, mode, conformance_server, elicitation_handler=visitor, message_handler=notes
+        ) as c:
             return await c.call_tool("test_url_elicitation", {"order": "A17"})
 
     r = run(go())
     assert r.content[0].text == text
     assert visitor.seen == [("url", "Pay for order A17", "https://pay.example/orders/A17")]
+    completions = [p for m, p in notes.seen if m == "notifications/elicitation/complete"]
+    if mode == "legacy" and action == "accept":
+        # 2025-11-25: the accepted URL flow ends with the completion notification, naming
+        # the request's elicitationId (elicit's digest of the question: 22 characters).
+        (eid,) = visitor.ids
+        assert eid is not None and len(eid) == 22
+        assert [p.elicitation_id for p in completions] == [eid]
+    else:
+        # Declined: nothing completed. 2026-07-28: the retry carrying accept is the
+        # completion; the request is stateless, with no channel for a notification.
+        assert completions == []
