@@ -55,6 +55,12 @@
 //! ([`Elicit::with_url_flow`]). The engine gates each round on the kinds the client declared
 //! (`Capabilities::from_client_json` of its ClientCapabilities); this crate only
 //! passes them in and answers the engine's refusal with `-32021`.
+//!
+//! One difference from elicit-core's own output: rmcp keeps `inputRequests` in a
+//! `BTreeMap`, so its keys reach the wire in name order, where elicit-core writes them in
+//! declaration (signature) order. JSON gives member order no meaning and the state is not
+//! affected; a host that must keep the order writes the result itself from
+//! `elicit_core::Round::write_input_requests`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
