@@ -617,7 +617,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             match &p.ask {
                 Some(AskKind::Literal(LiteralQ { digest, .. })) => {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p, &p.ty, *digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, &p.ty, digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -628,7 +628,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     if cfg!(feature = "input-kinds") =>
                 {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p, &p.ty, *digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, &p.ty, digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
@@ -777,49 +777,42 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         i: usize,
         p: &'r Param<'a>,
         ty: &Ty<'a>,
-        digest: QDigest,
+        digest: &QDigest,
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
         let kind = kind_of(p);
-        if self.era == Era::Handshake {
-            if !self.caps.contains(kind) {
-                return Err(Error::MissingCapability {
-                    param: name(p.name),
-                    kind,
-                    missing: Capabilities::NONE.with(kind),
-                });
-            }
-            let slot = self.slot_mut(i)?;
-            slot.asks = asks;
-            slot.digest = digest;
-            self.phase = Phase::AwaitAnswer(i as u8);
-            return Ok(Some(Step::Ask { param: i }));
+        let handshake = self.era == Era::Handshake;
+        if handshake && !self.caps.contains(kind) {
+            return Err(Error::MissingCapability {
+                param: name(p.name),
+                kind,
+                missing: Capabilities::NONE.with(kind),
+            });
         }
+        // Stateless, a reply counts only for a question the call's first round asks:
+        // none of its elicited needs may stem from a reply of this same call.
+        // (Only worked out when a reply could count that way.)
+        let stateless = self.stateless
+            && self
+                .slots
+                .get(i)
+                .is_some_and(|s| s.reply.is_some() && s.asked.is_none())
+            && !self.late_needs(p);
         let Some(slot) = self.slots.get_mut(i) else {
             return Err(NO_PARAM);
         };
         slot.asks = asks;
-        slot.digest = digest;
-        let (recorded, reply, asked) = (slot.recorded, slot.reply, slot.asked);
-        if recorded.is_none() && reply.is_none() {
-            // Nothing recorded, nothing replied: asked this round.
-            slot.status = Status::Pending;
-            self.asking = self.asking.with(kind);
-            return Ok(None);
+        slot.digest = *digest;
+        if handshake {
+            self.phase = Phase::AwaitAnswer(i as u8);
+            return Ok(Some(Step::Ask { param: i }));
         }
-        // Stateless, a reply counts only for a question the call's first round asks:
-        // none of its elicited needs may stem from a reply of this same call.
-        let stateless = self.stateless && !self.late_needs(p);
-        let Some(slot) = self.slots.get_mut(i) else {
-            return Err(NO_PARAM);
-        };
-        let pname = p.name;
         let digest = &digest[..];
         // 1. A recorded answer to this same question (checked here, so settling it does
         // not check it again).
         let mut answer = None;
         let mut checked = None;
-        if let Some(rec) = recorded {
+        if let Some(rec) = &slot.recorded {
             if q_matches(rec.q, digest) {
                 let usable = match rec.action {
                     Action::Accept => accepts(kind, ty, rec.data),
@@ -840,20 +833,21 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // 2. A fresh reply, only for the question asked last round (or, stateless,
         // this round).
         if answer.is_none() {
-            if let Some(reply) = reply {
-                let asked_this = match asked {
+            if let Some(reply) = &slot.reply {
+                let asked_this = match slot.asked {
                     Some(a) => q_matches(a, digest),
                     None => stateless,
                 };
                 if !asked_this {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
-                    answer = Some(take_reply(kind, reply, pname)?);
-                    slot.late = asked.is_none();
+                    answer = Some(take_reply(kind, *reply, p.name)?);
+                    slot.late = slot.asked.is_none();
                 }
             }
         }
         match answer {
+            // Nothing recorded or replied that counts: asked this round.
             None => {
                 slot.status = Status::Pending;
                 self.asking = self.asking.with(kind);
@@ -978,7 +972,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             i,
             param,
             &ty,
-            digest,
+            &digest,
             Asks::Resolver {
                 message,
                 more,
@@ -1021,7 +1015,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
         self.cursor += 1;
         self.phase = Phase::Running;
-        match self.decide(i, param, &param.ty, digest, Asks::Request { question }) {
+        match self.decide(i, param, &param.ty, &digest, Asks::Request { question }) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.fail(e)),
         }
