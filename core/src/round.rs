@@ -1065,20 +1065,26 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let checked = Value::parse(result_json)
             .ok()
             .and_then(classify_reply)
-            .ok_or(wrong.clone())
-            .and_then(|reply| take_reply(kind, reply, pname));
-        if let Err(e) = checked {
-            return Err(self.fail(e));
-        }
-        let text = self.copy_in(result_json)?;
-        let read = Value::parse(text)
-            .ok()
-            .and_then(classify_reply)
             .ok_or(wrong)
             .and_then(|reply| take_reply(kind, reply, pname));
-        let (action, content) = match read {
+        let (action, content) = match checked {
             Ok(answer) => answer,
             Err(e) => return Err(self.fail(e)),
+        };
+        let text = self.copy_in(result_json)?;
+        // The copy is byte for byte the checked text: the content is at the same place
+        // in it, and needs no second reading.
+        let content = match content {
+            None => None,
+            Some(c) => {
+                let at = (c.raw().as_ptr() as usize).wrapping_sub(result_json.as_ptr() as usize);
+                let copied = text.get(at..at + c.raw().len());
+                Some(
+                    copied
+                        .map(Value::validated)
+                        .ok_or(Error::Workspace { needed: 0 })?,
+                )
+            }
         };
         let ty = self.question(i).map_or(param.ty, |q| q.ty);
         let check = match kind {
