@@ -886,19 +886,22 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// JSON): nothing is asked and nothing is carried.
     pub fn resolve_value(&mut self, value_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_value")?;
-        let pname = self.param(i)?.name;
-        if Value::parse(value_json).is_err() {
+        let param = self.param(i)?;
+        let Ok(checked) = Value::parse(value_json) else {
             return Err(Error::ResolverAnswer {
-                param: name(pname),
+                param: name(param.name),
                 problem: Problem::VALUE_NOT_JSON,
             });
-        }
+        };
+        let late = self.late_needs(param);
+        let at = (checked.raw().as_ptr() as usize).wrapping_sub(value_json.as_ptr() as usize);
         let text = self.copy_in(value_json)?;
-        let v = Value::parse(text).map_err(|_| Error::ResolverAnswer {
-            param: name(pname),
-            problem: Problem::VALUE_NOT_JSON,
-        })?;
-        let late = self.late_needs(self.param(i)?);
+        // The copy is byte for byte the checked text: the value is at the same place in
+        // it, and needs no second parse.
+        let v = text
+            .get(at..at + checked.raw().len())
+            .map(Value::validated)
+            .ok_or(Error::Workspace { needed: 0 })?;
         let slot = self.slot_mut(i)?;
         slot.status = Status::Settled;
         slot.source = Source::Host(v);
@@ -949,14 +952,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let (start, at) = (offset(probe.raw()), offset(message.raw()));
         let text = self.copy_in(question_json)?;
         // The copy is byte for byte the validated text: no second validation.
-        let v = text
-            .get(start..start + probe.raw().len())
-            .map(Value::validated)
-            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
-        let message = text
-            .get(at..at + message.raw().len())
-            .map(Str::validated)
-            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
+        let (Some(v), Some(message)) = (
+            text.get(start..start + probe.raw().len()),
+            text.get(at..at + message.raw().len()),
+        ) else {
+            return Err(Error::Workspace { needed: 0 });
+        };
+        let (v, message) = (Value::validated(v), Str::validated(message));
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match typed {
             false => param_ty,
@@ -1012,7 +1014,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let question = text
             .get(start..start + len)
             .map(Value::validated)
-            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
+            .ok_or(Error::Workspace { needed: 0 })?;
         self.cursor += 1;
         self.phase = Phase::Running;
         match self.decide(i, param, &param.ty, &digest, Asks::Request { question }) {
