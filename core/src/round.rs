@@ -1241,11 +1241,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(self.out_of_step("Done", "write_values"));
         }
         out.put(b"{");
-        for (k, &i) in self.plan.order.iter().enumerate() {
+        let params = &self.plan.params;
+        // Every index of the order is a parameter's (checked when the plan was made).
+        let order = self
+            .plan
+            .order
+            .iter()
+            .filter_map(|&i| Some((i, params.get(usize::from(i))?)));
+        for (k, (i, p)) in order.enumerate() {
             if k > 0 {
                 out.put(if style.spaced { b", " } else { b"," });
             }
-            let p = self.param(usize::from(i))?;
             write_str(p.name, style.ascii, out);
             out.put(if style.spaced { b": " } else { b":" });
             self.write_param_value(usize::from(i), p, style, out);
