@@ -613,18 +613,19 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let plan = self.plan;
         while let Some(&i) = plan.order.get(self.cursor) {
             let i = usize::from(i);
-            let p = self.param(i)?;
-            match &p.ask {
-                Some(AskKind::Literal(LiteralQ { digest, .. })) => {
+            // Every order index is a parameter's (checked when the plan was made).
+            let ask = plan.params.get(i).map(|p| (p, &p.ask));
+            match ask {
+                Some((p, Some(AskKind::Literal(LiteralQ { digest, .. })))) => {
                     self.cursor += 1;
                     if let Some(step) = self.decide(i, p, &p.ty, digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
                 // Without `input-kinds`, plans hold none of these (refused on load).
-                Some(AskKind::Url(UrlQ { digest, .. }))
-                | Some(AskKind::Sampling(RequestQ { digest, .. }))
-                | Some(AskKind::Roots(RequestQ { digest, .. }))
+                Some((p, Some(AskKind::Url(UrlQ { digest, .. }))))
+                | Some((p, Some(AskKind::Sampling(RequestQ { digest, .. }))))
+                | Some((p, Some(AskKind::Roots(RequestQ { digest, .. }))))
                     if cfg!(feature = "input-kinds") =>
                 {
                     self.cursor += 1;
@@ -632,11 +633,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                         return Ok(step);
                     }
                 }
-                Some(AskKind::Resolver { needs, .. }) => {
+                Some((_, Some(AskKind::Resolver { needs, .. }))) => {
                     let mut waiting = false;
                     for &j in needs.iter() {
                         let j = usize::from(j);
-                        let need = self.param(j)?;
+                        // Every need is a parameter's (checked when the plan was made).
+                        let Some(need) = plan.params.get(j) else {
+                            continue;
+                        };
                         if need.ask.is_some() {
                             if self
                                 .slots
