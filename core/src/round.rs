@@ -535,13 +535,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     fn fail(&mut self, e: Error) -> Error {
         self.phase = Phase::Failed;
-        self.error = Some(e.clone());
+        self.error = Some(e);
         e
     }
 
     /// The error every call on a failed round returns.
     fn failed(&self, got: &'static str) -> Error {
-        self.error.clone().unwrap_or(Error::WrongStep {
+        self.error.unwrap_or(Error::WrongStep {
             expected: "nothing (the round failed)",
             got,
         })
@@ -575,9 +575,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// The error for reading an output the current step does not offer: the terminal
     /// error once the round failed, else [`Error::WrongStep`].
     fn out_of_step(&self, expected: &'static str, got: &'static str) -> Error {
-        self.error
-            .clone()
-            .unwrap_or(Error::WrongStep { expected, got })
+        self.error.unwrap_or(Error::WrongStep { expected, got })
     }
 
     fn copy_in(&mut self, text: &str) -> Result<&'a str, Error> {
