@@ -1061,16 +1061,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let param = self.param(i)?;
         let pname = param.name;
         let kind = kind_of(param);
-        let wrong = Error::WrongReply {
-            param: name(pname),
-            kind,
-        };
         // Check before copying: a bad answer costs no workspace.
-        let checked = Value::parse(result_json)
-            .ok()
-            .and_then(classify_reply)
-            .ok_or(wrong)
-            .and_then(|reply| take_reply(kind, reply, pname));
+        let checked = match Value::parse(result_json).ok().and_then(classify_reply) {
+            Some(reply) => take_reply(kind, reply, pname),
+            None => Err(Error::WrongReply {
+                param: name(pname),
+                kind,
+            }),
+        };
         let (action, content) = match checked {
             Ok(answer) => answer,
             Err(e) => return Err(self.fail(e)),
