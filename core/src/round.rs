@@ -533,6 +533,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         self.free.len()
     }
 
+    // Out of line (as `out_of_step`): inlined, the callers' frames each grow by an
+    // error's copy, and so does a device's stack peak.
+    #[inline(never)]
     fn fail(&mut self, e: Error) -> Error {
         self.phase = Phase::Failed;
         self.error = Some(e);
@@ -574,6 +577,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// The error for reading an output the current step does not offer: the terminal
     /// error once the round failed, else [`Error::WrongStep`].
+    #[inline(never)]
     fn out_of_step(&self, expected: &'static str, got: &'static str) -> Error {
         self.error.unwrap_or(Error::WrongStep { expected, got })
     }
