@@ -25,7 +25,7 @@ pub type Detail = Text<192>;
 ///
 /// The one-byte length (rather than a `usize`) keeps the round's [`Error`] small: it
 /// holds up to two of these.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub struct Text<const N: usize> {
     len: u8,
     bytes: [u8; N],
@@ -389,7 +389,7 @@ pub enum CompileError {
 /// An error of a round (or of writing output into a caller's buffer). Round errors are
 /// terminal for the round that reports them (every later call on that round returns the
 /// same error). Declarations are rejected with [`CompileError`] instead.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
     // ----- call inputs -----

@@ -533,15 +533,18 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         self.free.len()
     }
 
+    // Out of line (as `out_of_step`): inlined, the callers' frames each grow by an
+    // error's copy, and so does a device's stack peak.
+    #[inline(never)]
     fn fail(&mut self, e: Error) -> Error {
         self.phase = Phase::Failed;
-        self.error = Some(e.clone());
+        self.error = Some(e);
         e
     }
 
     /// The error every call on a failed round returns.
     fn failed(&self, got: &'static str) -> Error {
-        self.error.clone().unwrap_or(Error::WrongStep {
+        self.error.unwrap_or(Error::WrongStep {
             expected: "nothing (the round failed)",
             got,
         })
@@ -574,10 +577,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// The error for reading an output the current step does not offer: the terminal
     /// error once the round failed, else [`Error::WrongStep`].
+    #[inline(never)]
     fn out_of_step(&self, expected: &'static str, got: &'static str) -> Error {
-        self.error
-            .clone()
-            .unwrap_or(Error::WrongStep { expected, got })
+        self.error.unwrap_or(Error::WrongStep { expected, got })
     }
 
     fn copy_in(&mut self, text: &str) -> Result<&'a str, Error> {
@@ -588,7 +590,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(Error::Workspace { needed });
         }
         let (head, tail) = buf.split_at_mut(text.len());
-        crate::json::copy_bytes(head, text.as_bytes());
+        // A whole answer, not one of the renderers' short pieces: a plain copy (the
+        // short-copy routine inlined here cost about 150 B of flash, and no speed).
+        head.copy_from_slice(text.as_bytes());
         self.free = tail;
         let head: &'a [u8] = head;
         core::str::from_utf8(head).map_err(|_| Error::Workspace { needed: 0 })
@@ -613,30 +617,34 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let plan = self.plan;
         while let Some(&i) = plan.order.get(self.cursor) {
             let i = usize::from(i);
-            let p = self.param(i)?;
-            match &p.ask {
-                Some(AskKind::Literal(LiteralQ { digest, .. })) => {
+            // Every order index is a parameter's (checked when the plan was made).
+            let ask = plan.params.get(i).map(|p| (p, &p.ask));
+            match ask {
+                Some((p, Some(AskKind::Literal(LiteralQ { digest, .. })))) => {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p, &p.ty, *digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, &p.ty, digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
                 // Without `input-kinds`, plans hold none of these (refused on load).
-                Some(AskKind::Url(UrlQ { digest, .. }))
-                | Some(AskKind::Sampling(RequestQ { digest, .. }))
-                | Some(AskKind::Roots(RequestQ { digest, .. }))
+                Some((p, Some(AskKind::Url(UrlQ { digest, .. }))))
+                | Some((p, Some(AskKind::Sampling(RequestQ { digest, .. }))))
+                | Some((p, Some(AskKind::Roots(RequestQ { digest, .. }))))
                     if cfg!(feature = "input-kinds") =>
                 {
                     self.cursor += 1;
-                    if let Some(step) = self.decide(i, p, &p.ty, *digest, Asks::Literal)? {
+                    if let Some(step) = self.decide(i, p, &p.ty, digest, Asks::Literal)? {
                         return Ok(step);
                     }
                 }
-                Some(AskKind::Resolver { needs, .. }) => {
+                Some((_, Some(AskKind::Resolver { needs, .. }))) => {
                     let mut waiting = false;
                     for &j in needs.iter() {
                         let j = usize::from(j);
-                        let need = self.param(j)?;
+                        // Every need is a parameter's (checked when the plan was made).
+                        let Some(need) = plan.params.get(j) else {
+                            continue;
+                        };
                         if need.ask.is_some() {
                             if self
                                 .slots
@@ -777,49 +785,42 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         i: usize,
         p: &'r Param<'a>,
         ty: &Ty<'a>,
-        digest: QDigest,
+        digest: &QDigest,
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
         let kind = kind_of(p);
-        if self.era == Era::Handshake {
-            if !self.caps.contains(kind) {
-                return Err(Error::MissingCapability {
-                    param: name(p.name),
-                    kind,
-                    missing: Capabilities::NONE.with(kind),
-                });
-            }
-            let slot = self.slot_mut(i)?;
-            slot.asks = asks;
-            slot.digest = digest;
-            self.phase = Phase::AwaitAnswer(i as u8);
-            return Ok(Some(Step::Ask { param: i }));
+        let handshake = self.era == Era::Handshake;
+        if handshake && !self.caps.contains(kind) {
+            return Err(Error::MissingCapability {
+                param: name(p.name),
+                kind,
+                missing: Capabilities::NONE.with(kind),
+            });
         }
+        // Stateless, a reply counts only for a question the call's first round asks:
+        // none of its elicited needs may stem from a reply of this same call.
+        // (Only worked out when a reply could count that way.)
+        let stateless = self.stateless
+            && self
+                .slots
+                .get(i)
+                .is_some_and(|s| s.reply.is_some() && s.asked.is_none())
+            && !self.late_needs(p);
         let Some(slot) = self.slots.get_mut(i) else {
             return Err(NO_PARAM);
         };
         slot.asks = asks;
-        slot.digest = digest;
-        let (recorded, reply, asked) = (slot.recorded, slot.reply, slot.asked);
-        if recorded.is_none() && reply.is_none() {
-            // Nothing recorded, nothing replied: asked this round.
-            slot.status = Status::Pending;
-            self.asking = self.asking.with(kind);
-            return Ok(None);
+        slot.digest = *digest;
+        if handshake {
+            self.phase = Phase::AwaitAnswer(i as u8);
+            return Ok(Some(Step::Ask { param: i }));
         }
-        // Stateless, a reply counts only for a question the call's first round asks:
-        // none of its elicited needs may stem from a reply of this same call.
-        let stateless = self.stateless && !self.late_needs(p);
-        let Some(slot) = self.slots.get_mut(i) else {
-            return Err(NO_PARAM);
-        };
-        let pname = p.name;
         let digest = &digest[..];
         // 1. A recorded answer to this same question (checked here, so settling it does
         // not check it again).
         let mut answer = None;
         let mut checked = None;
-        if let Some(rec) = recorded {
+        if let Some(rec) = &slot.recorded {
             if q_matches(rec.q, digest) {
                 let usable = match rec.action {
                     Action::Accept => accepts(kind, ty, rec.data),
@@ -840,20 +841,21 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // 2. A fresh reply, only for the question asked last round (or, stateless,
         // this round).
         if answer.is_none() {
-            if let Some(reply) = reply {
-                let asked_this = match asked {
+            if let Some(reply) = &slot.reply {
+                let asked_this = match slot.asked {
                     Some(a) => q_matches(a, digest),
                     None => stateless,
                 };
                 if !asked_this {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
-                    answer = Some(take_reply(kind, reply, pname)?);
-                    slot.late = asked.is_none();
+                    answer = Some(take_reply(kind, *reply, p.name)?);
+                    slot.late = slot.asked.is_none();
                 }
             }
         }
         match answer {
+            // Nothing recorded or replied that counts: asked this round.
             None => {
                 slot.status = Status::Pending;
                 self.asking = self.asking.with(kind);
@@ -892,19 +894,22 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// JSON): nothing is asked and nothing is carried.
     pub fn resolve_value(&mut self, value_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_value")?;
-        let pname = self.param(i)?.name;
-        if Value::parse(value_json).is_err() {
+        let param = self.param(i)?;
+        let Ok(checked) = Value::parse(value_json) else {
             return Err(Error::ResolverAnswer {
-                param: name(pname),
+                param: name(param.name),
                 problem: Problem::VALUE_NOT_JSON,
             });
-        }
+        };
+        let late = self.late_needs(param);
+        let at = (checked.raw().as_ptr() as usize).wrapping_sub(value_json.as_ptr() as usize);
         let text = self.copy_in(value_json)?;
-        let v = Value::parse(text).map_err(|_| Error::ResolverAnswer {
-            param: name(pname),
-            problem: Problem::VALUE_NOT_JSON,
-        })?;
-        let late = self.late_needs(self.param(i)?);
+        // The copy is byte for byte the checked text: the value is at the same place in
+        // it, and needs no second parse.
+        let v = text
+            .get(at..at + checked.raw().len())
+            .map(Value::validated)
+            .ok_or(Error::Workspace { needed: 0 })?;
         let slot = self.slot_mut(i)?;
         slot.status = Status::Settled;
         slot.source = Source::Host(v);
@@ -955,14 +960,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let (start, at) = (offset(probe.raw()), offset(message.raw()));
         let text = self.copy_in(question_json)?;
         // The copy is byte for byte the validated text: no second validation.
-        let v = text
-            .get(start..start + probe.raw().len())
-            .map(Value::validated)
-            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
-        let message = text
-            .get(at..at + message.raw().len())
-            .map(Str::validated)
-            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
+        let (Some(v), Some(message)) = (
+            text.get(start..start + probe.raw().len()),
+            text.get(at..at + message.raw().len()),
+        ) else {
+            return Err(Error::Workspace { needed: 0 });
+        };
+        let (v, message) = (Value::validated(v), Str::validated(message));
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match typed {
             false => param_ty,
@@ -978,7 +982,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             i,
             param,
             &ty,
-            digest,
+            &digest,
             Asks::Resolver {
                 message,
                 more,
@@ -1018,10 +1022,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let question = text
             .get(start..start + len)
             .map(Value::validated)
-            .ok_or_else(|| bad(Problem::QUESTION_NOT_JSON))?;
+            .ok_or(Error::Workspace { needed: 0 })?;
         self.cursor += 1;
         self.phase = Phase::Running;
-        match self.decide(i, param, &param.ty, digest, Asks::Request { question }) {
+        match self.decide(i, param, &param.ty, &digest, Asks::Request { question }) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.fail(e)),
         }
@@ -1063,28 +1067,32 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let param = self.param(i)?;
         let pname = param.name;
         let kind = kind_of(param);
-        let wrong = Error::WrongReply {
-            param: name(pname),
-            kind,
-        };
         // Check before copying: a bad answer costs no workspace.
-        let checked = Value::parse(result_json)
-            .ok()
-            .and_then(classify_reply)
-            .ok_or(wrong.clone())
-            .and_then(|reply| take_reply(kind, reply, pname));
-        if let Err(e) = checked {
-            return Err(self.fail(e));
-        }
-        let text = self.copy_in(result_json)?;
-        let read = Value::parse(text)
-            .ok()
-            .and_then(classify_reply)
-            .ok_or(wrong)
-            .and_then(|reply| take_reply(kind, reply, pname));
-        let (action, content) = match read {
+        let checked = match Value::parse(result_json).ok().and_then(classify_reply) {
+            Some(reply) => take_reply(kind, reply, pname),
+            None => Err(Error::WrongReply {
+                param: name(pname),
+                kind,
+            }),
+        };
+        let (action, content) = match checked {
             Ok(answer) => answer,
             Err(e) => return Err(self.fail(e)),
+        };
+        let text = self.copy_in(result_json)?;
+        // The copy is byte for byte the checked text: the content is at the same place
+        // in it, and needs no second reading.
+        let content = match content {
+            None => None,
+            Some(c) => {
+                let at = (c.raw().as_ptr() as usize).wrapping_sub(result_json.as_ptr() as usize);
+                let copied = text.get(at..at + c.raw().len());
+                Some(
+                    copied
+                        .map(Value::validated)
+                        .ok_or(Error::Workspace { needed: 0 })?,
+                )
+            }
         };
         let ty = self.question(i).map_or(param.ty, |q| q.ty);
         let check = match kind {
@@ -1239,11 +1247,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(self.out_of_step("Done", "write_values"));
         }
         out.put(b"{");
-        for (k, &i) in self.plan.order.iter().enumerate() {
+        let params = &self.plan.params;
+        // Every index of the order is a parameter's (checked when the plan was made).
+        let order = self
+            .plan
+            .order
+            .iter()
+            .filter_map(|&i| Some((i, params.get(usize::from(i))?)));
+        for (k, (i, p)) in order.enumerate() {
             if k > 0 {
                 out.put(if style.spaced { b", " } else { b"," });
             }
-            let p = self.param(usize::from(i))?;
             write_str(p.name, style.ascii, out);
             out.put(if style.spaced { b": " } else { b":" });
             self.write_param_value(usize::from(i), p, style, out);

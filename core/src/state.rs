@@ -241,11 +241,13 @@ pub(crate) fn read<'a>(text: &'a str, held: &mut impl Held<'a>) {
     // or, if the walk fails, the state is unreadable anyway).
     let compact = (|| -> Option<usize> {
         let mut p = start;
-        for (key, at) in [
-            ("v", &b"{\"v\":"[..]),
+        // A constant table, read in place (not built on the stack each call).
+        const MEMBERS: [(&str, &[u8]); 3] = [
+            ("v", b"{\"v\":"),
             ("answers", b",\"answers\":"),
             ("asked", b",\"asked\":"),
-        ] {
+        ];
+        for &(key, at) in &MEMBERS {
             if b.get(p..p + at.len())? != at {
                 return None;
             }

@@ -151,7 +151,7 @@ impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
             params: heapless::Vec::new(),
             order: wire.order,
         };
-        for p in wire.params.iter() {
+        for p in wire.params {
             let p = param_of(p).map_err(|(at, problem)| D::Error::custom(bad(at, problem)))?;
             // Fits: the wire vector has the same capacity.
             let _ = plan.params.push(p);
@@ -316,7 +316,7 @@ impl<'a> Reader<'a> {
             ask: self.option(|r| r.ask(name))?,
             outcome: self.flag()?,
         };
-        param_of(&wire).map_err(|e| self.1 = Some(e)).ok()
+        param_of(wire).map_err(|e| self.1 = Some(e)).ok()
     }
     /// The plan, read into `plan` (built in place: a plan is large, and every move of
     /// it is a copy on a device's stack).
@@ -337,26 +337,26 @@ impl<'a> Reader<'a> {
 /// A parameter off the wire as a [`Param`]: its answer type and question checked on
 /// their own (what needs the other parameters, and the digests, [`check`] does).
 /// Errors name the parameter and the problem.
-fn param_of<'a>(p: &ParamWire<'a>) -> Result<Param<'a>, (&'a str, Problem)> {
+fn param_of(p: ParamWire<'_>) -> Result<Param<'_>, (&str, Problem)> {
     let ty = ty_of(p.ty, Problem::PLAN_TYPE).map_err(|q| (p.name, q))?;
     if p.outcome && p.ask.is_none() {
         return Err((p.name, Problem::PLAN_OUTCOME));
     }
-    let ask = match &p.ask {
+    let ask = match p.ask {
         None => None,
         Some(AskWire::Resolver {
             needs,
             declares,
             kind,
         }) => {
-            input::available(*kind).map_err(|e| (p.name, e))?;
+            input::available(kind).map_err(|e| (p.name, e))?;
             let declares = match declares {
                 None => None,
-                Some(_) if *kind != InputKind::Form => {
+                Some(_) if kind != InputKind::Form => {
                     return Err((p.name, Problem::PLAN_DECLARED_TYPE));
                 }
                 Some(d) => {
-                    let d = ty_of(*d, Problem::PLAN_DECLARED_TYPE).map_err(|q| (p.name, q))?;
+                    let d = ty_of(d, Problem::PLAN_DECLARED_TYPE).map_err(|q| (p.name, q))?;
                     if !d.same_as(&ty) {
                         return Err((p.name, Problem::PLAN_DECLARED_TYPE));
                     }
@@ -364,9 +364,9 @@ fn param_of<'a>(p: &ParamWire<'a>) -> Result<Param<'a>, (&'a str, Problem)> {
                 }
             };
             Some(AskKind::Resolver {
-                needs: needs.clone(),
+                needs,
                 declares,
-                kind: *kind,
+                kind,
             })
         }
         Some(AskWire::Url(_) | AskWire::Sampling(_) | AskWire::Roots(_))
@@ -374,21 +374,21 @@ fn param_of<'a>(p: &ParamWire<'a>) -> Result<Param<'a>, (&'a str, Problem)> {
         {
             return Err((p.name, Problem::INPUT_KINDS_LEFT_OUT));
         }
-        Some(AskWire::Url(q)) => Some(AskKind::Url(*q)),
+        Some(AskWire::Url(q)) => Some(AskKind::Url(q)),
         Some(AskWire::Sampling(q)) => {
             check_request_params(InputKind::Sampling, q.params).map_err(|e| (p.name, e))?;
-            Some(AskKind::Sampling(*q))
+            Some(AskKind::Sampling(q))
         }
         Some(AskWire::Roots(q)) => {
             check_request_params(InputKind::Roots, q.params).map_err(|e| (p.name, e))?;
-            Some(AskKind::Roots(*q))
+            Some(AskKind::Roots(q))
         }
         Some(AskWire::Literal(q))
             if (q.title.is_some() || q.description.is_some()) && !ty.wrapped() =>
         {
             return Err((p.name, Problem::PLAN_LABELS));
         }
-        Some(AskWire::Literal(q)) => Some(AskKind::Literal(*q)),
+        Some(AskWire::Literal(q)) => Some(AskKind::Literal(q)),
     };
     Ok(Param {
         name: p.name,

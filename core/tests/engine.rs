@@ -800,26 +800,20 @@ mod host_misuse {
             }
         ));
         assert_eq!(hs.error(), Some(&e));
-        assert_eq!(hs.poll(), Err(e.clone()));
-        assert_eq!(hs.poll(), Err(e.clone()));
+        assert_eq!(hs.poll(), Err(e));
+        assert_eq!(hs.poll(), Err(e));
         assert_eq!(
             hs.answer(r#"{"action":"accept","content":{"value":"v"}}"#),
-            Err(e.clone())
+            Err(e)
         );
-        assert_eq!(hs.resolve_value("1"), Err(e.clone()));
-        assert_eq!(hs.resolve_question(r#"{"message":"A?"}"#), Err(e.clone()));
-        assert_eq!(hs.resolve_failed("d"), Err(e.clone()));
-        assert_eq!(
-            hs.write_values(Style::WIRE, &mut Vec::new()),
-            Err(e.clone())
-        );
-        assert_eq!(hs.write_ask(&mut Vec::new()), Err(e.clone()));
-        assert_eq!(hs.write_resolve_inputs(&mut Vec::new()), Err(e.clone()));
-        assert_eq!(
-            hs.write_input_requests(false, &mut Vec::new()),
-            Err(e.clone())
-        );
-        assert_eq!(hs.write_request_state(&mut Vec::new()), Err(e.clone()));
+        assert_eq!(hs.resolve_value("1"), Err(e));
+        assert_eq!(hs.resolve_question(r#"{"message":"A?"}"#), Err(e));
+        assert_eq!(hs.resolve_failed("d"), Err(e));
+        assert_eq!(hs.write_values(Style::WIRE, &mut Vec::new()), Err(e));
+        assert_eq!(hs.write_ask(&mut Vec::new()), Err(e));
+        assert_eq!(hs.write_resolve_inputs(&mut Vec::new()), Err(e));
+        assert_eq!(hs.write_input_requests(false, &mut Vec::new()), Err(e));
+        assert_eq!(hs.write_request_state(&mut Vec::new()), Err(e));
 
         // A modern round failing inside poll (a schema mismatch) is terminal too.
         let mut ws = [0u8; 256];
@@ -846,7 +840,7 @@ mod host_misuse {
         round.poll().unwrap();
         let e = round.resolve_question(r#"{"message":"A?"}"#).unwrap_err();
         assert!(matches!(e, Error::SchemaMismatch { .. }));
-        assert_eq!(round.poll(), Err(e.clone()));
+        assert_eq!(round.poll(), Err(e));
         assert_eq!(round.resolve_value("1"), Err(e));
     }
 
@@ -1986,7 +1980,7 @@ mod built_in_place {
             let mut ws = [0u8; 64];
             let mut slot = None;
             let in_slot = Round::new_in(&mut slot, &plan, Era::Handshake, inputs, &mut ws);
-            assert_eq!(in_slot.err(), Some(err.clone()));
+            assert_eq!(in_slot.err(), Some(err));
             assert_eq!(slot.unwrap().poll(), Err(err));
         }
         // The same inputs start a modern round; a handshake round takes the arguments.
