@@ -396,6 +396,11 @@ impl Tool {
             params: Vec::new(),
         }
     }
+
+    /// The tool's name, as given to [`Tool::new`].
+    pub fn name(&self) -> &str {
+        &self.name
+    }
     /// Add the next parameter (signature order).
     pub fn param(mut self, p: Param) -> Self {
         self.params.push(p);

@@ -417,6 +417,8 @@ impl ElicitTool {
     /// Start from a declaration (elicit-core's builder). The tool's name is the
     /// declaration's.
     pub fn new(decl: elicit_core::decl::Tool) -> Self {
+        // A rejected declaration keeps its name, so `run`'s error names the tool.
+        let declared_name = decl.name().to_string();
         let (pending, error) = match compile(decl) {
             Ok(d) => (d, None),
             Err(e) => (
@@ -429,8 +431,7 @@ impl ElicitTool {
                 Some(e),
             ),
         };
-        let name = pending.plan.tool().to_string();
-        let tool = Tool::new_with_raw(name, None, JsonObject::new());
+        let tool = Tool::new_with_raw(declared_name, None, JsonObject::new());
         ElicitTool {
             pending,
             tool,
@@ -1165,6 +1166,26 @@ pub fn py_repr(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rejected declaration's error names the tool as declared and the parameter.
+    #[test]
+    fn a_rejected_declaration_is_named_by_its_tool() {
+        use elicit_core::decl::{AnswerType, Param, Tool as Decl};
+        let decl = Decl::new("pay").param(
+            Param::resolver("paid", &[])
+                .kind(InputKind::Url)
+                .ty(AnswerType::Boolean),
+        );
+        let err = ElicitTool::new(decl)
+            .run(|_: Map<String, Value>, _call| async { Ok(CallToolResult::success(Vec::new())) })
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("tool \"pay\": declaration rejected"),
+            "{err}"
+        );
+        assert!(err.contains("'paid'"), "{err}");
+    }
 
     /// Names are quoted as Python's `repr` quotes them, C1 controls included
     /// (`python3 -c 'print(repr("gr\x85et"))'` prints `'gr\x85et'`), as FastMCP's
