@@ -54,10 +54,11 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
+    /// A failure with `message` cut to fit `ELICIT_MESSAGE_CAP` (see [`bounded`]).
     pub fn new(code: elicit_result, message: impl Into<String>) -> Self {
         Failure {
             code,
-            message: message.into(),
+            message: bounded(message.into()),
         }
     }
     pub fn null(what: &str) -> Self {
@@ -65,12 +66,25 @@ impl Failure {
     }
 }
 
+/// `message` cut at a character boundary to at most `ELICIT_MESSAGE_CAP` bytes, ending
+/// in "…" when cut: every message the library keeps fits the documented capacity, even
+/// one quoting a caller's arbitrarily long input (an input name, a panic's text).
+pub(crate) fn bounded(mut message: String) -> String {
+    const MORE: &str = "…";
+    if message.len() > ELICIT_MESSAGE_CAP {
+        let mut end = ELICIT_MESSAGE_CAP - MORE.len();
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push_str(MORE);
+    }
+    message
+}
+
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
-        Failure {
-            code: code_of(&e),
-            message: e.to_string(),
-        }
+        Failure::new(code_of(&e), e.to_string())
     }
 }
 
@@ -82,10 +96,7 @@ impl From<elicit_ffi_static::abi::Fail> for Failure {
 
 impl From<CompileError> for Failure {
     fn from(e: CompileError) -> Self {
-        Failure {
-            code: compile_code_of(&e),
-            message: e.to_string(),
-        }
+        Failure::new(compile_code_of(&e), e.to_string())
     }
 }
 
@@ -99,7 +110,9 @@ pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
         } else {
             "(no message)"
         };
-        format!("a panic occurred inside elicit (the handle is now poisoned): {what}")
+        bounded(format!(
+            "a panic occurred inside elicit (the handle is now poisoned): {what}"
+        ))
     })
 }
 

@@ -911,6 +911,90 @@ mod tests {
         }
     }
 
+    /// Messages quoting a caller's input stay within `ELICIT_MESSAGE_CAP`, however long
+    /// the input (found by the ffi fuzz target: a 1,600-byte input name).
+    #[test]
+    fn messages_fit_the_message_cap_whatever_the_input() {
+        const RESOLVED: &[u8] =
+            br#"{"parameters":[{"name":"a"},{"name":"b","elicit":{"needs":["a"]}}]}"#;
+        let mut plan: *mut elicit_plan = core::ptr::null_mut();
+        let mut round: *mut elicit_round = core::ptr::null_mut();
+        let args = br#"{"a":1}"#;
+        let null = core::ptr::null_mut();
+        let last_error = |round| {
+            let mut buf = [0u8; 2 * crate::ELICIT_MESSAGE_CAP];
+            let mut n = 0usize;
+            // SAFETY: a live round and a buffer of buf.len() bytes.
+            let code =
+                unsafe { elicit_round_last_error(round, buf.as_mut_ptr(), buf.len(), &mut n) };
+            assert_eq!(code, ELICIT_OK);
+            String::from_utf8(buf[..n].to_vec()).unwrap()
+        };
+        // SAFETY: valid buffers throughout.
+        unsafe {
+            assert_eq!(
+                elicit_plan_new(
+                    RESOLVED.as_ptr(),
+                    RESOLVED.len(),
+                    &mut plan,
+                    null,
+                    0,
+                    null.cast()
+                ),
+                ELICIT_OK
+            );
+            assert_eq!(
+                elicit_round_new_handshake(
+                    plan,
+                    args.as_ptr(),
+                    args.len(),
+                    core::ptr::null(),
+                    0,
+                    0,
+                    &mut round,
+                    null,
+                    0,
+                    null.cast()
+                ),
+                ELICIT_OK
+            );
+            elicit_plan_free(plan);
+            let (mut step, mut param) = (0u32, 0usize);
+            assert_eq!(elicit_round_poll(round, &mut step, &mut param), ELICIT_OK);
+            let name = "é".repeat(1500);
+            let mut out = [0u8; 64];
+            let mut n = 0usize;
+            assert_eq!(
+                crate::elicit_round_resolve_input(
+                    round,
+                    name.as_ptr(),
+                    name.len(),
+                    out.as_mut_ptr(),
+                    out.len(),
+                    &mut n
+                ),
+                crate::ELICIT_ERR_NOT_FOUND
+            );
+            let msg = last_error(round);
+            assert!(
+                msg.len() <= crate::ELICIT_MESSAGE_CAP,
+                "{} bytes",
+                msg.len()
+            );
+            assert!(msg.starts_with("the resolver has no input named") && msg.ends_with('…'));
+            let long = "x".repeat(5000);
+            assert_eq!(with_round(round, |_| panic!("{long}")), ELICIT_ERR_PANIC);
+            let msg = last_error(round);
+            assert!(
+                msg.len() <= crate::ELICIT_MESSAGE_CAP,
+                "{} bytes",
+                msg.len()
+            );
+            assert!(msg.contains("panic"), "{msg}");
+            elicit_round_free(round);
+        }
+    }
+
     #[test]
     fn a_round_outlives_its_plan_handle() {
         let mut plan: *mut elicit_plan = core::ptr::null_mut();
