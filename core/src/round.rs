@@ -938,15 +938,26 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         };
         // Check before copying so a bad answer costs no workspace and changes nothing.
         let (probe, fields) = scan_question(question_json).map_err(bad)?;
-        let param_ty = param.ty;
         // Only a message: outputs need nothing else from it.
         let plain = fields.ty.is_none() && fields.title.is_none() && fields.description.is_none();
-        let (digest, typed, message) = match question_parts(fields, &param_ty) {
-            Ok((q, typed)) => (
-                question_digest(q.message, &q.ty, q.title, q.description),
-                typed,
-                q.message,
-            ),
+        // The common question, a message alone, is digested with the parameter's type
+        // in place: no question value is assembled and handed back by value.
+        let parts = match (plain, fields.message.and_then(|m| m.as_str())) {
+            (true, Some(message)) => Ok((
+                question_digest(message, &param.ty, None, None),
+                false,
+                message,
+            )),
+            _ => question_parts(fields, &param.ty).map(|(q, typed)| {
+                (
+                    question_digest(q.message, &q.ty, q.title, q.description),
+                    typed,
+                    q.message,
+                )
+            }),
+        };
+        let (digest, typed, message) = match parts {
+            Ok(parts) => parts,
             Err(problem) => {
                 // A question of the right shape with bad contents fails the round.
                 self.copy_in(question_json)?;
@@ -969,8 +980,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let (v, message) = (Value::validated(v), Str::validated(message));
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match typed {
-            false => param_ty,
-            true => match parse_question(v, &param_ty) {
+            false => param.ty,
+            true => match parse_question(v, &param.ty) {
                 Ok((q, _)) => q.ty,
                 Err(problem) => return Err(self.fail(bad(problem))),
             },
