@@ -864,23 +864,22 @@ mod tests {
 
     const DECL: &[u8] = br#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#;
 
-    #[test]
-    fn a_panicking_call_poisons_the_round() {
+    /// A handshake-era round of `decl` with `args` (its plan handle already freed).
+    fn handshake_round(decl: &[u8], args: &[u8]) -> *mut elicit_round {
         let mut plan: *mut elicit_plan = core::ptr::null_mut();
         let mut round: *mut elicit_round = core::ptr::null_mut();
-        let args = b"{}";
         let null = core::ptr::null_mut();
-        // SAFETY: valid buffers throughout.
+        // SAFETY: valid buffers throughout; the round keeps its own reference to the plan.
         unsafe {
             assert_eq!(
-                elicit_plan_new(DECL.as_ptr(), DECL.len(), &mut plan, null, 0, null.cast()),
+                elicit_plan_new(decl.as_ptr(), decl.len(), &mut plan, null, 0, null.cast()),
                 ELICIT_OK
             );
             assert_eq!(
                 elicit_round_new_handshake(
                     plan,
                     args.as_ptr(),
-                    2,
+                    args.len(),
                     core::ptr::null(),
                     0,
                     0,
@@ -892,6 +891,16 @@ mod tests {
                 ELICIT_OK
             );
             elicit_plan_free(plan);
+        }
+        round
+    }
+
+    #[test]
+    fn a_panicking_call_poisons_the_round() {
+        let args = b"{}";
+        // SAFETY: valid buffers throughout.
+        unsafe {
+            let round = handshake_round(DECL, args);
             assert_eq!(with_round(round, |_| panic!("boom")), ELICIT_ERR_PANIC);
             let (mut step, mut param) = (0u32, 0usize);
             assert_eq!(
@@ -917,10 +926,7 @@ mod tests {
     fn messages_fit_the_message_cap_whatever_the_input() {
         const RESOLVED: &[u8] =
             br#"{"parameters":[{"name":"a"},{"name":"b","elicit":{"needs":["a"]}}]}"#;
-        let mut plan: *mut elicit_plan = core::ptr::null_mut();
-        let mut round: *mut elicit_round = core::ptr::null_mut();
         let args = br#"{"a":1}"#;
-        let null = core::ptr::null_mut();
         let last_error = |round| {
             let mut buf = [0u8; 2 * crate::ELICIT_MESSAGE_CAP];
             let mut n = 0usize;
@@ -932,33 +938,7 @@ mod tests {
         };
         // SAFETY: valid buffers throughout.
         unsafe {
-            assert_eq!(
-                elicit_plan_new(
-                    RESOLVED.as_ptr(),
-                    RESOLVED.len(),
-                    &mut plan,
-                    null,
-                    0,
-                    null.cast()
-                ),
-                ELICIT_OK
-            );
-            assert_eq!(
-                elicit_round_new_handshake(
-                    plan,
-                    args.as_ptr(),
-                    args.len(),
-                    core::ptr::null(),
-                    0,
-                    0,
-                    &mut round,
-                    null,
-                    0,
-                    null.cast()
-                ),
-                ELICIT_OK
-            );
-            elicit_plan_free(plan);
+            let round = handshake_round(RESOLVED, args);
             let (mut step, mut param) = (0u32, 0usize);
             assert_eq!(elicit_round_poll(round, &mut step, &mut param), ELICIT_OK);
             let name = "é".repeat(1500);
@@ -997,38 +977,16 @@ mod tests {
 
     #[test]
     fn a_round_outlives_its_plan_handle() {
-        let mut plan: *mut elicit_plan = core::ptr::null_mut();
-        let mut round: *mut elicit_round = core::ptr::null_mut();
         let args = b"{}";
-        let null = core::ptr::null_mut();
         // SAFETY: valid buffers throughout.
         unsafe {
-            assert_eq!(
-                elicit_plan_new(DECL.as_ptr(), DECL.len(), &mut plan, null, 0, null.cast()),
-                ELICIT_OK
-            );
-            assert_eq!(
-                elicit_round_new_handshake(
-                    plan,
-                    args.as_ptr(),
-                    2,
-                    core::ptr::null(),
-                    0,
-                    0,
-                    &mut round,
-                    null,
-                    0,
-                    null.cast()
-                ),
-                ELICIT_OK
-            );
-            elicit_plan_free(plan);
+            let round = handshake_round(DECL, args);
             let (mut step, mut param) = (0u32, 0usize);
             assert_eq!(elicit_round_poll(round, &mut step, &mut param), ELICIT_OK);
             assert_eq!((step, param), (ELICIT_STEP_ASK, 0));
             let mut n = 0usize;
             assert_eq!(
-                elicit_round_values(round, null, 0, &mut n),
+                elicit_round_values(round, core::ptr::null_mut(), 0, &mut n),
                 ELICIT_ERR_WRONG_STEP
             );
             let answer = br#"{"action":"accept","content":{"value":"hi"}}"#;
