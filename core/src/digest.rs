@@ -8,7 +8,7 @@
 //!
 //! A question's digest (the reference's `_digest`) is SHA-256 over the sorted-key,
 //! compact, ASCII-escaped JSON of the request params, first 16 bytes ([`short`]),
-//! written as 22 characters of base64url ([`digest_text`]).
+//! written as 22 characters of base64url ([`question`]).
 //!
 //! The base64url codec is hand-written rather than the `base64` crate's engine: the crate
 //! costs a firmware about 1 KB of flash. Its tests check it against the crate.
@@ -121,9 +121,13 @@ impl Sink for Sha256 {
 pub(crate) type QDigest = [u8; 22];
 
 /// The digest of the question whose request params `write` writes (in their digest
-/// form), as text ([`short`], then [`digest_text`]).
-pub(crate) fn question(write: impl FnOnce(&mut dyn Sink)) -> QDigest {
-    digest_text(&short(write))
+/// form), as text ([`short`], then base64url) into `out`.
+///
+/// Written into the caller's memory rather than returned: 22 bytes come back as two
+/// overlapping moves, and reading them straight after was a store-forwarding stall once
+/// per resolver question (PERF.md).
+pub(crate) fn question(write: impl FnOnce(&mut dyn Sink), out: &mut QDigest) {
+    b64_encode(&short(write), out);
 }
 
 /// The first 16 bytes of the SHA-256 of what `write` writes: a digest as the reference
@@ -148,7 +152,9 @@ fn sextet_char(n: u32) -> u8 {
     ALPHABET.get((n & 63) as usize).copied().unwrap_or(b'A')
 }
 
-/// base64url (no padding) of a 16-byte digest: 22 ASCII bytes.
+/// base64url (no padding) of a 16-byte digest: 22 ASCII bytes (sealing's arguments
+/// digest; a question's digest is written in place by [`question`]).
+#[cfg(any(feature = "seal", feature = "test-helpers", test))]
 pub(crate) fn digest_text(d: &[u8; 16]) -> [u8; 22] {
     // Starts as a copy of a constant, not zeroed: zeroing 22 bytes links one more
     // memset variant on small targets.

@@ -482,7 +482,8 @@ impl<'a, const N: usize> Plan<'a, N> {
                 problem: Problem::text("a question's title and description label the wrapped value of a scalar, enum or array answer; for an object type, put titles and descriptions on its fields"),
             });
         }
-        let digest = question_digest(message, ty, title, description);
+        let mut digest = [0; 22];
+        question_digest(message, ty, title, description, &mut digest);
         Ok(AskKind::Literal(LiteralQ {
             message,
             title,

@@ -46,9 +46,17 @@ pub(crate) struct QuestionFields<'a> {
 }
 
 /// Validate a resolver's question text and read its members in the same pass: the
-/// question (surrounding whitespace trimmed) and its fields. Not JSON comes first, then
-/// not an object, then a key outside the four.
-pub(crate) fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>), Problem> {
+/// question (surrounding whitespace trimmed), its fields written into `f` (which the
+/// caller starts empty). Not JSON comes first, then not an object, then a key outside the
+/// four.
+///
+/// The fields go into the caller's memory rather than back by value: a returned
+/// `(Value, QuestionFields)` is read back right after the callee's stores, a
+/// store-forwarding stall once per resolver question (PERF.md).
+pub(crate) fn scan_question<'t>(
+    text: &'t str,
+    f: &mut QuestionFields<'t>,
+) -> Result<Value<'t>, Problem> {
     let b = text.as_bytes();
     let start = skip_ws_at(b, 0);
     if b.get(start) != Some(&b'{') {
@@ -57,16 +65,19 @@ pub(crate) fn scan_question(text: &str) -> Result<(Value<'_>, QuestionFields<'_>
             Err(_) => QUESTION_NOT_JSON,
         });
     }
-    match scan_question_compact(text, start) {
+    match scan_question_compact(text, start, f) {
         Some(read) => Ok(read),
-        None => scan_question_any(text, start),
+        None => scan_question_any(text, start, f),
     }
 }
 
 /// [`scan_question`] for a question object (at `start`) in any form.
-fn scan_question_any(text: &str, start: usize) -> Result<(Value<'_>, QuestionFields<'_>), Problem> {
+fn scan_question_any<'t>(
+    text: &'t str,
+    start: usize,
+    f: &mut QuestionFields<'t>,
+) -> Result<Value<'t>, Problem> {
     let b = text.as_bytes();
-    let mut f = QuestionFields::default();
     let mut unknown = false;
     let walked = walk_object(text, start, 0, &mut |k, p| {
         let (x, end) = scan_value_in(text, p, 1)?;
@@ -90,16 +101,18 @@ fn scan_question_any(text: &str, start: usize) -> Result<(Value<'_>, QuestionFie
     if unknown {
         return Err(QUESTION_UNKNOWN_KEY);
     }
-    let v = text
-        .get(start..end)
+    text.get(start..end)
         .map(Value::validated)
-        .ok_or(QUESTION_NOT_JSON)?;
-    Ok((v, f))
+        .ok_or(QUESTION_NOT_JSON)
 }
 
 /// The common form of a question, `{"message":"…"}` at `start` (whitespace after it
-/// only), read without walking its keys; `None` for any other form.
-fn scan_question_compact(text: &str, start: usize) -> Option<(Value<'_>, QuestionFields<'_>)> {
+/// only), read without walking its keys; `None` (and `f` untouched) for any other form.
+fn scan_question_compact<'t>(
+    text: &'t str,
+    start: usize,
+    f: &mut QuestionFields<'t>,
+) -> Option<Value<'t>> {
     const MESSAGE: &[u8] = b"{\"message\":\"";
     let b = text.as_bytes();
     if b.get(start..start + MESSAGE.len())? != MESSAGE {
@@ -109,11 +122,9 @@ fn scan_question_compact(text: &str, start: usize) -> Option<(Value<'_>, Questio
     if b.get(end) != Some(&b'}') || skip_ws_at(b, end + 1) != b.len() {
         return None;
     }
-    let f = QuestionFields {
-        message: Some(m),
-        ..QuestionFields::default()
-    };
-    Some((Value::validated(text.get(start..end + 1)?), f))
+    let v = Value::validated(text.get(start..end + 1)?);
+    f.message = Some(m);
+    Some(v)
 }
 
 /// A question from its fields (the answer type is the parameter's unless the question
@@ -161,7 +172,8 @@ pub(crate) fn parse_question<'a>(
     v: Value<'a>,
     param_ty: &Ty<'a>,
 ) -> Result<(Question<'a>, bool), Problem> {
-    let (_, f) = scan_question(v.raw())?;
+    let mut f = QuestionFields::default();
+    scan_question(v.raw(), &mut f)?;
     question_parts(f, param_ty)
 }
 
@@ -172,8 +184,12 @@ pub(crate) fn question_digest(
     ty: &Ty<'_>,
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
-) -> QDigest {
-    digest::question(|h| write_params(message, ty, title, description, Render::DIGEST, h))
+    out: &mut QDigest,
+) {
+    digest::question(
+        |h| write_params(message, ty, title, description, Render::DIGEST, h),
+        out,
+    )
 }
 
 /// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
@@ -250,7 +266,9 @@ impl<'a> Request<'a> {
     /// The digest of the request: SHA-256 over its params' digest form (sorted keys,
     /// ASCII escapes), first 16 bytes — one formula for every kind.
     pub(crate) fn digest(&self) -> QDigest {
-        digest::question(|h| self.write_params(Render::DIGEST, None, h))
+        let mut out = [0; 22];
+        digest::question(|h| self.write_params(Render::DIGEST, None, h), &mut out);
+        out
     }
 
     /// The message shown to the user (form and URL mode).
@@ -419,16 +437,21 @@ mod tests {
             r#"{"message":"A?""#,
         ] {
             let start = crate::json::skip_ws_at(q.as_bytes(), 0);
-            let show = |r: Option<(crate::json::Value<'_>, super::QuestionFields<'_>)>| {
-                r.map(|(v, f)| format!("{} {:?}", v.raw(), f.message.map(|m| m.raw())))
+            let show = |v: crate::json::Value<'_>, f: super::QuestionFields<'_>| {
+                format!("{} {:?}", v.raw(), f.message.map(|m| m.raw()))
             };
-            let general = super::scan_question_any(q, start)
+            let mut f = super::QuestionFields::default();
+            let general = super::scan_question_any(q, start, &mut f)
                 .ok()
-                .map(|(v, f)| format!("{} {:?}", v.raw(), f.message.map(|m| m.raw())));
-            if let Some(c) = show(super::scan_question_compact(q, start)) {
-                assert_eq!(Some(c), general, "{q}");
+                .map(|v| show(v, f));
+            let mut f = super::QuestionFields::default();
+            match super::scan_question_compact(q, start, &mut f) {
+                Some(v) => assert_eq!(Some(show(v, f)), general, "{q}"),
+                // Not the common form: the fields are left as they were.
+                None => assert!(f.message.is_none(), "{q}"),
             }
         }
-        assert!(super::scan_question_compact(r#"{"message":"A?"}"#, 0).is_some());
+        let mut f = super::QuestionFields::default();
+        assert!(super::scan_question_compact(r#"{"message":"A?"}"#, 0, &mut f).is_some());
     }
 }

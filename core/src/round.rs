@@ -43,7 +43,7 @@ use crate::json::{write_json_str, write_str, write_value, Kind, Sink, Str, Style
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ};
 use crate::question::{
     parse_question, question_digest, question_parts, read_request, scan_question, scan_request,
-    Question, Request,
+    Question, QuestionFields, Request,
 };
 use crate::reply::{classify_reply, read_replies, Reply};
 use crate::state::{self, q_matches, Action, Carried, Held, Recorded};
@@ -937,32 +937,33 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             problem,
         };
         // Check before copying so a bad answer costs no workspace and changes nothing.
-        let (probe, fields) = scan_question(question_json).map_err(bad)?;
+        let mut fields = QuestionFields::default();
+        let probe = scan_question(question_json, &mut fields).map_err(bad)?;
         // Only a message: outputs need nothing else from it.
         let plain = fields.ty.is_none() && fields.title.is_none() && fields.description.is_none();
+        let simple = match plain {
+            true => fields.message.and_then(|m| m.as_str()),
+            false => None,
+        };
         // The common question, a message alone, is digested with the parameter's type
         // in place: no question value is assembled and handed back by value.
-        let parts = match (plain, fields.message.and_then(|m| m.as_str())) {
-            (true, Some(message)) => Ok((
-                question_digest(message, &param.ty, None, None),
-                false,
-                message,
-            )),
-            _ => question_parts(fields, &param.ty).map(|(q, typed)| {
-                (
-                    question_digest(q.message, &q.ty, q.title, q.description),
-                    typed,
-                    q.message,
-                )
-            }),
-        };
-        let (digest, typed, message) = match parts {
-            Ok(parts) => parts,
-            Err(problem) => {
-                // A question of the right shape with bad contents fails the round.
-                self.copy_in(question_json)?;
-                return Err(self.fail(bad(problem)));
+        let mut digest = [0; 22];
+        let (typed, message) = match simple {
+            Some(message) => {
+                question_digest(message, &param.ty, None, None, &mut digest);
+                (false, message)
             }
+            None => match question_parts(fields, &param.ty) {
+                Ok((q, typed)) => {
+                    question_digest(q.message, &q.ty, q.title, q.description, &mut digest);
+                    (typed, q.message)
+                }
+                Err(problem) => {
+                    // A question of the right shape with bad contents fails the round.
+                    self.copy_in(question_json)?;
+                    return Err(self.fail(bad(problem)));
+                }
+            },
         };
         // The probe's and the message's places in the text (parsing trims surrounding
         // whitespace).
