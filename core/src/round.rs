@@ -867,7 +867,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     (None, InputKind::Form) => Check::Against(ty),
                     (None, _) => Check::Done(None),
                 };
-                slot.source = settle(p, check, action, content)?;
+                let value = settle(p, check, action, content)?;
+                slot.source = Source::Answer {
+                    action,
+                    content,
+                    value,
+                };
                 slot.status = Status::Settled;
                 slot.carried = true;
                 Ok(None)
@@ -1111,13 +1116,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             InputKind::Form => Check::Against(&ty),
             _ => Check::Done(None),
         };
-        let source = match settle(param, check, action, content) {
-            Ok(source) => source,
+        let value = match settle(param, check, action, content) {
+            Ok(value) => value,
             Err(e) => return Err(self.fail(e)),
         };
         let slot = self.slot_mut(i)?;
         slot.status = Status::Settled;
-        slot.source = source;
+        slot.source = Source::Answer {
+            action,
+            content,
+            value,
+        };
         self.phase = Phase::Running;
         Ok(())
     }
@@ -1379,14 +1388,17 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 }
 
 /// Settle parameter `p` with an answer, checking accepted content as `check` says: the
-/// source its value now comes from.
+/// value an accepted answer settles to (`None` for a refusal that may fall back). The
+/// caller writes the [`Source::Answer`] straight into its slot: assembled here and
+/// returned, it was stored field by field and reloaded whole, a store-forwarding stall
+/// once per settled answer (PERF.md).
 #[inline]
 fn settle<'a>(
     p: &Param<'a>,
     check: Check<'_, 'a>,
     action: Action,
     content: Option<Value<'a>>,
-) -> Result<Source<'a>, Error> {
+) -> Result<Option<Value<'a>>, Error> {
     let mut value = None;
     match action {
         Action::Accept => {
@@ -1411,11 +1423,7 @@ fn settle<'a>(
             }
         }
     }
-    Ok(Source::Answer {
-        action,
-        content,
-        value,
-    })
+    Ok(value)
 }
 
 /// The kind of request that asks parameter `p` (form for an argument, which is never
