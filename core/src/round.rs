@@ -780,6 +780,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// (deliberate deviation 6: a stateless client that answers the questions it would
     /// be asked gets the same result one round trip sooner; a question built from such
     /// an answer is asked in the next round, as it would have been).
+    ///
+    /// Records the question first (`asks`, and its `digest`), in the caller: inlined, the
+    /// caller's question is stored straight into the slot. Passed on by value to an
+    /// outlined function, it was reloaded whole right after the caller's smaller stores,
+    /// a store-forwarding stall per question (PERF.md).
+    #[inline(always)]
     fn decide(
         &mut self,
         i: usize,
@@ -789,14 +795,28 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
         let kind = kind_of(p);
-        let handshake = self.era == Era::Handshake;
-        if handshake && !self.caps.contains(kind) {
+        if self.era == Era::Handshake && !self.caps.contains(kind) {
             return Err(Error::MissingCapability {
                 param: name(p.name),
                 kind,
                 missing: Capabilities::NONE.with(kind),
             });
         }
+        let slot = self.slots.get_mut(i).ok_or(NO_PARAM)?;
+        slot.asks = asks;
+        slot.digest = *digest;
+        self.decide_recorded(i, p, ty, kind)
+    }
+
+    /// [`Round::decide`] once the slot holds the question and its digest.
+    fn decide_recorded(
+        &mut self,
+        i: usize,
+        p: &'r Param<'a>,
+        ty: &Ty<'a>,
+        kind: InputKind,
+    ) -> Result<Option<Step>, Error> {
+        let handshake = self.era == Era::Handshake;
         // Stateless, a reply counts only for a question the call's first round asks:
         // none of its elicited needs may stem from a reply of this same call.
         // (Only worked out when a reply could count that way.)
@@ -809,13 +829,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let Some(slot) = self.slots.get_mut(i) else {
             return Err(NO_PARAM);
         };
-        slot.asks = asks;
-        slot.digest = *digest;
         if handshake {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
-        let digest = &digest[..];
+        let digest = &slot.digest[..];
         // 1. A recorded answer to this same question (checked here, so settling it does
         // not check it again).
         let mut answer = None;
