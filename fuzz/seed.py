@@ -5,7 +5,7 @@ the reference oracle's vectors (reference/oracle/vectors/*.json).
     python3 fuzz/seed.py [ORACLE_VECTORS_DIR]
 
 Writes corpus/<target>/seed-*: declarations (the oracle's parameters mapped to the
-engine's declaration format, as tests/conformance does), plaintext states and
+engine's declaration format, as tests/oracle-runner does), plaintext states and
 inputResponses from the scenarios' rounds and expected outputs, sealed-looking tokens,
 and host-action inputs combining them. Idempotent (content-named files).
 """
@@ -253,7 +253,7 @@ for k, c in enumerate(CAPS):
     write("ffi", ffi_program(KINDS, KINDS_ARGS, [(None, None, None)], 2 * k, caps=c))
     write("ffi", ffi_program(KINDS, KINDS_ARGS, [], 2 * k + 1, caps=c))
 
-# ffi_static: programs for fuzz_targets/ffi_static.rs (its header documents the encoding):
+# ffi_noalloc: programs for fuzz_targets/ffi_noalloc.rs (its header documents the encoding):
 # both built-in plans in both eras, outputs at every step, a sealed and unsealed state.
 POLL_S, INPUTS_S, RESOLVE_S, ANSWER_S, ASK_S, VALUES_S, VALUE_OF_S, REQUESTS_S, STATE_S, CAPS_S, ERROR_S = 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
 BIG = 2  # output capacity selector: 4096 bytes
@@ -262,16 +262,16 @@ def static_head(plan, era, caps, args_sel=0):
     # round memory, 256 B of workspace, the plan's arguments, no state, no replies.
     return bytes([0, plan, 0, 0, era, caps, 0, 0, 32, args_sel, 4, 4])
 seal_ok = bytes([0, 0, 1, 7, 2, 0])  # sealer: exact memory, one key, cap 4096, intact token
-write("ffi_static", static_head(0, 0, 0) + bytes([POLL_S, 0, REQUESTS_S, BIG, 0, REQUESTS_S, BIG, 1,
+write("ffi_noalloc", static_head(0, 0, 0) + bytes([POLL_S, 0, REQUESTS_S, BIG, 0, REQUESTS_S, BIG, 1,
     STATE_S, BIG]) + seal_ok + bytes([VALUES_S, BIG, ERROR_S, BIG]))
-write("ffi_static", static_head(0, 0, 0) + bytes([POLL_S, 0, STATE_S, BIG, 0, 0, 1, 7, 2, 1, 5, 3]))
-write("ffi_static", static_head(0, 1, 0) + bytes([
+write("ffi_noalloc", static_head(0, 0, 0) + bytes([POLL_S, 0, STATE_S, BIG, 0, 0, 1, 7, 2, 1, 5, 3]))
+write("ffi_noalloc", static_head(0, 1, 0) + bytes([
     POLL_S, 0, ASK_S, BIG, ANSWER_S, 0, 1, 0, 0,  # Paris
     POLL_S, 0, INPUTS_S, BIG, RESOLVE_S, 0, 1, 7, 0,  # the airport resolver answers "CDG"
     POLL_S, 0, ASK_S, BIG, ANSWER_S, 0, 1, 1, 0,  # window
     POLL_S, 0, VALUES_S, BIG, VALUE_OF_S, BIG, 1, ERROR_S, BIG]))
-write("ffi_static", static_head(1, 0, 1) + bytes([POLL_S, 0, REQUESTS_S, BIG, 0, STATE_S, BIG]) + seal_ok
+write("ffi_noalloc", static_head(1, 0, 1) + bytes([POLL_S, 0, REQUESTS_S, BIG, 0, STATE_S, BIG]) + seal_ok
       + bytes([CAPS_S, BIG]))
-write("ffi_static", static_head(1, 0, 0) + bytes([POLL_S, 0, CAPS_S, BIG, CAPS_S, 0, ERROR_S, 1, 10]))
-write("ffi_static", bytes([3, 0, 0, 0, 0, 0, 0, 0, 32, 0, 4, 4, POLL_S, 0, REQUESTS_S, BIG, 0]))
+write("ffi_noalloc", static_head(1, 0, 0) + bytes([POLL_S, 0, CAPS_S, BIG, CAPS_S, 0, ERROR_S, 1, 10]))
+write("ffi_noalloc", bytes([3, 0, 0, 0, 0, 0, 0, 0, 32, 0, 4, 4, POLL_S, 0, REQUESTS_S, BIG, 0]))
 print(f"seeded: {len(decls)} declarations, {len(states)} states, {len(replies)} replies")

@@ -19,7 +19,7 @@
  *   the library is caught, reported as ELICIT_ERR_PANIC and poisons the handle.
  *
  * The version, the result codes, the step kinds and the heap-free surface (plans,
- * rounds and sealers in caller memory, for firmware) are in elicit_static.h, included
+ * rounds and sealers in caller memory, for firmware) are in elicit_noalloc.h, included
  * here: libelicit provides both headers' functions.
  */
 
@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "elicit_static.h"
+#include "elicit_noalloc.h"
 
 /**
  * Most parameters (model-supplied arguments and elicited ones together) a plan holds.

@@ -2,10 +2,10 @@
 # test-c.sh: prove the C ABI.
 #
 #  1. builds elicit-ffi (release: staticlib, cdylib, rlib);
-#  2. regenerates include/elicit.h and include/elicit_static.h with cbindgen 0.29.4 into
+#  2. regenerates include/elicit.h and include/elicit_noalloc.h with cbindgen 0.29.4 into
 #     temporary files and fails on any difference from the committed headers
 #     (--update-header rewrites them instead);
-#  3. builds examples/c/booking.c, examples/c/contract_test.c (-std=c99) and
+#  3. builds examples/c/booking.c, ffi/tests/c/contract_test.c (-std=c99) and
 #     examples/cpp/booking.cpp (-std=c++17), all with -Wall -Wextra -Werror -pedantic,
 #     each linked once against the staticlib and once against the cdylib, and runs them;
 #  4. runs them again under valgrind memcheck (errors and definite/indirect leaks fail);
@@ -14,9 +14,7 @@
 # Exits non-zero on any failure. Installs cbindgen and valgrind when missing.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-export RUSTUP_AUTO_INSTALL=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 
 UPDATE_HEADER=0
@@ -33,7 +31,7 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$TARGET/c-abi"
 LIBDIR="$TARGET/release"
 CFLAGS=(-std=c99 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
-CXXFLAGS=(-std=c++17 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include" -I"$ROOT/examples/cpp")
+CXXFLAGS=(-std=c++17 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -50,7 +48,7 @@ done
 NATIVE_LIBS=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 
 # ----------------------------------------------------------------------- 2. header
-step "checking include/elicit.h and include/elicit_static.h against cbindgen 0.29.4"
+step "checking include/elicit.h and include/elicit_noalloc.h against cbindgen 0.29.4"
 if [ "$(cbindgen --version 2>/dev/null || true)" != "cbindgen 0.29.4" ]; then
     cargo install --locked cbindgen --version 0.29.4
 fi
@@ -72,7 +70,7 @@ header() {
     fi
 }
 header ffi elicit.h
-header ffi-static elicit_static.h
+header ffi-noalloc elicit_noalloc.h
 
 # ---------------------------------------------------------------- 3. build and run
 # build NAME LANG SOURCE LINK EXTRA...   (LINK: static | dynamic)
@@ -92,7 +90,7 @@ PROGRAMS=(booking_c contract_test booking_cpp)
 source_of() {
     case $1 in
         booking_c) echo "c examples/c/booking.c" ;;
-        contract_test) echo "c examples/c/contract_test.c" ;;
+        contract_test) echo "c ffi/tests/c/contract_test.c" ;;
         booking_cpp) echo "cpp examples/cpp/booking.cpp" ;;
     esac
 }

@@ -5,12 +5,12 @@
 # C (cargo-c 0.10.24, installed with `cargo install --locked` when missing):
 #  1. `cargo cinstall` into two temporary prefixes, one with the shared library only and
 #     one with the static library only;
-#  2. checks the layout: include/elicit.h and elicit_static.h (the committed headers), lib/libelicit.so.0.3.0
+#  2. checks the layout: include/elicit.h and elicit_noalloc.h (the committed headers), lib/libelicit.so.0.3.0
 #     with SONAME libelicit.so.0 and its links, lib/libelicit.a, lib/pkgconfig/elicit.pc;
 #     and that the release artifacts carry no debug info of their own (no .debug_*
 #     sections in the shared object; the static archive's objects from this workspace
 #     have none either: what remains in it is the Rust standard library's line tables);
-#  3. builds examples/c/booking.c, examples/c/contract_test.c and
+#  3. builds examples/c/booking.c, ffi/tests/c/contract_test.c and
 #     examples/cpp/booking.cpp from each prefix with `pkg-config --cflags --libs elicit`
 #     (`--static` for the static prefix) and nothing else, and runs them: the shared
 #     builds resolve libelicit.so.0 from the prefix (LD_LIBRARY_PATH=<prefix>/lib, as for
@@ -19,7 +19,7 @@
 # Python (a venv outside the checkout, no environment variable for the library):
 #  4. builds the wheel (pip wheel python/) and checks it is a platform wheel carrying
 #     libelicit_ffi.so, without debug info;
-#  5. in a fresh venv in a temporary folder: pip install the wheel, then `import elicit`
+#  5. in a fresh venv in a temporary folder: pip install the wheel, then `import elicit_mcp`
 #     and run python/booking.py (copied out of the checkout);
 #  6. in another fresh venv: pip install a copy of the source (the working tree's
 #     tracked and unignored files, copied to a temporary folder), and the same booking
@@ -28,9 +28,7 @@
 # Exits non-zero on any failure.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-export RUSTUP_AUTO_INSTALL=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 CARGO_C_VERSION=0.10.24
@@ -69,8 +67,9 @@ cargo cinstall -p elicit-ffi --release --library-type staticlib --prefix "$STATI
 step "installed layout"
 for prefix in "$SHARED" "$STATIC"; do
     cmp "$prefix/include/elicit.h" include/elicit.h || fail "$prefix/include/elicit.h differs from include/elicit.h"
-    cmp "$prefix/include/elicit_static.h" include/elicit_static.h ||
-        fail "$prefix/include/elicit_static.h differs from include/elicit_static.h (elicit.h includes it)"
+    cmp "$prefix/include/elicit_noalloc.h" include/elicit_noalloc.h ||
+        fail "$prefix/include/elicit_noalloc.h differs from include/elicit_noalloc.h (elicit.h includes it)"
+    cmp "$prefix/include/elicit.hpp" include/elicit.hpp || fail "$prefix/include/elicit.hpp differs from include/elicit.hpp"
     [ -f "$prefix/lib/pkgconfig/elicit.pc" ] || fail "no $prefix/lib/pkgconfig/elicit.pc"
 done
 SO="$SHARED/lib/libelicit.so.0.3.0"
@@ -107,7 +106,7 @@ build() {
     # shellcheck disable=SC2086 # pkg-config output is a list of flags
     "$compiler" $std -Wall -Wextra -Werror -pedantic $cflags "$src" $libs -pthread -o "$TMP/$name"
 }
-PROGRAMS=("booking_c c examples/c/booking.c" "contract_test c examples/c/contract_test.c" "booking_cpp cpp examples/cpp/booking.cpp")
+PROGRAMS=("booking_c c examples/c/booking.c" "contract_test c ffi/tests/c/contract_test.c" "booking_cpp cpp examples/cpp/booking.cpp")
 for entry in "${PROGRAMS[@]}"; do
     read -r name lang src <<<"$entry"
     step "$name: shared, then static, with pkg-config only"
@@ -138,19 +137,19 @@ venv() {
 step "pip wheel python/"
 venv "$TMP/build-venv"
 "$TMP/build-venv/bin/python" -m pip wheel -q --no-deps -w "$TMP/wheels" ./python
-WHEEL=$(ls "$TMP"/wheels/elicit-*.whl)
+WHEEL=$(ls "$TMP"/wheels/elicit_mcp-*.whl)
 case "$(basename "$WHEEL")" in
-    elicit-*-py3-none-linux_*.whl) ;;
+    elicit_mcp-*-py3-none-linux_*.whl) ;;
     *) fail "not a py3-none platform wheel: $(basename "$WHEEL")" ;;
 esac
 "$TMP/build-venv/bin/python" - "$WHEEL" "$TMP/unzipped" <<'EOF'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-assert "elicit/libelicit_ffi.so" in names, names
-assert "elicit/py.typed" in names, names
-zipfile.ZipFile(sys.argv[1]).extract("elicit/libelicit_ffi.so", sys.argv[2])
+assert "elicit_mcp/libelicit_ffi.so" in names, names
+assert "elicit_mcp/py.typed" in names, names
+zipfile.ZipFile(sys.argv[1]).extract("elicit_mcp/libelicit_ffi.so", sys.argv[2])
 EOF
-debug_sections=$(readelf -S -W "$TMP/unzipped/elicit/libelicit_ffi.so" | grep -c ' \.debug_' || true)
+debug_sections=$(readelf -S -W "$TMP/unzipped/elicit_mcp/libelicit_ffi.so" | grep -c ' \.debug_' || true)
 [ "$debug_sections" = 0 ] || fail "the wheel's library has $debug_sections .debug_* sections"
 [ -z "$(git status --porcelain --ignored python/ | grep -v '^!! python/.*__pycache__' || true)" ] ||
     fail "building the wheel left files in python/: $(git status --porcelain --ignored python/)"
@@ -163,13 +162,13 @@ run_booking() {
     cp python/booking.py "$work/"
     # Outside the checkout, no ELICIT_LIB, no PYTHONPATH: the installed package alone.
     (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$venv/bin/python" - <<'EOF'
-import elicit, pathlib
-lib = elicit._ffi.load().path
-pkg = pathlib.Path(elicit.__file__).resolve().parent
+import elicit_mcp, pathlib
+lib = elicit_mcp._ffi.load().path
+pkg = pathlib.Path(elicit_mcp.__file__).resolve().parent
 assert lib.parent == pkg, (lib, pkg)
-print(f"elicit {elicit.__version__}: library {lib}")
+print(f"elicit_mcp {elicit_mcp.__version__}: library {lib}")
 EOF
-    ) || fail "import elicit in $venv"
+    ) || fail "import elicit_mcp in $venv"
     (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$venv/bin/python" booking.py >booking.log 2>&1) ||
         { cat "$work/booking.log"; fail "booking.py in $venv"; }
     echo "ok  booking.py: $(tail -n 1 "$work/booking.log")"
@@ -188,7 +187,7 @@ venv "$TMP/src-venv"
 # dependency; the copy's own sources are what cargo compiles.)
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" "$TMP/src-venv/bin/python" -m pip install -q "$TMP/src/python"
 run_booking "$TMP/src-venv" "$TMP/run-src"
-[ -z "$(ls "$TMP/src/python" | grep -v -x -e README.md -e booking.py -e elicit -e leak_check.py -e pyproject.toml -e setup.py -e tests)" ] ||
+[ -z "$(ls "$TMP/src/python" | grep -v -x -e README.md -e booking.py -e elicit_mcp -e leak_check.py -e pyproject.toml -e setup.py -e tests)" ] ||
     fail "pip install left files in the source copy: $(ls "$TMP/src/python")"
 
 step "test-install.sh: the C library (shared and static, pkg-config) and the Python wheel install and run"

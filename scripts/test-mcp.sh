@@ -3,10 +3,10 @@
 # FastMCP 4.1.6 client: stdio and streamable HTTP, mode="auto" (2026-07-28) and
 # mode="legacy" (handshake era), sealed requestState, two processes sharing
 # ELICIT_STATE_KEYS, and 200 concurrent calls; of the firmware agent (examples/firmware-agent
-# on QEMU mps2-an386, scripts/agent-qemu.sh) with the same checks, plus rounds shared
+# on QEMU mps2-an386, scripts/dev-agent-qemu.sh) with the same checks, plus rounds shared
 # between the two (tests/interop/mcp/test_agent.py); and rounds shared with the Python
 # reference server (FastMCP 4.1.6 + the seed, tests/interop/mcp/reference_server.py, run on
-# the oracle venv that scripts/oracle-env.sh creates or reuses;
+# the oracle venv that scripts/dev-oracle-env.sh creates or reuses;
 # tests/interop/mcp/test_reference_server.py). See tests/interop/mcp/.
 #
 # Python: the venv $ELICIT_MCP_VENV if set, else .venv-mcp/ at the repository root;
@@ -17,9 +17,8 @@
 # Prints pytest's summary last; the exit status is non-zero on any failure.
 set -euo pipefail
 
-export RUSTUP_AUTO_INSTALL=0
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+root=$ROOT
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
 
 venv="${ELICIT_MCP_VENV:-$root/.venv-mcp}"
@@ -42,15 +41,8 @@ echo "test-mcp: unit tests of elicit-rmcp and elicit-rmcp-server" >&2
 cargo test --quiet --release -p elicit-rmcp -p elicit-rmcp-server >&2
 
 # The firmware agent: the embedded target, QEMU, and the sealed image (target/agent).
-toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
-if ! grep -qx thumbv7em-none-eabihf <<<"$(rustup target list --installed --toolchain "$toolchain" 2>/dev/null)"; then
-    rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf >&2
-fi
-if ! command -v qemu-system-arm >/dev/null; then
-    echo "test-mcp: installing qemu-system-arm" >&2
-    (apt-get install -y -qq qemu-system-arm >/dev/null 2>&1) ||
-        (apt-get update -qq && apt-get install -y -qq qemu-system-arm >/dev/null)
-fi
+need_target thumbv7em-none-eabihf
+need_qemu
 echo "test-mcp: building the firmware agent (thumbv7em-none-eabihf, release)" >&2
 (cd examples/firmware-agent && CARGO_TARGET_DIR="$root/target/agent" cargo build --quiet --release >&2)
 export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent"
@@ -58,8 +50,8 @@ export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit
 # The suite against elicit-rmcp-server, the agent's checks, and rounds shared with the
 # agent and with the Python reference server.
 export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
-echo "test-mcp: the reference oracle's venv (scripts/oracle-env.sh)" >&2
-ELICIT_REFERENCE_PYTHON="$("$root/scripts/oracle-env.sh")"
+echo "test-mcp: the reference oracle's venv (scripts/dev-oracle-env.sh)" >&2
+ELICIT_REFERENCE_PYTHON="$("$root/scripts/dev-oracle-env.sh")"
 export ELICIT_REFERENCE_PYTHON
 timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" \
     -p no:cacheprovider -q -rfE "$@"

@@ -6,9 +6,7 @@
 #
 # Exits non-zero when any step fails; the last line summarises the steps.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-export RUSTUP_AUTO_INSTALL=0
-export CARGO_TERM_COLOR=never
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # One clean build per run: incremental caches only help an edit loop, and they doubled the
 # debug target's size (the CI disk ran out once).
 export CARGO_INCREMENTAL=0
@@ -37,14 +35,12 @@ tidy() {
 }
 
 # --- toolchain (pinned in rust-toolchain.toml; never `rustup update`) ---------------
-toolchain=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
-if ! rustup run "$toolchain" rustc --version >/dev/null 2>&1; then
-  rustup toolchain install "$toolchain" --profile minimal -c rustfmt,clippy
+if ! rustup run "$TOOLCHAIN" rustc --version >/dev/null 2>&1; then
+  rustup toolchain install "$TOOLCHAIN" --profile minimal -c rustfmt,clippy
 fi
-rustup component add --toolchain "$toolchain" rustfmt clippy >/dev/null ||
-  { echo "test.sh: cannot add rustfmt and clippy to $toolchain" >&2; exit 1; }
-rustup target add --toolchain "$toolchain" thumbv7em-none-eabihf >/dev/null ||
-  { echo "test.sh: cannot add the thumbv7em-none-eabihf target to $toolchain" >&2; exit 1; }
+rustup component add --toolchain "$TOOLCHAIN" rustfmt clippy >/dev/null ||
+  { echo "test.sh: cannot add rustfmt and clippy to $TOOLCHAIN" >&2; exit 1; }
+need_target thumbv7em-none-eabihf || exit 1
 
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-features -- -D warnings
@@ -68,13 +64,13 @@ step "demo runs (scripted, both eras)" bash -c '
   cargo run -q -p booking-demo -- --script --destination London | tail -1 | grep -qx "Booked London (LHR) on 2026-08-01, seat window"'
 
 step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
-step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/run-firmware.sh
+step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
 tidy target/firmware target/thumbv7em-none-eabihf
-step "C firmware: heap-free C ABI (libelicit_static.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
-  bash scripts/run-c-firmware.sh
+step "C firmware: heap-free C ABI (libelicit_noalloc.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
+  bash scripts/test-c-firmware.sh
 tidy target/c-firmware
 step "firmware MCP agent: sizes (flash, static + painted stack) after scripted sessions in both eras" \
-  bash scripts/agent-size.sh
+  bash scripts/bench-agent-size.sh
 # target/agent stays: the MCP interop step runs that image.
 tidy target/agent-plain target/agent-size
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
@@ -82,18 +78,18 @@ step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 step "install: cargo-c prefix (shared, static, pkg-config) and the Python wheel in fresh venvs" \
   bash scripts/test-install.sh
 if [ -z "${QUICK:-}" ]; then
-  step "seal interop with the MCP Python SDK" bash scripts/seal-interop.sh
+  step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
   # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build
   # into target/server, fuzz/target and target/release.
   tidy target/debug
   step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
   # After test-mcp.sh: reuses its release build of elicit-rmcp-server (target/server).
   step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
-    bash scripts/conformance.sh
+    bash scripts/test-mcp-conformance.sh
   tidy target/server target/agent
-  step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+  step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
   tidy fuzz/target
-  step "differential: random scenarios vs the reference oracle" bash scripts/differential.sh --count "${DIFF_COUNT:-1000}"
+  step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
 fi
 
 echo

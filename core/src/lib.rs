@@ -37,14 +37,14 @@ pub mod error;
 pub mod input;
 pub mod json;
 pub mod plan;
+#[cfg(feature = "serde")]
+pub mod plan_bytes;
 mod pyfmt;
 mod question;
 mod reply;
 pub mod round;
 mod state;
 pub mod types;
-#[cfg(feature = "serde")]
-pub mod wire;
 
 pub use error::{CompileError, Error, Problem};
 pub use input::{Capabilities, InputKind};

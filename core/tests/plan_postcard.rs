@@ -1,7 +1,7 @@
 //! Compiled plans as bytes (feature `serde`): `Plan::to_postcard` / `Plan::from_postcard`.
 #![cfg(feature = "serde")]
 
-use elicit_core::wire::PLAN_FORMAT_VERSION;
+use elicit_core::plan_bytes::PLAN_FORMAT_VERSION;
 use elicit_core::{CompileError, Era, Error, Inputs, Plan, Round, SliceSink, Step};
 
 const BOOKING: &str = r#"{"tool":"book_flight","parameters":[

@@ -1,6 +1,6 @@
 /*
  * main.c: the booking tool on a C firmware, through elicit's heap-free C ABI
- * (elicit_static.h, libelicit_static.a): no allocator, every handle and buffer static.
+ * (elicit_noalloc.h, libelicit_noalloc.a): no allocator, every handle and buffer static.
  *
  * It runs what examples/firmware (Rust) runs, with the same scripted client, key, clock
  * and nonces: book_flight in batched rounds (2026-07-28, requestState sealed between
@@ -8,7 +8,7 @@
  * declined, the 16-question survey in batched rounds, and the capacity demos that apply
  * to a fixed-capacity surface. Its transcript is the Rust firmware's, byte for byte,
  * except the banner and the demo of a plan capacity too small (the heap-free surface has
- * one capacity, ELICIT_STATIC_MAX_PARAMS); scripts/run-c-firmware.sh compares the two.
+ * one capacity, ELICIT_NOALLOC_MAX_PARAMS); scripts/test-c-firmware.sh compares the two.
  * Lines starting with '#' are this image's measurements and device checks. Exit status
  * 0 when every check passed.
  */
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "elicit_static.h"
+#include "elicit_noalloc.h"
 #include "firmware.h"
 
 extern const unsigned char book_flight_plan[];
@@ -51,14 +51,14 @@ static void fail(const char *what, elicit_result code) {
     puts0("\n");
 }
 /* Check a call's result; on failure say which and what the round's message is. */
-static bool ok(elicit_result code, const char *what, elicit_static_round *round) {
+static bool ok(elicit_result code, const char *what, elicit_noalloc_round *round) {
     if (code == ELICIT_OK) {
         return true;
     }
     fail(what, code);
     if (round != NULL) {
         size_t n = 0;
-        if (elicit_static_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) == ELICIT_OK) {
+        if (elicit_noalloc_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) == ELICIT_OK) {
             puts0("  message: ");
             put(msg, n);
             puts0("\n");
@@ -220,7 +220,7 @@ static const char ARGS[] = "{}";
 typedef struct {
     const char *name;
     const char *params;
-    elicit_static_plan *plan;
+    elicit_noalloc_plan *plan;
     size_t workspace;
 } tool;
 static uint32_t seals = 1;
@@ -236,10 +236,10 @@ static void next_random(uint8_t random[ELICIT_SEAL_RANDOM_LEN]) {
 
 /* ------------------------------------------------------------------ memory */
 
-#define ALIGNED __attribute__((aligned(ELICIT_STATIC_ALIGN)))
-#define PLAN_MEM 1504 /* elicit_static_plan_size() on thumbv7em */
-#define ROUND_MEM 2160 /* elicit_static_round_size() on thumbv7em */
-#define SEALER_MEM 1056 /* elicit_static_sealer_size() */
+#define ALIGNED __attribute__((aligned(ELICIT_NOALLOC_ALIGN)))
+#define PLAN_MEM 1504 /* elicit_noalloc_plan_size() on thumbv7em */
+#define ROUND_MEM 2160 /* elicit_noalloc_round_size() on thumbv7em */
+#define SEALER_MEM 1056 /* elicit_noalloc_sealer_size() */
 /* Workspaces, as the Rust firmware's: the batched booking round copies the resolvers'
  * questions, the handshake call the client's replies too; the survey copies nothing. */
 #define BOOKING_WS 160
@@ -260,20 +260,20 @@ static char carried[STATE_CAP]; /* the token as the client echoes it back */
 static char replies[REPLIES_CAP];
 static char scratch[STATE_CAP];
 
-static elicit_static_sealer *sealer;
+static elicit_noalloc_sealer *sealer;
 static tool booking = {"book_flight", "{\"name\":\"book_flight\",\"arguments\":{}}", NULL, BOOKING_WS};
 static tool survey = {"survey16", "{\"name\":\"survey16\",\"arguments\":{}}", NULL, SURVEY_WS};
 
 /* ------------------------------------------------------------------ resolvers */
 
 /* The seed docs' resolvers: LHR for London, else ask; always confirm. */
-static bool run_resolver(const tool *t, elicit_static_round *round, size_t param) {
+static bool run_resolver(const tool *t, elicit_noalloc_round *round, size_t param) {
     const uint8_t *name;
     size_t name_len, n;
     char inputs[96];
     char answer[128];
-    if (!ok(elicit_static_plan_param_name(t->plan, param, &name, &name_len), "param_name", NULL) ||
-        !ok(elicit_static_round_resolve_inputs(round, (uint8_t *)inputs, sizeof inputs, &n),
+    if (!ok(elicit_noalloc_plan_param_name(t->plan, param, &name, &name_len), "param_name", NULL) ||
+        !ok(elicit_noalloc_round_resolve_inputs(round, (uint8_t *)inputs, sizeof inputs, &n),
             "resolve_inputs", round)) {
         return false;
     }
@@ -315,18 +315,18 @@ static bool run_resolver(const tool *t, elicit_static_round *round, size_t param
     put(answer, a);
     puts0("\n");
     elicit_result r = is_value
-                          ? elicit_static_round_resolve_value(round, (const uint8_t *)answer, a)
-                          : elicit_static_round_resolve_question(round, (const uint8_t *)answer, a);
+                          ? elicit_noalloc_round_resolve_value(round, (const uint8_t *)answer, a)
+                          : elicit_noalloc_round_resolve_question(round, (const uint8_t *)answer, a);
     return ok(r, "resolve", round);
 }
 
 /* Poll until the round needs the client: run resolvers, and (handshake) answer asks from
  * `script`. Returns the terminal step, or 0 on failure. */
-static uint32_t drive(const tool *t, elicit_static_round *round, const scripted *script) {
+static uint32_t drive(const tool *t, elicit_noalloc_round *round, const scripted *script) {
     for (;;) {
         uint32_t step;
         size_t param;
-        if (!ok(elicit_static_round_poll(round, &step, &param), "poll", round)) {
+        if (!ok(elicit_noalloc_round_poll(round, &step, &param), "poll", round)) {
             return 0;
         }
         if (step == ELICIT_STEP_RESOLVE) {
@@ -336,8 +336,8 @@ static uint32_t drive(const tool *t, elicit_static_round *round, const scripted 
         } else if (step == ELICIT_STEP_ASK && script != NULL) {
             const uint8_t *name;
             size_t name_len, n;
-            if (!ok(elicit_static_plan_param_name(t->plan, param, &name, &name_len), "name", NULL) ||
-                !ok(elicit_static_round_ask(round, (uint8_t *)out, sizeof out, &n), "ask", round)) {
+            if (!ok(elicit_noalloc_plan_param_name(t->plan, param, &name, &name_len), "name", NULL) ||
+                !ok(elicit_noalloc_round_ask(round, (uint8_t *)out, sizeof out, &n), "ask", round)) {
                 return 0;
             }
             const char *answer = answer_of(script, (const char *)name, name_len);
@@ -348,7 +348,7 @@ static uint32_t drive(const tool *t, elicit_static_round *round, const scripted 
             puts0("\n  client -> ");
             puts0(answer);
             puts0("\n");
-            if (!ok(elicit_static_round_answer(round, (const uint8_t *)answer, strlen(answer)),
+            if (!ok(elicit_noalloc_round_answer(round, (const uint8_t *)answer, strlen(answer)),
                     "answer", round)) {
                 return 0;
             }
@@ -361,9 +361,9 @@ static uint32_t drive(const tool *t, elicit_static_round *round, const scripted 
 /* ------------------------------------------------------------------ conversations */
 
 /* Compare the round's values with the expected ones. */
-static void check_values(elicit_static_round *round, const char *expected) {
+static void check_values(elicit_noalloc_round *round, const char *expected) {
     size_t n;
-    if (!ok(elicit_static_round_values(round, (uint8_t *)out, sizeof out, &n), "values", round)) {
+    if (!ok(elicit_noalloc_round_values(round, (uint8_t *)out, sizeof out, &n), "values", round)) {
         return;
     }
     puts0("== resolved: ");
@@ -385,7 +385,7 @@ static void tamper_check(const tool *t, const char *tok, size_t len, double now)
     const uint8_t *state;
     size_t state_len;
     const char *detail = NULL;
-    elicit_result r = elicit_static_sealer_unseal_in_place(
+    elicit_result r = elicit_noalloc_sealer_unseal_in_place(
         sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)t->params,
         strlen(t->params), NULL, 0, now, (uint8_t *)scratch, len, &state, &state_len, &detail);
     if (r != ELICIT_ERR_REQUEST_STATE || detail == NULL) {
@@ -411,7 +411,7 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
         size_t state_len = 0;
         if (has_state) {
             const char *detail = NULL;
-            if (!ok(elicit_static_sealer_unseal_in_place(
+            if (!ok(elicit_noalloc_sealer_unseal_in_place(
                         sealer, (const uint8_t *)METHOD, strlen(METHOD),
                         (const uint8_t *)t->params, strlen(t->params), NULL, 0, now,
                         (uint8_t *)carried, carried_len, &state, &state_len, &detail),
@@ -420,9 +420,9 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
             }
             puts0("[seal] unsealed the echoed requestState\n");
         }
-        elicit_static_round *round;
+        elicit_noalloc_round *round;
         size_t err_len = 0;
-        elicit_result r = elicit_static_round_init_modern(
+        elicit_result r = elicit_noalloc_round_init_modern(
             t->plan, round_mem, sizeof round_mem, (const uint8_t *)ARGS, strlen(ARGS), state,
             state_len, has_state ? (const uint8_t *)replies : NULL, has_state ? replies_len : 0,
             NULL, 0, workspace, t->workspace, &round, (uint8_t *)msg, sizeof msg, &err_len);
@@ -441,9 +441,9 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
             return;
         }
         size_t req_len, st_len, tok_len;
-        if (!ok(elicit_static_round_input_requests(round, 0, (uint8_t *)out, sizeof out, &req_len),
+        if (!ok(elicit_noalloc_round_input_requests(round, 0, (uint8_t *)out, sizeof out, &req_len),
                 "input_requests", round) ||
-            !ok(elicit_static_round_request_state(round, (uint8_t *)token, sizeof token, &st_len),
+            !ok(elicit_noalloc_round_request_state(round, (uint8_t *)token, sizeof token, &st_len),
                 "request_state", round)) {
             return;
         }
@@ -469,7 +469,7 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
         puts0("\n");
         /* Seal the state where the round wrote it. */
         const char *detail = NULL;
-        if (!ok(elicit_static_sealer_seal_in_place(
+        if (!ok(elicit_noalloc_sealer_seal_in_place(
                     sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)t->params,
                     strlen(t->params), NULL, 0, now, random, sizeof random, (uint8_t *)token,
                     sizeof token, st_len, &tok_len, &detail),
@@ -524,8 +524,8 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
 }
 
 static void handshake_conversation(void) {
-    elicit_static_round *round;
-    if (!ok(elicit_static_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
+    elicit_noalloc_round *round;
+    if (!ok(elicit_noalloc_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
                                                (const uint8_t *)ARGS, strlen(ARGS), NULL, 0,
                                                workspace, HANDSHAKE_WS, &round, NULL, 0, NULL),
             "round_init_handshake", NULL)) {
@@ -541,22 +541,22 @@ static void handshake_conversation(void) {
 /* ------------------------------------------------------------------ contract checks */
 
 /* A few of the contract's promises, on the device: the full set runs on the host
- * (examples/c-firmware/contract_static.c under valgrind and ASan). */
+ * (ffi-noalloc/tests/c/contract_noalloc.c under valgrind and ASan). */
 static void device_checks(void) {
-    elicit_static_plan *p = NULL;
+    elicit_noalloc_plan *p = NULL;
     size_t n = 0;
-    elicit_result r = elicit_static_plan_init(plan_mem, 16, book_flight_plan, book_flight_plan_len,
+    elicit_result r = elicit_noalloc_plan_init(plan_mem, 16, book_flight_plan, book_flight_plan_len,
                                               &p, (uint8_t *)msg, sizeof msg, &n);
     if (r != ELICIT_ERR_MEMORY_TOO_SMALL || p != NULL) {
         fail("plan memory too small", r);
     }
     /* round_mem is larger than a plan and not in use yet. */
-    r = elicit_static_plan_init(round_mem + 4, sizeof round_mem - 4, book_flight_plan,
+    r = elicit_noalloc_plan_init(round_mem + 4, sizeof round_mem - 4, book_flight_plan,
                                 book_flight_plan_len, &p, NULL, 0, NULL);
     if (r != ELICIT_ERR_MEMORY_ALIGN || p != NULL) {
         fail("plan memory misaligned", r);
     }
-    r = elicit_static_plan_init(plan_mem, sizeof plan_mem, book_flight_plan, 10, &p, NULL, 0, NULL);
+    r = elicit_noalloc_plan_init(plan_mem, sizeof plan_mem, book_flight_plan, 10, &p, NULL, 0, NULL);
     if (r != ELICIT_ERR_DECLARATION || p != NULL) {
         fail("truncated plan bytes", r);
     }
@@ -574,14 +574,14 @@ static void report_peak(const char *what) {
 /* Load plan bytes into `mem` and say so, as the Rust firmware does. */
 static bool load(tool *t, uint8_t *mem, const unsigned char *bytes, unsigned long len) {
     size_t err_len = 0, count = 0;
-    if (!ok(elicit_static_plan_init(mem, PLAN_MEM, bytes, len, &t->plan, (uint8_t *)msg,
+    if (!ok(elicit_noalloc_plan_init(mem, PLAN_MEM, bytes, len, &t->plan, (uint8_t *)msg,
                                     sizeof msg, &err_len),
             "plan_init", NULL)) {
         put(msg, err_len);
         puts0("\n");
         return false;
     }
-    ok(elicit_static_plan_param_count(t->plan, &count), "param_count", NULL);
+    ok(elicit_noalloc_plan_param_count(t->plan, &count), "param_count", NULL);
     puts0("[postcard] plan ");
     puts0(t->name);
     puts0(": loaded from ");
@@ -591,7 +591,7 @@ static bool load(tool *t, uint8_t *mem, const unsigned char *bytes, unsigned lon
     puts0("), ");
     put_num(count);
     puts0(" parameters, capacity N=");
-    put_num(ELICIT_STATIC_MAX_PARAMS);
+    put_num(ELICIT_NOALLOC_MAX_PARAMS);
     puts0("\n");
     return true;
 }
@@ -600,19 +600,19 @@ static bool load(tool *t, uint8_t *mem, const unsigned char *bytes, unsigned lon
  * and the round's message says how much more is needed. (The Rust firmware's third
  * demo, a plan capacity too small, has no counterpart: this surface has one capacity.) */
 static void capacity_demos(void) {
-    elicit_static_round *round;
+    elicit_noalloc_round *round;
     uint32_t step;
     size_t param, n;
     const char *answer = answer_of(PARIS, "destination", 11);
     /* A workspace too small for the client's reply (the handshake era copies it in). */
-    if (ok(elicit_static_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
+    if (ok(elicit_noalloc_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
                                               (const uint8_t *)ARGS, strlen(ARGS), NULL, 0, workspace, 16,
                                               &round, NULL, 0, NULL),
            "round_init_handshake", NULL) &&
-        ok(elicit_static_round_poll(round, &step, &param), "poll", round)) {
-        elicit_result r = elicit_static_round_answer(round, (const uint8_t *)answer, strlen(answer));
+        ok(elicit_noalloc_round_poll(round, &step, &param), "poll", round)) {
+        elicit_result r = elicit_noalloc_round_answer(round, (const uint8_t *)answer, strlen(answer));
         if (r != ELICIT_ERR_WORKSPACE_FULL ||
-            elicit_static_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
+            elicit_noalloc_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
             fail("a 16-byte workspace held a reply", r);
         } else {
             puts0("capacity: a 16-byte workspace for a handshake reply -> ");
@@ -621,17 +621,17 @@ static void capacity_demos(void) {
         }
     }
     /* An output buffer too small for the round's inputRequests. */
-    if (ok(elicit_static_round_init_modern(booking.plan, round_mem, sizeof round_mem,
+    if (ok(elicit_noalloc_round_init_modern(booking.plan, round_mem, sizeof round_mem,
                                            (const uint8_t *)ARGS, strlen(ARGS), NULL, 0, NULL, 0,
                                            NULL, 0, workspace, BOOKING_WS, &round, NULL, 0, NULL),
            "round_init_modern", NULL) &&
-        ok(elicit_static_round_poll(round, &step, &param), "poll", round)) {
+        ok(elicit_noalloc_round_poll(round, &step, &param), "poll", round)) {
         char small[64];
         size_t needed = 0;
         elicit_result r =
-            elicit_static_round_input_requests(round, 0, (uint8_t *)small, sizeof small, &needed);
+            elicit_noalloc_round_input_requests(round, 0, (uint8_t *)small, sizeof small, &needed);
         if (r != ELICIT_ERR_BUFFER_TOO_SMALL ||
-            elicit_static_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
+            elicit_noalloc_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
             fail("64 bytes held the inputRequests", r);
         } else {
             puts0("capacity: a 64-byte buffer for inputRequests -> ");
@@ -642,19 +642,19 @@ static void capacity_demos(void) {
 }
 
 int main(void) {
-    puts0("# elicit C firmware: libelicit_static.a on QEMU mps2-an386 (Cortex-M4F), no heap\n");
+    puts0("# elicit C firmware: libelicit_noalloc.a on QEMU mps2-an386 (Cortex-M4F), no heap\n");
     if (elicit_abi_version() != ELICIT_ABI_VERSION) {
         fail("ABI version", ELICIT_ERR_OTHER);
     }
-    puts0("# sizes: elicit_static_plan ");
-    put_num(elicit_static_plan_size());
-    puts0(" B, elicit_static_round ");
-    put_num(elicit_static_round_size());
-    puts0(" B, elicit_static_sealer ");
-    put_num(elicit_static_sealer_size());
+    puts0("# sizes: elicit_noalloc_plan ");
+    put_num(elicit_noalloc_plan_size());
+    puts0(" B, elicit_noalloc_round ");
+    put_num(elicit_noalloc_round_size());
+    puts0(" B, elicit_noalloc_sealer ");
+    put_num(elicit_noalloc_sealer_size());
     puts0(" B\n");
-    if (elicit_static_plan_size() > sizeof plan_mem || elicit_static_round_size() > sizeof round_mem ||
-        elicit_static_sealer_size() > sizeof sealer_mem) {
+    if (elicit_noalloc_plan_size() > sizeof plan_mem || elicit_noalloc_round_size() > sizeof round_mem ||
+        elicit_noalloc_sealer_size() > sizeof sealer_mem) {
         fail("static memory smaller than the size queries", ELICIT_ERR_MEMORY_TOO_SMALL);
         return 1;
     }
@@ -673,7 +673,7 @@ int main(void) {
     size_t err_len = 0;
     const uint8_t *keys[1] = {(const uint8_t *)SECRET};
     size_t key_lens[1] = {sizeof SECRET - 1};
-    if (!ok(elicit_static_sealer_init(sealer_mem, sizeof sealer_mem, keys, key_lens, 1,
+    if (!ok(elicit_noalloc_sealer_init(sealer_mem, sizeof sealer_mem, keys, key_lens, 1,
                                       (const uint8_t *)AUDIENCE, strlen(AUDIENCE), 0, &sealer,
                                       (uint8_t *)msg, sizeof msg, &err_len),
             "sealer_init", NULL)) {
@@ -693,7 +693,7 @@ int main(void) {
     puts0("== survey16, batched rounds (2026-07-28): 16 questions at once\n");
     modern_conversation(&survey, SURVEY, SURVEY_VALUES);
     report_peak("survey16's batched conversation (2 sealed rounds)");
-    elicit_static_sealer_wipe(sealer);
+    elicit_noalloc_sealer_wipe(sealer);
 
     puts0("# ram: static ");
     put_num(fw_static_ram());

@@ -50,7 +50,7 @@ void fw_exit(int ok) {
     }
 }
 
-/* libelicit_static.a's panic handler calls abort(): a panic stops the device. This
+/* libelicit_noalloc.a's panic handler calls abort(): a panic stops the device. This
  * abort() replaces the C library's (which would need signal support). */
 void abort(void) {
     static const char msg[] = "ABORT: abort() called (a panic inside elicit, or a C error)\n";

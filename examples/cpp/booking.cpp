@@ -15,7 +15,7 @@
 // (elicit::MissingCapabilityError, JSON-RPC -32021), and a declined required answer,
 // which fails the call with the reference's message (elicit::Error, a 4xx code).
 //
-// Build: c++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/cpp
+// Build: c++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude
 //        booking.cpp libelicit_ffi.a
 #include <cstdlib>
 #include <functional>

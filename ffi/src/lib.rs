@@ -7,7 +7,7 @@
 //! This is the only crate of the workspace with `unsafe` code. The rules it follows
 //! (DESIGN.md §5): opaque handles; UTF-8 JSON in as `(ptr, len)`; output into caller
 //! buffers as `(buf, cap, out_len)`; `uint32_t` result codes mapped from the engine's
-//! errors (compile and round) by exhaustive `match`es (in elicit-ffi-static, shared with
+//! errors (compile and round) by exhaustive `match`es (in elicit-ffi-noalloc, shared with
 //! the heap-free surface); every entry point checks its
 //! pointers and runs inside one panic-catching wrapper; a handle that panicked is
 //! poisoned.
@@ -25,7 +25,7 @@ use elicit_core::{CompileError, Error, Sink};
 // The version, the result codes, their mapping from the engine's errors and the step
 // kinds are shared with the heap-free surface, which this library also exports (see
 // the "heap-free surface" section of elicit.h).
-pub use elicit_ffi_static::*;
+pub use elicit_ffi_noalloc::*;
 
 mod helpers;
 mod plan;
@@ -88,8 +88,8 @@ impl From<Error> for Failure {
     }
 }
 
-impl From<elicit_ffi_static::abi::Fail> for Failure {
-    fn from(f: elicit_ffi_static::abi::Fail) -> Self {
+impl From<elicit_ffi_noalloc::abi::Fail> for Failure {
+    fn from(f: elicit_ffi_noalloc::abi::Fail) -> Self {
         Failure::new(f.code(), f.to_string())
     }
 }
@@ -195,7 +195,7 @@ pub(crate) unsafe fn check_out_args<'a>(
     out_len: *mut usize,
 ) -> Result<&'a mut usize, Failure> {
     // SAFETY: forwarded from the caller.
-    Ok(unsafe { elicit_ffi_static::abi::check_out(buf, cap, out_len) }?)
+    Ok(unsafe { elicit_ffi_noalloc::abi::check_out(buf, cap, out_len) }?)
 }
 
 /// The output convention: render with `f` into `(buf, cap)`; `*out_len` receives the
@@ -212,7 +212,7 @@ pub(crate) unsafe fn write_out(
     f: &dyn Fn(&mut dyn Sink) -> Result<(), Error>,
 ) -> Result<(), Failure> {
     // SAFETY: forwarded from the caller.
-    Ok(unsafe { elicit_ffi_static::abi::write_out(buf, cap, out_len, f) }?)
+    Ok(unsafe { elicit_ffi_noalloc::abi::write_out(buf, cap, out_len, f) }?)
 }
 
 /// Copy `text` whole under the output convention.
@@ -246,7 +246,7 @@ pub(crate) unsafe fn write_error_message(
     err_len: *mut usize,
 ) {
     // SAFETY: forwarded from the caller.
-    unsafe { elicit_ffi_static::abi::write_error(&message, err_buf, err_cap, err_len) }
+    unsafe { elicit_ffi_noalloc::abi::write_error(&message, err_buf, err_cap, err_len) }
 }
 
 #[cfg(test)]

@@ -820,7 +820,7 @@ mod tests {
     #[test]
     fn the_header_macros_and_the_constants_agree() {
         use elicit_core::seal::{ERROR_CODE, ERROR_DATA_REASON};
-        let config = include_str!("../../ffi-static/cbindgen.toml");
+        let config = include_str!("../../ffi-noalloc/cbindgen.toml");
         assert!(config.contains(&format!(
             "#define ELICIT_REQUEST_STATE_ERROR_MESSAGE \"{ELICIT_REQUEST_STATE_ERROR_MESSAGE}\""
         )));

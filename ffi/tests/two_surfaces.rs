@@ -1,5 +1,5 @@
 //! The hosted surface (`elicit_round_*`, heap handles) and the heap-free surface
-//! (`elicit_static_round_*`, caller memory) are two doors to one engine: the same
+//! (`elicit_noalloc_round_*`, caller memory) are two doors to one engine: the same
 //! conversations through each give the same bytes, every step, every output and every
 //! sealed token.
 
@@ -29,7 +29,7 @@ fn scripted(name: &str, destination: &str) -> String {
     }
 }
 
-/// Memory aligned to ELICIT_STATIC_ALIGN (16).
+/// Memory aligned to ELICIT_NOALLOC_ALIGN (16).
 fn aligned(bytes: usize) -> Vec<u128> {
     vec![0u128; bytes / 16 + 1]
 }
@@ -290,19 +290,19 @@ impl Surface for Hosted {
 /// kept alive beside it.
 struct Static {
     _plan_mem: Vec<u128>,
-    plan: *mut elicit_static_plan,
+    plan: *mut elicit_noalloc_plan,
     round_mem: Vec<u128>,
-    round: *mut elicit_static_round,
+    round: *mut elicit_noalloc_round,
     texts: (String, String),
     workspace: Vec<u8>,
     _sealer_mem: Vec<u128>,
-    sealer: *mut elicit_static_sealer,
+    sealer: *mut elicit_noalloc_sealer,
 }
 
 impl Static {
     fn new() -> Self {
-        let mut plan_mem = aligned(elicit_static_plan_size());
-        let mut sealer_mem = aligned(elicit_static_sealer_size());
+        let mut plan_mem = aligned(elicit_noalloc_plan_size());
+        let mut sealer_mem = aligned(elicit_noalloc_sealer_size());
         let (mut plan, mut sealer) = (null_mut(), null_mut());
         let keys = [KEY.as_ptr()];
         let lens = [KEY.len()];
@@ -310,9 +310,9 @@ impl Static {
         // (DECL and "svc" are static).
         unsafe {
             assert_eq!(
-                elicit_static_plan_init_json(
+                elicit_noalloc_plan_init_json(
                     plan_mem.as_mut_ptr().cast::<c_void>(),
-                    elicit_static_plan_size(),
+                    elicit_noalloc_plan_size(),
                     DECL.as_ptr(),
                     DECL.len(),
                     &mut plan,
@@ -323,9 +323,9 @@ impl Static {
                 ELICIT_OK
             );
             assert_eq!(
-                elicit_static_sealer_init(
+                elicit_noalloc_sealer_init(
                     sealer_mem.as_mut_ptr().cast::<c_void>(),
-                    elicit_static_sealer_size(),
+                    elicit_noalloc_sealer_size(),
                     keys.as_ptr(),
                     lens.as_ptr(),
                     1,
@@ -343,7 +343,7 @@ impl Static {
         Static {
             _plan_mem: plan_mem,
             plan,
-            round_mem: aligned(elicit_static_round_size()),
+            round_mem: aligned(elicit_noalloc_round_size()),
             round: null_mut(),
             texts: (String::new(), String::new()),
             workspace: vec![0u8; 1024],
@@ -360,12 +360,12 @@ impl Surface for Static {
         let s = state.map_or((null(), 0), |_| (self.texts.0.as_ptr(), self.texts.0.len()));
         let r = replies.map_or((null(), 0), |_| (self.texts.1.as_ptr(), self.texts.1.len()));
         let mem = self.round_mem.as_mut_ptr().cast::<c_void>();
-        let len = elicit_static_round_size();
+        let len = elicit_noalloc_round_size();
         let ws = (self.workspace.as_mut_ptr(), self.workspace.len());
         // SAFETY: aligned memory, texts and workspace that outlive the round.
         let code = unsafe {
             if modern {
-                elicit_static_round_init_modern(
+                elicit_noalloc_round_init_modern(
                     self.plan,
                     mem,
                     len,
@@ -385,7 +385,7 @@ impl Surface for Static {
                     null_mut(),
                 )
             } else {
-                elicit_static_round_init_handshake(
+                elicit_noalloc_round_init_handshake(
                     self.plan,
                     mem,
                     len,
@@ -408,48 +408,48 @@ impl Surface for Static {
         let (mut step, mut param) = (0, 0);
         // SAFETY: a live round.
         assert_eq!(
-            unsafe { elicit_static_round_poll(self.round, &mut step, &mut param) },
+            unsafe { elicit_noalloc_round_poll(self.round, &mut step, &mut param) },
             ELICIT_OK
         );
         (step, param)
     }
     fn resolve_inputs(&mut self) -> String {
         // SAFETY: a live round and the buffers `read` passes.
-        read(|b, c, n| unsafe { elicit_static_round_resolve_inputs(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_resolve_inputs(self.round, b, c, n) })
     }
     fn resolve(&mut self, value: bool, text: &str) {
         // SAFETY: a live round, a valid text (copied into the workspace).
         let code = unsafe {
             if value {
-                elicit_static_round_resolve_value(self.round, text.as_ptr(), text.len())
+                elicit_noalloc_round_resolve_value(self.round, text.as_ptr(), text.len())
             } else {
-                elicit_static_round_resolve_question(self.round, text.as_ptr(), text.len())
+                elicit_noalloc_round_resolve_question(self.round, text.as_ptr(), text.len())
             }
         };
         assert_eq!(code, ELICIT_OK);
     }
     fn ask(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_static_round_ask(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_ask(self.round, b, c, n) })
     }
     fn answer(&mut self, text: &str) {
         // SAFETY: a live round, a valid text (copied into the workspace).
         assert_eq!(
-            unsafe { elicit_static_round_answer(self.round, text.as_ptr(), text.len()) },
+            unsafe { elicit_noalloc_round_answer(self.round, text.as_ptr(), text.len()) },
             ELICIT_OK
         );
     }
     fn values(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_static_round_values(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_values(self.round, b, c, n) })
     }
     fn requests(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_static_round_input_requests(self.round, 0, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_input_requests(self.round, 0, b, c, n) })
     }
     fn state(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_static_round_request_state(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_request_state(self.round, b, c, n) })
     }
     fn seal(&mut self, state: &str, random: &[u8; ELICIT_SEAL_RANDOM_LEN]) -> String {
         let m = "tools/call";
@@ -458,7 +458,7 @@ impl Surface for Static {
         let mut n = 0usize;
         // SAFETY: a live sealer, valid texts, a buffer of `buf.len()` bytes.
         let code = unsafe {
-            elicit_static_sealer_seal_in_place(
+            elicit_noalloc_sealer_seal_in_place(
                 self.sealer,
                 m.as_ptr(),
                 m.len(),
@@ -485,7 +485,7 @@ impl Surface for Static {
         let (mut state, mut n) = (null(), 0usize);
         // SAFETY: a live sealer, valid texts, the token's own buffer.
         unsafe {
-            let code = elicit_static_sealer_unseal_in_place(
+            let code = elicit_noalloc_sealer_unseal_in_place(
                 self.sealer,
                 m.as_ptr(),
                 m.len(),
@@ -509,7 +509,7 @@ impl Surface for Static {
         // SAFETY: a live plan.
         unsafe {
             assert_eq!(
-                elicit_static_plan_param_name(self.plan, param, &mut p, &mut n),
+                elicit_noalloc_plan_param_name(self.plan, param, &mut p, &mut n),
                 ELICIT_OK
             );
             String::from_utf8(std::slice::from_raw_parts(p, n).to_vec()).unwrap()

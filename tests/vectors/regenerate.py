@@ -2,7 +2,7 @@
 """Regenerate tests/vectors/ from the reference oracle's golden vectors.
 
     ORACLE_PY=$HOME/.cache/oracle-venv/bin/python python3 tests/vectors/regenerate.py
-    (or: scripts/oracle-env.sh prints the interpreter path)
+    (or: scripts/dev-oracle-env.sh prints the interpreter path)
 
 For every /work/shared/reference/oracle/vectors/*.json ({name, note, input,
 expected}) this writes

@@ -55,7 +55,7 @@ impl Sink for SliceSink<'_> {
 /// An inlining hint, not a demand: an optimized host build inlines it where the engine
 /// spends its time (the buffer sink's `put`), a size-optimized one keeps one shared copy
 /// (inlined at each of its call sites the size switch cost about 300 B of flash per
-/// site, measured with `scripts/run-firmware.sh`). The round's workspace copies (whole
+/// site, measured with `scripts/test-firmware.sh`). The round's workspace copies (whole
 /// answers) do not use it.
 #[inline]
 pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {

@@ -1,5 +1,5 @@
 //! What the device learns at start: the wall-clock time, the boot seed of its nonces and
-//! (seal builds) the key ring's secrets, from the block scripts/agent-qemu.sh loads at
+//! (seal builds) the key ring's secrets, from the block scripts/dev-agent-qemu.sh loads at
 //! `PROVISION` (memory.x). Layout (little-endian):
 //!
 //! | offset | size | field |
@@ -72,7 +72,7 @@ impl Provision {
     /// Parse `block`.
     pub fn parse(block: &[u8; board::PROVISION_LEN]) -> Result<Provision, Refused> {
         if &block[..4] != MAGIC || block[4] != VERSION {
-            return Err("no provisioning block: start the agent with scripts/agent-qemu.sh");
+            return Err("no provisioning block: start the agent with scripts/dev-agent-qemu.sh");
         }
         let mut start = [0u8; 8];
         start.copy_from_slice(&block[8..16]);

@@ -6,7 +6,7 @@
 //! both protocol eras, shows what happens when a capacity is too small, measures the RAM
 //! of each round (static + painted-stack peak + the I/O text), checks everything against
 //! `expected.txt`, and exits through semihosting: 0 when the transcript matches, 1 when
-//! it does not. Run it with `scripts/run-firmware.sh`.
+//! it does not. Run it with `scripts/test-firmware.sh`.
 //!
 //! Features: `seal` (default) seals requestState between rounds; `json-plan` compiles the
 //! JSON declarations on the device instead; `quiet` runs the same conversations without

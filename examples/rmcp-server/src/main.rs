@@ -34,7 +34,7 @@ const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT)
   --workers N                  HTTP worker threads (default: available cores)
   --conformance                also serve the fixtures the official MCP conformance suite
                                names (test_* tools, a prompt, a static resource listed
-                               first); scripts/conformance.sh runs the suite against them
+                               first); scripts/test-mcp-conformance.sh runs the suite against them
 
 environment:
   ELICIT_STATE_KEYS            comma-separated hex keys (>= 32 bytes each), first seals;

@@ -8,12 +8,12 @@ sealed requestState). Its state is sealed by the MCP Python SDK's own
 secrets of >= 32 bytes, the first seals, all unseal: the Rust servers' format); unset, an
 ephemeral key per process. So rounds of one call may alternate between this server and
 elicit-rmcp-server sharing the ring (tests/interop/mcp/test_reference_server.py), and the
-same load client measures both (`SERVER=reference scripts/load-mcp.sh`).
+same load client measures both (`SERVER=reference scripts/bench-load.sh`).
 
 It needs the reference oracle's environment (fastmcp 4.1.6 + the seed overlay), whose
-python `scripts/oracle-env.sh` prints; nothing of the seed is copied here:
+python `scripts/dev-oracle-env.sh` prints; nothing of the seed is copied here:
 
-    PY=$(scripts/oracle-env.sh)
+    PY=$(scripts/dev-oracle-env.sh)
     $PY tests/interop/mcp/reference_server.py --http 127.0.0.1:0     # endpoint /mcp
     $PY tests/interop/mcp/reference_server.py --stdio
 

@@ -1,5 +1,5 @@
 """The firmware MCP agent (examples/firmware-agent on QEMU mps2-an386, launched by
-scripts/agent-qemu.sh as a stdio server command) against the real fastmcp.Client 4.1.6.
+scripts/dev-agent-qemu.sh as a stdio server command) against the real fastmcp.Client 4.1.6.
 
 The checks of test_booking_server.py that apply to a stdio server run here unchanged:
 each wrapper below calls the server test's own body with a `connect` that starts
@@ -30,7 +30,7 @@ import test_booking_server as booking
 from conftest import HANDSHAKE, KEY_A, KEY_B, MODERN, PARIS, PARIS_BOOKED, Script, run, stdio_transport
 
 REPO = Path(__file__).resolve().parents[3]
-LAUNCHER = REPO / "scripts" / "agent-qemu.sh"
+LAUNCHER = REPO / "scripts" / "dev-agent-qemu.sh"
 
 both_eras = pytest.mark.parametrize("mode", ["auto", "legacy"])
 

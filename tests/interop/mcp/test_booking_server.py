@@ -537,7 +537,7 @@ def test_rounds_alternating_between_servers_with_different_keys_fail(server_bin)
 
 
 def test_two_hundred_concurrent_http_calls_complete(http_server):
-    """Correctness under load (timings are scripts/load-mcp.sh's business)."""
+    """Correctness under load (timings are scripts/bench-load.sh's business)."""
     from load_client import run_load
 
     stats = run(run_load([http_server.url], calls=200, concurrency=200))

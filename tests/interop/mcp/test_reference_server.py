@@ -3,7 +3,7 @@ seed's declared elicitation, tests/interop/mcp/reference_server.py) and elicit-r
 on one key ring.
 
 The reference server runs on the oracle's python, $ELICIT_REFERENCE_PYTHON
-(scripts/test-mcp.sh sets it from scripts/oracle-env.sh); the Rust server comes from
+(scripts/test-mcp.sh sets it from scripts/dev-oracle-env.sh); the Rust server comes from
 $ELICIT_RMCP_SERVER_BIN. Skipped only when
 $ELICIT_REFERENCE_PYTHON is not set at all (a run of the suite without the oracle).
 
@@ -42,7 +42,7 @@ RUST_BINS = {
 
 pytestmark = pytest.mark.skipif(
     not REF_PY,
-    reason="ELICIT_REFERENCE_PYTHON not set (scripts/test-mcp.sh sets it from scripts/oracle-env.sh)",
+    reason="ELICIT_REFERENCE_PYTHON not set (scripts/test-mcp.sh sets it from scripts/dev-oracle-env.sh)",
 )
 
 RING = f"{KEY_A},{KEY_B}"

@@ -1,6 +1,6 @@
 //! Compile a JSON tool declaration on the host into plan bytes (`Plan::to_postcard`: a
 //! format-version byte, the parameter count, postcard) and print them as C source, for
-//! firmware that loads them with `elicit_static_plan_init` (`include/elicit_static.h`)
+//! firmware that loads them with `elicit_noalloc_plan_init` (`include/elicit_noalloc.h`)
 //! and so never links the declaration compiler.
 //!
 //! ```text
@@ -9,14 +9,14 @@
 //!
 //! prints `const unsigned char C_NAME[] = {...};` and `const unsigned long C_NAME_len`.
 //! The declaration is checked as `elicit_plan_new` checks it, at the device's capacity
-//! (`ELICIT_STATIC_MAX_PARAMS`, 16 parameters); an error names the problem and exits 1.
+//! (`ELICIT_NOALLOC_MAX_PARAMS`, 16 parameters); an error names the problem and exits 1.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use elicit_core::Plan;
 
-/// The heap-free C surface's capacity (`ELICIT_STATIC_MAX_PARAMS`).
+/// The heap-free C surface's capacity (`ELICIT_NOALLOC_MAX_PARAMS`).
 const MAX_PARAMS: usize = 16;
 
 fn main() -> ExitCode {

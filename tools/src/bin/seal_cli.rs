@@ -1,4 +1,4 @@
-//! A tiny driver for [`elicit_core::seal`], used by `scripts/seal-interop.sh` to check
+//! A tiny driver for [`elicit_core::seal`], used by `scripts/test-seal-interop.sh` to check
 //! tokens against the MCP Python SDK.
 //!
 //! Reads one JSON request per line on stdin and answers one JSON line per request:

@@ -1,0 +1,260 @@
+//! `elicit_noalloc_plan`: a compiled declaration in caller memory.
+
+use core::ffi::c_void;
+
+use elicit_core::Plan;
+
+use crate::abi::{construct, input, memory, out_param, text, Fail};
+use crate::codes::{
+    elicit_result, ELICIT_ERR_INDEX, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_NULL, ELICIT_OK,
+};
+use crate::ELICIT_NOALLOC_MAX_PARAMS;
+
+/// The engine's plan at the heap-free surface's capacity.
+///
+/// cbindgen:ignore
+pub(crate) type CorePlan = Plan<'static, ELICIT_NOALLOC_MAX_PARAMS>;
+
+/// Heap-free surface: a compiled tool declaration (opaque), built in memory the caller
+/// provides (`elicit_noalloc_plan_size()` bytes, aligned to `ELICIT_NOALLOC_ALIGN`) by
+/// `elicit_noalloc_plan_init` (plan bytes made on the host) or
+/// `elicit_noalloc_plan_init_json` (a JSON declaration compiled here).
+///
+/// The plan borrows the bytes or text it was built from: they must stay valid and
+/// unchanged while the plan, or any round made from it, is in use (plan bytes in flash
+/// are). Nothing is allocated, so there is nothing to free: the memory is the caller's
+/// again once no round uses the plan. Immutable: functions taking a `const
+/// elicit_noalloc_plan *` may run on one plan from several threads at once.
+pub struct elicit_noalloc_plan {
+    pub(crate) plan: CorePlan,
+}
+
+/// Heap-free surface: the bytes of memory an `elicit_noalloc_plan` needs (for
+/// `elicit_noalloc_plan_init` and `elicit_noalloc_plan_init_json`).
+#[no_mangle]
+pub extern "C" fn elicit_noalloc_plan_size() -> usize {
+    core::mem::size_of::<elicit_noalloc_plan>()
+}
+
+/// Build the plan in `mem` and hand it out.
+///
+/// # Safety
+/// `out` valid for a write or NULL; `mem` as `elicit_noalloc_plan_init` says.
+unsafe fn place<T>(
+    mem: *mut c_void,
+    mem_len: usize,
+    out: *mut *mut elicit_noalloc_plan,
+    input: impl FnOnce() -> Result<T, Fail>,
+    load: impl FnOnce(T) -> Result<CorePlan, elicit_core::CompileError>,
+) -> Result<(), Fail> {
+    // SAFETY: forwarded from the caller.
+    let out = unsafe { out_param(out, "out") }?;
+    let at = memory::<elicit_noalloc_plan>(mem, mem_len)?;
+    let text = input()?;
+    // The plan goes from the engine's result straight into `mem`: one copy of it on the
+    // stack, not one per layer.
+    match load(text) {
+        // SAFETY: `at` is non-NULL, large enough and aligned (checked), and the caller
+        // gives it to the plan.
+        Ok(plan) => unsafe { at.write(elicit_noalloc_plan { plan }) },
+        Err(e) => return Err(Fail::Compile(e)),
+    }
+    *out = at;
+    Ok(())
+}
+
+/// Heap-free surface: load a plan from plan bytes (`bytes_len` bytes made on the host by
+/// elicit-core's `Plan::to_postcard`: a format-version byte, the parameter count,
+/// postcard) into `mem` (`mem_len` bytes, at least `elicit_noalloc_plan_size()`, aligned
+/// to `ELICIT_NOALLOC_ALIGN`). The bytes are checked, as a declaration is, and borrowed:
+/// keep them unchanged while the plan is in use.
+///
+/// On success `*out` receives the plan (it lives in `mem`). On failure `*out` is
+/// untouched and the message is written to the optional `(err_buf, err_cap, err_len)`
+/// (cut at a character boundary; `ELICIT_MESSAGE_CAP` bytes always suffice). Codes:
+/// `ELICIT_ERR_NULL`, `ELICIT_ERR_INVALID_ARGUMENT`, `ELICIT_ERR_MEMORY_TOO_SMALL`,
+/// `ELICIT_ERR_MEMORY_ALIGN`, `ELICIT_ERR_DECLARATION` (bytes that are not a plan, or of
+/// another format version), `ELICIT_ERR_CAPACITY` (more than `ELICIT_NOALLOC_MAX_PARAMS`
+/// parameters), other `2xx` codes.
+///
+/// # Safety
+/// `mem` NULL or valid for `mem_len` writable bytes, not in use by anything else;
+/// `bytes` valid for `bytes_len` readable bytes that outlive the plan; `out` valid for a
+/// write; `err_buf` NULL or valid for `err_cap` bytes; `err_len` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_plan_init(
+    mem: *mut c_void,
+    mem_len: usize,
+    bytes: *const u8,
+    bytes_len: usize,
+    out: *mut *mut elicit_noalloc_plan,
+    err_buf: *mut u8,
+    err_cap: usize,
+    err_len: *mut usize,
+) -> elicit_result {
+    let run = || {
+        // SAFETY: forwarded from the caller's contract.
+        unsafe {
+            place(
+                mem,
+                mem_len,
+                out,
+                || input(bytes, bytes_len, "bytes"),
+                CorePlan::from_postcard,
+            )
+        }
+    };
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { construct(run, err_buf, err_cap, err_len) }
+}
+
+/// Heap-free surface: compile a JSON declaration (UTF-8, `declaration_len` bytes, not
+/// NUL-terminated; the format of `elicit_plan_new`) into `mem`, as
+/// `elicit_noalloc_plan_init` loads plan bytes. The text is borrowed: keep it unchanged
+/// while the plan is in use. A firmware image that never calls this function does not
+/// link the declaration compiler. Codes as for `elicit_noalloc_plan_init`, plus
+/// `ELICIT_ERR_UTF8` and every `2xx` code.
+///
+/// # Safety
+/// As `elicit_noalloc_plan_init`, with `declaration` for `bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_plan_init_json(
+    mem: *mut c_void,
+    mem_len: usize,
+    declaration: *const u8,
+    declaration_len: usize,
+    out: *mut *mut elicit_noalloc_plan,
+    err_buf: *mut u8,
+    err_cap: usize,
+    err_len: *mut usize,
+) -> elicit_result {
+    let run = || {
+        // SAFETY: forwarded from the caller's contract.
+        unsafe {
+            place(
+                mem,
+                mem_len,
+                out,
+                || text(declaration, declaration_len, "declaration"),
+                CorePlan::compile,
+            )
+        }
+    };
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { construct(run, err_buf, err_cap, err_len) }
+}
+
+/// Run `f` on a plan: the NULL check and the code.
+///
+/// # Safety
+/// `plan` NULL or a plan from `elicit_noalloc_plan_init*` still in use.
+unsafe fn with_plan(
+    plan: *const elicit_noalloc_plan,
+    f: impl FnOnce(&CorePlan) -> Result<(), Fail>,
+) -> elicit_result {
+    // SAFETY: the caller guarantees NULL or a live plan.
+    let Some(p) = (unsafe { plan.as_ref() }) else {
+        return ELICIT_ERR_NULL;
+    };
+    match f(&p.plan) {
+        Ok(()) => ELICIT_OK,
+        Err(fail) => fail.code(),
+    }
+}
+
+/// Heap-free surface: the tool's name: `*name` points to `*name_len` bytes of UTF-8
+/// (not NUL-terminated) inside the plan's bytes.
+///
+/// # Safety
+/// `plan` NULL or live; `name` and `name_len` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_plan_tool_name(
+    plan: *const elicit_noalloc_plan,
+    name: *mut *const u8,
+    name_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |p| {
+            let name = out_param(name, "name")?;
+            let name_len = out_param(name_len, "name_len")?;
+            *name = p.tool().as_ptr();
+            *name_len = p.tool().len();
+            Ok(())
+        })
+    }
+}
+
+/// Heap-free surface: the number of parameters, written to `*count`; indices run from 0
+/// to count - 1 in signature order.
+///
+/// # Safety
+/// `plan` NULL or live; `count` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_plan_param_count(
+    plan: *const elicit_noalloc_plan,
+    count: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |p| {
+            *out_param(count, "count")? = p.len();
+            Ok(())
+        })
+    }
+}
+
+/// Heap-free surface: the name of parameter `index`: `*name` points to `*name_len`
+/// bytes of UTF-8 (not NUL-terminated) inside the plan's bytes. `ELICIT_ERR_INDEX` when
+/// `index` is out of range.
+///
+/// # Safety
+/// `plan` NULL or live; `name` and `name_len` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_plan_param_name(
+    plan: *const elicit_noalloc_plan,
+    index: usize,
+    name: *mut *const u8,
+    name_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |p| {
+            let name = out_param(name, "name")?;
+            let name_len = out_param(name_len, "name_len")?;
+            let n = p
+                .name(index)
+                .ok_or(Fail::abi(ELICIT_ERR_INDEX, "index", "is out of range"))?;
+            *name = n.as_ptr();
+            *name_len = n.len();
+            Ok(())
+        })
+    }
+}
+
+/// Heap-free surface: the index of the parameter called `name` (`name_len` bytes of
+/// UTF-8), written to `*index`; `ELICIT_ERR_NOT_FOUND` when there is none.
+///
+/// # Safety
+/// `plan` NULL or live; `name` valid for `name_len` bytes; `index` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_plan_param_index(
+    plan: *const elicit_noalloc_plan,
+    name: *const u8,
+    name_len: usize,
+    index: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |p| {
+            let index = out_param(index, "index")?;
+            let wanted = text(name, name_len, "name")?;
+            *index = p.index_of(wanted).ok_or(Fail::abi(
+                ELICIT_ERR_NOT_FOUND,
+                "name",
+                "names no parameter of the plan",
+            ))?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,606 @@
+//! `elicit_noalloc_round`: one round of one call in caller memory.
+
+use core::ffi::c_void;
+use core::ptr::addr_of_mut;
+
+use elicit_core::{Capabilities, Era, Inputs, Round, Style};
+
+use crate::abi::{
+    check_out, construct, memory, optional_text, out_param, text, write_display, write_out,
+    Contract, Fail,
+};
+use crate::codes::{
+    elicit_result, step_code, ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL,
+    ELICIT_ERR_WRONG_STEP, ELICIT_OK, ELICIT_REQUESTS_CLIENT_VIEW,
+};
+use crate::plan::{elicit_noalloc_plan, CorePlan};
+use crate::ELICIT_NOALLOC_MAX_PARAMS;
+
+/// cbindgen:ignore
+type CoreRound = Round<'static, 'static, ELICIT_NOALLOC_MAX_PARAMS>;
+
+/// Heap-free surface: one round of one tool call (opaque), built in memory the caller
+/// provides (`elicit_noalloc_round_size()` bytes, aligned to `ELICIT_NOALLOC_ALIGN`) by
+/// `elicit_noalloc_round_init_modern` or `elicit_noalloc_round_init_handshake`.
+///
+/// Unlike `elicit_round`, it copies nothing: it borrows its plan, the texts it was
+/// created from and the workspace the caller gives it, and every text handed to it
+/// later is copied into that workspace. All of them must stay valid and unchanged until
+/// the round is no longer used. Nothing is allocated, so there is nothing to free. Use
+/// a round from one thread at a time.
+///
+/// Drive it as `elicit_round` is driven (the same steps, the same drain rule, the same
+/// codes): `elicit_noalloc_round_poll`, the answer functions, the readers.
+pub struct elicit_noalloc_round {
+    /// The engine's round, built in place by `Round::new_in`.
+    slot: Option<CoreRound>,
+    /// The most recent failure, for `elicit_noalloc_round_last_error`.
+    last: Option<Last>,
+}
+
+/// What a round keeps of a failure: a round's calls fail with contract errors or engine
+/// errors only (a `Fail` would also hold a plan's compile error and make every round
+/// larger by its size).
+#[derive(Debug)]
+enum Last {
+    Abi(Contract),
+    Engine(elicit_core::Error),
+}
+
+impl Last {
+    fn of(fail: Fail) -> Self {
+        match fail {
+            Fail::Abi(c) => Last::Abi(c),
+            Fail::Engine(e) => Last::Engine(e),
+            // A round's calls never fail with these; kept as their code all the same.
+            other => Last::Abi(Contract {
+                code: other.code(),
+                what: "the call",
+                problem: "failed (see its code)",
+                needed: None,
+            }),
+        }
+    }
+}
+
+impl core::fmt::Display for Last {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Last::Abi(fail) => fail.fmt(f),
+            Last::Engine(e) => e.fmt(f),
+        }
+    }
+}
+
+/// Heap-free surface: the bytes of memory an `elicit_noalloc_round` needs (its
+/// workspace is separate).
+#[no_mangle]
+pub extern "C" fn elicit_noalloc_round_size() -> usize {
+    core::mem::size_of::<elicit_noalloc_round>()
+}
+
+/// Shared body of the two constructors.
+///
+/// # Safety
+/// The contract of `elicit_noalloc_round_init_modern`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn init(
+    plan: *const elicit_noalloc_plan,
+    mem: *mut c_void,
+    mem_len: usize,
+    era: Era,
+    arguments: (*const u8, usize),
+    request_state: (*const u8, usize),
+    input_responses: (*const u8, usize),
+    client_capabilities: (*const u8, usize),
+    workspace: (*mut u8, usize),
+    out: *mut *mut elicit_noalloc_round,
+) -> Result<(), Fail> {
+    // SAFETY: the caller guarantees NULL or a live plan that outlives the round.
+    let plan: &'static CorePlan = &unsafe { plan.as_ref() }.ok_or(Fail::null("plan"))?.plan;
+    // SAFETY: forwarded from the caller's contract.
+    let out = unsafe { out_param(out, "out") }?;
+    let at = memory::<elicit_noalloc_round>(mem, mem_len)?;
+    // SAFETY: the texts outlive the round by contract.
+    let (arguments, request_state, input_responses, client_capabilities) = unsafe {
+        (
+            text(arguments.0, arguments.1, "arguments")?,
+            optional_text(request_state.0, request_state.1, "request_state")?,
+            optional_text(input_responses.0, input_responses.1, "input_responses")?,
+            optional_text(
+                client_capabilities.0,
+                client_capabilities.1,
+                "client_capabilities",
+            )?,
+        )
+    };
+    // None: form elicitation only, the engine's default (as the hosted constructors).
+    let capabilities =
+        client_capabilities.map_or(Capabilities::FORM, Capabilities::from_client_json);
+    let workspace: &'static mut [u8] = if workspace.0.is_null() {
+        if workspace.1 != 0 {
+            return Err(Fail::abi(
+                ELICIT_ERR_NULL,
+                "workspace",
+                "is NULL with a non-zero length; pass NULL with length 0 for none",
+            ));
+        }
+        &mut []
+    } else if workspace.1 > isize::MAX as usize {
+        return Err(Fail::abi(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            "workspace_len",
+            "is larger than PTRDIFF_MAX",
+        ));
+    } else {
+        // SAFETY: non-NULL, bounded; the caller gives the round these bytes for its life.
+        unsafe { core::slice::from_raw_parts_mut(workspace.0, workspace.1) }
+    };
+    let inputs = match era {
+        Era::Modern => Inputs::modern(arguments, request_state, input_responses),
+        Era::Handshake => Inputs::handshake(arguments),
+    }
+    .with_capabilities(capabilities);
+    // SAFETY: `at` is non-NULL, large enough and aligned (checked); the fields are
+    // written one by one so the round is built in place, never copied through the stack.
+    let handle = unsafe {
+        addr_of_mut!((*at).slot).write(None);
+        addr_of_mut!((*at).last).write(None);
+        &mut *at
+    };
+    Round::new_in(&mut handle.slot, plan, era, inputs, workspace)?;
+    *out = at;
+    Ok(())
+}
+
+/// Heap-free surface: start a 2026-07-28 (modern era) round of a call to `plan`'s tool
+/// in `mem` (`mem_len` bytes, at least `elicit_noalloc_round_size()`, aligned to
+/// `ELICIT_NOALLOC_ALIGN`).
+///
+/// - `arguments`: the call's `arguments`, UTF-8 JSON (an object); required.
+/// - `request_state`: the plaintext `requestState` (unsealed by the host, e.g. with
+///   `elicit_noalloc_sealer_unseal_in_place`), or NULL with length 0 for none.
+/// - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
+/// - `client_capabilities`: the client's ClientCapabilities JSON (from the request's
+///   `_meta`); NULL with length 0 means form elicitation only. A round that would show a
+///   kind the client did not declare fails with `ELICIT_ERR_MISSING_CAPABILITY` (answer
+///   `-32021`) before showing anything.
+/// - `workspace`: `workspace_len` bytes for the texts the host hands over later
+///   (resolver values and questions, handshake replies); NULL with length 0 for none.
+///
+/// Nothing is copied: the plan, the three texts and the workspace are borrowed and must
+/// stay valid and unchanged while the round is used. On success `*out` receives the
+/// round (it lives in `mem`); then call `elicit_noalloc_round_poll`.
+///
+/// On failure `*out` is untouched and the message goes to the optional `(err_buf,
+/// err_cap, err_len)` as for `elicit_noalloc_plan_init`. Codes: `ELICIT_ERR_NULL`,
+/// `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`, `ELICIT_ERR_MEMORY_TOO_SMALL`,
+/// `ELICIT_ERR_MEMORY_ALIGN`, `ELICIT_ERR_ARGUMENTS`, `ELICIT_ERR_INPUT_RESPONSES`
+/// (answer with JSON-RPC error -32602).
+///
+/// # Safety
+/// `plan` NULL or a live plan that outlives the round; `mem` NULL or valid for `mem_len`
+/// writable bytes used by nothing else; each `(ptr, len)` text NULL or valid for `len`
+/// readable bytes that outlive the round; `workspace` NULL or valid for `workspace_len`
+/// writable bytes used by nothing else while the round lives; `out` valid for a write;
+/// `err_buf` NULL or valid for `err_cap` bytes; `err_len` NULL or writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn elicit_noalloc_round_init_modern(
+    plan: *const elicit_noalloc_plan,
+    mem: *mut c_void,
+    mem_len: usize,
+    arguments: *const u8,
+    arguments_len: usize,
+    request_state: *const u8,
+    request_state_len: usize,
+    input_responses: *const u8,
+    input_responses_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
+    workspace: *mut u8,
+    workspace_len: usize,
+    out: *mut *mut elicit_noalloc_round,
+    err_buf: *mut u8,
+    err_cap: usize,
+    err_len: *mut usize,
+) -> elicit_result {
+    let run = || {
+        // SAFETY: forwarded from the caller's contract.
+        unsafe {
+            init(
+                plan,
+                mem,
+                mem_len,
+                Era::Modern,
+                (arguments, arguments_len),
+                (request_state, request_state_len),
+                (input_responses, input_responses_len),
+                (client_capabilities, client_capabilities_len),
+                (workspace, workspace_len),
+                out,
+            )
+        }
+    };
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { construct(run, err_buf, err_cap, err_len) }
+}
+
+/// Heap-free surface: start a handshake-era round (protocol 2025-11-25 and earlier; the
+/// questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, workspace,
+/// `client_capabilities` (from `initialize`) and errors as for
+/// `elicit_noalloc_round_init_modern`; the client's replies are copied into the workspace,
+/// so give it room for them.
+///
+/// # Safety
+/// As `elicit_noalloc_round_init_modern`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn elicit_noalloc_round_init_handshake(
+    plan: *const elicit_noalloc_plan,
+    mem: *mut c_void,
+    mem_len: usize,
+    arguments: *const u8,
+    arguments_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
+    workspace: *mut u8,
+    workspace_len: usize,
+    out: *mut *mut elicit_noalloc_round,
+    err_buf: *mut u8,
+    err_cap: usize,
+    err_len: *mut usize,
+) -> elicit_result {
+    let run = || {
+        // SAFETY: forwarded from the caller's contract.
+        unsafe {
+            init(
+                plan,
+                mem,
+                mem_len,
+                Era::Handshake,
+                (arguments, arguments_len),
+                (core::ptr::null(), 0),
+                (core::ptr::null(), 0),
+                (client_capabilities, client_capabilities_len),
+                (workspace, workspace_len),
+                out,
+            )
+        }
+    };
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { construct(run, err_buf, err_cap, err_len) }
+}
+
+/// Run `f` on a round: the NULL check, and recording the message of a failure.
+///
+/// # Safety
+/// `round` NULL or a live round, not in use by another thread.
+unsafe fn with_round(
+    round: *mut elicit_noalloc_round,
+    f: impl FnOnce(&mut CoreRound) -> Result<(), Fail>,
+) -> elicit_result {
+    // SAFETY: the caller guarantees NULL or a live, unshared round.
+    let Some(h) = (unsafe { round.as_mut() }) else {
+        return ELICIT_ERR_NULL;
+    };
+    let result = match h.slot.as_mut() {
+        Some(engine) => f(engine),
+        // Only a successful init hands out a round, and it always fills the slot.
+        None => Err(Fail::abi(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            "round",
+            "was not made by elicit_noalloc_round_init_*",
+        )),
+    };
+    match result {
+        Ok(()) => ELICIT_OK,
+        Err(fail) => {
+            let code = fail.code();
+            h.last = Some(Last::of(fail));
+            code
+        }
+    }
+}
+
+/// Heap-free surface: advance the round and say what it needs next, as
+/// `elicit_round_poll` does (same steps, same drain rule, same codes).
+///
+/// # Safety
+/// `round` NULL or live; `step` and `param` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_poll(
+    round: *mut elicit_noalloc_round,
+    step: *mut u32,
+    param: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            let step = out_param(step, "step")?;
+            let param = out_param(param, "param")?;
+            let (kind, index) = step_code(r.poll()?);
+            *step = kind;
+            *param = index;
+            Ok(())
+        })
+    }
+}
+
+/// Heap-free surface: during `ELICIT_STEP_RESOLVE`, the resolver's inputs (a JSON
+/// object), under the output convention of `elicit_round_resolve_inputs`.
+///
+/// # Safety
+/// `round` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_resolve_inputs(
+    round: *mut elicit_noalloc_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            write_out(buf, cap, out_len, &|s| r.write_resolve_inputs(s))
+        })
+    }
+}
+
+/// Heap-free surface: answer `ELICIT_STEP_RESOLVE` with the resolver's value (UTF-8
+/// JSON), copied into the workspace; as `elicit_round_resolve_value`.
+///
+/// # Safety
+/// `round` NULL or live; `value` valid for `value_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_resolve_value(
+    round: *mut elicit_noalloc_round,
+    value: *const u8,
+    value_len: usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            Ok(r.resolve_value(text(value, value_len, "value")?)?)
+        })
+    }
+}
+
+/// Heap-free surface: answer `ELICIT_STEP_RESOLVE` with the resolver's question (UTF-8
+/// JSON), copied into the workspace; as `elicit_round_resolve_question`.
+///
+/// # Safety
+/// `round` NULL or live; `question` valid for `question_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_resolve_question(
+    round: *mut elicit_noalloc_round,
+    question: *const u8,
+    question_len: usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            Ok(r.resolve_question(text(question, question_len, "question")?)?)
+        })
+    }
+}
+
+/// Heap-free surface: fail `ELICIT_STEP_RESOLVE` (the resolver's dependency `dependency`
+/// could not be built); as `elicit_round_resolve_failed`.
+///
+/// # Safety
+/// `round` NULL or live; `dependency` valid for `dependency_len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_resolve_failed(
+    round: *mut elicit_noalloc_round,
+    dependency: *const u8,
+    dependency_len: usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            Ok(r.resolve_failed(text(dependency, dependency_len, "dependency")?)?)
+        })
+    }
+}
+
+/// Heap-free surface: during `ELICIT_STEP_ASK`, the `elicitation/create` params; as
+/// `elicit_round_ask`.
+///
+/// # Safety
+/// As `elicit_noalloc_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_ask(
+    round: *mut elicit_noalloc_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { with_round(round, |r| write_out(buf, cap, out_len, &|s| r.write_ask(s))) }
+}
+
+/// Heap-free surface: answer `ELICIT_STEP_ASK` with the client's ElicitResult (UTF-8
+/// JSON), copied into the workspace; as `elicit_round_answer`.
+///
+/// # Safety
+/// `round` NULL or live; `elicit_result_json` valid for `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_answer(
+    round: *mut elicit_noalloc_round,
+    elicit_result_json: *const u8,
+    len: usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            Ok(r.answer(text(elicit_result_json, len, "elicit_result_json")?)?)
+        })
+    }
+}
+
+/// Heap-free surface: after `ELICIT_STEP_DONE`, the elicited values (a JSON object); as
+/// `elicit_round_values`.
+///
+/// # Safety
+/// As `elicit_noalloc_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_values(
+    round: *mut elicit_noalloc_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            write_out(buf, cap, out_len, &|s| r.write_values(Style::WIRE, s))
+        })
+    }
+}
+
+/// Heap-free surface: after `ELICIT_STEP_DONE`, the value of parameter `param`; as
+/// `elicit_round_value_of` (`ELICIT_ERR_INDEX` out of range).
+///
+/// # Safety
+/// As `elicit_noalloc_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_value_of(
+    round: *mut elicit_noalloc_round,
+    param: usize,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            check_out(buf, cap, out_len)?;
+            if param >= r.plan().len() {
+                return Err(Fail::abi(ELICIT_ERR_INDEX, "param", "is out of range"));
+            }
+            write_out(buf, cap, out_len, &|s| {
+                r.write_value_of(param, Style::WIRE, s)
+            })
+        })
+    }
+}
+
+/// Heap-free surface: after `ELICIT_STEP_INPUT_REQUIRED`, the `inputRequests` object;
+/// `flags` 0 or `ELICIT_REQUESTS_CLIENT_VIEW`; as `elicit_round_input_requests`.
+///
+/// # Safety
+/// As `elicit_noalloc_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_input_requests(
+    round: *mut elicit_noalloc_round,
+    flags: u32,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            check_out(buf, cap, out_len)?;
+            if flags & !ELICIT_REQUESTS_CLIENT_VIEW != 0 {
+                return Err(Fail::abi(
+                    ELICIT_ERR_INVALID_ARGUMENT,
+                    "flags",
+                    "has unknown bits (only ELICIT_REQUESTS_CLIENT_VIEW is defined)",
+                ));
+            }
+            let client_view = flags & ELICIT_REQUESTS_CLIENT_VIEW != 0;
+            write_out(buf, cap, out_len, &|s| {
+                r.write_input_requests(client_view, s)
+            })
+        })
+    }
+}
+
+/// Heap-free surface: after `ELICIT_STEP_INPUT_REQUIRED`, the plaintext `requestState`
+/// to seal (`elicit_noalloc_sealer_seal_in_place` seals it where it was written); as
+/// `elicit_round_request_state`.
+///
+/// # Safety
+/// As `elicit_noalloc_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_request_state(
+    round: *mut elicit_noalloc_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            write_out(buf, cap, out_len, &|s| r.write_request_state(s))
+        })
+    }
+}
+
+/// Heap-free surface: after `elicit_noalloc_round_poll` returned
+/// `ELICIT_ERR_MISSING_CAPABILITY`, the `requiredCapabilities` object to answer `-32021`
+/// with (e.g. `{"sampling":{}}`), under the output convention; as
+/// `elicit_round_required_capabilities`. `ELICIT_ERR_WRONG_STEP` on a round that did not
+/// fail so.
+///
+/// # Safety
+/// As `elicit_noalloc_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_required_capabilities(
+    round: *mut elicit_noalloc_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_round(round, |r| {
+            let Some(elicit_core::Error::MissingCapability { missing, .. }) = r.error() else {
+                return Err(Fail::abi(
+                    ELICIT_ERR_WRONG_STEP,
+                    "round",
+                    "did not fail with ELICIT_ERR_MISSING_CAPABILITY",
+                ));
+            };
+            let missing = *missing;
+            write_out(buf, cap, out_len, &|s| {
+                missing.write_json(s);
+                Ok(())
+            })
+        })
+    }
+}
+
+/// Heap-free surface: the message of the most recent call on this round that failed
+/// (UTF-8; empty when none failed), under the output convention (too small:
+/// `ELICIT_ERR_BUFFER_TOO_SMALL` with the size needed). The failure of
+/// `elicit_noalloc_round_init_*` itself goes to its error buffer instead.
+///
+/// # Safety
+/// `round` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_last_error(
+    round: *const elicit_noalloc_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    // SAFETY: the caller guarantees NULL or a live round.
+    let Some(h) = (unsafe { round.as_ref() }) else {
+        return ELICIT_ERR_NULL;
+    };
+    let written = match &h.last {
+        // SAFETY: forwarded from the caller's contract.
+        Some(fail) => unsafe { write_display(buf, cap, out_len, fail) },
+        // SAFETY: forwarded from the caller's contract.
+        None => unsafe { write_display(buf, cap, out_len, &"") },
+    };
+    match written {
+        Ok(()) => ELICIT_OK,
+        Err(fail) => fail.code(),
+    }
+}

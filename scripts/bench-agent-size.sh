@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Build the firmware MCP agent (examples/firmware-agent) sealed and plaintext, and measure
+# what it takes on the device:
+#   flash  the whole image: .vector_table + .text + .rodata + .data's load image
+#          (runtime, UART driver, JSON-RPC, MCP, the engine, sealing, plan bytes);
+#   RAM    .data + .bss + .uninit, plus the stack's peak, read back from the device's RAM
+#          after scripted sessions in both eras: cortex-m-rt paints the stack at reset
+#          (feature paint-stack), QEMU's QMP `pmemsave` dumps RAM, and the deepest word
+#          that no longer holds the paint is the peak. The agent keeps all its buffers
+#          (line, state, token, workspace) and its key ring in main's frame, so the peak
+#          includes them.
+#
+#   scripts/bench-agent-size.sh            build, run the sessions, print the figures
+#   scripts/bench-agent-size.sh --strict   also fail when a goal (sealed: 64 KiB flash, 16 KiB
+#                                    RAM) is missed
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+strict=0
+for a in "$@"; do
+  case "$a" in --strict) strict=1 ;; *) echo "usage: $0 [--strict]" >&2; exit 2 ;; esac
+done
+
+need_target thumbv7em-none-eabihf
+need_qemu
+pick() { for t in "$@"; do if command -v "$t" >/dev/null; then echo "$t"; return; fi; done; }
+NM=$(pick llvm-nm arm-none-eabi-nm nm)
+SIZE=$(pick llvm-size arm-none-eabi-size size)
+
+OUT=$ROOT/target/agent-size
+mkdir -p "$OUT"
+# The sealed build in target/agent (the launcher's default image), the plaintext one apart.
+(cd examples/firmware-agent && CARGO_TARGET_DIR=$ROOT/target/agent cargo build --release)
+cp target/agent/thumbv7em-none-eabihf/release/elicit-agent "$OUT/seal.elf"
+(cd examples/firmware-agent && CARGO_TARGET_DIR=$ROOT/target/agent-plain cargo build --release --no-default-features)
+cp target/agent-plain/thumbv7em-none-eabihf/release/elicit-agent "$OUT/plain.elf"
+
+flash() { "$SIZE" -A "$1" | awk '$1 ~ /^\.(vector_table|text|rodata|data)$/ { s += $2 } END { print s }'; }
+static_ram() { "$SIZE" -A "$1" | awk '$1 ~ /^\.(data|bss|uninit)$/ { s += $2 } END { print s + 0 }'; }
+sym() { "$NM" "$1" | awk -v n="$2" '$3 == n { print $1 }'; }
+
+# One scripted session against the agent; prints the stack peak in bytes.
+session() { # elf era
+  local elf=$1 era=$2
+  local sock="$OUT/qmp-$era.sock" dump="$OUT/ram-$era.bin"
+  rm -f "$sock" "$dump"
+  ELICIT_STATE_KEYS=$(printf 'a1%.0s' {1..32}),$(printf 'b2%.0s' {1..32}) ELICIT_AGENT_LINGER=0 \
+  ELICIT_AGENT_QEMU_ARGS="-qmp unix:$sock,server=on,wait=off" \
+    timeout 120 python3 - "$ROOT/scripts/dev-agent-qemu.sh" "$elf" "$era" "$sock" "$dump" \
+      "$(sym "$elf" _stack_end)" "$(sym "$elf" _stack_start)" <<'PY'
+import json, os, socket, subprocess, sys, time
+launcher, elf, era, sock, dump, lo, hi = sys.argv[1:]
+lo, hi = int(lo, 16), int(hi, 16)
+p = subprocess.Popen(["bash", launcher, "--elf", elf], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+ids = iter(range(100, 10**6))
+
+def send(msg):
+    p.stdin.write((msg if isinstance(msg, str) else json.dumps(msg)).encode() + b"\n"); p.stdin.flush()
+
+def recv():
+    line = p.stdout.readline()
+    assert line, "the agent stopped"
+    return json.loads(line)
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+ANSWERS = {"Where would you like to fly?": "Paris", "When would you like to fly?": "2026-08-01",
+           "Which airport in Paris?": "CDG", "Book a flight to Paris on 2026-08-01?": True,
+           "Window or aisle?": "window", "Enter your name:": "Ada Lovelace", "How many apples?": 3}
+
+def modern(method, params=None):
+    send({"jsonrpc": "2.0", "id": next(ids), "method": method, "params": {**(params or {}), "_meta": META}})
+    return recv()
+
+def modern_call(name, args):
+    state, replies = None, None
+    for _ in range(5):
+        params = {"name": name, "arguments": args}
+        if state is not None:
+            params |= {"requestState": state, "inputResponses": replies}
+        r = modern("tools/call", params)["result"]
+        if r["resultType"] == "complete":
+            return r
+        state = r["requestState"]
+        replies = {k: {"action": "accept", "content": {"value": ANSWERS[q["params"]["message"]]}}
+                   for k, q in r["inputRequests"].items()}
+    raise AssertionError(name)
+
+def handshake_call(name, args):
+    send({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {"name": name, "arguments": args}})
+    while True:
+        m = recv()
+        if m.get("method") != "elicitation/create":
+            return m["result"]
+        value = ANSWERS[m["params"]["message"]]
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "accept", "content": {"value": value}}})
+
+if era == "modern":
+    modern("server/discover"); modern("tools/list")
+    results = [modern_call("book_flight", {}), modern_call("greet", {}), modern_call("order", {"item": "apples"})]
+    first = modern("tools/call", {"name": "greet", "arguments": {}})["result"]["requestState"]
+    bad = modern("tools/call", {"name": "greet", "arguments": {}, "requestState": first[:-4] + "AAAA",
+                                "inputResponses": {"name": {"action": "accept", "content": {"value": "Eve"}}}})
+    if first.startswith("v1."):  # sealed build: the tampered token is refused
+        assert bad["error"]["code"] == -32602, bad
+else:
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "size", "version": "0"}}})
+    recv(); send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}); recv()
+    results = [handshake_call("book_flight", {}), handshake_call("greet", {}), handshake_call("order", {"item": "apples"})]
+send("x" * 5000); assert recv()["error"]["code"] == -32600
+texts = [r["structuredContent"]["result"] for r in results]
+assert texts == ["Booked Paris (CDG) on 2026-08-01, seat window", "Hello, Ada Lovelace", "Ordered 3 x apples"], texts
+
+q = socket.socket(socket.AF_UNIX); q.connect(sock); f = q.makefile("rw")
+def qmp(cmd, **args):
+    f.write(json.dumps({"execute": cmd, "arguments": args} if args else {"execute": cmd}) + "\n"); f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if "return" in r or "error" in r:
+            return r
+f.readline(); qmp("qmp_capabilities")
+r = qmp("pmemsave", val=0x20000000, size=hi - 0x20000000, filename=dump)
+assert "return" in r, r
+p.stdin.close(); p.wait(20)
+ram = open(dump, "rb").read()
+paint = b"\xcc\xcc\xcc\xcc"
+deepest = hi
+for a in range(lo, hi, 4):
+    if ram[a - 0x20000000:a - 0x20000000 + 4] != paint:
+        deepest = a
+        break
+print(hi - deepest)
+PY
+}
+
+declare -A F S P
+for v in seal plain; do
+  F[$v]=$(flash "$OUT/$v.elf")
+  S[$v]=$(static_ram "$OUT/$v.elf")
+  pm=$(session "$OUT/$v.elf" modern)
+  ph=$(session "$OUT/$v.elf" handshake)
+  P[$v]="$pm $ph"
+done
+
+buffers=$(grep -E 'pub const (LINE|AUX|TOKEN|WS)_CAP' examples/firmware-agent/src/agent.rs |
+  sed "s/.*= *\([0-9]*\);/\1/" | paste -sd+)
+buffers=$((buffers))
+kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
+echo
+echo "=== elicit-agent on mps2-an386 (opt-level \"z\", LTO, codegen-units 1, panic abort)"
+printf '  %-7s %9s %9s %18s %18s %11s\n' build flash static "stack peak 2026" "stack peak 2025" "RAM total"
+miss=0
+for v in seal plain; do
+  read -r pm ph <<<"${P[$v]}"
+  peak=$(( pm > ph ? pm : ph )); total=$(( S[$v] + peak ))
+  printf '  %-7s %7d B %7d B %16d B %16d B %9d B   (flash %s, RAM %s)\n' "$v" "${F[$v]}" "${S[$v]}" "$pm" "$ph" "$total" \
+    "$(kib "${F[$v]}")" "$(kib "$total")"
+  if [ "$v" = seal ]; then
+    [ "${F[$v]}" -le 65536 ] || miss=1
+    [ "$total" -le 16384 ] || miss=1
+  fi
+done
+echo "  the stack peak includes the agent's I/O buffers ($buffers B: line, state, token, workspace)"
+echo "  and its key ring; goals for the sealed build: flash <= 65536 B, RAM <= 16384 B"
+echo
+echo "=== flash by crate, sealed build (named symbols; LTO inlines engine code into the agent's functions)"
+"$NM" -C -S --size-sort "$OUT/seal.elf" | awk '
+  function hex(s,   i, n) { n = 0; s = tolower(s); for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return n }
+  NF >= 4 && $3 ~ /^[tTrRdD]$/ {
+    size = hex($2); name = $0; sub(/^[0-9a-fA-F]+ [0-9a-fA-F]+ [a-zA-Z] /, "", name); c = "other"
+    if (name ~ /elicit_core::seal/) c = "elicit_core::seal"
+    else if (name ~ /elicit_core/) c = "elicit_core"
+    else if (name ~ /elicit_agent/) c = "elicit_agent (with inlined engine code)"
+    else if (name ~ /(aes|aes_gcm|ghash|polyval|hkdf|hmac|cipher|universal_hash|ctr|aead|subtle|zeroize)::/) c = "aes-gcm, hkdf"
+    else if (name ~ /sha2::|digest::|block_buffer::/) c = "sha2"
+    else if (name ~ /postcard::|serde::|serde_core::/) c = "postcard, serde"
+    else if (name ~ /compiler_builtins|^__aeabi|^__[a-z]/) c = "compiler_builtins (soft f64, mem)"
+    else if (name ~ /cortex_m|__INTERRUPTS|__EXCEPTIONS|__RESET_VECTOR|Reset/) c = "cortex-m runtime"
+    else if (name ~ /core::|<char>|<f64|<u[0-9]+ |<i[0-9]+ |<str/) c = "core"
+    s[c] += size; t += size }
+  END { for (c in s) printf "    %7d B  %s\n", s[c], c; printf "    %7d B  all named symbols\n", t }' | sort -rn
+echo "  .rodata $("$SIZE" -A "$OUT/seal.elf" | awk '$1 == ".rodata" { print $2 }') B (strings: tools/list, messages, JSON keys; plan bytes)"
+echo
+if [ "$strict" = 1 ] && [ "$miss" = 1 ]; then echo "agent-size: a goal was missed (--strict)"; exit 1; fi
+echo "agent-size: ok"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Load run (a benchmark, not a test): N concurrent book_flight calls (default 200) over
+# streamable HTTP, each driven to completion through its 3 rounds, against
+# elicit-rmcp-server on 127.0.0.1; prints round latency p50/p99 and exits non-zero unless
+# every call returned the right booking.
+#
+#   scripts/bench-load.sh                         one server, 200 calls, 200 concurrent
+#   CALLS=2000 CONCURRENCY=200 scripts/bench-load.sh
+#   SERVERS=2 scripts/bench-load.sh               rounds alternate between two processes
+#                                               sharing ELICIT_STATE_KEYS
+#   PY_CLIENT=1 scripts/bench-load.sh             also run the Python (httpx) load client
+#   SERVER=reference scripts/bench-load.sh        the Python reference server (FastMCP 4.1.6 +
+#                                               the seed, tests/interop/mcp/reference_server.py,
+#                                               on the oracle venv from scripts/dev-oracle-env.sh)
+#   SERVER=mixed SERVERS=2 scripts/bench-load.sh  elicit-rmcp-server and the reference in turn
+#
+# The load client is examples/rmcp-server/src/bin/booking-load.rs (raw HTTP/1.1
+# keep-alive, the wire fastmcp.Client speaks). Loopback only; every loop is bounded by
+# CALLS.
+set -euo pipefail
+
+export RUSTUP_AUTO_INSTALL=0
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
+calls="${CALLS:-200}"
+concurrency="${CONCURRENCY:-200}"
+servers="${SERVERS:-1}"
+
+server="${SERVER:-elicit-rmcp-server}"
+case "$server" in
+    elicit-rmcp-server|mixed|reference) ;;
+    *) echo "load-mcp: SERVER must be elicit-rmcp-server, mixed or reference" >&2; exit 2 ;;
+esac
+cargo build --quiet --release -p elicit-rmcp-server --bins
+bin="$CARGO_TARGET_DIR/release"
+if [[ "$server" == reference || "$server" == mixed ]]; then
+    reference=("$("$root/scripts/dev-oracle-env.sh")" "$root/tests/interop/mcp/reference_server.py")
+fi
+
+# A fresh shared ring for this run (two 32-byte keys).
+export ELICIT_STATE_KEYS="$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n'),$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')"
+
+pids=()
+urls=()
+logs=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"; }
+trap cleanup EXIT
+for i in $(seq "$servers"); do
+    log="$(mktemp)"
+    logs+=("$log")
+    this="$server"
+    if [[ "$server" == mixed ]]; then
+        this=$([[ $((i % 2)) -eq 1 ]] && echo elicit-rmcp-server || echo reference)
+    fi
+    if [[ "$this" == reference ]]; then
+        "${reference[@]}" --http 127.0.0.1:0 2>"$log" &
+    else
+        "$bin/$this" --http 127.0.0.1:0 2>"$log" &
+    fi
+    pids+=("$!")
+    for _ in $(seq 400); do
+        url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$log" || true)"
+        [[ -n "$url" ]] && break
+        sleep 0.05
+    done
+    [[ -n "$url" ]] || { echo "load-mcp: server did not start" >&2; cat "$log" >&2; exit 1; }
+    urls+=(--url "$url")
+done
+
+echo "load-mcp: $server, $calls calls, $concurrency concurrent, $servers server(s), $(nproc) cores"
+"$bin/booking-load" "${urls[@]}" --calls "$calls" --concurrency "$concurrency"
+
+if [[ -n "${PY_CLIENT:-}" ]]; then
+    py="${ELICIT_MCP_VENV:-$root/.venv-mcp}/bin/python"
+    echo "load-mcp: the same load from the Python client (httpx2, one asyncio loop)"
+    "$py" "$root/tests/interop/mcp/load_client.py" "${urls[@]}" --calls "$calls" --concurrency "$concurrency"
+fi

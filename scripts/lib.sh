@@ -1,0 +1,67 @@
+# shellcheck shell=bash
+# Shared setup for the scripts in this folder: sourced, never run.
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# After sourcing: the working directory is the checkout's root, ROOT names it, TOOLCHAIN is
+# the channel pinned in rust-toolchain.toml, and rustup never installs on its own
+# (RUSTUP_AUTO_INSTALL=0; never `rustup update`: the mirror's newer stable lacks the
+# embedded targets). The helpers install what a fresh machine lacks, once:
+#
+#   need_target T...       add rustup targets to the pinned toolchain
+#   apt_install PKG...     apt-get install (apt-get update first only when needed)
+#   need_cmd CMD PKG...    apt_install PKG... when CMD is not on PATH
+#   need_qemu [BIN]        qemu-system-arm (or BIN: qemu-system-riscv32 comes with
+#                          qemu-system-misc)
+#   pick CMD...            the first of CMD... on PATH (empty when none)
+#   need_cargo_tool BIN CRATE VERSION
+#                          cargo install --locked CRATE@VERSION unless BIN --version says it
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+ROOT=$PWD
+export RUSTUP_AUTO_INSTALL=0
+export CARGO_TERM_COLOR=never
+TOOLCHAIN=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+
+need_target() {
+  local installed t
+  installed=$(rustup target list --installed --toolchain "$TOOLCHAIN" 2>/dev/null)
+  for t in "$@"; do
+    grep -qx "$t" <<<"$installed" || rustup target add --toolchain "$TOOLCHAIN" "$t" >&2 ||
+      { echo "lib.sh: cannot add the rustup target $t to $TOOLCHAIN" >&2; return 1; }
+  done
+}
+
+apt_install() {
+  echo "installing $* (apt-get)" >&2
+  (apt-get install -y -qq "$@" >/dev/null 2>&1) ||
+    (apt-get update -qq >/dev/null && apt-get install -y -qq "$@" >/dev/null) ||
+    { echo "lib.sh: apt-get install $* failed" >&2; return 1; }
+}
+
+need_cmd() {
+  local cmd=$1; shift
+  command -v "$cmd" >/dev/null || apt_install "$@"
+}
+
+need_qemu() {
+  local bin=${1:-qemu-system-arm}
+  case "$bin" in
+    qemu-system-arm) need_cmd "$bin" qemu-system-arm ;;
+    *) need_cmd "$bin" qemu-system-misc ;;
+  esac
+}
+
+pick() {
+  local t
+  for t in "$@"; do
+    if command -v "$t" >/dev/null; then echo "$t"; return 0; fi
+  done
+}
+
+need_cargo_tool() {
+  local bin=$1 crate=$2 version=$3
+  if [ "$("$bin" --version 2>/dev/null | awk '{print $NF}')" != "$version" ]; then
+    cargo install --locked "$crate@$version" >&2 ||
+      { echo "lib.sh: cargo install --locked $crate@$version failed" >&2; return 1; }
+  fi
+}

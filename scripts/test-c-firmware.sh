@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# test-c-firmware.sh: elicit's heap-free C ABI (include/elicit_noalloc.h) in C firmware.
+#
+#  1. builds libelicit_noalloc.a (ffi-noalloc/staticlib: no_std, no allocator, panic =
+#     "abort", opt-level "z", LTO) for thumbv7em-none-eabihf and, with the same crate and
+#     features, for the host;
+#  2. compiles book_flight's declaration into plan bytes on the host (tools plan_bytes);
+#  3. builds examples/c-firmware (startup.c, mps2-an386.ld, main.c) with Debian's
+#     arm-none-eabi-gcc and newlib, linked against the device library, and runs it in
+#     QEMU mps2-an386 under `timeout`: the booking tool in both eras (sealed batched
+#     rounds, then one question at a time), the 16-question survey, the capacity demos;
+#     it must exit 0 and print the Rust firmware's transcript (examples/firmware/expected.txt)
+#     byte for byte, less its banner and its Plan<4> demo;
+#  4. runs the heap-free contract test (ffi-noalloc/tests/c/contract_noalloc.c) on the
+#     host, plain, under valgrind memcheck and with AddressSanitizer + UBSan;
+#  5. lists the panic paths left in an image that links every heap-free ABI function,
+#     and measures the C image: flash (.vector_table + .text + .rodata + .ARM.exidx +
+#     .data, as scripts/test-firmware.sh counts), the library's share of it (from the
+#     linker map), static RAM (.data + .bss) and the stack peaks the device reports.
+#
+# Installs what it needs when missing: the thumbv7em target, gcc-arm-none-eabi and
+# libnewlib-arm-none-eabi, qemu-system-arm, valgrind (Debian packages). Exits non-zero
+# on any failure.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+step() { printf '\n==> %s\n' "$*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# ------------------------------------------------------------------------ tools
+need_target thumbv7em-none-eabihf
+if ! command -v arm-none-eabi-gcc >/dev/null || ! arm-none-eabi-gcc -print-file-name=libc_nano.a | grep -q /; then
+  apt_install gcc-arm-none-eabi libnewlib-arm-none-eabi
+fi
+need_qemu
+need_cmd valgrind valgrind
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || apt_install gcc
+
+OUT=${CARGO_TARGET_DIR:-$ROOT/target}/c-firmware
+FW=$OUT/fw
+HOST=$OUT/host
+mkdir -p "$FW" "$HOST"
+DEVICE_LIB=$OUT/thumbv7em-none-eabihf/release/libelicit_noalloc.a
+HOST_LIB=$OUT/release/libelicit_noalloc.a
+
+# ------------------------------------------------------------------------ 1. libraries
+step "building libelicit_noalloc.a for thumbv7em-none-eabihf and for the host"
+(cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$OUT cargo build --release --target thumbv7em-none-eabihf)
+(cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$OUT cargo build --release)
+[ -f "$DEVICE_LIB" ] && [ -f "$HOST_LIB" ] || fail "libelicit_noalloc.a was not built"
+
+# ------------------------------------------------------------------------ 2. plan bytes
+step "compiling the declarations into plan bytes on the host (book_flight, survey16)"
+{
+  cargo run -q -p elicit-tools --bin plan_bytes -- examples/firmware/decl/book_flight.json book_flight_plan
+  cargo run -q -p elicit-tools --bin plan_bytes -- examples/firmware/decl/survey16.json survey16_plan
+} >"$FW/plans.c"
+grep '^/\*' "$FW/plans.c"
+
+# ------------------------------------------------------------------------ 3. firmware
+step "building examples/c-firmware (arm-none-eabi-gcc $(arm-none-eabi-gcc -dumpversion), newlib-nano)"
+ARM_FLAGS=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+FW_CFLAGS=(-std=c99 -Wall -Wextra -Werror -pedantic -Os -g -ffunction-sections -fdata-sections
+  -I"$ROOT/include" -I"$ROOT/examples/c-firmware")
+# The Rust objects carry no .note.GNU-stack; there is no such thing as an executable stack
+# on this core, so the linker's warning about it says nothing here.
+FW_LDFLAGS=(-nostartfiles -specs=nano.specs -T "$ROOT/examples/c-firmware/mps2-an386.ld"
+  -Wl,--gc-sections -Wl,--no-warn-execstack)
+SRC=("$ROOT/examples/c-firmware/startup.c" "$ROOT/examples/c-firmware/main.c" "$FW/plans.c")
+arm-none-eabi-gcc "${ARM_FLAGS[@]}" "${FW_CFLAGS[@]}" "${FW_LDFLAGS[@]}" -Wl,-Map="$FW/c-firmware.map" \
+  "${SRC[@]}" "$DEVICE_LIB" -lc -lgcc -o "$FW/c-firmware.elf"
+
+step "running it in QEMU mps2-an386 (timeout 60 s)"
+set +e
+timeout 60 qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=native \
+  -kernel "$FW/c-firmware.elf" >"$FW/transcript.txt" 2>"$FW/qemu.err"
+rc=$?
+set -e
+grep '^#' "$FW/transcript.txt" || true
+[ "$rc" -eq 0 ] || { grep -E '^(MISMATCH|ABORT|FAULT)' "$FW/transcript.txt" | head; head -5 "$FW/qemu.err"; fail "the C firmware exited $rc"; }
+echo "ok: the C firmware exited 0 (its checks passed)"
+# The Rust firmware's transcript (its seal build's lines, without its RAM lines), less
+# its banner and its demo of a plan capacity too small (the heap-free surface has one
+# capacity): the C firmware prints the rest through the C ABI.
+grep -v -e '^#' -e '^\[json\] ' -e '^elicit-firmware: ' -e '^capacity: book_flight in a Plan<4>' \
+  examples/firmware/expected.txt >"$FW/expected.txt"
+grep -q '^== survey16' "$FW/expected.txt" || fail "examples/firmware/expected.txt lacks the survey16 section"
+if ! diff <(cat "$FW/expected.txt") <(grep -v '^#' "$FW/transcript.txt") >"$FW/transcript.diff"; then
+  head -20 "$FW/transcript.diff" | cut -c1-200
+  fail "the C firmware's transcript differs from examples/firmware/expected.txt"
+fi
+echo "ok: transcript = the Rust firmware's, byte for byte, sealed tokens included ($(wc -l <"$FW/expected.txt") lines; not its banner and Plan<4> demo)"
+
+# ------------------------------------------------------------------------ 4. contract test
+step "heap-free contract test on the host (plain, valgrind, ASan + UBSan)"
+HOST_CFLAGS=(-std=c99 -D_GNU_SOURCE -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
+"$CC" "${HOST_CFLAGS[@]}" ffi-noalloc/tests/c/contract_noalloc.c "$HOST_LIB" -o "$HOST/contract_noalloc"
+"$HOST/contract_noalloc" | tail -1
+valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+  "$HOST/contract_noalloc" | tail -1
+"$CC" "${HOST_CFLAGS[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+  ffi-noalloc/tests/c/contract_noalloc.c "$HOST_LIB" -o "$HOST/contract_noalloc_asan"
+ASAN_OPTIONS=detect_leaks=1 "$HOST/contract_noalloc_asan" | tail -1
+echo "ok: contract test passed plain, under valgrind and with ASan + UBSan"
+
+# ------------------------------------------------------------------------ 5. panics, sizes
+step "panic paths in an image that links every heap-free ABI function"
+mapfile -t syms < <(arm-none-eabi-nm -g --defined-only "$DEVICE_LIB" 2>/dev/null |
+  awk '$2 == "T" && $3 ~ /^elicit_/ { print $3 }' | sort -u)
+[ "${#syms[@]}" -gt 20 ] || fail "too few elicit_* symbols in $DEVICE_LIB (${#syms[@]})"
+undef=()
+for s in "${syms[@]}"; do undef+=("-Wl,-u,$s"); done
+arm-none-eabi-gcc "${ARM_FLAGS[@]}" "${FW_CFLAGS[@]}" "${FW_LDFLAGS[@]}" "${undef[@]}" \
+  "${SRC[@]}" "$DEVICE_LIB" -lc -lgcc -o "$FW/all-abi.elf"
+arm-none-eabi-objdump -d -C "$FW/all-abi.elf" >"$FW/all-abi.dis"
+# Functions that branch to a panic entry point (core::panicking::*, the panic handler,
+# or core's out-of-line failure helpers), grouped by crate.
+awk '
+  /^[0-9a-f]+ <.*>:$/ { fn = $0; sub(/^[0-9a-f]+ </, "", fn); sub(/>:$/, "", fn); next }
+  /\t(bl|b|b\.w|beq|bne|bcs|bcc|bhi|bls|bge|blt|bgt|ble|bmi|bpl|bvs|bvc|bhs|blo)(\.w|\.n)?\t/ &&
+  /<(core::panicking::[^>]*|__rustc::rust_begin_unwind|core::option::expect_failed|core::result::unwrap_failed|core::slice::index::[^>]*fail[^>]*|core::slice::copy_from_slice_impl::len_mismatch_fail)>/ {
+    if (fn !~ /^(core::panicking|__rustc::rust_begin_unwind|core::option::expect_failed|core::result::unwrap_failed|core::slice::index::.*fail|core::slice::copy_from_slice_impl::len_mismatch_fail)/) print fn
+  }' "$FW/all-abi.dis" | sort -u >"$FW/panic-callers.txt"
+panic_handler=$(arm-none-eabi-nm "$FW/all-abi.elf" | grep -c 'rust_begin_unwind' || true)
+if [ "$panic_handler" -eq 0 ]; then
+  echo "ok: no panic path: the panic handler is not linked"
+else
+  echo "the panic handler is linked; functions with a branch to a panic path ($(wc -l <"$FW/panic-callers.txt")):"
+  awk '{ c = "other"
+         if ($0 ~ /^aes::|^cipher::|^aes_gcm::|^ghash::|^polyval::|^hkdf::|^hmac::|^ctr::|^generic_array::|^universal_hash::/) c = "aes-gcm, hkdf and their helpers"
+         else if ($0 ~ /^sha2::|^digest::|^block_buffer::/) c = "sha2"
+         else if ($0 ~ /^postcard::|^serde::|^serde_core::/) c = "postcard, serde"
+         else if ($0 ~ /^elicit_core::/) c = "elicit-core"
+         else if ($0 ~ /^elicit_noalloc_|^elicit_/) c = "elicit-ffi-noalloc (the ABI functions, engine code inlined)"
+         else if ($0 ~ /^core::|^<core::|^<&/) c = "core (fmt, slices, chars)"
+         else if ($0 ~ /^OUTLINED_FUNCTION/) c = "outlined code (shared by the functions above)"
+         print c "\t" $0 }' "$FW/panic-callers.txt" | sort | awk -F'\t' '
+         $1 != last { if (last != "") printf "\n"; printf "  %s:", $1; last = $1; n = 0 }
+         { printf "%s %s", (n++ ? "," : ""), $2 } END { printf "\n" }' | cut -c1-400
+  echo "  (a panic would call abort(): the firmware's prints ABORT and exits 1)"
+fi
+
+step "sizes of the C image (opt-level \"z\" + LTO library, -Os C, --gc-sections)"
+flash() { arm-none-eabi-size -A "$1" | awk '$1 ~ /^\.(vector_table|text|rodata|ARM\.exidx|data)$/ { s += $2 } END { print s }'; }
+static_ram() { arm-none-eabi-size -A "$1" | awk '$1 ~ /^\.(data|bss)$/ { s += $2 } END { print s }'; }
+# The library's share of flash: its input sections in the linker map.
+lib_flash=$(awk '
+  function hex(h,   i, n) { n = 0; h = tolower(substr(h, 3)); for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+  /^Linker script and memory map/ { on = 1 }
+  !on { next }
+  /^ \.(text|rodata|data|ARM\.exidx)[^ ]*$/ { pending = 1; next }
+  pending && NF >= 3 && $1 ~ /^0x/ { if ($3 ~ /libelicit_noalloc\.a\(/) s += hex($2); pending = 0; next }
+  /^ \.(text|rodata|data|ARM\.exidx)[^ ]* +0x/ { if ($4 ~ /libelicit_noalloc\.a\(/) s += hex($3); next }
+  { pending = 0 }
+  END { print s + 0 }' "$FW/c-firmware.map")
+F=$(flash "$FW/c-firmware.elf")
+R=$(static_ram "$FW/c-firmware.elf")
+echo "  flash, whole image:                 $F B"
+echo "  flash, libelicit_noalloc.a's share:  $lib_flash B (engine, sealing, the heap-free ABI)"
+echo "  flash, image with every ABI function: $(flash "$FW/all-abi.elf") B"
+echo "  RAM, static (.data + .bss):         $R B (plan $(sed -n 's/^# sizes: elicit_noalloc_plan \([0-9]*\) B.*/\1/p' "$FW/transcript.txt") B, round, sealer, workspace, I/O buffers)"
+grep '^# stack peak' "$FW/transcript.txt" | sed 's/^# /  RAM, /'
+echo
+echo "run-c-firmware: all checks passed"

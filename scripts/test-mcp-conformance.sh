@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
+# tests/mcp-conformance/package.json with the Node 22 it needs) against
+# `elicit-rmcp-server --conformance`, sealed, over streamable HTTP:
+#
+# 1. every in-scope scenario on its own with an EMPTY expected-failures baseline, so a
+#    failure or a warning fails the run: each input-required-result-*, server-stateless,
+#    tools-call-elicitation, elicitation-sep1034-defaults, elicitation-sep1330-enums and
+#    tools-call-sampling;
+# 2. `--requirements 2026-07-28` and `--requirements 2025-11-25` with
+#    tests/mcp-conformance/expected-failures.yaml, which lists only what is out of
+#    scope, each with its reason (a new failure or a stale entry fails the run).
+#
+# Installs the suite with `npm ci` (needs npm; Node 20's is enough). Builds
+# elicit-rmcp-server (release) into $CARGO_TARGET_DIR (default target/server, the
+# directory scripts/test-mcp.sh builds into, so the build is shared). The suite's
+# checks.json files go to target/conformance/; a table (scenario, passed, failed,
+# warnings) is printed per run. Exits non-zero on any unexpected result.
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+root=$ROOT
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
+suite="$root/tests/mcp-conformance"
+out="$root/target/conformance"
+
+need_cmd npm npm
+echo "conformance: npm ci (the suite and Node 22)" >&2
+(cd "$suite" && npm ci --no-audit --no-fund --loglevel=error >&2)
+node="$suite/node_modules/.bin/node"
+cli="$suite/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+conformance() { "$node" "$cli" "$@"; }
+echo "conformance: suite $(conformance --version) on node $("$node" --version)" >&2
+
+echo "conformance: building elicit-rmcp-server (release)" >&2
+cargo build --quiet --release -p elicit-rmcp-server >&2
+
+rm -rf "$out"
+mkdir -p "$out"
+# The log exists before the server starts: the loop below reads it at once (a read of a
+# file the background process had not opened yet once failed the run under set -e).
+: >"$out/server.log"
+# Sealed, with a fresh key ring; port 0 picks a free port, read from the server's log.
+ELICIT_STATE_KEYS="$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" \
+    "$CARGO_TARGET_DIR/release/elicit-rmcp-server" --conformance --http 127.0.0.1:0 \
+    2>"$out/server.log" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+url=""
+for _ in $(seq 1 100); do
+    url=$(sed -n 's|.*streamable HTTP on \(http://[^ ]*/mcp\).*|\1|p' "$out/server.log")
+    [[ -n "$url" ]] && break
+    kill -0 "$server" 2>/dev/null || { cat "$out/server.log" >&2; exit 1; }
+    sleep 0.1
+done
+[[ -n "$url" ]] || { echo "conformance: the server did not start" >&2; cat "$out/server.log" >&2; exit 1; }
+echo "conformance: server at $url" >&2
+
+# One row per scenario of a run's output directory: scenario, passed, failed, warnings.
+table() {
+    "$node" - "$1" <<'JS'
+const fs = require("fs"), path = require("path");
+const dir = process.argv[2];
+console.log("| scenario | passed | failed | warnings |\n|---|---|---|---|");
+for (const d of fs.readdirSync(dir).sort()) {
+  const f = path.join(dir, d, "checks.json");
+  if (!fs.existsSync(f)) continue;
+  const checks = JSON.parse(fs.readFileSync(f, "utf8"));
+  const n = (s) => checks.filter((c) => c.status === s).length;
+  const name = d.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+  console.log(`| ${name} | ${n("SUCCESS")} | ${n("FAILURE")} | ${n("WARNING")} |`);
+}
+JS
+}
+
+scenarios=$(conformance list --server | grep -oE 'input-required-result-[a-z-]+' | sort -u)
+if [[ $(wc -w <<<"$scenarios") -lt 14 ]]; then
+    echo "conformance: expected the suite to list 14 input-required-result-* scenarios, got: $scenarios" >&2
+    exit 1
+fi
+scenarios="$scenarios server-stateless tools-call-elicitation elicitation-sep1034-defaults
+elicitation-sep1330-enums tools-call-sampling"
+
+status=0
+failed=()
+for s in $scenarios; do
+    # An empty baseline: a warning is as unexpected as a failure.
+    if ! timeout 300 "$node" "$cli" server --url "$url" --scenario "$s" \
+        --expected-failures /dev/null -o "$out/scenarios" >"$out/$s.log" 2>&1; then
+        status=1
+        failed+=("$s")
+        echo "conformance: $s FAILED:" >&2
+        sed 's/\x1b\[[0-9;]*m//g' "$out/$s.log" >&2
+    fi
+done
+echo "conformance: in-scope scenarios, one by one (empty baseline)"
+table "$out/scenarios"
+
+for rev in 2026-07-28 2025-11-25; do
+    if ! timeout 600 "$node" "$cli" server --url "$url" --requirements "$rev" \
+        --expected-failures "$suite/expected-failures.yaml" -o "$out/requirements-$rev" \
+        >"$out/requirements-$rev.log" 2>&1; then
+        status=1
+        failed+=("--requirements $rev")
+    fi
+    echo "conformance: --requirements $rev (baseline tests/mcp-conformance/expected-failures.yaml)"
+    table "$out/requirements-$rev"
+    # The suite's verdict on the baseline (its colour codes removed).
+    sed 's/\x1b\[[0-9;]*m//g' "$out/requirements-$rev.log" |
+        sed -n '/^Expected failures\|^Stale\|^Unexpected\|^Baseline/,$p'
+done
+
+if [[ $status -ne 0 ]]; then
+    echo "conformance: FAILED: ${failed[*]} (logs in $out)" >&2
+else
+    echo "conformance: every in-scope scenario clean; both requirement sets as expected"
+fi
+exit $status
