@@ -34,7 +34,7 @@ import os
 import sys
 from typing import Any, Dict, List, Optional
 
-import elicit
+import elicit_mcp
 
 DECLARATION: Dict[str, Any] = {
     "tool": "book_flight",
@@ -83,7 +83,7 @@ def expect(ok: bool, what: str) -> None:
 # ------------------------------------------------------------------------ resolvers
 
 
-def resolve(step: elicit.Resolve) -> None:
+def resolve(step: elicit_mcp.Resolve) -> None:
     """The host's resolvers: each returns a value or asks a question. They run again on
     every round (even after their question was answered), so they are cheap and pure."""
     if step.name == "airport":
@@ -121,7 +121,7 @@ def resolve(step: elicit.Resolve) -> None:
 # ---------------------------------------------------------------------- modern era
 
 
-def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
+def modern(plan: elicit_mcp.Plan, sealer: elicit_mcp.Sealer) -> Dict[str, Any]:
     print("== modern era (2026-07-28): batched rounds, sealed requestState ==")
     # A client that declared form elicitation only cannot take the URL-mode payment:
     # the round fails before showing anything.
@@ -129,7 +129,7 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
         try:
             rnd.poll()
             expect(False, "a form-only client gets -32021")
-        except elicit.MissingCapabilityError as e:
+        except elicit_mcp.MissingCapabilityError as e:
             print(f"  a form-only client -> {show(e.error)}")
             expect(e.required_capabilities == {"elicitation": {"url": {}}}, "URL mode is required")
     script: List[Optional[Dict[str, Any]]] = [
@@ -153,7 +153,7 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
             try:
                 sealer.unseal("tools/call", dict(params, requestState=forged))
                 expect(False, "a tampered token is rejected")
-            except elicit.RequestStateError as e:
+            except elicit_mcp.RequestStateError as e:
                 print(f"  tampered token -> {show(e.error)} (log: {e.reason})")
         state = sealer.unseal("tools/call", params)
         expect((state is None) == (token is None), "a state exactly when one was sent")
@@ -161,9 +161,9 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
             {}, request_state=state, input_responses=replies, capabilities=CLIENT_CAPABILITIES
         ) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit.Resolve):
+                if isinstance(step, elicit_mcp.Resolve):
                     resolve(step)
-                elif isinstance(step, elicit.InputRequired):
+                elif isinstance(step, elicit_mcp.InputRequired):
                     requests = step.input_requests()
                     token = sealer.seal("tools/call", params, step.request_state())
                     for name, request in requests.items():
@@ -187,7 +187,7 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
                             requests["airport"]["params"]["message"] == "Which airport in Paris?",
                             "the airport question names the destination",
                         )
-                elif isinstance(step, elicit.Done):
+                elif isinstance(step, elicit_mcp.Done):
                     values = step.values()
                     print(f"  done: {show(values)}")
                     expect(number == 3, "done on the third round")
@@ -199,7 +199,7 @@ def modern(plan: elicit.Plan, sealer: elicit.Sealer) -> Dict[str, Any]:
 # ------------------------------------------------------------------- handshake era
 
 
-def handshake(plan: elicit.Plan) -> Dict[str, Any]:
+def handshake(plan: elicit_mcp.Plan) -> Dict[str, Any]:
     print("== handshake era (2025-11-25): one request at a time ==")
     answers = {
         "destination": accept("London"),
@@ -212,20 +212,20 @@ def handshake(plan: elicit.Plan) -> Dict[str, Any]:
     asked: List[str] = []
     with plan.handshake(capabilities=CLIENT_CAPABILITIES) as rnd:
         for step in rnd.steps():
-            if isinstance(step, elicit.Resolve):
+            if isinstance(step, elicit_mcp.Resolve):
                 resolve(step)
-            elif isinstance(step, elicit.Ask):
+            elif isinstance(step, elicit_mcp.Ask):
                 request = step.request()
                 reply = answers[step.name]
                 what = request.get("message") or request["messages"]
                 # The request's method comes from the parameter's kind.
                 print(f"  {step.method} {show(what)} -> {show(reply)}")
-                if step.input_kind is elicit.InputKind.URL:
+                if step.input_kind is elicit_mcp.InputKind.URL:
                     # Send notifications/elicitation/complete with this id once done.
                     expect("elicitationId" in request, "a URL request carries its id")
                 asked.append(step.name)
                 step.answer(reply)
-            elif isinstance(step, elicit.Done):
+            elif isinstance(step, elicit_mcp.Done):
                 values = step.values()
                 print(f"  done: {show(values)}")
                 expect(
@@ -238,7 +238,7 @@ def handshake(plan: elicit.Plan) -> Dict[str, Any]:
 
 
 def main() -> int:
-    with elicit.Plan(DECLARATION) as plan:
+    with elicit_mcp.Plan(DECLARATION) as plan:
         print(f"{plan.tool_name}: {len(plan.params)} parameters")
         for p in plan.params:
             expect(p.kind is not None, "every book_flight parameter is elicited")
@@ -246,8 +246,8 @@ def main() -> int:
             print(f"  {p.name}: elicited by {kind}{' (resolver)' if p.has_resolver else ''}")
         # The server's key ring: one fresh random key here (tokens die with the
         # process); a fleet shares its keys. Audience: the server's name.
-        with elicit.KeyRing([os.urandom(32)]) as ring:
-            sealer = elicit.Sealer(ring, audience="booking")
+        with elicit_mcp.KeyRing([os.urandom(32)]) as ring:
+            sealer = elicit_mcp.Sealer(ring, audience="booking")
         with sealer:
             values = modern(plan, sealer)
         expect(

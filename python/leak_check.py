@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any, Dict, Optional
 
-import elicit
+import elicit_mcp
 
 DECLARATION: Dict[str, Any] = {
     "tool": "book_flight",
@@ -53,7 +53,7 @@ def rss_bytes() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
-def resolve(step: elicit.Resolve) -> None:
+def resolve(step: elicit_mcp.Resolve) -> None:
     inputs = step.inputs()
     if step.name == "airport":
         if inputs["destination"] == "London":
@@ -65,7 +65,7 @@ def resolve(step: elicit.Resolve) -> None:
 
 
 class Driver:
-    def __init__(self, plan: elicit.Plan) -> None:
+    def __init__(self, plan: elicit_mcp.Plan) -> None:
         self.plan = plan
         self.rounds = 0
         self.state: Optional[str] = None
@@ -86,13 +86,13 @@ class Driver:
             replies = {"airport": accept("CDG"), "proceed": accept(True)}
         with self.plan.modern({}, request_state=self.state, input_responses=replies) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit.Resolve):
+                if isinstance(step, elicit_mcp.Resolve):
                     resolve(step)
-                elif isinstance(step, elicit.InputRequired):
+                elif isinstance(step, elicit_mcp.InputRequired):
                     step.input_requests()
                     self.state = step.request_state()
                     self.stage += 1
-                elif isinstance(step, elicit.Done):
+                elif isinstance(step, elicit_mcp.Done):
                     if step.values()["airport"] != "CDG":
                         raise AssertionError(step.values())
                     self.state, self.stage = None, 0
@@ -104,9 +104,9 @@ class Driver:
         with self.plan.handshake() as rnd:
             try:
                 for step in rnd.steps():
-                    if isinstance(step, elicit.Resolve):
+                    if isinstance(step, elicit_mcp.Resolve):
                         resolve(step)
-                    elif isinstance(step, elicit.Ask):
+                    elif isinstance(step, elicit_mcp.Ask):
                         if step.name == "destination":
                             step.decline() if decline else step.accept("London")
                         elif step.name == "date":
@@ -115,10 +115,10 @@ class Driver:
                             step.accept(True)
                         else:
                             step.decline()
-                    elif isinstance(step, elicit.Done):
+                    elif isinstance(step, elicit_mcp.Done):
                         step.values_bytes()
                         self.bookings += 1
-            except elicit.ResolutionError as e:
+            except elicit_mcp.ResolutionError as e:
                 if not e.message.startswith("Cannot continue without 'destination'"):
                     raise
                 self.errors += 1
@@ -127,13 +127,13 @@ class Driver:
     def error_paths(self) -> None:
         try:
             self.plan.modern({}, input_responses={"seat": 5})
-        except elicit.InputResponsesError:
+        except elicit_mcp.InputResponsesError:
             self.errors += 1
         try:
-            elicit.Plan({"parameters": [{"name": "a"}, {"name": "a"}]})
-        except elicit.DeclarationError:
+            elicit_mcp.Plan({"parameters": [{"name": "a"}, {"name": "a"}]})
+        except elicit_mcp.DeclarationError:
             self.errors += 1
-        with elicit.Plan(DECLARATION) as other:
+        with elicit_mcp.Plan(DECLARATION) as other:
             other.modern().poll()  # a round left to the garbage collector
         self.rounds += 2
 
@@ -153,7 +153,7 @@ def main() -> int:
     parser.add_argument("--limit-mb", type=float, default=50.0)
     args = parser.parse_args()
 
-    with elicit.Plan(DECLARATION) as plan:
+    with elicit_mcp.Plan(DECLARATION) as plan:
         d = Driver(plan)
         i = 0
         while d.rounds < args.warmup:

@@ -29,7 +29,7 @@ from setuptools_rust.build import build_rust
 
 
 def library_filename() -> str:
-    """The cdylib's file name on this platform (as ``elicit._ffi.library_filename``)."""
+    """The cdylib's file name on this platform (as ``elicit_mcp._ffi.library_filename``)."""
     if sys.platform == "darwin":
         return "libelicit_ffi.dylib"
     if sys.platform.startswith("win") or sys.platform == "cygwin":
@@ -70,7 +70,7 @@ os.makedirs(BUILD_BASE, exist_ok=True)
 # the package sources, build/lib.<platform>): it copies a source only when the source is
 # newer than the copy, so a copy from another checkout sharing the target folder could
 # win; it is cheap to remake (the library itself is built by cargo, not in there).
-shutil.rmtree(os.path.join(BUILD_BASE, "elicit.egg-info"), ignore_errors=True)
+shutil.rmtree(os.path.join(BUILD_BASE, "elicit_mcp.egg-info"), ignore_errors=True)
 shutil.rmtree(os.path.join(BUILD_BASE, "build"), ignore_errors=True)
 
 setup(
@@ -80,7 +80,7 @@ setup(
     },
     rust_extensions=[
         RustExtension(
-            "elicit.libelicit_ffi",
+            "elicit_mcp.libelicit_ffi",
             path=os.path.join("..", "ffi", "Cargo.toml"),
             binding=Binding.NoBinding,
             # The release profile: optimized, no debug info (see the workspace Cargo.toml).

@@ -15,9 +15,7 @@
 # Exits non-zero on any failure. LEAK_ROUNDS=N changes the leak check's round count.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-export RUSTUP_AUTO_INSTALL=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
@@ -64,8 +62,8 @@ if "$VPY" -m pip show -q elicit-ctypes >/dev/null 2>&1; then
     "$VPY" -m pip uninstall -q -y elicit-ctypes
 fi
 export PYTHONPATH="$PKG"
-"$VPY" -c 'import sys, pytest, mypy.version, elicit; print(f"python {sys.version.split()[0]}, pytest {pytest.__version__}, mypy {mypy.version.__version__}, elicit {elicit.__version__} from {elicit.__file__}")'
-"$VPY" -c 'import elicit; print(f"library {elicit._ffi.load().path}, C ABI version {elicit.abi_version():#08x}")'
+"$VPY" -c 'import sys, pytest, mypy.version, elicit_mcp; print(f"python {sys.version.split()[0]}, pytest {pytest.__version__}, mypy {mypy.version.__version__}, elicit_mcp {elicit_mcp.__version__} from {elicit_mcp.__file__}")'
+"$VPY" -c 'import elicit_mcp; print(f"library {elicit_mcp._ffi.load().path}, C ABI version {elicit_mcp.abi_version():#08x}")'
 
 # ------------------------------------------------------------------------- 3. mypy
 step "mypy --strict (package, tests, examples)"

@@ -8,14 +8,14 @@ from typing import Any, Dict, Iterator
 
 import pytest
 
-import elicit
+import elicit_mcp
 
 #: The repository root (python/tests → ../..), or $ELICIT_REPO.
 REPO = Path(os.environ.get("ELICIT_REPO", Path(__file__).resolve().parents[2]))
 HEADER = REPO / "include" / "elicit.h"
 #: The header elicit.h includes: the version, the codes, the steps and the heap-free
 #: surface (for C firmware; the binding does not use that part).
-STATIC_HEADER = REPO / "include" / "elicit_static.h"
+NOALLOC_HEADER = REPO / "include" / "elicit_noalloc.h"
 VECTORS = REPO / "tests" / "vectors"
 
 BOOKING: Dict[str, Any] = {
@@ -36,8 +36,8 @@ BOOKING: Dict[str, Any] = {
 
 
 @pytest.fixture
-def plan() -> Iterator[elicit.Plan]:
-    with elicit.Plan(BOOKING) as p:
+def plan() -> Iterator[elicit_mcp.Plan]:
+    with elicit_mcp.Plan(BOOKING) as p:
         yield p
 
 
@@ -45,7 +45,7 @@ def accept(value: Any) -> Dict[str, Any]:
     return {"action": "accept", "content": {"value": value}}
 
 
-def booking_resolver(step: elicit.Resolve) -> None:
+def booking_resolver(step: elicit_mcp.Resolve) -> None:
     """The booking host's resolvers: airport (LHR for London), proceed (a boolean)."""
     inputs = step.inputs()
     if step.name == "airport":

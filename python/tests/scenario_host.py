@@ -1,10 +1,10 @@
 """The conformance host, in Python, through the binding.
 
-A port of ``tests/conformance/src/main.rs`` (the ``elicit-conformance`` runner): it
+A port of ``tests/oracle-runner/src/main.rs`` (the ``elicit-oracle-runner`` runner): it
 reads one scenario document in the reference oracle's format (``scenario.py``), maps
 its Python-flavoured types onto the engine's declaration, runs the data-driven
 resolvers (``template``, ``known``) as the host, drives every round through
-:mod:`elicit`, and returns the result object whose
+:mod:`elicit_mcp`, and returns the result object whose
 ``json.dumps(result, ensure_ascii=False)`` is the oracle's ``--compact`` line.
 
 Only the engine is reached through the library. The debug digests of the rendered
@@ -19,8 +19,8 @@ import hashlib
 import json
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
-import elicit
-from elicit import _engine
+import elicit_mcp
+from elicit_mcp import _engine
 
 
 class HostError(Exception):
@@ -181,8 +181,8 @@ class Sticky:
 
 def registration_error(decl: Mapping[str, Json]) -> Optional[str]:
     try:
-        elicit.Plan(decl).close()
-    except elicit.DeclarationError as e:
+        elicit_mcp.Plan(decl).close()
+    except elicit_mcp.DeclarationError as e:
         return e.message
     return None
 
@@ -234,14 +234,14 @@ def one_round(
     replies: Json,
     debug: bool,
 ) -> Tuple[Dict[str, Json], Optional[str]]:
-    with elicit.Plan(sticky.declaration) as plan:
+    with elicit_mcp.Plan(sticky.declaration) as plan:
         try:
             rnd = plan.modern(
                 _engine.dumps(arguments),
                 request_state=request_state,
                 input_responses=None if replies is None else _engine.dumps(replies),
             )
-        except elicit.InputResponsesError:
+        except elicit_mcp.InputResponsesError:
             out: Dict[str, Json] = {
                 "wire_error": "input_responses failed validation",
                 "details": [],
@@ -255,10 +255,10 @@ def one_round(
         dbg: Dict[str, Json] = {}
         try:
             terminal = drive(rnd, sticky)
-        except elicit.ElicitError as e:
+        except elicit_mcp.ElicitError as e:
             result = {"error": e.message}
         else:
-            if isinstance(terminal, elicit.Done):
+            if isinstance(terminal, elicit_mcp.Done):
                 result = {"values": terminal.values()}
             else:
                 reqs = terminal.input_requests()
@@ -278,10 +278,10 @@ def one_round(
         return result, next_state
 
 
-def drive(rnd: elicit.Round, sticky: Sticky) -> Union[elicit.Done, elicit.InputRequired]:
+def drive(rnd: elicit_mcp.Round, sticky: Sticky) -> Union[elicit_mcp.Done, elicit_mcp.InputRequired]:
     """Run the round's steps with the scenario's resolvers; the terminal step."""
     for step in rnd.steps():
-        if isinstance(step, elicit.Resolve):
+        if isinstance(step, elicit_mcp.Resolve):
             spec = sticky.resolvers.get(step.name)
             if spec is None:
                 raise HostError(f"resolver spec missing for {step.name!r}")
@@ -291,12 +291,12 @@ def drive(rnd: elicit.Round, sticky: Sticky) -> Union[elicit.Done, elicit.InputR
                     step.value(answer)
                 else:
                     step.question(answer)
-            except elicit.ElicitError as e:
+            except elicit_mcp.ElicitError as e:
                 # A failed round reports its error on the next poll (raised from
                 # there); anything else is the host's mistake.
                 rnd.poll()
                 raise HostError(f"host error: {e}") from e
-        elif isinstance(step, (elicit.Done, elicit.InputRequired)):
+        elif isinstance(step, (elicit_mcp.Done, elicit_mcp.InputRequired)):
             return step
         else:
             raise HostError("modern rounds never ask one at a time")
@@ -324,9 +324,9 @@ def digest_mode(doc: Mapping[str, Json]) -> Dict[str, Json]:
                 e[k] = doc[k]
         decl = {"parameters": [{"name": "q", "type": map_type(doc.get("type", "str")), "elicit": e}]}
         # The engine renders the question: a round of a one-question plan asks it.
-        with elicit.Plan(decl) as plan, plan.modern() as rnd:
+        with elicit_mcp.Plan(decl) as plan, plan.modern() as rnd:
             step = rnd.poll()
-            if not isinstance(step, elicit.InputRequired):
+            if not isinstance(step, elicit_mcp.InputRequired):
                 raise HostError(f"a one-question plan should ask, got {step!r}")
             params = step.input_requests()["q"]["params"]
     text = digest_input(params)

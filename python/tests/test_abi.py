@@ -14,11 +14,11 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-import elicit
-from elicit import _ffi, constants
-from elicit.constants import InputKind, NoteLevel, Result, StepKind
+import elicit_mcp
+from elicit_mcp import _ffi, constants
+from elicit_mcp.constants import InputKind, NoteLevel, Result, StepKind
 
-from conftest import HEADER, STATIC_HEADER
+from conftest import HEADER, NOALLOC_HEADER
 
 PlanPtr = POINTER(_ffi.ElicitPlan)
 RoundPtr = POINTER(_ffi.ElicitRound)
@@ -71,15 +71,15 @@ def _norm(ctype: str) -> str:
 
 
 def header_text() -> str:
-    """elicit.h and the header it includes, elicit_static.h."""
+    """elicit.h and the header it includes, elicit_noalloc.h."""
     text = HEADER.read_text(encoding="utf-8")
-    assert '#include "elicit_static.h"' in text
-    return STATIC_HEADER.read_text(encoding="utf-8") + "\n" + text
+    assert '#include "elicit_noalloc.h"' in text
+    return NOALLOC_HEADER.read_text(encoding="utf-8") + "\n" + text
 
 
 def header_functions() -> Dict[str, Tuple[str, List[str]]]:
     """name → (return type, [parameter types]) for every prototype in the headers, except
-    the heap-free surface (``elicit_static_*``: caller memory, for C firmware), which a
+    the heap-free surface (``elicit_noalloc_*``: caller memory, for C firmware), which a
     Python host has no use for."""
     text = _strip_comments(header_text())
     protos = re.findall(
@@ -97,7 +97,7 @@ def header_functions() -> Dict[str, Tuple[str, List[str]]]:
             m = re.match(r"^(.*?)(\w+)$", p, flags=re.S)
             assert m, p
             types.append(_norm(m.group(1)))
-        if not name.startswith("elicit_static_"):
+        if not name.startswith("elicit_noalloc_"):
             out[name] = (_norm(ret), types)
     return out
 
@@ -145,15 +145,15 @@ def test_header_defines_match_the_constants() -> None:
     seen_results = set()
     seen_kinds = set()
     for name, value in defines.items():
-        if name in ("ELICIT_H", "ELICIT_STATIC_H"):
+        if name in ("ELICIT_H", "ELICIT_NOALLOC_H"):
             continue
         short = name[len("ELICIT_") :]
         if name == "ELICIT_ABI_VERSION":
-            assert elicit.ABI_VERSION == (0 << 16) | (3 << 8) | 0
+            assert elicit_mcp.ABI_VERSION == (0 << 16) | (3 << 8) | 0
             assert "ELICIT_ABI_VERSION_MAJOR << 16" in value
         elif name == "ELICIT_NO_PARAM":
             assert value == "(size_t)~0"
-            assert elicit.NO_PARAM == 2 ** (8 * ctypes.sizeof(c_size_t)) - 1
+            assert elicit_mcp.NO_PARAM == 2 ** (8 * ctypes.sizeof(c_size_t)) - 1
         elif name == "ELICIT_OK" or name.startswith("ELICIT_ERR_"):
             assert Result[short] == int(value), name
             seen_results.add(short)
@@ -176,21 +176,21 @@ def test_result_str_names_every_code() -> None:
     lib = _ffi.load()
     for code in Result:
         text = lib.result_str(int(code))
-        assert text.startswith(elicit.code_name(int(code)) + ":"), text
+        assert text.startswith(elicit_mcp.code_name(int(code)) + ":"), text
     assert lib.result_str(12345) == "unknown elicit_result code"
 
 
 def test_code_name_is_the_library_result_name() -> None:
     lib = _ffi.load()
     for code in [*map(int, Result), 1, 12345]:
-        assert elicit.code_name(code) == lib.result_name(code), code
+        assert elicit_mcp.code_name(code) == lib.result_name(code), code
     assert lib.result_name(12345) == "ELICIT_ERR_UNKNOWN"
     rejected = lib.result_str(int(Result.ERR_REQUEST_STATE))
-    assert rejected == "ELICIT_ERR_REQUEST_STATE: " + elicit.REQUEST_STATE_ERROR_MESSAGE
+    assert rejected == "ELICIT_ERR_REQUEST_STATE: " + elicit_mcp.REQUEST_STATE_ERROR_MESSAGE
 
 
 def test_abi_version_matches() -> None:
-    assert elicit.abi_version() == elicit.ABI_VERSION
+    assert elicit_mcp.abi_version() == elicit_mcp.ABI_VERSION
 
 
 def test_library_found_in_the_cargo_target_dir(tmp_path: Path) -> None:
@@ -215,31 +215,31 @@ def test_library_found_in_the_cargo_target_dir(tmp_path: Path) -> None:
 
 def test_the_library_beside_the_package_comes_first() -> None:
     paths = _ffi.candidate_paths(env={}, starts=[])
-    assert paths == [Path(elicit.__file__).resolve().parent / _ffi.library_filename()]
+    assert paths == [Path(elicit_mcp.__file__).resolve().parent / _ffi.library_filename()]
     with_target = _ffi.candidate_paths(env={"CARGO_TARGET_DIR": "/t"}, starts=[])
     assert with_target[0] == paths[0] and with_target[1] == Path("/t/release") / _ffi.library_filename()
 
 
 def test_elicit_lib_names_a_file_or_a_folder() -> None:
     path = _ffi.load().path
-    assert elicit.find_library(env={"ELICIT_LIB": str(path)}) == path
-    assert elicit.find_library(env={"ELICIT_LIB": str(path.parent)}) == path
+    assert elicit_mcp.find_library(env={"ELICIT_LIB": str(path)}) == path
+    assert elicit_mcp.find_library(env={"ELICIT_LIB": str(path.parent)}) == path
 
 
 def test_missing_library_says_how_to_build_it(tmp_path: Path) -> None:
-    with pytest.raises(elicit.LibraryNotFoundError) as e:
-        elicit.find_library(env={}, starts=[tmp_path])
+    with pytest.raises(elicit_mcp.LibraryNotFoundError) as e:
+        elicit_mcp.find_library(env={}, starts=[tmp_path])
     assert "cargo build --release -p elicit-ffi, or set ELICIT_LIB" in str(e.value)
     assert "pip install" in str(e.value)
-    with pytest.raises(elicit.LibraryNotFoundError) as e:
-        elicit.find_library(env={"ELICIT_LIB": str(tmp_path / "nope.so")})
+    with pytest.raises(elicit_mcp.LibraryNotFoundError) as e:
+        elicit_mcp.find_library(env={"ELICIT_LIB": str(tmp_path / "nope.so")})
     assert "ELICIT_LIB" in str(e.value) and "cargo build --release -p elicit-ffi" in str(e.value)
     assert isinstance(e.value, OSError)
 
 
 def test_missing_library_in_a_fresh_interpreter(tmp_path: Path) -> None:
     env = dict(os.environ, ELICIT_LIB=str(tmp_path / "libelicit_ffi.so"))
-    code = "import elicit\ntry:\n    elicit.Plan({'parameters': []})\nexcept elicit.LibraryNotFoundError as e:\n    print('ERR', e)\n"
+    code = "import elicit_mcp\ntry:\n    elicit_mcp.Plan({'parameters': []})\nexcept elicit_mcp.LibraryNotFoundError as e:\n    print('ERR', e)\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.startswith("ERR ")
     assert "cargo build --release -p elicit-ffi, or set ELICIT_LIB" in out.stdout
@@ -248,19 +248,19 @@ def test_missing_library_in_a_fresh_interpreter(tmp_path: Path) -> None:
 def test_not_a_library_is_a_library_error(tmp_path: Path) -> None:
     bogus = tmp_path / "libelicit_ffi.so"
     bogus.write_bytes(b"not an ELF file")
-    with pytest.raises(elicit.LibraryError, match="cannot load"):
+    with pytest.raises(elicit_mcp.LibraryError, match="cannot load"):
         _ffi.Lib(bogus)
 
 
 def test_all_is_the_api_and_every_public_name_is_documented() -> None:
     import inspect
 
-    assert sorted(elicit.__all__) == sorted(set(elicit.__all__))
+    assert sorted(elicit_mcp.__all__) == sorted(set(elicit_mcp.__all__))
     for internal in ("Lib", "load", "error_for", "dumps", "candidate_paths", "library_filename"):
-        assert internal not in elicit.__all__, internal
+        assert internal not in elicit_mcp.__all__, internal
     undocumented = []
-    for name in elicit.__all__:
-        obj = getattr(elicit, name)
+    for name in elicit_mcp.__all__:
+        obj = getattr(elicit_mcp, name)
         if inspect.isclass(obj) or inspect.isfunction(obj):
             if not (obj.__doc__ or "").strip():
                 undocumented.append(name)

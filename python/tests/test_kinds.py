@@ -10,8 +10,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-import elicit
-from elicit import InputKind, MissingCapabilityError, Result
+import elicit_mcp
+from elicit_mcp import InputKind, MissingCapabilityError, Result
 
 SAMPLING = {
     "messages": [{"role": "user", "content": {"type": "text", "text": "Sum up"}}],
@@ -39,29 +39,29 @@ ALL: Dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "
 
 @pytest.fixture
 def plan() -> Any:
-    with elicit.Plan(KINDS) as p:
+    with elicit_mcp.Plan(KINDS) as p:
         yield p
 
 
-def login(step: elicit.Resolve) -> None:
+def login(step: elicit_mcp.Resolve) -> None:
     assert step.name == "login"
     # A form question is the wrong shape for a URL resolver: refused, nothing changed.
-    with pytest.raises(elicit.UsageError) as e:
+    with pytest.raises(elicit_mcp.UsageError) as e:
         step.question("?")
     assert e.value.code == Result.ERR_RESOLVER_ANSWER
     step.question({"message": "Sign in", "url": f"https://id.example/{step.input_text('topic')}"})
 
 
-def drive(rnd: elicit.Round) -> elicit.Step:
+def drive(rnd: elicit_mcp.Round) -> elicit_mcp.Step:
     for step in rnd.steps():
-        if isinstance(step, elicit.Resolve):
+        if isinstance(step, elicit_mcp.Resolve):
             login(step)
         else:
             return step
     raise AssertionError("steps() ended without a step")  # pragma: no cover
 
 
-def test_each_parameter_has_its_kind(plan: elicit.Plan) -> None:
+def test_each_parameter_has_its_kind(plan: elicit_mcp.Plan) -> None:
     kinds = [p.kind for p in plan.params]
     assert kinds == [
         None,
@@ -82,13 +82,13 @@ def test_each_parameter_has_its_kind(plan: elicit.Plan) -> None:
 
 @pytest.mark.parametrize("caps", [None, {"elicitation": {}}, '{"elicitation":{}}'])
 def test_a_form_only_client_gets_32021_before_anything_is_shown(
-    plan: elicit.Plan, caps: Any
+    plan: elicit_mcp.Plan, caps: Any
 ) -> None:
     with plan.modern({"topic": "t"}, capabilities=caps) as rnd:
         with pytest.raises(MissingCapabilityError) as e:
             drive(rnd)
         err = e.value
-        assert isinstance(err, elicit.CallInputError)
+        assert isinstance(err, elicit_mcp.CallInputError)
         assert err.code == Result.ERR_MISSING_CAPABILITY and err.code == 304
         assert err.message == (
             "Client did not declare the url elicitation capability required by resolver 'paid'"
@@ -109,26 +109,26 @@ def test_a_form_only_client_gets_32021_before_anything_is_shown(
         assert again.required_capabilities == required and again.message == err.message
 
 
-def test_required_capabilities_only_after_that_failure(plan: elicit.Plan) -> None:
+def test_required_capabilities_only_after_that_failure(plan: elicit_mcp.Plan) -> None:
     with plan.modern({"topic": "t"}, capabilities=ALL) as rnd:
-        with pytest.raises(elicit.WrongStepError):
+        with pytest.raises(elicit_mcp.WrongStepError):
             rnd.required_capabilities()
-        assert isinstance(drive(rnd), elicit.InputRequired)
-        with pytest.raises(elicit.WrongStepError):
+        assert isinstance(drive(rnd), elicit_mcp.InputRequired)
+        with pytest.raises(elicit_mcp.WrongStepError):
             rnd.required_capabilities()
 
 
-def test_nothing_declared_means_form_is_missing_too(plan: elicit.Plan) -> None:
+def test_nothing_declared_means_form_is_missing_too(plan: elicit_mcp.Plan) -> None:
     with plan.modern({"topic": "t"}, capabilities="[]") as rnd:
         with pytest.raises(MissingCapabilityError) as e:
             drive(rnd)
     assert e.value.required_capabilities == ALL
 
 
-def test_every_kind_in_the_modern_era(plan: elicit.Plan) -> None:
+def test_every_kind_in_the_modern_era(plan: elicit_mcp.Plan) -> None:
     with plan.modern({"topic": "t"}, capabilities=json.dumps(ALL)) as rnd:
         step = drive(rnd)
-        assert isinstance(step, elicit.InputRequired)
+        assert isinstance(step, elicit_mcp.InputRequired)
         requests = step.input_requests()
         state = step.request_state()
     assert list(requests) == ["name", "paid", "summary", "dirs", "login"]
@@ -143,7 +143,7 @@ def test_every_kind_in_the_modern_era(plan: elicit.Plan) -> None:
     # A CreateMessageResult where an ElicitResult was asked: a clear error.
     wrong = {"paid": CREATE_MESSAGE_RESULT}
     with plan.modern({"topic": "t"}, request_state=state, input_responses=wrong, capabilities=ALL) as rnd:
-        with pytest.raises(elicit.ResolutionError) as e:
+        with pytest.raises(elicit_mcp.ResolutionError) as e:
             drive(rnd)
     assert e.value.code == Result.ERR_WRONG_REPLY and e.value.code == 400
     assert e.value.message.startswith("The response for 'paid' is not a URL elicitation result")
@@ -157,7 +157,7 @@ def test_every_kind_in_the_modern_era(plan: elicit.Plan) -> None:
     }
     with plan.modern({"topic": "t"}, request_state=state, input_responses=replies, capabilities=ALL) as rnd:
         done = drive(rnd)
-        assert isinstance(done, elicit.Done)
+        assert isinstance(done, elicit_mcp.Done)
         assert done.values() == {
             "name": "Ann",
             "paid": True,
@@ -167,7 +167,7 @@ def test_every_kind_in_the_modern_era(plan: elicit.Plan) -> None:
         }
 
 
-def test_the_handshake_era_sends_each_kind_with_its_method(plan: elicit.Plan) -> None:
+def test_the_handshake_era_sends_each_kind_with_its_method(plan: elicit_mcp.Plan) -> None:
     sent: List[str] = []
     answers: Dict[InputKind, Any] = {
         InputKind.FORM: {"action": "accept", "content": {"value": "Ann"}},
@@ -177,9 +177,9 @@ def test_the_handshake_era_sends_each_kind_with_its_method(plan: elicit.Plan) ->
     }
     with plan.handshake({"topic": "t"}, capabilities=ALL) as rnd:
         for step in rnd.steps():
-            if isinstance(step, elicit.Resolve):
+            if isinstance(step, elicit_mcp.Resolve):
                 login(step)
-            elif isinstance(step, elicit.Ask):
+            elif isinstance(step, elicit_mcp.Ask):
                 request = step.request()
                 sent.append(f"{step.name} {step.method}")
                 if step.input_kind is InputKind.URL:
@@ -187,7 +187,7 @@ def test_the_handshake_era_sends_each_kind_with_its_method(plan: elicit.Plan) ->
                 if step.input_kind is InputKind.SAMPLING:
                     assert request == SAMPLING
                 step.answer(answers[step.input_kind])
-            elif isinstance(step, elicit.Done):
+            elif isinstance(step, elicit_mcp.Done):
                 values = step.values()
     assert sent == [
         "name elicitation/create",
@@ -202,7 +202,7 @@ def test_the_handshake_era_sends_each_kind_with_its_method(plan: elicit.Plan) ->
     # default; a form-only client never sees the URL request.
     with plan.handshake({"topic": "t"}) as rnd:
         step = rnd.poll()
-        assert isinstance(step, elicit.Ask) and step.input_kind is InputKind.FORM
+        assert isinstance(step, elicit_mcp.Ask) and step.input_kind is InputKind.FORM
         step.accept("Ann")
         with pytest.raises(MissingCapabilityError) as e:
             rnd.poll()

@@ -9,13 +9,13 @@ from typing import Any, Callable, List
 
 import pytest
 
-import elicit
-from elicit import Result, _ffi
+import elicit_mcp
+from elicit_mcp import Result, _ffi
 
 from conftest import BOOKING
 
 
-def round_calls(rnd: elicit.Round) -> List[Callable[[], Any]]:
+def round_calls(rnd: elicit_mcp.Round) -> List[Callable[[], Any]]:
     return [
         rnd.poll,
         rnd.poll_raw,
@@ -49,31 +49,31 @@ def round_calls(rnd: elicit.Round) -> List[Callable[[], Any]]:
 
 
 def test_round_use_after_close_raises() -> None:
-    with elicit.Plan(BOOKING) as plan:
+    with elicit_mcp.Plan(BOOKING) as plan:
         rnd = plan.modern()
         step = rnd.poll()
         rnd.close()
         assert rnd.closed
         rnd.close()  # idempotent
         for call in round_calls(rnd):
-            with pytest.raises(elicit.ClosedError) as e:
+            with pytest.raises(elicit_mcp.ClosedError) as e:
                 call()
             assert "closed" in str(e.value)
             assert e.value.code == Result.ERR_NULL
         # A step object from before the close is no back door.
-        assert isinstance(step, elicit.InputRequired)
-        with pytest.raises(elicit.ClosedError):
+        assert isinstance(step, elicit_mcp.InputRequired)
+        with pytest.raises(elicit_mcp.ClosedError):
             step.input_requests()
         # ClosedError is a UsageError and a ValueError (like a closed file).
-        assert isinstance(e.value, elicit.UsageError) and isinstance(e.value, ValueError)
+        assert isinstance(e.value, elicit_mcp.UsageError) and isinstance(e.value, ValueError)
 
 
 def test_round_context_manager_frees() -> None:
-    with elicit.Plan(BOOKING) as plan:
+    with elicit_mcp.Plan(BOOKING) as plan:
         with plan.modern() as rnd:
             assert not rnd.closed
         assert rnd.closed
-        with pytest.raises(elicit.ClosedError):
+        with pytest.raises(elicit_mcp.ClosedError):
             rnd.poll()
         # Closed even when the body raises.
         with pytest.raises(RuntimeError):
@@ -83,7 +83,7 @@ def test_round_context_manager_frees() -> None:
 
 
 def test_plan_use_after_close_raises() -> None:
-    plan = elicit.Plan(BOOKING)
+    plan = elicit_mcp.Plan(BOOKING)
     plan.close()
     plan.close()
     assert plan.closed
@@ -98,25 +98,25 @@ def test_plan_use_after_close_raises() -> None:
         plan.__enter__,
     ]
     for call in calls:
-        with pytest.raises(elicit.ClosedError, match="plan is closed"):
+        with pytest.raises(elicit_mcp.ClosedError, match="plan is closed"):
             call()
     assert "closed" in repr(plan)
 
 
 def test_rounds_outlive_their_plan() -> None:
-    plan = elicit.Plan(BOOKING)
+    plan = elicit_mcp.Plan(BOOKING)
     rnd = plan.handshake()
     plan.close()
     del plan
     gc.collect()
     answers = {"destination": "London", "date": "2026-09-15", "proceed": True}
     for step in rnd.steps():
-        if isinstance(step, elicit.Ask):
+        if isinstance(step, elicit_mcp.Ask):
             if step.name == "seat":
                 step.decline()
             else:
                 step.accept(answers[step.name])
-        elif isinstance(step, elicit.Resolve):
+        elif isinstance(step, elicit_mcp.Resolve):
             if step.name == "airport":
                 step.value("LHR")
             else:
@@ -128,7 +128,7 @@ def test_rounds_outlive_their_plan() -> None:
 def test_garbage_collected_handles_are_freed() -> None:
     # No close(): __del__ frees them; nothing crashes, the process stays sane.
     for _ in range(200):
-        plan = elicit.Plan(BOOKING)
+        plan = elicit_mcp.Plan(BOOKING)
         rnd = plan.modern()
         rnd.poll()
         del plan, rnd
@@ -137,17 +137,17 @@ def test_garbage_collected_handles_are_freed() -> None:
 
 @pytest.mark.parametrize("initial", [0, 1, 7, 64])
 def test_too_small_buffers_are_grown(monkeypatch: pytest.MonkeyPatch, initial: int) -> None:
-    with elicit.Plan(BOOKING) as plan:
+    with elicit_mcp.Plan(BOOKING) as plan:
         with plan.modern() as rnd:
             rnd.poll()
             reference = (rnd.input_requests_bytes(), rnd.request_state_bytes())
-        monkeypatch.setattr(elicit.Round, "initial_buffer_size", initial)
+        monkeypatch.setattr(elicit_mcp.Round, "initial_buffer_size", initial)
         with plan.modern() as rnd:
             rnd.poll()
             assert (rnd.input_requests_bytes(), rnd.request_state_bytes()) == reference
             assert len(reference[0]) > 500
         with plan.handshake() as rnd:
-            with pytest.raises(elicit.WrongStepError) as e:
+            with pytest.raises(elicit_mcp.WrongStepError) as e:
                 rnd.values()  # the error message read through a tiny buffer
             assert e.value.message.startswith("Out of order")
             assert len(e.value.message) > 60
@@ -156,7 +156,7 @@ def test_too_small_buffers_are_grown(monkeypatch: pytest.MonkeyPatch, initial: i
 def test_raw_buffer_protocol() -> None:
     """The C contract under the binding: size query, too small, exact fit."""
     lib = _ffi.load()
-    with elicit.Plan(BOOKING) as plan, plan.modern() as rnd:
+    with elicit_mcp.Plan(BOOKING) as plan, plan.modern() as rnd:
         rnd.poll()
         h = rnd._handle
         needed = c_size_t(0)
@@ -202,7 +202,7 @@ def test_raw_plan_new_error_message_is_cut_to_fit() -> None:
 
 def test_raw_plan_names_are_borrowed() -> None:
     lib = _ffi.load()
-    with elicit.Plan(BOOKING) as plan:
+    with elicit_mcp.Plan(BOOKING) as plan:
         h = plan._acquire()
         try:
             ptr = POINTER(c_uint8)()
@@ -215,11 +215,11 @@ def test_raw_plan_names_are_borrowed() -> None:
 
 
 def test_plan_close_waits_for_calls_in_flight() -> None:
-    plan = elicit.Plan(BOOKING)
+    plan = elicit_mcp.Plan(BOOKING)
     h = plan._acquire()  # a call "in flight"
     plan.close()
     assert plan.closed and plan._handle is not None, "not freed under a user"
-    with pytest.raises(elicit.ClosedError):
+    with pytest.raises(elicit_mcp.ClosedError):
         plan.modern()
     plan._release()
     assert plan._handle is None, "freed by the last user"
@@ -227,16 +227,16 @@ def test_plan_close_waits_for_calls_in_flight() -> None:
 
 
 def test_values_and_raw_bytes_agree() -> None:
-    with elicit.Plan(BOOKING) as plan:
+    with elicit_mcp.Plan(BOOKING) as plan:
         with plan.handshake() as rnd:
             answers = {"destination": "Zürich ✈", "date": "2026-08-01", "proceed": True}
             for step in rnd.steps():
-                if isinstance(step, elicit.Ask):
+                if isinstance(step, elicit_mcp.Ask):
                     if step.name == "seat":
                         step.accept("aisle")
                     else:
                         step.accept(answers[step.name])
-                elif isinstance(step, elicit.Resolve):
+                elif isinstance(step, elicit_mcp.Resolve):
                     step.value("ZRH" if step.name == "airport" else True)
             raw = rnd.values_bytes()
             assert raw == (
@@ -256,11 +256,11 @@ def test_values_and_raw_bytes_agree() -> None:
 
 def test_lone_surrogates_survive() -> None:
     decl = {"parameters": [{"name": "city"}, {"name": "x", "elicit": {"needs": ["city"]}}]}
-    with elicit.Plan(decl) as plan, plan.modern({"city": "\ud800"}) as rnd:
+    with elicit_mcp.Plan(decl) as plan, plan.modern({"city": "\ud800"}) as rnd:
         step = rnd.poll()
-        assert isinstance(step, elicit.Resolve)
+        assert isinstance(step, elicit_mcp.Resolve)
         assert step.inputs() == {"city": "\ud800"}
         step.value("a\udc00b")
-        assert rnd.poll().kind == elicit.StepKind.DONE
+        assert rnd.poll().kind == elicit_mcp.StepKind.DONE
         assert rnd.values() == {"x": "a\udc00b"}
         assert rnd.values_bytes() == b'{"x":"a\\udc00b"}'

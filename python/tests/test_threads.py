@@ -6,7 +6,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
-import elicit
+import elicit_mcp
 
 from conftest import BOOKING, accept, booking_resolver
 
@@ -14,7 +14,7 @@ THREADS = 8
 ROUNDS = 200
 
 
-def booking_call(plan: elicit.Plan, tid: int, i: int) -> Dict[str, Any]:
+def booking_call(plan: elicit_mcp.Plan, tid: int, i: int) -> Dict[str, Any]:
     """A full three-round modern booking with data unique to (tid, i)."""
     destination = "London" if i % 5 == 0 else f"City-{tid}-{i}"
     date = f"2026-{1 + tid:02d}-{1 + i % 28:02d}"
@@ -27,18 +27,18 @@ def booking_call(plan: elicit.Plan, tid: int, i: int) -> Dict[str, Any]:
     for n in range(3):
         with plan.modern({}, request_state=state, input_responses=replies) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit.Resolve):
+                if isinstance(step, elicit_mcp.Resolve):
                     booking_resolver(step)
-                elif isinstance(step, elicit.Done):
+                elif isinstance(step, elicit_mcp.Done):
                     values: Dict[str, Any] = step.values()
                     return values
-                elif isinstance(step, elicit.InputRequired):
+                elif isinstance(step, elicit_mcp.InputRequired):
                     state = step.request_state()
                     replies = script[n] if n < len(script) else None
     raise AssertionError("booking did not finish in 3 rounds")
 
 
-def worker(plan: elicit.Plan, tid: int, barrier: threading.Barrier) -> List[str]:
+def worker(plan: elicit_mcp.Plan, tid: int, barrier: threading.Barrier) -> List[str]:
     barrier.wait()
     errors: List[str] = []
     for i in range(ROUNDS):
@@ -58,7 +58,7 @@ def worker(plan: elicit.Plan, tid: int, barrier: threading.Barrier) -> List[str]
 
 def test_one_plan_many_threads() -> None:
     barrier = threading.Barrier(THREADS)
-    with elicit.Plan(BOOKING) as plan:
+    with elicit_mcp.Plan(BOOKING) as plan:
         with ThreadPoolExecutor(THREADS) as pool:
             futures = [pool.submit(worker, plan, t, barrier) for t in range(THREADS)]
             errors = [e for f in futures for e in f.result()]
@@ -67,7 +67,7 @@ def test_one_plan_many_threads() -> None:
 
 def test_one_round_shared_by_threads_is_serialized() -> None:
     """Misuse (a round from two threads at once) is serialized, never a crash."""
-    with elicit.Plan(BOOKING) as plan, plan.modern() as rnd:
+    with elicit_mcp.Plan(BOOKING) as plan, plan.modern() as rnd:
         rnd.poll()
         expected = rnd.input_requests_bytes()
 
@@ -81,7 +81,7 @@ def test_one_round_shared_by_threads_is_serialized() -> None:
 
 def test_closing_the_plan_while_threads_use_it() -> None:
     """Every round started before close() finishes; later starts get ClosedError."""
-    plan = elicit.Plan(BOOKING)
+    plan = elicit_mcp.Plan(BOOKING)
     started = threading.Event()
     outcomes: List[str] = []
     lock = threading.Lock()
@@ -91,7 +91,7 @@ def test_closing_the_plan_while_threads_use_it() -> None:
             try:
                 booking_call(plan, tid, i)
                 result = "ok"
-            except elicit.ClosedError:
+            except elicit_mcp.ClosedError:
                 result = "closed"
             started.set()
             with lock:

@@ -72,17 +72,17 @@ def test_vector(name: str) -> None:
 def test_engine_outputs_round_trip_through_json() -> None:
     """json.loads then json.dumps of the engine's outputs gives the engine's bytes
     back (as compact Python JSON): numbers keep Python's float repr."""
-    import elicit
+    import elicit_mcp
 
     decl = {"parameters": [{"name": "x", "type": "number", "elicit": {"message": "x?"}}]}
-    with elicit.Plan(decl) as plan:
+    with elicit_mcp.Plan(decl) as plan:
         for raw in ["3", "2.5", "1e16", "1e-7", "-0.0", "123456789.123", "1E5"]:
             with plan.handshake() as rnd:
                 step = rnd.poll()
-                assert isinstance(step, elicit.Ask)
+                assert isinstance(step, elicit_mcp.Ask)
                 step.answer_json('{"action":"accept","content":{"value":' + raw + "}}")
                 done = rnd.poll()
-                assert isinstance(done, elicit.Done)
+                assert isinstance(done, elicit_mcp.Done)
                 b = done.values_bytes()
                 again = json.dumps(json.loads(b), ensure_ascii=False, separators=(",", ":"))
                 assert again.encode() == b, (raw, b)

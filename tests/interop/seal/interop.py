@@ -7,7 +7,7 @@ Three elicit sides, each checked against the SDK with every scenario below:
   * "C ABI": a C host sealing through include/elicit.h (tests/interop/seal/seal_c.c),
     when its path is given;
   * "Python": the `elicit` package's Sealer (ctypes over the same C ABI); it must import
-    (scripts/seal-interop.sh puts python/ on PYTHONPATH and sets ELICIT_LIB).
+    (scripts/test-seal-interop.sh puts python/ on PYTHONPATH and sets ELICIT_LIB).
 
 The Python side is the SDK's own code: `RequestStateBoundary` (claims envelope, binding,
 audience, principal checks) over `AESGCMRequestStateCodec`, with `time.time` and (for the
@@ -271,7 +271,7 @@ class PyPackage:
     """The `elicit` Python package's Sealer (ctypes over the C ABI), in this process."""
 
     def __init__(self) -> None:
-        import elicit
+        import elicit_mcp
 
         self.elicit = elicit
 

@@ -1,4 +1,4 @@
-"""The ``#define`` constants of ``include/elicit.h`` and the ``include/elicit_static.h`` it
+"""The ``#define`` constants of ``include/elicit.h`` and the ``include/elicit_noalloc.h`` it
 includes (a test checks they match)."""
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ NO_PARAM = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
 
 REQUESTS_CLIENT_VIEW = 1
 
-#: ``ELICIT_STATIC_*``: limits of the heap-free surface (for C firmware; not bound here).
-STATIC_MAX_PARAMS = 16
-STATIC_MAX_KEYS = 2
-STATIC_ALIGN = 16
+#: ``ELICIT_NOALLOC_*``: limits of the heap-free surface (for C firmware; not bound here).
+NOALLOC_MAX_PARAMS = 16
+NOALLOC_MAX_KEYS = 2
+NOALLOC_ALIGN = 16
 
-#: ``ELICIT_MAX_KEYS``: most keys a :class:`~elicit.KeyRing` holds.
+#: ``ELICIT_MAX_KEYS``: most keys a :class:`~elicit_mcp.KeyRing` holds.
 MAX_KEYS = 8
 #: ``ELICIT_MIN_KEY_LEN``: shortest key, in bytes.
 MIN_KEY_LEN = 32

@@ -1,24 +1,24 @@
-"""elicit: Python bindings (ctypes) for the elicit C ABI (``libelicit_ffi``).
+"""elicit_mcp: Python bindings (ctypes) for the elicit C ABI (``libelicit_ffi``).
 
 An embeddable engine for MCP declared elicitation. Compile a tool declaration once
 into a :class:`Plan`, then drive one :class:`Round` per ``tools/call``::
 
-    import elicit
+    import elicit_mcp
 
-    with elicit.Plan({"tool": "book_flight", "parameters": [...]}) as plan:
+    with elicit_mcp.Plan({"tool": "book_flight", "parameters": [...]}) as plan:
         with plan.modern({"destination": "Paris"}) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit.Resolve):
+                if isinstance(step, elicit_mcp.Resolve):
                     step.question(f"Which airport in {step.inputs()['destination']}?")
-                elif isinstance(step, elicit.InputRequired):
+                elif isinstance(step, elicit_mcp.InputRequired):
                     send(step.input_requests(), seal(step.request_state()))
-                elif isinstance(step, elicit.Done):
+                elif isinstance(step, elicit_mcp.Done):
                     run_tool(step.values())
 
 Between rounds the state is sealed with a :class:`Sealer` (the MCP Python SDK's token
 format: servers sharing the keys accept each other's tokens)::
 
-    sealer = elicit.Sealer(elicit.KeyRing([key]), audience="my-server")
+    sealer = elicit_mcp.Sealer(elicit_mcp.KeyRing([key]), audience="my-server")
     state = sealer.unseal("tools/call", params)          # None on a first round
     token = sealer.seal("tools/call", params, step.request_state())
 

@@ -139,10 +139,10 @@ class Plan:
     """A compiled tool declaration (``elicit_plan``): immutable and thread-safe.
 
     ``declaration`` is a mapping (serialized with :func:`dumps`) or raw JSON text.
-    Raises :class:`~elicit.DeclarationError` (``2xx``) when the engine rejects it.
+    Raises :class:`~elicit_mcp.DeclarationError` (``2xx``) when the engine rejects it.
 
     Use it as a context manager or call :meth:`close`; after that every method raises
-    :class:`~elicit.ClosedError`. Rounds already created stay valid (they hold their own
+    :class:`~elicit_mcp.ClosedError`. Rounds already created stay valid (they hold their own
     reference in the library). One plan may start rounds from many threads at once;
     closing it waits for no one: calls in flight finish first, then it is freed.
     """
@@ -252,7 +252,7 @@ class Plan:
     def __repr__(self) -> str:
         state = "closed" if self._closing else "open"
         name = getattr(self, "_tool_name", "?")
-        return f"<elicit.Plan {name!r} {state}>"
+        return f"<elicit_mcp.Plan {name!r} {state}>"
 
     # --------------------------------------------------------------- description
 
@@ -281,7 +281,7 @@ class Plan:
     def index_of(self, name: str) -> int:
         """The index of parameter ``name`` (``elicit_plan_param_index``).
 
-        :class:`~elicit.NotFoundError` (also a ``KeyError``) when there is none.
+        :class:`~elicit_mcp.NotFoundError` (also a ``KeyError``) when there is none.
         """
         raw = name.encode("utf-8")
         index = c_size_t(0)
@@ -321,9 +321,9 @@ class Plan:
         unsealed), or ``None``. ``capabilities`` is the client's ClientCapabilities
         (``_meta["io.modelcontextprotocol/clientCapabilities"]``) as a mapping or JSON
         text; ``None`` means form elicitation only. Raises
-        :class:`~elicit.CallInputError` for bad arguments and
-        :class:`~elicit.InputResponsesError` (JSON-RPC ``-32602``) for a malformed
-        ``inputResponses``; polling raises :class:`~elicit.MissingCapabilityError`
+        :class:`~elicit_mcp.CallInputError` for bad arguments and
+        :class:`~elicit_mcp.InputResponsesError` (JSON-RPC ``-32602``) for a malformed
+        ``inputResponses``; polling raises :class:`~elicit_mcp.MissingCapabilityError`
         (JSON-RPC ``-32021``) before any question of a kind the client did not declare
         is shown.
         """
@@ -465,12 +465,12 @@ class Resolve(Step):
         self.answered = True
 
     def input(self, name: str) -> Any:
-        """One input by name, parsed (:class:`~elicit.NotFoundError` when the resolver
+        """One input by name, parsed (:class:`~elicit_mcp.NotFoundError` when the resolver
         has no input called ``name``)."""
         return self.round.resolve_input(name)
 
     def input_text(self, name: str) -> str:
-        """A string input (:class:`~elicit.WrongTypeError` for any other JSON type)."""
+        """A string input (:class:`~elicit_mcp.WrongTypeError` for any other JSON type)."""
         return self.round.resolve_input_text(name)
 
     def input_int(self, name: str) -> int:
@@ -507,7 +507,7 @@ class Resolve(Step):
 
     def fail(self, dependency: str) -> None:
         """The resolver's own dependency could not be built: the round fails
-        (:class:`~elicit.ResolutionError`, raised here)."""
+        (:class:`~elicit_mcp.ResolutionError`, raised here)."""
         self.round.resolve_failed(dependency)
 
 
@@ -604,7 +604,7 @@ class InputRequired(Step):
         return self.round.input_requests_bytes(client_view)
 
     def request_state(self) -> str:
-        """The plaintext ``requestState`` to seal (:meth:`~elicit.Sealer.seal`) and send."""
+        """The plaintext ``requestState`` to seal (:meth:`~elicit_mcp.Sealer.seal`) and send."""
         return self.round.request_state()
 
     def request_state_bytes(self) -> bytes:
@@ -629,7 +629,7 @@ class Round:
     or :meth:`Plan.handshake`.
 
     Use it as a context manager or call :meth:`close`; afterwards every method raises
-    :class:`~elicit.ClosedError`. A round is used by one thread at a time: calls from
+    :class:`~elicit_mcp.ClosedError`. A round is used by one thread at a time: calls from
     several threads are serialized by a lock (never a crash, but no parallelism).
     Outputs of any size are read whole (a too-small buffer is grown and the read
     retried).
@@ -688,7 +688,7 @@ class Round:
             pass
 
     def __repr__(self) -> str:
-        return f"<elicit.Round {self.era} {'closed' if self.closed else 'open'}>"
+        return f"<elicit_mcp.Round {self.era} {'closed' if self.closed else 'open'}>"
 
     def _live(self) -> Any:
         h = self._handle
@@ -767,8 +767,8 @@ class Round:
     def poll_raw(self) -> Tuple[StepKind, int]:
         """``elicit_round_poll``: ``(step kind, param index or NO_PARAM)``.
 
-        A failed round raises its error (``3xx`` :class:`~elicit.CallInputError`,
-        ``4xx`` :class:`~elicit.ResolutionError`) on this and every later call.
+        A failed round raises its error (``3xx`` :class:`~elicit_mcp.CallInputError`,
+        ``4xx`` :class:`~elicit_mcp.ResolutionError`) on this and every later call.
         """
         with self._lock:
             h = self._live()
@@ -793,7 +793,7 @@ class Round:
 
         Every :class:`Resolve` and :class:`Ask` must be answered (through the step
         object or the round) before the loop asks for the next one, else
-        :class:`~elicit.WrongStepError`. The round's failure (``3xx``/``4xx``) is
+        :class:`~elicit_mcp.WrongStepError`. The round's failure (``3xx``/``4xx``) is
         raised from the loop, also when an answer that failed it was caught.
         """
         while True:
@@ -874,8 +874,8 @@ class Round:
         return self.request_state_bytes().decode("ascii")
 
     def required_capabilities(self) -> dict[str, Any]:
-        """After :class:`~elicit.MissingCapabilityError`: the ``requiredCapabilities``
-        object (also on the exception). :class:`~elicit.WrongStepError` when the round
+        """After :class:`~elicit_mcp.MissingCapabilityError`: the ``requiredCapabilities``
+        object (also on the exception). :class:`~elicit_mcp.WrongStepError` when the round
         has not failed that way."""
         value: dict[str, Any] = json.loads(
             self._output(self._lib.elicit_round_required_capabilities)
@@ -995,7 +995,7 @@ class Round:
 
     def resolve_failed(self, dependency: str) -> None:
         """Fail RESOLVE: the resolver's dependency could not be built. The round
-        fails: this raises :class:`~elicit.ResolutionError` with the reference message."""
+        fails: this raises :class:`~elicit_mcp.ResolutionError` with the reference message."""
         self._input(self._lib.elicit_round_resolve_failed, dependency.encode("utf-8"))
 
     def answer(self, result: Mapping[str, Any]) -> None:

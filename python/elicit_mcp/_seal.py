@@ -57,7 +57,7 @@ class _Owned:
     ``close`` (idempotent, thread-safe, calls the class's ``_free`` function), ``closed``,
     the ``with`` protocol and freeing on garbage collection."""
 
-    #: What the handle is, for :class:`~elicit.ClosedError`.
+    #: What the handle is, for :class:`~elicit_mcp.ClosedError`.
     _what = "handle"
     #: The C ABI function that frees the handle.
     _free = ""
@@ -102,7 +102,7 @@ class KeyRing(_Owned):
     key unseals. Each key is at least 32 bytes of secret randomness (``bytes``, or
     ``str`` taken as UTF-8 as the SDK does); at most 8 keys, none twice.
 
-    Raises :class:`~elicit.UsageError` (``ELICIT_ERR_INVALID_ARGUMENT``) naming the key
+    Raises :class:`~elicit_mcp.UsageError` (``ELICIT_ERR_INVALID_ARGUMENT``) naming the key
     at fault. The ring copies the keys; :class:`Sealer` copies them again, so close the
     ring (or leave its ``with`` block) once the sealers exist: its copy is wiped then.
     """
@@ -129,7 +129,7 @@ class KeyRing(_Owned):
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<elicit.KeyRing {'closed' if self.closed else 'open'}>"
+        return f"<elicit_mcp.KeyRing {'closed' if self.closed else 'open'}>"
 
 
 class Sealer(_Owned):
@@ -182,7 +182,7 @@ class Sealer(_Owned):
         """The token lifetime in seconds."""
 
     def __repr__(self) -> str:
-        return f"<elicit.Sealer audience={self.audience!r} {'closed' if self.closed else 'open'}>"
+        return f"<elicit_mcp.Sealer audience={self.audience!r} {'closed' if self.closed else 'open'}>"
 
     def seal(
         self,
@@ -200,7 +200,7 @@ class Sealer(_Owned):
         params as received (``name`` and ``arguments`` are bound, ``uri`` for
         ``resources/read``); ``principal`` the authenticated principal (``None`` when
         unauthenticated); ``now`` Unix seconds (default ``time.time()``); ``random``
-        :data:`~elicit.SEAL_RANDOM_LEN` bytes (default ``os.urandom``), the nonce then
+        :data:`~elicit_mcp.SEAL_RANDOM_LEN` bytes (default ``os.urandom``), the nonce then
         the principal salt.
         """
         m = method.encode("utf-8")
@@ -240,7 +240,7 @@ class Sealer(_Owned):
         """Verify ``params["requestState"]``: ``None`` when the request carries no state
         (a first round), else the plaintext state for :meth:`Plan.modern`.
 
-        Raises :class:`~elicit.RequestStateError` when the token does not verify
+        Raises :class:`~elicit_mcp.RequestStateError` when the token does not verify
         (answer with ``e.error``, the SDK's frozen JSON-RPC error; ``e.reason`` is for
         the log only).
         """
