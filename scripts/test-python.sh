@@ -76,7 +76,7 @@ cat "$VENV/booking.log"
 
 # -------------------------------------------------------------------- 5. leak check
 step "leak check ($LEAK_ROUNDS rounds)"
-"$VPY" "$PKG/leak_check.py" --rounds "$LEAK_ROUNDS"
+"$VPY" "$PKG/tests/leak_check.py" --rounds "$LEAK_ROUNDS"
 
 # ------------------------------------------------------------------------ 6. pytest
 step "pytest"
