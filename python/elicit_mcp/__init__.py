@@ -41,6 +41,7 @@ from ._engine import (
     Round,
     Step,
 )
+from .declare import ArgumentsError, Declared, Elicit, Question, tool
 from ._ffi import LIB_ENV, LibraryError, LibraryNotFoundError, find_library, load
 from ._seal import STATE_KEYS_ENV, KeyRing, Sealer, parse_keys
 from .constants import (
@@ -94,6 +95,11 @@ def abi_version() -> int:
 
 __all__ = [
     "ABI_VERSION",
+    "ArgumentsError",
+    "Declared",
+    "Elicit",
+    "Question",
+    "tool",
     "Ask",
     "CallInputError",
     "ClosedError",
