@@ -73,7 +73,9 @@ class Elicit:
     ``{}``) or ``resolver`` (a function run on every round: its parameters name the
     arguments and elicited parameters it needs, it returns a value, asking nothing, or
     a :class:`Question`; ``kind`` says which kind of question it may ask, ``"form"`` by
-    default). ``outcome=True`` settles the parameter to the outcome itself
+    default). ``schema`` gives a form's ``requestedSchema`` verbatim (the parameter
+    settles to the accepted content object) instead of deriving it from ``T``.
+    ``outcome=True`` settles the parameter to the outcome itself
     (``{"action": "accept", "value": ...}``, ``{"action": "decline"}``, ...).
     """
 
@@ -86,6 +88,7 @@ class Elicit:
     title: Optional[str] = None
     description: Optional[str] = None
     outcome: bool = False
+    schema: Optional[Mapping[str, Any]] = None
 
 
 @dataclass(frozen=True)
@@ -391,7 +394,11 @@ class Declared:
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
         except Exception as e:
-            raise _declaration_error(self.name, f"its type hints cannot be read: {e}") from None
+            raise _declaration_error(
+                self.name,
+                f"its type hints cannot be read ({e}); with `from __future__ import annotations`, "
+                "an annotation may name only module-level objects",
+            ) from None
         out = []
         for pname, p in inspect.signature(fn).parameters.items():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -442,7 +449,11 @@ class Declared:
         )
         self._kinds[p.name] = kind
         t, _optional = _strip_optional(p.annotation)
-        if kind == "form":
+        if e.schema is not None:
+            if kind != "form":
+                raise _declaration_error(where, "schema= belongs to a form question")
+            entry["type"] = {"schema": dict(e.schema)}
+        elif kind == "form":
             entry["type"] = _answer_type(t, where)
             if _is_model(t):
                 model = t

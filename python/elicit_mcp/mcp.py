@@ -88,12 +88,12 @@ class SealingMiddleware:
         principal = authenticated_principal(ctx)
         if params is not None and params.get("requestState") is not None:
             if not isinstance(params["requestState"], str):
-                logger.warning("requestState rejected on %s: non-string requestState", ctx.method)
+                logger.warning("requestState rejected (non-string requestState) on %s", ctx.method)
                 raise mcp_error(RequestStateError("non-string requestState"))
             try:
                 plain = self.sealer.unseal(ctx.method, params, principal=principal)
             except RequestStateError as e:
-                logger.warning("requestState rejected on %s: %s", ctx.method, e.reason)
+                logger.warning("requestState rejected (%s) on %s", e.reason, ctx.method)
                 raise mcp_error(e) from None
             ctx = replace(ctx, params={**params, "requestState": plain})
         result = await call_next(ctx)
@@ -298,8 +298,11 @@ class Elicitation:
             return _tool_error(f"Unknown tool: {params.name!r}")
         try:
             outcome = await self._run(entry.declared, ctx, params.arguments)
-        except (ArgumentsError, ResolutionError, ClientError) as e:
-            return _complete(ctx, _tool_error(e.message if isinstance(e, ElicitError) else str(e)))
+        except (ArgumentsError, ResolutionError) as e:
+            return _complete(ctx, _tool_error(e.message))
+        except ClientError as e:
+            # FastMCP's wording for a tool whose elicitation the client failed.
+            return _complete(ctx, _tool_error(f"Error calling tool {params.name!r}: {e}"))
         if isinstance(outcome, Pending):
             return outcome.result()
         return _complete(ctx, _tool_result(outcome.value))
