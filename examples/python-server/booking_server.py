@@ -69,7 +69,7 @@ def which_airport(destination: str) -> Question:
 def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServer:
     """The server: the conformance fixtures first (with ``conformance``), then the
     booking tools, the welcome prompt and the itinerary resource."""
-    server = MCPServer(SERVER_NAME)
+    server = MCPServer(SERVER_NAME, version=elicit_mcp.__version__)
     elicit = Elicitation(server, keys=keys, ttl=ttl)
     if conformance:
         from conformance import register

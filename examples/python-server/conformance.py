@@ -11,6 +11,8 @@ parameter settles to the accepted content object.
 import json
 from typing import Annotated, Any, Dict, List
 
+from mcp.server.mcpserver import Context, MCPServer
+
 from elicit_mcp import Elicit, Question
 from elicit_mcp.mcp import Elicitation
 
@@ -105,7 +107,22 @@ Obj = Dict[str, Any]
 
 
 def register(elicit: Elicitation) -> None:
-    """Add the fixtures: the static resource first, then the tools and the prompt."""
+    """Add the fixtures: the static resource first, then the tools and the prompt; and,
+    as the SDK's own tools beside the declared ones, the suite's hooks that change the
+    tool and prompt lists (MCPServer declares listChanged: subscriptions/listen streams
+    are told)."""
+    server = elicit.server
+    assert isinstance(server, MCPServer)
+
+    @server.tool(description="Diagnostic hook: tells subscriptions/listen streams the tool list changed")
+    async def test_trigger_tool_change(ctx: Context) -> str:
+        await ctx.notify_tools_changed()
+        return "tools changed"
+
+    @server.tool(description="Diagnostic hook: tells subscriptions/listen streams the prompt list changed")
+    async def test_trigger_prompt_change(ctx: Context) -> str:
+        await ctx.notify_prompts_changed()
+        return "prompts changed"
 
     @elicit.resource(ABOUT_URI, name="about", mime_type="text/plain")
     def about() -> str:
