@@ -145,6 +145,7 @@ async def serve_http(server: MCPServer, host: str, port: int) -> None:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(1024)  # connections queue from here on: the URL line may go out now
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

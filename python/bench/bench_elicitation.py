@@ -30,12 +30,14 @@ import argparse
 import asyncio
 import cProfile
 import json
+import logging
 import os
 import pstats
 import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from typing import Annotated, Any, Awaitable, Callable, Dict, List, Literal, Optional, Union
 
@@ -250,6 +252,7 @@ def serve(variant: str) -> None:
     app = server.streamable_http_app(host="127.0.0.1")
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(1024)  # connections queue from here on, before uvicorn accepts
     print(f"streamable HTTP on http://127.0.0.1:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
@@ -288,6 +291,7 @@ async def one_call(client: Any, url: str, tool: str) -> int:
 async def load(url: str, tool: str, calls: int, concurrency: int) -> int:
     import httpx2 as httpx
 
+    logging.getLogger("httpx2").setLevel(logging.WARNING)
     sem = asyncio.Semaphore(concurrency)
     async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=concurrency)) as client:
 
@@ -308,6 +312,8 @@ def start(command: List[str]) -> "tuple[subprocess.Popen[str], str]":
             raise RuntimeError(f"{command} exited")
         m = re.search(r"streamable HTTP on (http://127\.0\.0\.1:\d+/mcp)", line)
         if m:
+            # Keep draining the server's log, or a full pipe would stall it.
+            threading.Thread(target=proc.stderr.read, daemon=True).start()
             return proc, m.group(1)
 
 

@@ -404,15 +404,18 @@ def _tool_error(message: str) -> Dict[str, Any]:
 
 
 def _tool_result(value: Any) -> HandlerResult:
-    if isinstance(value, (types.CallToolResult, dict)):
+    # `isError: false` spelled out, as FastMCP and the Rust server send it.
+    if isinstance(value, types.CallToolResult):
         return value
+    if isinstance(value, dict):
+        return {**value, "isError": value.get("isError", False)}
     if isinstance(value, str):
-        return {"content": [{"type": "text", "text": value}]}
+        return {"content": [{"type": "text", "text": value}], "isError": False}
     import json
 
     dump = getattr(value, "model_dump", None)
     data = dump(mode="json", by_alias=True) if callable(dump) else value
-    result: Dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(data)}]}
+    result: Dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(data)}], "isError": False}
     if isinstance(data, dict):
         result["structuredContent"] = data
     return result
