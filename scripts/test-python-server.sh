@@ -7,7 +7,8 @@
 #     requirement sets as tests/mcp-conformance/expected-failures.yaml expects
 #     (scripts/test-mcp-conformance.sh scripts/dev-python-server.sh);
 #  2. the FastMCP 4.1.6 client's checks, both eras, stdio and HTTP
-#     (tests/interop/mcp/test_booking_server.py with ELICIT_SERVER_CMD; the checks of the
+#     (tests/interop/mcp/test_booking_server.py, test_rmcp_kinds.py (sampling, roots, URL
+#     mode) and test_rmcp_prompts_resources.py with ELICIT_SERVER_CMD; the checks of the
 #     Rust transport's own wire details are skipped: the SDK's transport serves this one);
 #  3. the mixed fleet: rounds alternating between this server, elicit-rmcp-server and the
 #     Python reference server (FastMCP 4.1.6 + the seed), one key ring
@@ -37,6 +38,7 @@ echo "test-python-server: the reference oracle's venv (scripts/dev-oracle-env.sh
 ELICIT_REFERENCE_PYTHON="$(scripts/dev-oracle-env.sh)"
 export ELICIT_REFERENCE_PYTHON
 ELICIT_SERVER_CMD="$ROOT/scripts/dev-python-server.sh" timeout "${MCP_TEST_TIMEOUT:-1200}" \
-    "$py" -m pytest tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_mixed_fleet.py \
+    "$py" -m pytest tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_rmcp_kinds.py \
+    tests/interop/mcp/test_rmcp_prompts_resources.py tests/interop/mcp/test_mixed_fleet.py \
     -p no:cacheprovider -q -rfE "$@" || status=1
 exit $status

@@ -355,7 +355,7 @@ class Elicitation:
                 arguments,
                 era="handshake",
                 capabilities=caps if caps is not None else {},
-                ask=lambda method, request: _ask(ctx, method, request),
+                ask=lambda method, request: self._ask(ctx, method, request),
             )
         except (ArgumentsError, ResolutionError) as e:
             if ctx.method == "tools/call":
@@ -365,18 +365,42 @@ class Elicitation:
             raise mcp_error(e) from None
 
 
+    async def url_flow(self, elicitation_id: str, request: Dict[str, Any]) -> None:
+        """Handshake era: the user accepted the URL-mode ``request``; return once its
+        out-of-band flow is done (then ``notifications/elicitation/complete`` names
+        ``elicitation_id``), or raise to fail the call and complete nothing. By default
+        the flow counts as done at once: override it to wait for your payment or sign-in
+        callback. (On 2026-07-28 the client's retry carrying the accept is the completion.)"""
+
+    async def _ask(self, ctx: ServerRequestContext[Any, Any], method: str, params: Dict[str, Any]) -> Any:
+        """Handshake era: one request over the back-channel; the client's result."""
+        session = ctx.session
+        if method == "elicitation/create" and params.get("mode") == "url":
+            try:
+                result = await session.send_request(
+                    types.ElicitRequest(params=types.ElicitRequestURLParams.model_validate(params)),
+                    types.ElicitResult,
+                    metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+                )
+            except MCPError as e:
+                raise ClientError(e.message) from None
+            if result.action == "accept":
+                try:
+                    await self.url_flow(params["elicitationId"], params)
+                except Exception as e:
+                    raise ClientError(f"the URL flow failed: {e}") from None
+                await session.send_elicit_complete(params["elicitationId"], related_request_id=ctx.request_id)
+            return result
+        return await _ask(ctx, method, params)
+
+
 async def _ask(ctx: ServerRequestContext[Any, Any], method: str, params: Dict[str, Any]) -> Any:
-    """Handshake era: one request over the back-channel; the client's result."""
+    """Handshake era: one form, sampling or roots request over the back-channel; the
+    client's result."""
     session = ctx.session
     related = ServerMessageMetadata(related_request_id=ctx.request_id)
     try:
         if method == "elicitation/create":
-            if params.get("mode") == "url":
-                return await session.send_request(
-                    types.ElicitRequest(params=types.ElicitRequestURLParams.model_validate(params)),
-                    types.ElicitResult,
-                    metadata=related,
-                )
             return await session.elicit_form(params["message"], params["requestedSchema"], related_request_id=ctx.request_id)
         if method == "sampling/createMessage":
             return await session.send_request(
