@@ -6,10 +6,11 @@
 #   scripts/dev-python-server.sh --stdio
 #   scripts/dev-python-server.sh --http 127.0.0.1:PORT       # endpoint /mcp; port 0 picks one
 #   scripts/dev-python-server.sh --conformance --http 127.0.0.1:0
-#   [--state-ttl SECS]
+#   [--state-keys-file PATH] [--alone] [--state-ttl SECS]
 #
-# ELICIT_STATE_KEYS: comma-separated hex keys (32 to 128 bytes each, 1 to 8), the first
-# seals; unset, one ephemeral key per process. Builds elicit-ffi (release) once and runs
+# ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,
+# 1 to 8), the first seals; without a ring, stdio uses one ephemeral key and --http refuses
+# to start unless --alone. Builds elicit-ffi (release) once and runs
 # on the venv .venv-python (created with mcp==2.3.0 when missing; test-python.sh shares it).
 # Log lines go to stderr; with --http the first names the URL ("streamable HTTP on ...").
 set -euo pipefail

@@ -6,8 +6,9 @@ example), so clients, harnesses and key rings drive either.
     scripts/dev-python-server.sh --http 127.0.0.1:8000      # endpoint /mcp
     scripts/dev-python-server.sh --conformance --http 127.0.0.1:0
 
-Environment: ``ELICIT_STATE_KEYS``, comma-separated hex keys (32 to 128 bytes each, 1 to
-8 keys); the first seals, every key opens. Unset: one ephemeral key per process.
+Keys: ``ELICIT_STATE_KEYS`` (or ``--state-keys-file``), comma-separated hex keys (32 to
+128 bytes each, 1 to 8 keys); the first seals, every key opens. Without a ring, stdio
+uses one ephemeral key; HTTP refuses to start unless ``--alone`` (the Rust server's rule).
 """
 
 from __future__ import annotations
@@ -113,15 +114,29 @@ def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServ
     return server
 
 
-def key_ring() -> elicit_mcp.KeyRing:
-    if os.environ.get(elicit_mcp.STATE_KEYS_ENV) is None:
-        log("sealing requestState with an ephemeral key (set ELICIT_STATE_KEYS to share state across processes)")
-        return elicit_mcp.KeyRing([os.urandom(32)])
+def key_ring(keys_file: Optional[str], *, http: bool, alone: bool) -> elicit_mcp.KeyRing:
+    """The ring from --state-keys-file or ELICIT_STATE_KEYS; without one, an ephemeral key
+    for stdio, and for HTTP only with --alone (tokens die with the process, so no other
+    process could serve the same calls)."""
+    source = keys_file or elicit_mcp.STATE_KEYS_ENV
     try:
-        ring = elicit_mcp.KeyRing.from_env()
+        if keys_file is not None:
+            ring = elicit_mcp.KeyRing.from_file(keys_file)
+        elif os.environ.get(elicit_mcp.STATE_KEYS_ENV) is not None:
+            ring = elicit_mcp.KeyRing.from_env()
+        elif http and not alone:
+            raise ValueError(
+                f"--http needs a key ring ({elicit_mcp.STATE_KEYS_ENV} or --state-keys-file), "
+                "or --alone when this process serves its calls alone"
+            )
+        else:
+            log("sealing requestState with an ephemeral key (set ELICIT_STATE_KEYS to share state across processes)")
+            return elicit_mcp.KeyRing([os.urandom(32)])
     except elicit_mcp.ElicitError as e:  # a duplicate key: the library names keys[i]
-        raise ValueError(f"{elicit_mcp.STATE_KEYS_ENV}: {e.message}") from None
-    log(f"sealing requestState with the key(s) from {elicit_mcp.STATE_KEYS_ENV}")
+        raise ValueError(f"{source}: {e.message}") from None
+    except OSError as e:
+        raise ValueError(f"{source}: {e.strerror}") from None
+    log(f"sealing requestState with the key(s) from {source}")
     return ring
 
 
@@ -159,13 +174,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     transport = parser.add_mutually_exclusive_group(required=True)
     transport.add_argument("--stdio", action="store_true", help="serve MCP over stdin/stdout")
     transport.add_argument("--http", type=loopback, metavar="ADDR", help="serve streamable HTTP at http://ADDR/mcp (loopback only; port 0 picks a free port, printed on stderr)")
+    parser.add_argument("--state-keys-file", metavar="PATH", help="read the key ring from PATH (the text ELICIT_STATE_KEYS takes)")
+    parser.add_argument("--alone", action="store_true", help="HTTP without a ring: this process serves alone, so one ephemeral key will do")
     parser.add_argument("--state-ttl", type=float, default=float(elicit_mcp.DEFAULT_TTL_SECS), metavar="SECS", help="lifetime of a sealed requestState (default 600)")
     parser.add_argument("--conformance", action="store_true", help="also serve the official MCP conformance suite's fixtures")
     opts = parser.parse_args(argv)
     if not opts.state_ttl > 0:
         parser.error("--state-ttl must be positive")
     try:
-        keys = key_ring()
+        keys = key_ring(opts.state_keys_file, http=opts.http is not None, alone=opts.alone)
     except (ValueError, elicit_mcp.ElicitError) as e:
         log(str(e))
         return 2
