@@ -36,6 +36,7 @@ mod digest;
 pub mod error;
 pub mod input;
 pub mod json;
+pub mod keyring;
 pub mod plan;
 #[cfg(feature = "serde")]
 pub mod plan_bytes;
