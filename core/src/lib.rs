@@ -40,6 +40,7 @@ pub mod keyring;
 pub mod plan;
 #[cfg(feature = "serde")]
 pub mod plan_bytes;
+mod printable;
 mod pyfmt;
 mod question;
 mod reply;
@@ -51,7 +52,7 @@ pub use error::{CompileError, Error, Problem};
 pub use input::{Capabilities, InputKind};
 pub use json::{Sink, SliceSink, Style};
 pub use plan::Plan;
-pub use pyfmt::PyRepr;
+pub use pyfmt::{write_py_repr, PyRepr};
 pub use round::{Era, Inputs, Note, Round, Step};
 pub use state::Action;
 pub use types::TypeKind;

@@ -7,7 +7,9 @@ use elicit_core::{CompileError, Error, Plan, Sink, SliceSink};
 
 use booking_fixture::Piece;
 
-use crate::rpc::{chars, py_repr, Escaped};
+use elicit_core::write_py_repr;
+
+use crate::rpc::Escaped;
 
 /// Capacity (parameters) of every plan: the largest tool, `book_flight`, has 5. One
 /// capacity for all tools means one copy of the engine's code.
@@ -144,11 +146,13 @@ impl ArgError<'_> {
         };
         out.put(before);
         match self {
-            ArgError::Unexpected(k, _) => py_repr(chars(*k), out),
-            ArgError::Missing(n, _) | ArgError::NotString(n, _) => py_repr(n.chars(), out),
+            ArgError::Unexpected(k, _) => write_py_repr(k.units(), out),
+            ArgError::Missing(n, _) | ArgError::NotString(n, _) => {
+                write_py_repr(n.chars().map(u32::from), out)
+            }
         }
         out.put(mid);
-        py_repr(tool.chars(), out);
+        write_py_repr(tool.chars().map(u32::from), out);
         out.put(after);
     }
 }
@@ -158,7 +162,7 @@ impl ArgError<'_> {
 /// end with the first six kinds; the rest are capacity and host errors, written with the
 /// same words where they carry no [`elicit_core::Problem`] text.
 pub fn write_error(e: &Error, out: &mut dyn Sink) {
-    let param = |out: &mut dyn Sink, p: &str| py_repr(p.chars(), out);
+    let param = |out: &mut dyn Sink, p: &str| write_py_repr(p.chars().map(u32::from), out);
     match e {
         Error::Refused {
             param: p,
