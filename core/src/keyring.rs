@@ -9,7 +9,7 @@
 //!
 //! [`parse`] decodes into caller memory (no heap): a buffer of [`MAX_RING_BYTES`] holds
 //! any ring. The buffer then holds the secrets: wipe it (e.g. `zeroize`) once the
-//! [`crate::seal`] key ring is derived from [`Keys::refs`]. Its errors name where the text came from (the caller's `source` label: the
+//! `seal` key ring is derived from [`Keys::refs`]. Its errors name where the text came from (the caller's `source` label: the
 //! variable's name, a file's path) and the key, counted from 0, as every launcher and
 //! server reports it:
 //!
@@ -72,7 +72,7 @@ impl<'b> Keys<'b> {
         })
     }
 
-    /// The keys as a slice of slices (what [`crate::seal::KeyRing::new`] takes).
+    /// The keys as a slice of slices (what `seal::KeyRing::new` takes).
     pub fn refs(&self) -> Refs<'b> {
         let mut keys: [&'b [u8]; MAX_KEYS] = [&[]; MAX_KEYS];
         for (slot, key) in keys.iter_mut().zip(self.iter()) {
