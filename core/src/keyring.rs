@@ -9,9 +9,9 @@
 //!
 //! [`parse`] decodes into caller memory (no heap): a buffer of [`MAX_RING_BYTES`] holds
 //! any ring. The buffer then holds the secrets: wipe it (e.g. `zeroize`) once the
-//! `seal` key ring is derived from [`Keys::refs`]. Its errors name where the text came from (the caller's `source` label: the
-//! variable's name, a file's path) and the key, counted from 0, as every launcher and
-//! server reports it:
+//! `seal` key ring is derived from [`Keys::refs`]. Its errors name where the text came
+//! from (the caller's `source` label: the variable's name, a file's path) and the key,
+//! counted from 0, as every launcher and server reports it:
 //!
 //! ```
 //! use elicit_core::keyring::{parse, MAX_KEYS, MAX_RING_BYTES};
