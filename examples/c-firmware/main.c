@@ -47,7 +47,8 @@ static void fail(const char *what, elicit_result code) {
     puts0("MISMATCH: ");
     puts0(what);
     puts0(": ");
-    puts0(elicit_result_str(code));
+    /* The code's name: elicit_result_str would link every code's sentence (about 3 KB). */
+    puts0(elicit_result_name(code));
     puts0("\n");
 }
 /* Check a call's result; on failure say which and what the round's message is. */
