@@ -196,5 +196,46 @@ echo "  flash, image with every ABI function: $(flash "$FW/all-abi.elf") B"
 echo "  flash, the same image with --features detail: $(flash "$FW/c-firmware-detail.elf") B (core::fmt and the engine's texts)"
 echo "  RAM, static (.data + .bss):         $R B (plan $(sed -n 's/^# sizes: elicit_noalloc_plan \([0-9]*\) B.*/\1/p' "$FW/transcript.txt") B, round, sealer, workspace, I/O buffers)"
 grep '^# stack peak' "$FW/transcript.txt" | sed 's/^# /  RAM, /'
+
+# What the flash is: each input section of the linker map by the file it came from, and
+# the library's part by crate from its symbols (LTO inlines engine code into the ABI
+# functions, so those carry part of the engine); what no symbol covers is string
+# literals and constant tables.
+step "flash of the C image by origin (linker map) and the library's by crate (symbols)"
+awk '
+  function hex(h,   i, n) { n = 0; h = tolower(substr(h, 3)); for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+  function origin(f) {
+    if (f ~ /libelicit_noalloc\.a\(/) return "libelicit_noalloc.a (the engine, sealing, the heap-free ABI)"
+    if (f ~ /libc(_nano)?\.a\(/) return "newlib-nano (memcpy, memset, strlen, ...)"
+    if (f ~ /libgcc\.a\(/) return "libgcc"
+    return "the C firmware: main.c (its transcript printing and JSON walking), startup.c, the plan bytes"
+  }
+  /^Linker script and memory map/ { on = 1 }
+  !on { next }
+  /^ \.(vector_table|text|rodata|data|ARM\.exidx)[^ ]*$/ { pending = 1; next }
+  pending && NF >= 3 && $1 ~ /^0x/ { s[origin($3)] += hex($2); pending = 0; next }
+  /^ \.(vector_table|text|rodata|data|ARM\.exidx)[^ ]* +0x/ { s[origin($4)] += hex($3); next }
+  { pending = 0 }
+  END { for (k in s) printf "  %7d B  %s\n", s[k], k }' "$FW/c-firmware.map" | sort -rn
+echo "  the library by crate (named symbols):"
+arm-none-eabi-nm -C -S "$FW/c-firmware.elf" | awk -v lib="$lib_flash" '
+  function hex(s,   i, n) { n = 0; s = tolower(s); for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return n }
+  NF >= 4 && $3 ~ /^[tTrRdD]$/ {
+    size = hex($2); name = $0; sub(/^[0-9a-fA-F]+ [0-9a-fA-F]+ [a-zA-Z] /, "", name); c = ""
+    if (name ~ /^elicit_noalloc_|^elicit_result|^elicit_abi|elicit_ffi_noalloc::/) c = "elicit-ffi-noalloc: the ABI functions (with engine code inlined), messages, codes"
+    else if (name ~ /elicit_core::seal/) c = "elicit_core::seal (tokens, claims, key ring)"
+    else if (name ~ /elicit_core::json::float/) c = "elicit_core::json::float (small-float parsing and printing)"
+    else if (name ~ /elicit_core::json/) c = "elicit_core::json (reader, writer)"
+    else if (name ~ /elicit_core::types/) c = "elicit_core::types (answer types: compile, validate)"
+    else if (name ~ /elicit_core/) c = "elicit_core: round, question, reply, state, digest, plan bytes"
+    else if (name ~ /(aes|aes_gcm|ghash|polyval|hkdf|hmac|cipher|universal_hash|ctr|aead|subtle|zeroize)::/) c = "aes-gcm, hkdf (AES-256-GCM, GHASH, HKDF-SHA256)"
+    else if (name ~ /sha2::|digest::|block_buffer::/) c = "sha2 (SHA-256, compact)"
+    else if (name ~ /postcard::|serde::|serde_core::/) c = "postcard, serde (plan bytes)"
+    else if (name ~ /compiler_builtins/) c = "compiler_builtins (soft f64 add, memcpy)"
+    else if (name ~ /^core::|^<core::|^<&|^<char|^<str|^<\[/) c = "core (str, slices, panics)"
+    if (c != "") { s[c] += size; t += size }
+  }
+  END { for (c in s) printf "    %7d B  %s\n", s[c], c
+        printf "    %7d B  no symbol: string literals (messages, JSON keys, error texts) and tables\n", lib - t }' | sort -rn
 echo
 echo "run-c-firmware: all checks passed"
