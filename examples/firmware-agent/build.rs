@@ -13,12 +13,12 @@ use std::path::PathBuf;
 use elicit_core::decl::{AnswerType, Param, Tool};
 use elicit_core::Plan;
 
-fn main() {
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-    fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+    fs::copy("memory.x", out.join("memory.x")).map_err(|e| format!("memory.x: {e}"))?;
     // cortex-m-rt's `device` feature includes a device.x naming the interrupt handlers;
     // the agent's vectors all point at DefaultHandler (src/board.rs), so it is empty.
-    fs::write(out.join("device.x"), "/* src/board.rs: __INTERRUPTS */\n").expect("device.x");
+    fs::write(out.join("device.x"), "/* src/board.rs: __INTERRUPTS */\n")?;
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
     println!("cargo:rerun-if-changed=build.rs");
@@ -49,9 +49,11 @@ fn main() {
         ("order", order),
     ] {
         let plan: Plan<'_, 255> =
-            Plan::compile(&json).unwrap_or_else(|e| panic!("{name} does not compile: {e}"));
+            Plan::compile(&json).map_err(|e| format!("{name} does not compile: {e}"))?;
         let bytes = plan.to_postcard_vec();
-        Plan::<'_, 255>::from_postcard(&bytes).expect("plan bytes load back");
-        fs::write(out.join(format!("{name}.plan")), &bytes).expect("write plan");
+        Plan::<'_, 255>::from_postcard(&bytes)
+            .map_err(|e| format!("{name}: the plan bytes do not load back: {e}"))?;
+        fs::write(out.join(format!("{name}.plan")), &bytes)?;
     }
+    Ok(())
 }

@@ -16,24 +16,28 @@ use sha2::{Digest, Sha256};
 
 const DECLARATIONS: &[&str] = &["book_flight", "survey16"];
 
-fn main() {
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+/// A build failure: its message is printed and the build stops.
+type Failed = Box<dyn std::error::Error>;
 
-    fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+fn main() -> Result<(), Failed> {
+    let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+
+    fs::copy("memory.x", out.join("memory.x")).map_err(|e| format!("memory.x: {e}"))?;
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
 
     for name in DECLARATIONS {
         let path = format!("decl/{name}.json");
         println!("cargo:rerun-if-changed={path}");
-        let json = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let json = fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
         // The host's capacity only bounds compilation; the device picks its own N.
         let plan: Plan<'_, 255> =
-            Plan::compile(&json).unwrap_or_else(|e| panic!("{path} does not compile: {e}"));
+            Plan::compile(&json).map_err(|e| format!("{path} does not compile: {e}"))?;
         let bytes = plan.to_postcard_vec();
         // The round trip the device will do, checked here too.
-        Plan::<'_, 255>::from_postcard(&bytes).expect("plan bytes load back");
-        fs::write(out.join(format!("{name}.plan")), &bytes).expect("write plan");
+        Plan::<'_, 255>::from_postcard(&bytes)
+            .map_err(|e| format!("{path}: the plan bytes do not load back: {e}"))?;
+        fs::write(out.join(format!("{name}.plan")), &bytes)?;
     }
 
     // Lines are tagged `[seal] `, `[postcard] ` or `[json] ` when only builds with that
@@ -69,6 +73,6 @@ fn main() {
              /// Its number of lines.\n\
              pub const EXPECTED_LINES: u32 = {lines};\n"
         ),
-    )
-    .expect("write expected.rs");
+    )?;
+    Ok(())
 }
