@@ -90,7 +90,7 @@ impl Provision {
             }
             let mut at = 24;
             for key in keys.iter_mut().take(count) {
-                let len = usize::from(block[at]);
+                let len = usize::from(block.get(at).copied().unwrap_or(0));
                 if !(MIN_KEY_LEN..=MAX_KEY_LEN).contains(&len) || at + 1 + len > block.len() {
                     return Err("a provisioned key must be 32 to 128 bytes");
                 }
@@ -115,8 +115,8 @@ impl Provision {
     #[cfg(feature = "seal")]
     pub fn ring(&self, block: &[u8; board::PROVISION_LEN]) -> Result<KeyRing<MAX_KEYS>, Refused> {
         let k = |i: usize| {
-            let (at, len) = self.keys[i];
-            &block[at..at + len]
+            let (at, len) = self.keys.get(i).copied().unwrap_or((0, 0));
+            block.get(at..at + len).unwrap_or(&[])
         };
         let secrets: &[&[u8]] = if self.key_count == 1 {
             &[k(0)]
