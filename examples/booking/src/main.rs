@@ -32,6 +32,11 @@ fn quote(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Resolver input `name` as text (the engine passes every input a resolver needs).
+fn input(inputs: Value<'_>, name: &str) -> String {
+    inputs.get(name).map(text).unwrap_or_default()
+}
+
 /// The question `template` asks with these `inputs`, as resolver question JSON.
 fn ask(template: Template, inputs: Value<'_>) -> String {
     let values: Vec<(&str, String)> = inputs.members().map(|(k, v)| (k.raw(), text(v))).collect();
@@ -48,14 +53,10 @@ fn ask(template: Template, inputs: Value<'_>) -> String {
 /// The host's resolvers (the fixture's rules): a value (JSON) or a question (JSON).
 fn resolve(name: &str, inputs: Value<'_>) -> Result<String, String> {
     match name {
-        "airport" => {
-            // The engine passes every input a resolver needs.
-            let dest = inputs.get("destination").map(text).unwrap_or_default();
-            match resolver::AIRPORT.known_answer(&dest) {
-                Some(airport) => Ok(quote(airport)),
-                None => Err(ask(resolver::AIRPORT.ask, inputs)),
-            }
-        }
+        "airport" => match resolver::AIRPORT.known_answer(&input(inputs, "destination")) {
+            Some(airport) => Ok(quote(airport)),
+            None => Err(ask(resolver::AIRPORT.ask, inputs)),
+        },
         "proceed" => Err(ask(resolver::PROCEED.ask, inputs)),
         // The plan has no other resolver; should it gain one, the user is asked.
         other => Err(format!(
