@@ -26,6 +26,14 @@
  *   gives ELICIT_ERR_BUFFER_TOO_SMALL with *out_len = size needed and the buffer
  *   untouched; buf = NULL, cap = 0 is a size query; out-parameters are written only
  *   on success.
+ * - Messages (a round's last error, the constructors' err_buf, a sealing call's
+ *   detail): libelicit_noalloc.a writes static texts by default, formatting nothing:
+ *   the argument at fault and what is wrong ("mem is smaller than the *_size() query
+ *   says (1504 bytes needed)"), or an engine error's code name and the size needed
+ *   where there is one ("ELICIT_ERR_WORKSPACE_FULL (31 more bytes needed)"). Built
+ *   with its cargo feature `detail`, and always in libelicit, they are the engine's
+ *   own texts (parameter names, cycle paths, values), at the cost of core::fmt in
+ *   the image. The codes are the same either way.
  * - Panics: there is no panic barrier (it needs std). The engine returns errors for
  *   bad input, full capacities and small buffers instead of panicking; a panic that
  *   still happened aborts the program (libelicit_noalloc.a's panic handler calls the C

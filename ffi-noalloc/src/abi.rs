@@ -188,41 +188,30 @@ pub fn bounded(mut message: alloc::string::String) -> alloc::string::String {
     message
 }
 
-/// The message of an engine round error: its own text with `detail`.
-#[cfg(feature = "detail")]
+/// The message of an engine round error: with `detail` its own text, else the code's
+/// name and the size needed where the error has one.
 fn engine_message(e: &Error, out: &mut dyn Sink) {
+    #[cfg(feature = "detail")]
     display(e, out);
-}
-
-/// The message of an engine round error: the code's name, and the size needed where the
-/// error has one.
-#[cfg(not(feature = "detail"))]
-fn engine_message(e: &Error, out: &mut dyn Sink) {
-    out.put(crate::codes::result_name(code_of(e)).to_bytes());
-    match e {
-        Error::Workspace { needed } => {
-            out.put(b" (");
-            put_decimal(out, *needed);
-            out.put(b" more bytes needed)");
-        }
-        Error::BufferTooSmall { needed } => {
-            out.put(b" (");
-            put_decimal(out, *needed);
-            out.put(b" bytes needed)");
-        }
-        _ => {}
+    #[cfg(not(feature = "detail"))]
+    {
+        out.put(crate::codes::result_name(code_of(e)).to_bytes());
+        let (needed, what): (usize, &[u8]) = match e {
+            Error::Workspace { needed } => (*needed, b" more bytes needed)"),
+            Error::BufferTooSmall { needed } => (*needed, b" bytes needed)"),
+            _ => return,
+        };
+        out.put(b" (");
+        put_decimal(out, needed);
+        out.put(what);
     }
 }
 
-/// The message of a compile error: its own text with `detail`.
-#[cfg(feature = "detail")]
+/// The message of a compile error: with `detail` its own text, else the code's name.
 fn compile_message(e: &CompileError, out: &mut dyn Sink) {
+    #[cfg(feature = "detail")]
     display(e, out);
-}
-
-/// The message of a compile error: the code's name.
-#[cfg(not(feature = "detail"))]
-fn compile_message(e: &CompileError, out: &mut dyn Sink) {
+    #[cfg(not(feature = "detail"))]
     out.put(crate::codes::result_name(compile_code_of(e)).to_bytes());
 }
 
@@ -653,36 +642,36 @@ pub(crate) unsafe fn construct(
 }
 
 /// The body of a reader that writes one of the engine's outputs under the output
-/// convention: `read!(with, handle, buf, cap, out_len, |engine, sink| expression)`,
-/// where `with` runs a closure on the handle's engine (each surface's `with_round`).
-/// The one shape of the `*_resolve_inputs`, `*_ask`, `*_values` and
+/// convention: `read!(handle, buf, cap, out_len, |engine, sink| expression)`, run
+/// through the calling surface's own `with_round` (the name is resolved where the macro
+/// is used). The one shape of the `*_resolve_inputs`, `*_ask`, `*_values` and
 /// `*_request_state` entry points of both surfaces.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! read {
-    ($with:path, $handle:expr, $buf:expr, $cap:expr, $out_len:expr, |$r:ident, $s:ident| $write:expr) => {
+    ($handle:expr, $buf:expr, $cap:expr, $out_len:expr, |$r:ident, $s:ident| $write:expr) => {
         // SAFETY: forwarded from the entry point's contract.
         unsafe {
-            $with($handle, |$r| {
+            with_round($handle, |$r| {
                 $crate::abi::write_out($buf, $cap, $out_len, &|$s| $write)
             })
         }
     };
 }
 
-/// The body of an answer that hands a text to the engine:
-/// `answer!(with, handle, ptr, len, "name", |engine, text| expression)`. The one
-/// shape of the `*_resolve_value`, `*_resolve_question`, `*_resolve_failed` and
+/// The body of an answer that hands a text to the engine: `answer!(handle, ptr, len,
+/// method)` reads `(ptr, len)` as UTF-8 (an error names the argument `ptr`) and calls
+/// the engine's `method` with it, through the calling surface's own `with_round`. The
+/// one shape of the `*_resolve_value`, `*_resolve_question`, `*_resolve_failed` and
 /// `*_answer` entry points of both surfaces.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! answer {
-    ($with:path, $handle:expr, $ptr:expr, $len:expr, $what:literal, |$r:ident, $t:ident| $call:expr) => {
+    ($handle:expr, $ptr:ident, $len:expr, $method:ident) => {
         // SAFETY: forwarded from the entry point's contract.
         unsafe {
-            $with($handle, |$r| {
-                let $t = $crate::abi::text($ptr, $len, $what)?;
-                Ok($call?)
+            with_round($handle, |r| {
+                Ok(r.$method($crate::abi::text($ptr, $len, stringify!($ptr))?)?)
             })
         }
     };

@@ -312,8 +312,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_inputs(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
-        .write_resolve_inputs(s))
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_resolve_inputs(s))
 }
 
 /// Heap-free surface: answer `ELICIT_STEP_RESOLVE` with the resolver's value (UTF-8
@@ -327,8 +326,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_value(
     value: *const u8,
     value_len: usize,
 ) -> elicit_result {
-    crate::answer!(with_round, round, value, value_len, "value", |r, t| r
-        .resolve_value(t))
+    crate::answer!(round, value, value_len, resolve_value)
 }
 
 /// Heap-free surface: answer `ELICIT_STEP_RESOLVE` with the resolver's question (UTF-8
@@ -342,14 +340,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_question(
     question: *const u8,
     question_len: usize,
 ) -> elicit_result {
-    crate::answer!(
-        with_round,
-        round,
-        question,
-        question_len,
-        "question",
-        |r, t| r.resolve_question(t)
-    )
+    crate::answer!(round, question, question_len, resolve_question)
 }
 
 /// Heap-free surface: fail `ELICIT_STEP_RESOLVE` (the resolver's dependency `dependency`
@@ -363,14 +354,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_failed(
     dependency: *const u8,
     dependency_len: usize,
 ) -> elicit_result {
-    crate::answer!(
-        with_round,
-        round,
-        dependency,
-        dependency_len,
-        "dependency",
-        |r, t| r.resolve_failed(t)
-    )
+    crate::answer!(round, dependency, dependency_len, resolve_failed)
 }
 
 /// Heap-free surface: during `ELICIT_STEP_ASK`, the `elicitation/create` params; as
@@ -385,7 +369,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_ask(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r.write_ask(s))
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_ask(s))
 }
 
 /// Heap-free surface: answer `ELICIT_STEP_ASK` with the client's ElicitResult (UTF-8
@@ -399,14 +383,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_answer(
     elicit_result_json: *const u8,
     len: usize,
 ) -> elicit_result {
-    crate::answer!(
-        with_round,
-        round,
-        elicit_result_json,
-        len,
-        "elicit_result_json",
-        |r, t| r.answer(t)
-    )
+    crate::answer!(round, elicit_result_json, len, answer)
 }
 
 /// Heap-free surface: after `ELICIT_STEP_DONE`, the elicited values (a JSON object); as
@@ -421,7 +398,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_values(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+    crate::read!(round, buf, cap, out_len, |r, s| r
         .write_values(Style::WIRE, s))
 }
 
@@ -472,8 +449,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_request_state(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
-        .write_request_state(s))
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_request_state(s))
 }
 
 /// Heap-free surface: after `elicit_noalloc_round_poll` returned

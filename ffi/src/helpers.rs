@@ -135,6 +135,36 @@ unsafe fn with_input(
     }
 }
 
+/// The one shape of the scalar readers: input `name` converted by `read` (`None` when
+/// it has another type: `ELICIT_ERR_WRONG_TYPE`, naming `wanted`) into `*out`, which is
+/// written only on success.
+///
+/// # Safety
+/// `round` NULL or live; `name` valid for `name_len` readable bytes; `out` NULL or
+/// valid for a write.
+unsafe fn read_scalar<T>(
+    round: *mut elicit_round,
+    (name, name_len): (*const u8, usize),
+    out: *mut T,
+    wanted: &str,
+    read: impl FnOnce(Value<'_>) -> Option<T>,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_input(
+            round,
+            name,
+            name_len,
+            || out_param(out, "out").map(|_| ()),
+            |name, v| {
+                let out = out_param(out, "out")?;
+                *out = read(v).ok_or_else(|| wrong_type(name, wanted, v))?;
+                Ok(())
+            },
+        )
+    }
+}
+
 /// During `ELICIT_STEP_RESOLVE`: the input called `name` (UTF-8, `name_len` bytes) of
 /// the current resolver, as compact UTF-8 JSON (the value `elicit_round_resolve_inputs`
 /// holds under that name). `ELICIT_ERR_NOT_FOUND` when the resolver has no such input
@@ -225,25 +255,20 @@ pub unsafe extern "C" fn elicit_round_resolve_input_int(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(
+        read_scalar(
             round,
-            name,
-            name_len,
-            || out_param(out, "out").map(|_| ()),
-            |name, v| {
-                let out = out_param(out, "out")?;
-                let n = match v.as_number() {
-                    Some(Number::Int(digits)) => digits.parse::<i64>().ok(),
+            (name, name_len),
+            out,
+            "an integer within int64_t",
+            |v| {
+                match v.as_number()? {
+                    Number::Int(digits) => digits.parse::<i64>().ok(),
                     // 2^63 is exact in f64: the range check is exact too.
-                    Some(Number::Float(f))
-                        if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) =>
-                    {
+                    Number::Float(f) if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) => {
                         Some(f as i64)
                     }
-                    _ => None,
-                };
-                *out = n.ok_or_else(|| wrong_type(name, "an integer within int64_t", v))?;
-                Ok(())
+                    Number::Float(_) => None,
+                }
             },
         )
     }
@@ -264,22 +289,12 @@ pub unsafe extern "C" fn elicit_round_resolve_input_number(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(
-            round,
-            name,
-            name_len,
-            || out_param(out, "out").map(|_| ()),
-            |name, v| {
-                let out = out_param(out, "out")?;
-                let n = match v.as_number() {
-                    Some(Number::Int(digits)) => digits.parse::<f64>().ok(),
-                    Some(Number::Float(f)) => Some(f),
-                    None => None,
-                };
-                *out = n.ok_or_else(|| wrong_type(name, "a number", v))?;
-                Ok(())
-            },
-        )
+        read_scalar(round, (name, name_len), out, "a number", |v| {
+            match v.as_number()? {
+                Number::Int(digits) => digits.parse::<f64>().ok(),
+                Number::Float(f) => Some(f),
+            }
+        })
     }
 }
 
@@ -297,19 +312,5 @@ pub unsafe extern "C" fn elicit_round_resolve_input_bool(
     out: *mut bool,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_input(
-            round,
-            name,
-            name_len,
-            || out_param(out, "out").map(|_| ()),
-            |name, v| {
-                let out = out_param(out, "out")?;
-                *out = v
-                    .as_bool()
-                    .ok_or_else(|| wrong_type(name, "a boolean", v))?;
-                Ok(())
-            },
-        )
-    }
+    unsafe { read_scalar(round, (name, name_len), out, "a boolean", |v| v.as_bool()) }
 }

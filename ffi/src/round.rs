@@ -423,8 +423,7 @@ pub unsafe extern "C" fn elicit_round_resolve_inputs(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
-        .write_resolve_inputs(s))
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_resolve_inputs(s))
 }
 
 /// Answer the current `ELICIT_STEP_RESOLVE` with the value the resolver returned (any
@@ -442,8 +441,7 @@ pub unsafe extern "C" fn elicit_round_resolve_value(
     value: *const u8,
     value_len: usize,
 ) -> elicit_result {
-    crate::answer!(with_round, round, value, value_len, "value", |r, t| r
-        .resolve_value(t))
+    crate::answer!(round, value, value_len, resolve_value)
 }
 
 /// Answer the current `ELICIT_STEP_RESOLVE` with the question the resolver decided to
@@ -469,14 +467,7 @@ pub unsafe extern "C" fn elicit_round_resolve_question(
     question: *const u8,
     question_len: usize,
 ) -> elicit_result {
-    crate::answer!(
-        with_round,
-        round,
-        question,
-        question_len,
-        "question",
-        |r, t| r.resolve_question(t)
-    )
+    crate::answer!(round, question, question_len, resolve_question)
 }
 
 /// Fail the current `ELICIT_STEP_RESOLVE`: the resolver's own dependency `dependency`
@@ -492,14 +483,7 @@ pub unsafe extern "C" fn elicit_round_resolve_failed(
     dependency: *const u8,
     dependency_len: usize,
 ) -> elicit_result {
-    crate::answer!(
-        with_round,
-        round,
-        dependency,
-        dependency_len,
-        "dependency",
-        |r, t| r.resolve_failed(t)
-    )
+    crate::answer!(round, dependency, dependency_len, resolve_failed)
 }
 
 /// During `ELICIT_STEP_ASK` (handshake era): the params of the request to send, with
@@ -526,7 +510,7 @@ pub unsafe extern "C" fn elicit_round_ask(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r.write_ask(s))
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_ask(s))
 }
 
 /// Answer the current `ELICIT_STEP_ASK` with the client's result for the request's
@@ -550,14 +534,7 @@ pub unsafe extern "C" fn elicit_round_answer(
     elicit_result_json: *const u8,
     len: usize,
 ) -> elicit_result {
-    crate::answer!(
-        with_round,
-        round,
-        elicit_result_json,
-        len,
-        "elicit_result_json",
-        |r, t| r.answer(t)
-    )
+    crate::answer!(round, elicit_result_json, len, answer)
 }
 
 /// After `ELICIT_STEP_DONE`: the elicited parameters' values, a JSON object
@@ -573,7 +550,7 @@ pub unsafe extern "C" fn elicit_round_values(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+    crate::read!(round, buf, cap, out_len, |r, s| r
         .write_values(Style::WIRE, s))
 }
 
@@ -635,8 +612,7 @@ pub unsafe extern "C" fn elicit_round_request_state(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
-        .write_request_state(s))
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_request_state(s))
 }
 
 /// After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the
