@@ -1,6 +1,8 @@
 //! Host side of the agent's build:
 //!
-//! 1. `memory.x` onto the linker's search path (cortex-m-rt's `link.x` includes it);
+//! 1. the board from the target (`cfg(board = …)`, src/board) and its linker script
+//!    onto the linker's search path: `boards/<board>.x` as `memory.x` (cortex-m-rt's
+//!    `link.x` includes it) on the Arm boards, as `agent.x` (the whole script) on RISC-V;
 //! 2. the booking tools' declarations (the same as examples/mcp-server's `src/tools.rs`,
 //!    built with elicit-core's typed builder) compiled on the host into plan bytes
 //!    (`Plan::to_postcard`), which the device loads with `Plan::from_postcard`: the
@@ -15,12 +17,25 @@ use elicit_core::Plan;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-    fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+    let target = env::var("TARGET").expect("TARGET");
+    let (board, script) = match target.as_str() {
+        "thumbv7em-none-eabihf" => ("mps2-an386", "memory.x"),
+        "thumbv6m-none-eabi" => ("microbit", "memory.x"),
+        "riscv32imc-unknown-none-elf" | "riscv32imac-unknown-none-elf" => ("sifive_e", "agent.x"),
+        other => panic!(
+            "elicit-agent builds for thumbv7em-none-eabihf (mps2-an386), thumbv6m-none-eabi \
+             (microbit) or riscv32imc-unknown-none-elf / riscv32imac-unknown-none-elf \
+             (sifive_e), not {other}"
+        ),
+    };
+    println!("cargo::rustc-check-cfg=cfg(board, values(\"mps2-an386\", \"microbit\", \"sifive_e\"))");
+    println!("cargo::rustc-cfg=board=\"{board}\"");
+    fs::copy(format!("boards/{board}.x"), out.join(script)).expect("the board's linker script");
     // cortex-m-rt's `device` feature includes a device.x naming the interrupt handlers;
     // the agent's vectors all point at DefaultHandler (src/board.rs), so it is empty.
     fs::write(out.join("device.x"), "/* src/board.rs: __INTERRUPTS */\n").expect("device.x");
     println!("cargo:rustc-link-search={}", out.display());
-    println!("cargo:rerun-if-changed=memory.x");
+    println!("cargo:rerun-if-changed=boards");
     println!("cargo:rerun-if-changed=build.rs");
 
     // Keep these in step with examples/mcp-server/src/tools.rs: the mixed-fleet tests
