@@ -53,7 +53,7 @@ step "building libelicit_noalloc.a for thumbv7em-none-eabihf and for the host"
 # ------------------------------------------------------------------------ 2. plan bytes
 step "compiling the declarations into plan bytes on the host (book_flight, survey16)"
 {
-  cargo run -q -p elicit-tools --bin plan_bytes -- examples/firmware/decl/book_flight.json book_flight_plan
+  cargo run -q -p elicit-tools --bin plan_bytes -- examples/fixture/decl/book_flight.json book_flight_plan
   cargo run -q -p elicit-tools --bin plan_bytes -- examples/firmware/decl/survey16.json survey16_plan
 } >"$FW/plans.c"
 grep '^/\*' "$FW/plans.c"

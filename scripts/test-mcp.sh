@@ -54,6 +54,10 @@ for b in "${agent_boards[@]}"; do
   echo "test-mcp: building the firmware agent for $b ($t, release)" >&2
   (cd examples/firmware-agent && CARGO_TARGET_DIR="$ELICIT_AGENT_DIR" cargo build --quiet --release --target "$t" >&2)
 done
+# The cross-surface rounds (test_cross_surface.py) run the agent on the default board.
+if [[ ",$ELICIT_AGENT_BOARDS," == *,mps2-an386,* ]]; then
+  export ELICIT_AGENT_ELF="$ELICIT_AGENT_DIR/thumbv7em-none-eabihf/release/elicit-agent"
+fi
 
 # The suite against elicit-rmcp-server, the agent's checks, and rounds shared with the
 # agent and with the Python reference server.

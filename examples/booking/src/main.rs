@@ -14,24 +14,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use elicit_core::decl::{AnswerType, Param, Tool};
+use booking_fixture::{decl, resolver, text as fixture_text, Template};
 use elicit_core::json::{Kind, Value};
 use elicit_core::{Era, Inputs, Plan, Round, Step};
-
-/// The seed docs' `book_flight` tool.
-fn declaration() -> String {
-    Tool::new("book_flight")
-        .param(Param::ask("destination", "Where would you like to fly?"))
-        .param(Param::ask("date", "When would you like to fly?"))
-        .param(Param::resolver("airport", &["destination"]))
-        .param(Param::resolver("proceed", &["destination", "date"]).ty(AnswerType::Boolean))
-        .param(
-            Param::ask("seat", "Window or aisle?")
-                .ty(AnswerType::choice(["window", "aisle"]))
-                .default_json("null"),
-        )
-        .to_json()
-}
 
 fn text(v: Value<'_>) -> String {
     match v.as_str() {
@@ -46,28 +31,30 @@ fn quote(s: &str) -> String {
     String::from_utf8(out).expect("utf8")
 }
 
-/// The host's resolvers: a value (JSON) or a question (JSON).
+/// The question `template` asks with these `inputs`, as resolver question JSON.
+fn ask(template: Template, inputs: Value<'_>) -> String {
+    let values: Vec<(&str, String)> = inputs.members().map(|(k, v)| (k.raw(), text(v))).collect();
+    let value = |n: &str| {
+        values
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map_or("", |(_, v)| v.as_str())
+    };
+    let message = template.fill(value).to_string();
+    format!("{{\"message\":{}}}", quote(&message))
+}
+
+/// The host's resolvers (the fixture's rules): a value (JSON) or a question (JSON).
 fn resolve(name: &str, inputs: Value<'_>) -> Result<String, String> {
     match name {
         "airport" => {
             let dest = text(inputs.get("destination").expect("needs destination"));
-            if dest == "London" {
-                Ok("\"LHR\"".into())
-            } else {
-                Err(format!(
-                    "{{\"message\":{}}}",
-                    quote(&format!("Which airport in {dest}?"))
-                ))
+            match resolver::AIRPORT.known_answer(&dest) {
+                Some(airport) => Ok(quote(airport)),
+                None => Err(ask(resolver::AIRPORT.ask, inputs)),
             }
         }
-        "proceed" => {
-            let dest = text(inputs.get("destination").expect("needs destination"));
-            let date = text(inputs.get("date").expect("needs date"));
-            Err(format!(
-                "{{\"message\":{}}}",
-                quote(&format!("Book a flight to {dest} on {date}?"))
-            ))
-        }
+        "proceed" => Err(ask(resolver::PROCEED.ask, inputs)),
         other => panic!("no resolver for {other}"),
     }
 }
@@ -257,8 +244,7 @@ fn main() {
         Some("handshake") => Era::Handshake,
         _ => Era::Modern,
     };
-    let decl = declaration();
-    let plan: Plan<'_, 16> = match Plan::compile(&decl) {
+    let plan: Plan<'_, 16> = match Plan::compile(decl::BOOK_FLIGHT) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("declaration rejected: {e}");
@@ -279,18 +265,20 @@ fn main() {
             let v = Value::parse(&values).expect("values are JSON");
             let get = |k: &str| v.get(k).map(text).unwrap_or_default();
             if v.get("proceed").and_then(|p| p.as_bool()) == Some(false) {
-                println!("Cancelled");
+                println!("{}", fixture_text::CANCELLED);
             } else {
                 let seat = match v.get("seat") {
                     Some(s) if s.kind() != Kind::Null => text(s),
-                    _ => "no preference".into(),
+                    _ => fixture_text::NO_PREFERENCE.into(),
                 };
-                println!(
-                    "Booked {} ({}) on {}, seat {seat}",
-                    get("destination"),
-                    get("airport"),
-                    get("date")
-                );
+                let fields = ["destination", "airport", "date"].map(|k| (k, get(k)));
+                let result = booking_fixture::entry::BOOK_FLIGHT
+                    .result
+                    .fill(|n| match n {
+                        "seat" => seat.as_str(),
+                        n => fields.iter().find(|(k, _)| *k == n).map_or("", |(_, v)| v),
+                    });
+                println!("{result}");
             }
         }
         Err(e) => {

@@ -31,8 +31,9 @@ use crate::board::{self, Uart};
 use crate::provision::{self, Provision, Refused};
 #[cfg(feature = "seal")]
 use crate::provision::{Clock, Nonces, MAX_KEYS};
-use crate::rpc::{self, py_repr, Escaped, Line, Message};
+use crate::rpc::{self, Escaped, Line, Message};
 use crate::tools::{self, Resolved, Tool, N};
+use elicit_core::write_py_repr;
 
 /// The only modern protocol version.
 const MODERN: &str = "2026-07-28";
@@ -265,7 +266,7 @@ impl Agent {
             s.put(b"Client did not declare the ");
             s.put(kind.capability_name().as_bytes());
             s.put(b" capability required by resolver ");
-            py_repr(param.chars(), s);
+            write_py_repr(param.chars().map(u32::from), s);
         });
         self.uart.put(br#","data":{"requiredCapabilities":"#);
         missing.write_json(&mut self.uart);
@@ -406,7 +407,7 @@ impl Agent {
                             // The message is raw JSON string contents: written as is.
                             return self.tool_result(id, false, true, &mut |s| {
                                 Escaped(s).put(b"Error calling tool ");
-                                py_repr(tool.name.chars(), &mut Escaped(s));
+                                write_py_repr(tool.name.chars().map(u32::from), &mut Escaped(s));
                                 s.put(b": ");
                                 s.put(message.as_bytes());
                             });
@@ -414,7 +415,7 @@ impl Agent {
                         Answer::TooLong => {
                             return self.tool_error(id, false, &mut |s| {
                                 s.put(b"Error calling tool ");
-                                py_repr(tool.name.chars(), s);
+                                write_py_repr(tool.name.chars().map(u32::from), s);
                                 s.put(b": the client's answer is longer than the agent's ");
                                 write_i64(AUX_CAP as i64, s);
                                 s.put(b"-byte line buffer");
@@ -660,7 +661,7 @@ impl Agent {
         let Some(tool) = tools::find(name) else {
             self.tool_error(id, modern, &mut |s| {
                 s.put(b"Unknown tool: ");
-                py_repr(rpc::chars(name), s);
+                write_py_repr(name.units(), s);
             });
             return None;
         };

@@ -16,7 +16,7 @@
 //! | 8 | 8 | Unix time in seconds when the launcher started QEMU |
 //! | 16 | 8 | boot seed: 8 bytes from the host's CSPRNG, fresh for every boot |
 //! | 24 | 4 | the board timer's rate in Hz where QEMU's version sets it (sifive_e's `mtime`), else 0 |
-//! | 28 | … | each key: its length (1 byte, 32 to [`MAX_KEY_LEN`]), then its bytes |
+//! | 28 | … | each key: its length (1 byte, 32 to 128: `elicit_core::keyring`'s limits), then its bytes |
 //!
 //! A first line that is not a provisioning line (it does not start with `ELAG` in hex)
 //! is served as a request, and every request is answered with the reason the agent is
@@ -57,8 +57,10 @@ use crate::board;
 
 /// Most keys in the ring (rotation: the new key and the old one).
 pub const MAX_KEYS: usize = 2;
-/// Longest key secret the block carries.
-pub const MAX_KEY_LEN: usize = 128;
+// Shortest and longest key secret the block carries: the key ring's limits
+// (elicit_core::keyring, which the launcher's checks follow).
+#[cfg(feature = "seal")]
+use elicit_core::keyring::{MAX_KEY_LEN, MIN_KEY_LEN};
 
 const MAGIC: &[u8; 4] = b"ELAG";
 /// [`MAGIC`] in hexadecimal: how a provisioning line starts.
@@ -132,7 +134,7 @@ impl Provision {
             let mut at = KEYS_AT;
             for key in keys.iter_mut().take(count) {
                 let len = usize::from(block.get(at).copied().unwrap_or(0));
-                if !(32..=MAX_KEY_LEN).contains(&len) || at + 1 + len > block.len() {
+                if !(MIN_KEY_LEN..=MAX_KEY_LEN).contains(&len) || at + 1 + len > block.len() {
                     return Err("a provisioned key must be 32 to 128 bytes");
                 }
                 *key = (at + 1, len);

@@ -65,30 +65,27 @@ pub(crate) struct Tool<const N: usize> {
     pub(crate) resolve: Resolver,
 }
 
-/// The seed docs' resolvers: LHR for London, else ask; always confirm.
+/// The seed docs' resolvers, as the booking fixture's rules write them: LHR for London,
+/// else ask; always confirm.
 pub(crate) fn booking_resolve(param: &str, inputs: Value<'_>, out: &mut SliceSink<'_>) -> Resolved {
+    use booking_fixture::resolver::{AIRPORT, PROCEED};
     let get = |k: &str| inputs.get(k).and_then(|v| v.as_str());
+    // book_flight's two resolvers (named, not looked up: no table of every rule in flash).
+    let rule = if param == AIRPORT.param {
+        &AIRPORT
+    } else {
+        &PROCEED
+    };
     // The strings' raw JSON contents go straight into the question's JSON string.
-    let raw = |k: &str| get(k).map(|s| s.raw()).unwrap_or("");
-    match param {
-        "airport" if get("destination").is_some_and(|d| d.eq_str("London")) => {
-            out.put(b"\"LHR\"");
-            Resolved::Value
-        }
-        "airport" => {
-            out.put(b"{\"message\":\"Which airport in ");
-            out.put(raw("destination").as_bytes());
-            out.put(b"?\"}");
-            Resolved::Question
-        }
-        _ => {
-            out.put(b"{\"message\":\"Book a flight to ");
-            out.put(raw("destination").as_bytes());
-            out.put(b" on ");
-            out.put(raw("date").as_bytes());
-            out.put(b"?\"}");
-            Resolved::Question
-        }
+    let value = rule.write_json(
+        |v| get(rule.input).is_some_and(|s| s.eq_str(v)),
+        |k| get(k).map_or("", |s| s.raw()),
+        |b| out.put(b),
+    );
+    if value {
+        Resolved::Value
+    } else {
+        Resolved::Question
     }
 }
 
@@ -356,7 +353,13 @@ pub(crate) fn modern_round<const N: usize>(
     // Built in place: returning a `Round<16>` (1.6 KB) would put a second copy of it on
     // the stack while it is created.
     let mut slot = None;
-    let round = Round::new_in(&mut slot, &tool.plan, Era::Modern, Inputs::modern(args, state, replies), ws)?;
+    let round = Round::new_in(
+        &mut slot,
+        &tool.plan,
+        Era::Modern,
+        Inputs::modern(args, state, replies),
+        ws,
+    )?;
     match drive(round, tool, None, log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
@@ -408,7 +411,13 @@ pub(crate) fn handshake_call<const N: usize, const WS: usize>(
 ) -> Result<usize, Fail> {
     let mut ws = [0u8; WS];
     let mut slot = None;
-    let round = Round::new_in(&mut slot, &tool.plan, Era::Handshake, Inputs::handshake(args), &mut ws)?;
+    let round = Round::new_in(
+        &mut slot,
+        &tool.plan,
+        Era::Handshake,
+        Inputs::handshake(args),
+        &mut ws,
+    )?;
     match drive(round, tool, Some(script), log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
