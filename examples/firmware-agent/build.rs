@@ -63,7 +63,9 @@ fn main() {
              (sifive_e), not {other}"
         ),
     };
-    println!("cargo::rustc-check-cfg=cfg(board, values(\"mps2-an386\", \"microbit\", \"sifive_e\"))");
+    println!(
+        "cargo::rustc-check-cfg=cfg(board, values(\"mps2-an386\", \"microbit\", \"sifive_e\"))"
+    );
     println!("cargo::rustc-cfg=board=\"{board}\"");
     fs::copy(format!("boards/{board}.x"), out.join(script)).expect("the board's linker script");
     // cortex-m-rt's `device` feature includes a device.x naming the interrupt handlers;

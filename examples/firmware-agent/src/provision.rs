@@ -100,7 +100,7 @@ pub fn decode(line: &mut [u8]) -> Result<&[u8], Refused> {
         b'A'..=b'F' => Ok(c - b'A' + 10),
         _ => Err(BAD),
     };
-    if line.len() % 2 != 0 {
+    if !line.len().is_multiple_of(2) {
         return Err(BAD);
     }
     let n = line.len() / 2;

@@ -122,7 +122,10 @@ unsafe fn DefaultHandler(irqn: i16) {
         write(UART_INTENCLR, INT_RXDRDY);
     } else if irqn == TIMER0_IRQ {
         write(T_COMPARE0, 0);
-        SECONDS.store(SECONDS.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+        SECONDS.store(
+            SECONDS.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Relaxed,
+        );
     }
 }
 
