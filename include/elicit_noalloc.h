@@ -26,6 +26,14 @@
  *   gives ELICIT_ERR_BUFFER_TOO_SMALL with *out_len = size needed and the buffer
  *   untouched; buf = NULL, cap = 0 is a size query; out-parameters are written only
  *   on success.
+ * - Messages (a round's last error, the constructors' err_buf, a sealing call's
+ *   detail): libelicit_noalloc.a writes static texts by default, formatting nothing:
+ *   the argument at fault and what is wrong ("mem is smaller than the *_size() query
+ *   says (1504 bytes needed)"), or an engine error's code name and the size needed
+ *   where there is one ("ELICIT_ERR_WORKSPACE_FULL (31 more bytes needed)"). Built
+ *   with its cargo feature `detail`, and always in libelicit, they are the engine's
+ *   own texts (parameter names, cycle paths, values), at the cost of core::fmt in
+ *   the image. The codes are the same either way.
  * - Panics: there is no panic barrier (it needs std). The engine returns errors for
  *   bad input, full capacities and small buffers instead of panicking; a panic that
  *   still happened aborts the program (libelicit_noalloc.a's panic handler calls the C
@@ -227,8 +235,8 @@ typedef struct elicit_noalloc_sealer elicit_noalloc_sealer;
  *   `ELICIT_ERR_MISSING_CAPABILITY` its `-32021`);
  * - `4xx`: resolution failed: the tool call fails with the round's message (read it
  *   with `elicit_round_last_error`), exactly as the reference fails it;
- * - `9xx`: a panic inside the library (the handle is now poisoned) or an engine error
- *   this ABI version does not know.
+ * - `9xx`: a panic inside the library (the handle is now poisoned); `999` is reserved
+ *   (every engine error has its own code).
  *
  * `elicit_result_str` names a code; the handle's last-error message gives the detail.
  */
@@ -441,7 +449,8 @@ typedef uint32_t elicit_result;
 #define ELICIT_ERR_POISONED 901
 
 /**
- * An engine error this ABI version has no code for (the message tells what it is).
+ * Reserved: no engine error maps to it any more (every one has its own code); kept so
+ * the value is never reused.
  */
 #define ELICIT_ERR_OTHER 999
 

@@ -22,7 +22,8 @@ use elicit_core::Plan;
 fn json_str(s: &str) -> String {
     let mut out = Vec::new();
     write_str(s, false, &mut out);
-    String::from_utf8(out).expect("JSON is UTF-8")
+    // The JSON writer writes UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// One tool of the listing, shaped like FastMCP 4.1.6's (and elicit-rmcp-server's):
@@ -50,27 +51,31 @@ fn listed(tool: &Entry) -> String {
     )
 }
 
-fn main() {
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let target = env::var("TARGET").expect("TARGET");
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+    let target = env::var("TARGET").map_err(|_| "TARGET is not set")?;
     let (board, script) = match target.as_str() {
         "thumbv7em-none-eabihf" => ("mps2-an386", "memory.x"),
         "thumbv6m-none-eabi" => ("microbit", "memory.x"),
         "riscv32imc-unknown-none-elf" | "riscv32imac-unknown-none-elf" => ("sifive_e", "agent.x"),
-        other => panic!(
-            "elicit-agent builds for thumbv7em-none-eabihf (mps2-an386), thumbv6m-none-eabi \
-             (microbit) or riscv32imc-unknown-none-elf / riscv32imac-unknown-none-elf \
-             (sifive_e), not {other}"
-        ),
+        other => {
+            return Err(format!(
+                "elicit-agent builds for thumbv7em-none-eabihf (mps2-an386), thumbv6m-none-eabi \
+                 (microbit) or riscv32imc-unknown-none-elf / riscv32imac-unknown-none-elf \
+                 (sifive_e), not {other}"
+            )
+            .into())
+        }
     };
     println!(
         "cargo::rustc-check-cfg=cfg(board, values(\"mps2-an386\", \"microbit\", \"sifive_e\"))"
     );
     println!("cargo::rustc-cfg=board=\"{board}\"");
-    fs::copy(format!("boards/{board}.x"), out.join(script)).expect("the board's linker script");
+    fs::copy(format!("boards/{board}.x"), out.join(script))
+        .map_err(|e| format!("boards/{board}.x: {e}"))?;
     // cortex-m-rt's `device` feature includes a device.x naming the interrupt handlers;
     // the agent's vectors all point at DefaultHandler (src/board), so it is empty.
-    fs::write(out.join("device.x"), "/* src/board: __INTERRUPTS */\n").expect("device.x");
+    fs::write(out.join("device.x"), "/* src/board: __INTERRUPTS */\n")?;
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=boards");
     println!("cargo:rerun-if-changed=build.rs");
@@ -78,15 +83,16 @@ fn main() {
     let mut table = Vec::new();
     for tool in TOOLS {
         let name = tool.name;
-        let plan: Plan<'_, 255> = Plan::compile(tool.declaration)
-            .unwrap_or_else(|e| panic!("{name} does not compile: {e}"));
+        let plan: Plan<'_, 255> =
+            Plan::compile(tool.declaration).map_err(|e| format!("{name} does not compile: {e}"))?;
         let bytes = plan.to_postcard_vec();
-        Plan::<'_, 255>::from_postcard(&bytes).expect("plan bytes load back");
-        fs::write(out.join(format!("{name}.plan")), &bytes).expect("write plan");
+        Plan::<'_, 255>::from_postcard(&bytes)
+            .map_err(|e| format!("{name}: the plan bytes do not load back: {e}"))?;
+        fs::write(out.join(format!("{name}.plan")), &bytes)?;
         // The agent checks model arguments as strings only.
         for (arg, schema) in tool.arguments {
             if *schema != r#"{"type":"string"}"# {
-                panic!("{name}: argument {arg} has schema {schema}; the agent takes string arguments only (src/tools.rs check_arguments)");
+                return Err(format!("{name}: argument {arg} has schema {schema}; the agent takes string arguments only (src/tools.rs check_arguments)").into());
             }
         }
         let args: Vec<String> = tool
@@ -96,9 +102,9 @@ fn main() {
             .collect();
         table.push(format!(
             "Tool {{ name: {name:?}, plan_bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.plan\")), \
-             string_args: &[{}], result: booking_fixture::TOOLS[{}].result }}",
+             string_args: &[{}], result: booking_fixture::entry::{}.result }}",
             args.join(", "),
-            table.len()
+            name.to_ascii_uppercase()
         ));
     }
     let listing: Vec<String> = TOOLS.iter().map(listed).collect();
@@ -114,6 +120,6 @@ fn main() {
             table.join(", "),
             format!("[{}]", listing.join(","))
         ),
-    )
-    .expect("write tools.rs");
+    )?;
+    Ok(())
 }

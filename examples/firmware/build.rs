@@ -15,26 +15,31 @@ use std::path::PathBuf;
 use elicit_core::Plan;
 use sha2::{Digest, Sha256};
 
-fn main() {
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+/// A build failure: its message is printed and the build stops.
+type Failed = Box<dyn std::error::Error>;
 
-    fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+fn main() -> Result<(), Failed> {
+    let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+
+    fs::copy("memory.x", out.join("memory.x")).map_err(|e| format!("memory.x: {e}"))?;
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
 
     println!("cargo:rerun-if-changed=decl/survey16.json");
-    let survey = fs::read_to_string("decl/survey16.json").expect("decl/survey16.json");
+    let survey =
+        fs::read_to_string("decl/survey16.json").map_err(|e| format!("decl/survey16.json: {e}"))?;
     for (name, json) in [
         ("book_flight", booking_fixture::decl::BOOK_FLIGHT),
         ("survey16", survey.as_str()),
     ] {
         // The host's capacity only bounds compilation; the device picks its own N.
         let plan: Plan<'_, 255> =
-            Plan::compile(json).unwrap_or_else(|e| panic!("{name} does not compile: {e}"));
+            Plan::compile(json).map_err(|e| format!("{name} does not compile: {e}"))?;
         let bytes = plan.to_postcard_vec();
         // The round trip the device will do, checked here too.
-        Plan::<'_, 255>::from_postcard(&bytes).expect("plan bytes load back");
-        fs::write(out.join(format!("{name}.plan")), &bytes).expect("write plan");
+        Plan::<'_, 255>::from_postcard(&bytes)
+            .map_err(|e| format!("{name}: the plan bytes do not load back: {e}"))?;
+        fs::write(out.join(format!("{name}.plan")), &bytes)?;
     }
 
     // Lines are tagged `[seal] `, `[postcard] ` or `[json] ` when only builds with that
@@ -70,6 +75,6 @@ fn main() {
              /// Its number of lines.\n\
              pub const EXPECTED_LINES: u32 = {lines};\n"
         ),
-    )
-    .expect("write expected.rs");
+    )?;
+    Ok(())
 }

@@ -122,8 +122,10 @@ impl Agent {
     /// (src/provision.rs); any other first line is served as a request.
     pub fn serve(&mut self, b: &mut Buffers) -> ! {
         let mut first = match rpc::read_line(&mut self.uart, &mut b.line) {
-            Line::Text(n) if provision::is_line(&b.line[..n]) => {
-                self.provision(&mut b.line[..n]);
+            Line::Text(n) if b.line.get(..n).is_some_and(provision::is_line) => {
+                if let Some(line) = b.line.get_mut(..n) {
+                    self.provision(line);
+                }
                 b.line.zeroize();
                 None
             }
@@ -136,7 +138,7 @@ impl Agent {
             };
             match line {
                 Line::TooLong => self.too_long(&b.line),
-                Line::Text(n) => match core::str::from_utf8(&b.line[..n]) {
+                Line::Text(n) => match core::str::from_utf8(b.line.get(..n).unwrap_or(&[])) {
                     Ok(text) => self.handle(text, &mut b.aux, &mut b.token, &mut b.ws),
                     Err(_) => rpc::error(&mut self.uart, "null", rpc::PARSE_ERROR, "Parse error"),
                 },
@@ -304,7 +306,12 @@ impl Agent {
         } else {
             u.put(b"{\"_meta\":{");
             if modern {
-                u.put(&SERVER_META.as_bytes()[1..SERVER_META.len() - 1]);
+                u.put(
+                    SERVER_META
+                        .as_bytes()
+                        .get(1..SERVER_META.len() - 1)
+                        .unwrap_or(&[]),
+                );
                 u.put(b",");
             }
             u.put(b"\"fastmcp\":{\"wrap_result\":true}},");
@@ -396,14 +403,17 @@ impl Agent {
                     u.put(b"}\n");
                     match self.await_answer(ask, aux) {
                         Answer::Result(at, len) => {
-                            let reply = core::str::from_utf8(&aux[at..at + len]).unwrap_or("");
+                            let reply = core::str::from_utf8(aux.get(at..at + len).unwrap_or(&[]))
+                                .unwrap_or("");
                             if let Err(e) = round.answer(reply) {
                                 return self
                                     .tool_error(id, false, &mut |s| tools::write_error(&e, s));
                             }
                         }
                         Answer::Error(at, len) => {
-                            let message = core::str::from_utf8(&aux[at..at + len]).unwrap_or("");
+                            let message =
+                                core::str::from_utf8(aux.get(at..at + len).unwrap_or(&[]))
+                                    .unwrap_or("");
                             // The message is raw JSON string contents: written as is.
                             return self.tool_result(id, false, true, &mut |s| {
                                 Escaped(s).put(b"Error calling tool ");
@@ -441,7 +451,7 @@ impl Agent {
                 Line::TooLong => return Answer::TooLong,
                 Line::Text(len) => len,
             };
-            let Ok(text) = core::str::from_utf8(&buf[..len]) else {
+            let Ok(text) = core::str::from_utf8(buf.get(..len).unwrap_or(&[])) else {
                 rpc::error(&mut self.uart, "null", rpc::PARSE_ERROR, "Parse error");
                 continue;
             };
@@ -451,7 +461,7 @@ impl Agent {
                 Err(f) => rpc::error(&mut self.uart, "null", f.code, f.message),
                 Ok(Message::Notification) => {}
                 Ok(Message::Response { id, result, error }) => {
-                    if id.raw().as_bytes() != &digits[..n] {
+                    if Some(id.raw().as_bytes()) != digits.get(..n) {
                         continue;
                     }
                     if let Some(r) = result {
@@ -618,7 +628,7 @@ impl Agent {
                     }
                 };
                 #[cfg(not(feature = "seal"))]
-                let sealed = core::str::from_utf8(&token[..len]).ok();
+                let sealed = core::str::from_utf8(token.get(..len).unwrap_or(&[])).ok();
                 let Some(token) = sealed else {
                     return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
                 };
@@ -712,7 +722,7 @@ impl Agent {
         let Ok(Ok(len)) = written else {
             return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
         };
-        let values = core::str::from_utf8(&buf[..len])
+        let values = core::str::from_utf8(buf.get(..len).unwrap_or(&[]))
             .ok()
             .and_then(|t| Value::parse(t).ok());
         let Some(values) = values else {
@@ -753,7 +763,7 @@ fn run_resolver(round: &mut Round<'_, '_, N>, tool: &Tool, param: &str) -> Resul
     let n = s
         .finish()
         .map_err(|needed| Error::BufferTooSmall { needed })?;
-    let text = core::str::from_utf8(&inputs[..n]).unwrap_or("{}");
+    let text = core::str::from_utf8(inputs.get(..n).unwrap_or(&[])).unwrap_or("{}");
     // The round wrote JSON: a parse failure cannot happen (reported as the buffer).
     let Ok(inputs) = Value::parse(text) else {
         return Err(Error::BufferTooSmall { needed: n });
@@ -764,7 +774,7 @@ fn run_resolver(round: &mut Round<'_, '_, N>, tool: &Tool, param: &str) -> Resul
     let m = s
         .finish()
         .map_err(|needed| Error::BufferTooSmall { needed })?;
-    let text = core::str::from_utf8(&answer[..m]).unwrap_or("null");
+    let text = core::str::from_utf8(answer.get(..m).unwrap_or(&[])).unwrap_or("null");
     match kind {
         Resolved::Value => round.resolve_value(text),
         Resolved::Question => round.resolve_question(text),
@@ -787,7 +797,9 @@ fn plaintext_state<'b>(v: Option<Value<'_>>, buf: &'b mut [u8]) -> Result<Option
         c.encode_utf8(dst);
         len += n;
     }
-    core::str::from_utf8(&buf[..len]).map(Some).map_err(|_| ())
+    core::str::from_utf8(buf.get(..len).unwrap_or(&[]))
+        .map(Some)
+        .map_err(|_| ())
 }
 
 /// How a handshake ask ended.

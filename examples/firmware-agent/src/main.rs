@@ -41,6 +41,11 @@ fn main() -> ! {
 /// with the nonce seed it was provisioned with (see `provision`).
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    stop()
+}
+
+/// Stop the agent (a panic, or a trap on RISC-V): one JSON-RPC error line, then sleep.
+fn stop() -> ! {
     let mut uart = Uart::init();
     uart.write_all(
         b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Internal error: the agent stopped\"}}\n",

@@ -53,6 +53,7 @@
 #[cfg(feature = "seal")]
 use elicit_core::seal::{Entropy, KeyRing, UnixTime, NONCE_LEN, PRINCIPAL_SALT_LEN};
 
+#[cfg(feature = "seal")]
 use crate::board;
 
 /// Most keys in the ring (rotation: the new key and the old one).
@@ -106,24 +107,35 @@ pub fn decode(line: &mut [u8]) -> Result<&[u8], Refused> {
     let n = line.len() / 2;
     for i in 0..n {
         // Byte i is written after digits 2i and 2i + 1 are read; i <= 2i.
-        line[i] = (nibble(line[2 * i])? << 4) | nibble(line[2 * i + 1])?;
+        let (Some(&hi), Some(&lo)) = (line.get(2 * i), line.get(2 * i + 1)) else {
+            return Err(BAD);
+        };
+        let byte = (nibble(hi)? << 4) | nibble(lo)?;
+        if let Some(slot) = line.get_mut(i) {
+            *slot = byte;
+        }
     }
-    Ok(&line[..n])
+    line.get(..n).ok_or(BAD)
 }
 
 impl Provision {
     /// Parse `block` (see the module documentation).
     pub fn parse(block: &[u8]) -> Result<Provision, Refused> {
-        if block.len() < KEYS_AT || &block[..4] != MAGIC || block[4] != VERSION {
-            return Err("no provisioning block: start the agent with scripts/dev-agent-qemu.sh");
+        const NONE: Refused =
+            "no provisioning block: start the agent with scripts/dev-agent-qemu.sh";
+        let h: [u8; KEYS_AT] = block
+            .get(..KEYS_AT)
+            .and_then(|h| h.try_into().ok())
+            .ok_or(NONE)?;
+        let [m0, m1, m2, m3, version, count, hundredths, _, rest @ ..] = h;
+        if [m0, m1, m2, m3] != *MAGIC || version != VERSION {
+            return Err(NONE);
         }
-        let mut start = [0u8; 8];
-        start.copy_from_slice(&block[8..16]);
-        let mut seed = [0u8; 8];
-        seed.copy_from_slice(&block[16..24]);
-        let mut hz = [0u8; 4];
-        hz.copy_from_slice(&block[24..KEYS_AT]);
-        let count = usize::from(block[5]);
+        let [s0, s1, s2, s3, s4, s5, s6, s7, n0, n1, n2, n3, n4, n5, n6, n7, r0, r1, r2, r3] = rest;
+        let start = u64::from_le_bytes([s0, s1, s2, s3, s4, s5, s6, s7]);
+        let seed = [n0, n1, n2, n3, n4, n5, n6, n7];
+        let timer_hz = u32::from_le_bytes([r0, r1, r2, r3]);
+        let count = usize::from(count);
         #[cfg(feature = "seal")]
         let mut keys = [(0usize, 0usize); MAX_KEYS];
         #[cfg(feature = "seal")]
@@ -144,9 +156,9 @@ impl Provision {
         #[cfg(not(feature = "seal"))]
         let _ = count;
         Ok(Provision {
-            start: (u64::from_le_bytes(start), u32::from(block[6] % 100)),
+            start: (start, u32::from(hundredths % 100)),
             seed,
-            timer_hz: u32::from_le_bytes(hz),
+            timer_hz,
             #[cfg(feature = "seal")]
             keys,
             #[cfg(feature = "seal")]
@@ -159,8 +171,8 @@ impl Provision {
     #[cfg(feature = "seal")]
     pub fn ring(&self, block: &[u8]) -> Result<KeyRing<MAX_KEYS>, Refused> {
         let k = |i: usize| {
-            let (at, len) = self.keys[i];
-            &block[at..at + len]
+            let (at, len) = self.keys.get(i).copied().unwrap_or((0, 0));
+            block.get(at..at + len).unwrap_or(&[])
         };
         let secrets: &[&[u8]] = if self.key_count == 1 {
             &[k(0)]

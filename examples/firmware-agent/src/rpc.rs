@@ -44,10 +44,10 @@ pub fn read_line(uart: &mut Uart, buf: &mut [u8]) -> Line {
         if too_long {
             return Line::TooLong;
         }
-        if len > 0 && buf[len - 1] == b'\r' {
+        if len > 0 && buf.get(len - 1) == Some(&b'\r') {
             len -= 1;
         }
-        if buf[..len].iter().any(|b| !b.is_ascii_whitespace()) {
+        if buf.iter().take(len).any(|b| !b.is_ascii_whitespace()) {
             return Line::Text(len);
         }
     }
@@ -56,6 +56,9 @@ pub fn read_line(uart: &mut Uart, buf: &mut [u8]) -> Line {
 /// The `id` of a request whose line was too long, read from the line's first bytes: the
 /// first member named `id` at the top level, when its whole value (a number, or a string
 /// without escapes) lies in `prefix`. Best effort: without it the error goes to id null.
+// Every index is checked against `prefix.len()` by the loop condition before it is read
+// (`i`, `j`, `k`, `e`), and the slices run between such checked indices.
+#[allow(clippy::indexing_slicing)]
 pub fn id_in_prefix(prefix: &[u8]) -> Option<&str> {
     let mut depth = 0u32;
     let mut i = 0;
@@ -229,6 +232,9 @@ pub fn error(out: &mut Uart, id: &str, code: i32, message: &str) {
 pub struct Escaped<'s>(pub &'s mut dyn Sink);
 
 impl Sink for Escaped<'_> {
+    // `HEX` is indexed by a nibble (below 16); `run` and `i` are positions in `bytes`
+    // from its own enumeration (`run <= i < bytes.len()`, or `run <= bytes.len()`).
+    #[allow(clippy::indexing_slicing)]
     fn put(&mut self, bytes: &[u8]) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut run = 0;

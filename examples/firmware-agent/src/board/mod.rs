@@ -25,10 +25,16 @@ mod mps2_an386;
 mod sifive_e;
 
 #[cfg(board = "microbit")]
+// The plaintext build reads no clock.
+#[cfg_attr(not(feature = "seal"), allow(unused_imports))]
 pub use microbit::{halt, set_timer_hz, ticks_100hz, Uart};
 #[cfg(board = "mps2-an386")]
+// The plaintext build reads no clock.
+#[cfg_attr(not(feature = "seal"), allow(unused_imports))]
 pub use mps2_an386::{halt, set_timer_hz, ticks_100hz, Uart};
 #[cfg(board = "sifive_e")]
+// The plaintext build reads no clock.
+#[cfg_attr(not(feature = "seal"), allow(unused_imports))]
 pub use sifive_e::{halt, set_timer_hz, ticks_100hz, Uart};
 
 fn read(addr: usize) -> u32 {

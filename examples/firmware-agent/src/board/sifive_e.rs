@@ -125,7 +125,7 @@ pub fn halt() -> ! {
 /// panic does.
 #[no_mangle]
 extern "C" fn agent_trap() -> ! {
-    panic!()
+    crate::stop()
 }
 
 /// Called by the start-up code with the stack set, `.bss` zeroed and `.data` copied.
