@@ -187,7 +187,7 @@ venv "$TMP/src-venv"
 # dependency; the copy's own sources are what cargo compiles.)
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" "$TMP/src-venv/bin/python" -m pip install -q "$TMP/src/python"
 run_booking "$TMP/src-venv" "$TMP/run-src"
-[ -z "$(ls "$TMP/src/python" | grep -v -x -e README.md -e booking.py -e elicit_mcp -e leak_check.py -e pyproject.toml -e setup.py -e tests)" ] ||
+[ -z "$(ls "$TMP/src/python" | grep -v -x -e README.md -e bench -e booking.py -e elicit_mcp -e examples -e pyproject.toml -e setup.py -e tests)" ] ||
     fail "pip install left files in the source copy: $(ls "$TMP/src/python")"
 
 step "test-install.sh: the C library (shared and static, pkg-config) and the Python wheel install and run"
