@@ -4,10 +4,16 @@
 #
 #   scripts/bench-vs-reference.sh
 #
-# Prints one line per case and round:   case round ours_us reference_us ratio
-# (medians, µs; ratio = reference / ours), then `#` lines: the per-question cost and
-# the issue's goals (ratio ≥ 1000 on indep-16 first, ≥ 500 on every final round,
-# ≤ 0.5 µs per rendered resolver question, measured on our resolve-16 case).
+# Runs SITTINGS sittings (default 5), interleaved: each sitting runs the reference, then
+# ours, so both sides see the same stretch of machine load (bench.py has no case filter,
+# so the two alternate per sitting, not per case). Prints one line per case and round:
+#   case round ours_us reference_us ratio  [ratio of each sitting]
+# (ours_us and reference_us are the medians over the sittings of each sitting's median,
+# µs; ratio = reference / ours of those), the 1-minute load average before every sitting
+# and whether the machine was quiet (every one under 1: issue 30's protocol; a ratio from
+# a loaded machine says little), then `#` lines: the per-question cost and
+# the goals (issue 30: ratio ≥ 1000 on every round, first and final, as the median of five
+# quiet sittings; ≤ 0.5 µs per rendered resolver question, measured on our resolve-16 case).
 #
 # Environment:
 #   ORACLE_DIR     the oracle (default: reference/oracle in the shared folder)
@@ -16,6 +22,7 @@
 #   REFERENCE      "live" (default: run bench.py now, on this machine) or "recorded"
 #                  (the fastmcp-seed rows of the oracle's bench_results.txt)
 #   BENCH_FILTER   criterion filter (default "round/")
+#   SITTINGS       how many interleaved sittings (default 5)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export RUSTUP_AUTO_INSTALL=0
@@ -33,37 +40,59 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# 1. The reference.
-if [ "$REFERENCE" = recorded ]; then
-  awk '$1 == "fastmcp-seed" { printf "{\"case\":\"%s\",\"round\":\"%s\",\"median_us\":%s}\n", $2, $3, $5 }' \
-    "$ORACLE_DIR/bench_results.txt" | python3 -c 'import sys,json; print(json.dumps([json.loads(l) for l in sys.stdin]))' \
-    > "$tmp/ref.json"
-else
-  "$ORACLE_DIR/install.sh" "$VENV" >&2
-  echo "[bench] reference: bench.py --iters ${REF_ITERS:-1000} (fastmcp-seed only)" >&2
-  (cd "$ORACLE_DIR" && "$VENV/bin/python" bench.py --json --no-sdk \
-     --iters "${REF_ITERS:-1000}" --warmup 50) > "$tmp/ref.json"
-fi
-
-# 2. Ours.
-echo "[bench] ours: cargo bench -p elicit-core --features seal --bench rounds" >&2
-CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds -- \
-  "${BENCH_FILTER:-round/}" >&2
+SITTINGS="${SITTINGS:-5}"
+[[ "$SITTINGS" =~ ^[1-9][0-9]*$ ]] || { echo "bench-vs-reference: SITTINGS must be a positive integer, not '$SITTINGS'" >&2; exit 2; }
+if [ "$REFERENCE" != recorded ]; then "$ORACLE_DIR/install.sh" "$VENV" >&2; fi
+for ((i = 1; i <= SITTINGS; i++)); do
+  cut -d' ' -f1 /proc/loadavg > "$tmp/load-$i"
+  # 1. The reference.
+  if [ "$REFERENCE" = recorded ]; then
+    awk '$1 == "fastmcp-seed" { printf "{\"case\":\"%s\",\"round\":\"%s\",\"median_us\":%s}\n", $2, $3, $5 }' \
+      "$ORACLE_DIR/bench_results.txt" | python3 -c 'import sys,json; print(json.dumps([json.loads(l) for l in sys.stdin]))' \
+      > "$tmp/ref-$i.json"
+  else
+    echo "[bench] sitting $i/$SITTINGS, reference: bench.py --iters ${REF_ITERS:-1000} (fastmcp-seed only)" >&2
+    (cd "$ORACLE_DIR" && "$VENV/bin/python" bench.py --json --no-sdk \
+       --iters "${REF_ITERS:-1000}" --warmup 50) > "$tmp/ref-$i.json"
+  fi
+  # 2. Ours.
+  echo "[bench] sitting $i/$SITTINGS, ours: cargo bench -p elicit-core --features seal --bench rounds" >&2
+  CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds -- \
+    "${BENCH_FILTER:-round/}" >&2
+  python3 - "$TARGET/criterion" > "$tmp/ours-$i.json" <<'PY'
+import json, os, sys
+out = {}
+for c in ["indep-1", "indep-4", "indep-16", "indep-64", "chain-8", "resolve-16"]:
+    for rd in ("first", "final"):
+        p = os.path.join(sys.argv[1], "round", c, rd, "new", "estimates.json")
+        if os.path.exists(p):
+            out[f"{c} {rd}"] = json.load(open(p))["median"]["point_estimate"] / 1000.0
+print(json.dumps(out))
+PY
+done
 
 # 3. The table.
-python3 - "$tmp/ref.json" "$TARGET/criterion" "$REFERENCE" <<'PY'
-import json, os, sys
-ref_rows, crit, which = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
-ref = {(r["case"], r["round"]): r["median_us"] for r in ref_rows
-       if r.get("engine", "fastmcp-seed") == "fastmcp-seed"}
+python3 - "$tmp" "$SITTINGS" "$REFERENCE" <<'PY'
+import json, os, statistics, sys
+tmp, n, which = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+refs, oursl, loads = [], [], []
+for i in range(1, n + 1):
+    rows = json.load(open(os.path.join(tmp, f"ref-{i}.json")))
+    refs.append({(r["case"], r["round"]): r["median_us"] for r in rows
+                 if r.get("engine", "fastmcp-seed") == "fastmcp-seed"})
+    oursl.append({tuple(k.split(" ")): v for k, v in json.load(open(os.path.join(tmp, f"ours-{i}.json"))).items()})
+    loads.append(float(open(os.path.join(tmp, f"load-{i}")).read()))
+def med(maps, key):
+    vals = [m[key] for m in maps if key in m]
+    return statistics.median(vals) if vals else None
 cases = ["indep-1", "indep-4", "indep-16", "indep-64", "chain-8"]
 extra = ["resolve-16"]  # ours only: bench.py has no such case
-ours = {}
-for c in cases + extra:
-    for rd in ("first", "final"):
-        p = os.path.join(crit, "round", c, rd, "new", "estimates.json")
-        if os.path.exists(p):
-            ours[(c, rd)] = json.load(open(p))["median"]["point_estimate"] / 1000.0
+keys = {k for m in oursl for k in m} | {k for m in refs for k in m}
+ours = {k: med(oursl, k) for k in keys if med(oursl, k) is not None}
+ref = {k: med(refs, k) for k in keys if med(refs, k) is not None}
+def sittings(c, rd):
+    rs = [f"{r[(c, rd)] / o[(c, rd)]:.0f}" for r, o in zip(refs, oursl) if (c, rd) in r and (c, rd) in o]
+    return " [" + " ".join(rs) + "]" if rs else ""
 print("case round ours_us reference_us ratio")
 for c in cases:
     for rd in ("first", "final"):
@@ -71,23 +100,24 @@ for c in cases:
         if o is None or r is None:
             print(f"{c} {rd} {'-' if o is None else f'{o:.3f}'} {'-' if r is None else f'{r:.1f}'} -")
             continue
-        print(f"{c} {rd} {o:.3f} {r:.1f} {r / o:.0f}")
+        print(f"{c} {rd} {o:.3f} {r:.1f} {r / o:.0f}{sittings(c, rd)}")
 for c in extra:
     for rd in ("first", "final"):
         o = ours.get((c, rd))
         print(f"{c} {rd} {'-' if o is None else f'{o:.3f}'} - -")
-print(f"# reference: {which}")
+print(f"# reference: {which}; {n} interleaved sittings, medians of the sittings' medians")
+quiet = all(l < 1 for l in loads)
+print(f"# load average (1 min) before each sitting: {' '.join(f'{l:.2f}' for l in loads)}; "
+      f"{'quiet (all under 1)' if quiet else 'NOT quiet: a load average of 1 or more; these ratios are not the issue measure'}")
 goals = []
 def ratio(c, rd):
     o, r = ours.get((c, rd)), ref.get((c, rd))
     return None if o is None or r is None else r / o
-r = ratio("indep-16", "first")
-if r is not None:
-    goals.append(("indep-16 first ratio >= 1000", r >= 1000, f"{r:.0f}"))
 for c in cases:
-    r = ratio(c, "final")
-    if r is not None:
-        goals.append((f"{c} final ratio >= 500", r >= 500, f"{r:.0f}"))
+    for rd in ("first", "final"):
+        r = ratio(c, rd)
+        if r is not None:
+            goals.append((f"{c} {rd} ratio >= 1000", r >= 1000, f"{r:.0f}"))
 if ("resolve-16", "first") in ours:
     # resolve-16's first round: 16 resolvers each return a question, which the engine
     # checks, renders, hashes and writes into inputRequests and requestState. The whole

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Run the firmware MCP agent (examples/firmware-agent) on QEMU's mps2-an386 with UART0 on
-# this script's stdin/stdout: a stdio MCP server command, e.g. for the FastMCP client
-#   StdioTransport("scripts/dev-agent-qemu.sh", [])
+# Run the firmware MCP agent (examples/firmware-agent) on one of QEMU's boards with the
+# board's UART on this script's stdin/stdout: a stdio MCP server command, e.g. for the
+# FastMCP client
+#   StdioTransport("scripts/dev-agent-qemu.sh", ["--board", "microbit"])
 #
-#   scripts/dev-agent-qemu.sh [--elf PATH]
+#   scripts/dev-agent-qemu.sh [--board NAME] [--elf PATH]
 #
-# The image: --elf, else $ELICIT_AGENT_ELF, else the sealed release build in
-# target/agent (scripts/test-agent.sh and scripts/bench-agent-size.sh build it; build it by hand
-# with `cd examples/firmware-agent && cargo build --release`).
+# Boards (NAME is QEMU's -M), each with its target and image in target/agent:
+#   mps2-an386 (default)  Cortex-M4F      thumbv7em-none-eabihf        qemu-system-arm
+#   microbit              nRF51 Cortex-M0 thumbv6m-none-eabi           qemu-system-arm
+#   sifive_e              FE310 RV32      riscv32imc-unknown-none-elf  qemu-system-riscv32
+# The image: --elf, else $ELICIT_AGENT_ELF, else the board's sealed release build in
+# target/agent/<target>/release (scripts/test-mcp.sh and scripts/bench-agent-size.sh build
+# it; by hand: `cd examples/firmware-agent && cargo build --release --target <target>`).
 #
-# Provisioning (examples/firmware-agent/src/provision.rs): a 512-byte block that QEMU's
-# generic loader puts at 0x203FF000, read and wiped by the agent at start:
+# Provisioning (examples/firmware-agent/src/provision.rs): the first line this script
+# writes to the board's UART, ahead of the client's stdin, is a block in hexadecimal that
+# the agent decodes in its line buffer and wipes (no RAM is set aside for it, no secret is
+# written to a file or to flash):
 #   - the key ring: ELICIT_STATE_KEYS as elicit-rmcp-server reads it (comma-separated hex
 #     secrets of 32 to 128 bytes, at most 2: the first seals, all unseal); unset, one
 #     ephemeral random key for this run (tokens die with it);
-#   - the time: Unix seconds and hundredths now (the agent adds the board's 100 Hz counter);
+#   - the time: Unix seconds and hundredths now (the agent adds the board's counter);
 #     $ELICIT_AGENT_START_MS overrides it (the tests start an agent whose clock is behind);
-#   - the nonce seed: 8 fresh bytes from /dev/urandom for every start.
-# The block is written to a private temporary directory (mode 0600) removed on exit.
+#   - the nonce seed: 8 fresh bytes from /dev/urandom for every start;
+#   - sifive_e only: the rate of its mtime counter, which QEMU's version decides (10 MHz
+#     before 9.0, 32,768 Hz from 9.0 on).
 #
 # QEMU does not stop when its stdin ends, so the client's stdin is copied into QEMU through
 # a FIFO; when the client closes it, QEMU is stopped $ELICIT_AGENT_LINGER seconds later
@@ -27,19 +35,33 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-elf="${ELICIT_AGENT_ELF:-$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent}"
+board=mps2-an386
+elf="${ELICIT_AGENT_ELF:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --elf) elf="$2"; shift 2 ;;
-    *) echo "usage: $0 [--elf PATH]" >&2; exit 2 ;;
+    --board) board="${2:-}"; shift 2 || { echo "agent-qemu: --board needs a NAME" >&2; exit 2; } ;;
+    --elf) elf="${2:-}"; shift 2 || { echo "agent-qemu: --elf needs a PATH" >&2; exit 2; } ;;
+    *) echo "usage: $0 [--board mps2-an386|microbit|sifive_e] [--elf PATH]" >&2; exit 2 ;;
   esac
 done
+case "$board" in
+  mps2-an386) triple=thumbv7em-none-eabihf; qemu=qemu-system-arm; pkg=qemu-system-arm ;;
+  microbit) triple=thumbv6m-none-eabi; qemu=qemu-system-arm; pkg=qemu-system-arm ;;
+  sifive_e) triple=riscv32imc-unknown-none-elf; qemu=qemu-system-riscv32; pkg=qemu-system-misc ;;
+  *) echo "agent-qemu: unknown board '$board'; --board takes mps2-an386, microbit or sifive_e" >&2; exit 2 ;;
+esac
+elf="${elf:-$root/target/agent/$triple/release/elicit-agent}"
 if [ ! -f "$elf" ]; then
-  echo "agent-qemu: no agent image at $elf; build it: (cd examples/firmware-agent && cargo build --release)" >&2
+  echo "agent-qemu: no agent image at $elf; build it: (cd examples/firmware-agent && cargo build --release --target $triple)" >&2
   exit 2
 fi
-command -v qemu-system-arm >/dev/null || {
-  echo "agent-qemu: qemu-system-arm is missing (apt-get install qemu-system-arm)" >&2; exit 2; }
+command -v "$qemu" >/dev/null || {
+  echo "agent-qemu: $qemu is missing (apt-get install $pkg)" >&2; exit 2; }
+timer_hz=0
+if [ "$board" = sifive_e ]; then
+  qv=$("$qemu" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p;q')
+  if [ "${qv:-0}" -ge 9 ]; then timer_hz=32768; else timer_hz=10000000; fi
+fi
 
 # --- the key ring ------------------------------------------------------------------------
 # The same rules and words as elicit_core::keyring (the one parser: 1 to 8 comma-separated
@@ -74,7 +96,7 @@ else
   keys=("$(od -An -v -tx1 -N32 /dev/urandom | tr -d ' \n')")
 fi
 
-# --- the provisioning block --------------------------------------------------------------
+# --- the provisioning line ---------------------------------------------------------------
 dir="$(mktemp -d)"
 qpid=""
 cpid=""
@@ -86,36 +108,24 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT HUP
 
-hexbytes() { # hex digits -> the bytes
-  local h="$1" out="" i
-  for ((i = 0; i < ${#h}; i += 2)); do out+="\\x${h:i:2}"; done
-  printf '%b' "$out"
-}
-le64() { # integer -> 8 bytes little-endian, as hex digits
-  local v="$1" out="" i
-  for ((i = 0; i < 8; i++)); do out+=$(printf '%02x' $(( (v >> (8 * i)) & 255 ))); done
+le() { # integer bytes -> that many bytes little-endian, as hex digits
+  local v="$1" n="$2" out="" i
+  for ((i = 0; i < n; i++)); do out+=$(printf '%02x' $(( (v >> (8 * i)) & 255 ))); done
   echo "$out"
 }
-umask 077
-{
-  printf 'ELAG'
-  start_ms="${ELICIT_AGENT_START_MS:-$(date +%s%3N)}"
-  hexbytes "01$(printf '%02x%02x' ${#keys[@]} $(( start_ms % 1000 / 10 )))00"
-  hexbytes "$(le64 $(( start_ms / 1000 )))"
-  head -c 8 /dev/urandom
-  for k in "${keys[@]}"; do
-    hexbytes "$(printf '%02x' $(( ${#k} / 2 )))$k"
-  done
-} >"$dir/provision.bin"
-truncate -s 512 "$dir/provision.bin"
+start_ms="${ELICIT_AGENT_START_MS:-$(date +%s%3N)}"
+line="454c4147$(printf '02%02x%02x00' ${#keys[@]} $(( start_ms % 1000 / 10 )))"
+line+="$(le $(( start_ms / 1000 )) 8)$(od -An -v -tx1 -N8 /dev/urandom | tr -d ' \n')$(le "$timer_hz" 4)"
+for k in "${keys[@]}"; do line+="$(printf '%02x' $(( ${#k} / 2 )))$k"; done
 
 # --- run -----------------------------------------------------------------------------------
-mkfifo "$dir/uart-in"
-qemu-system-arm -M mps2-an386 -nographic -monitor none -serial stdio \
-  -kernel "$elf" -device "loader,file=$dir/provision.bin,addr=0x203FF000,force-raw=on" \
+mkfifo -m 600 "$dir/uart-in"
+"$qemu" -M "$board" -nographic -monitor none -serial stdio -kernel "$elf" \
   ${ELICIT_AGENT_QEMU_ARGS:-} <"$dir/uart-in" &
 qpid=$!
 exec 3>"$dir/uart-in"
+printf '%s\n' "$line" >&3
+line=""
 # In the background so that a signal reaches the trap at once (bash runs traps only
 # between foreground commands); stdin is passed on explicitly.
 cat <&0 >&3 &

@@ -3,8 +3,9 @@
 # FastMCP 4.1.6 client: stdio and streamable HTTP, mode="auto" (2026-07-28) and
 # mode="legacy" (handshake era), sealed requestState, two processes sharing
 # ELICIT_STATE_KEYS, and 200 concurrent calls; of the firmware agent (examples/firmware-agent
-# on QEMU mps2-an386, scripts/dev-agent-qemu.sh) with the same checks, plus rounds shared
-# between the two (tests/interop/mcp/test_agent.py); and rounds shared with the Python
+# on QEMU's mps2-an386, microbit and sifive_e boards, scripts/dev-agent-qemu.sh --board)
+# with the same checks on every board, plus rounds shared between the two
+# (tests/interop/mcp/test_agent.py; ELICIT_AGENT_BOARDS=a,b picks boards); and rounds shared with the Python
 # reference server (FastMCP 4.1.6 + the seed, tests/interop/mcp/reference_server.py, run on
 # the oracle venv that scripts/dev-oracle-env.sh creates or reuses;
 # tests/interop/mcp/test_reference_server.py). See tests/interop/mcp/.
@@ -28,12 +29,23 @@ cargo build --quiet --release -p elicit-rmcp-server >&2
 echo "test-mcp: unit tests of elicit-rmcp and elicit-rmcp-server" >&2
 cargo test --quiet --release -p elicit-rmcp -p elicit-rmcp-server >&2
 
-# The firmware agent: the embedded target, QEMU, and the sealed image (target/agent).
-need_target thumbv7em-none-eabihf
-need_qemu
-echo "test-mcp: building the firmware agent (thumbv7em-none-eabihf, release)" >&2
-(cd examples/firmware-agent && CARGO_TARGET_DIR="$root/target/agent" cargo build --quiet --release >&2)
-export ELICIT_AGENT_ELF="$root/target/agent/thumbv7em-none-eabihf/release/elicit-agent"
+# The firmware agent: each board's target, QEMU, and the sealed images (target/agent/<target>).
+declare -A agent_targets=([mps2-an386]=thumbv7em-none-eabihf [microbit]=thumbv6m-none-eabi [sifive_e]=riscv32imc-unknown-none-elf)
+export ELICIT_AGENT_BOARDS="${ELICIT_AGENT_BOARDS:-mps2-an386,microbit,sifive_e}"
+export ELICIT_AGENT_DIR="$root/target/agent"
+IFS=',' read -r -a agent_boards <<<"$ELICIT_AGENT_BOARDS"
+for b in "${agent_boards[@]}"; do
+  t=${agent_targets[$b]:-}
+  [[ -n "$t" ]] || { echo "test-mcp: unknown board '$b' in ELICIT_AGENT_BOARDS" >&2; exit 2; }
+  need_target "$t"
+  if [[ $b == sifive_e ]]; then need_qemu qemu-system-riscv32; else need_qemu; fi
+  echo "test-mcp: building the firmware agent for $b ($t, release)" >&2
+  (cd examples/firmware-agent && CARGO_TARGET_DIR="$ELICIT_AGENT_DIR" cargo build --quiet --release --target "$t" >&2)
+done
+# The cross-surface rounds (test_cross_surface.py) run the agent on the default board.
+if [[ ",$ELICIT_AGENT_BOARDS," == *,mps2-an386,* ]]; then
+  export ELICIT_AGENT_ELF="$ELICIT_AGENT_DIR/thumbv7em-none-eabihf/release/elicit-agent"
+fi
 
 # The suite against elicit-rmcp-server, the agent's checks, and rounds shared with the
 # agent and with the Python reference server.

@@ -70,7 +70,7 @@ tidy target/firmware target/thumbv7em-none-eabihf
 step "C firmware: heap-free C ABI (libelicit_noalloc.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
   bash scripts/test-c-firmware.sh
 tidy target/c-firmware
-step "firmware MCP agent: sizes (flash, static + painted stack) after scripted sessions in both eras" \
+step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static + painted stack) after scripted sessions in both eras" \
   bash scripts/bench-agent-size.sh
 # target/agent stays: the MCP interop step runs that image.
 tidy target/agent-plain target/agent-size
@@ -83,7 +83,7 @@ if [ -z "${QUICK:-}" ]; then
   # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build
   # into target/server, fuzz/target and target/release.
   tidy target/debug
-  step "MCP server vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
+  step "MCP server and the firmware agent (mps2-an386, microbit, sifive_e) vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
   # After test-mcp.sh: reuses its release build of elicit-rmcp-server (target/server).
   step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
     bash scripts/test-mcp-conformance.sh

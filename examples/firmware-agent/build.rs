@@ -1,6 +1,8 @@
 //! Host side of the agent's build:
 //!
-//! 1. `memory.x` onto the linker's search path (cortex-m-rt's `link.x` includes it);
+//! 1. the board from the target (`cfg(board = …)`, src/board) and its linker script
+//!    onto the linker's search path: `boards/<board>.x` as `memory.x` (cortex-m-rt's
+//!    `link.x` includes it) on the Arm boards, as `agent.x` (the whole script) on RISC-V;
 //! 2. the booking tools' declarations (the booking fixture, examples/fixture, which
 //!    examples/rmcp-server serves too) compiled on the host into plan bytes
 //!    (`Plan::to_postcard`), which the device loads with `Plan::from_postcard`: the
@@ -51,12 +53,31 @@ fn listed(tool: &Entry) -> String {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
-    fs::copy("memory.x", out.join("memory.x")).map_err(|e| format!("memory.x: {e}"))?;
+    let target = env::var("TARGET").map_err(|_| "TARGET is not set")?;
+    let (board, script) = match target.as_str() {
+        "thumbv7em-none-eabihf" => ("mps2-an386", "memory.x"),
+        "thumbv6m-none-eabi" => ("microbit", "memory.x"),
+        "riscv32imc-unknown-none-elf" | "riscv32imac-unknown-none-elf" => ("sifive_e", "agent.x"),
+        other => {
+            return Err(format!(
+                "elicit-agent builds for thumbv7em-none-eabihf (mps2-an386), thumbv6m-none-eabi \
+                 (microbit) or riscv32imc-unknown-none-elf / riscv32imac-unknown-none-elf \
+                 (sifive_e), not {other}"
+            )
+            .into())
+        }
+    };
+    println!(
+        "cargo::rustc-check-cfg=cfg(board, values(\"mps2-an386\", \"microbit\", \"sifive_e\"))"
+    );
+    println!("cargo::rustc-cfg=board=\"{board}\"");
+    fs::copy(format!("boards/{board}.x"), out.join(script))
+        .map_err(|e| format!("boards/{board}.x: {e}"))?;
     // cortex-m-rt's `device` feature includes a device.x naming the interrupt handlers;
-    // the agent's vectors all point at DefaultHandler (src/board.rs), so it is empty.
-    fs::write(out.join("device.x"), "/* src/board.rs: __INTERRUPTS */\n")?;
+    // the agent's vectors all point at DefaultHandler (src/board), so it is empty.
+    fs::write(out.join("device.x"), "/* src/board: __INTERRUPTS */\n")?;
     println!("cargo:rustc-link-search={}", out.display());
-    println!("cargo:rerun-if-changed=memory.x");
+    println!("cargo:rerun-if-changed=boards");
     println!("cargo:rerun-if-changed=build.rs");
 
     let mut table = Vec::new();

@@ -25,7 +25,10 @@ use elicit_core::json::{write_i64, write_str, Kind, Value};
 use elicit_core::seal::{Binding, Sealer};
 use elicit_core::{Capabilities, Era, Error, Inputs, Plan, Round, Sink, SliceSink, Step, Style};
 
-use crate::board::Uart;
+use zeroize::Zeroize;
+
+use crate::board::{self, Uart};
+use crate::provision::{self, Provision, Refused};
 #[cfg(feature = "seal")]
 use crate::provision::{Clock, Nonces, MAX_KEYS};
 use crate::rpc::{self, Escaped, Line, Message};
@@ -98,39 +101,42 @@ pub struct Agent {
     seal: Option<Seal>,
 }
 
+/// The answer to every request until a provisioning line arrived.
+const NOT_PROVISIONED: Refused =
+    "the agent was not provisioned: start it with scripts/dev-agent-qemu.sh";
+
 impl Agent {
-    /// An agent on `uart`; `seal` is `Err` with the reason when provisioning failed.
-    #[cfg(feature = "seal")]
-    pub fn new(uart: Uart, seal: Result<Seal, &'static str>) -> Agent {
-        let (seal, unprovisioned) = match seal {
-            Ok(s) => (Some(s), None),
-            Err(why) => (None, Some(why)),
-        };
+    /// An agent on `uart`, not provisioned yet (see [`Agent::serve`]).
+    pub fn new(uart: Uart) -> Agent {
         Agent {
             uart,
             conn: None,
             next_ask: 1,
-            unprovisioned,
-            seal,
+            unprovisioned: Some(NOT_PROVISIONED),
+            #[cfg(feature = "seal")]
+            seal: None,
         }
     }
 
-    /// An agent on `uart` (plaintext state); `provisioned` is `Err` with the reason when
-    /// provisioning failed.
-    #[cfg(not(feature = "seal"))]
-    pub fn new(uart: Uart, provisioned: Result<(), &'static str>) -> Agent {
-        Agent {
-            uart,
-            conn: None,
-            next_ask: 1,
-            unprovisioned: provisioned.err(),
-        }
-    }
-
-    /// Serve requests forever.
+    /// Serve requests forever. The first line is the launcher's provisioning line
+    /// (src/provision.rs); any other first line is served as a request.
     pub fn serve(&mut self, b: &mut Buffers) -> ! {
+        let mut first = match rpc::read_line(&mut self.uart, &mut b.line) {
+            Line::Text(n) if b.line.get(..n).is_some_and(provision::is_line) => {
+                if let Some(line) = b.line.get_mut(..n) {
+                    self.provision(line);
+                }
+                b.line.zeroize();
+                None
+            }
+            other => Some(other),
+        };
         loop {
-            match rpc::read_line(&mut self.uart, &mut b.line) {
+            let line = match first.take() {
+                Some(line) => line,
+                None => rpc::read_line(&mut self.uart, &mut b.line),
+            };
+            match line {
                 Line::TooLong => self.too_long(&b.line),
                 Line::Text(n) => match core::str::from_utf8(b.line.get(..n).unwrap_or(&[])) {
                     Ok(text) => self.handle(text, &mut b.aux, &mut b.token, &mut b.ws),
@@ -138,6 +144,25 @@ impl Agent {
                 },
             }
         }
+    }
+
+    /// Take the provisioning `line`: the clock, the nonces and the key ring (the caller
+    /// wipes the line).
+    fn provision(&mut self, line: &mut [u8]) {
+        let taken = provision::decode(line).and_then(|block| {
+            let p = Provision::parse(block)?;
+            board::set_timer_hz(p.timer_hz);
+            #[cfg(feature = "seal")]
+            {
+                self.seal = Some(Seal {
+                    sealer: Sealer::new(p.ring(block)?, Some(SERVER_NAME)),
+                    clock: Clock::new(p.start),
+                    nonces: Nonces::new(p.seed),
+                });
+            }
+            Ok(())
+        });
+        self.unprovisioned = taken.err();
     }
 
     fn too_long(&mut self, prefix: &[u8]) {

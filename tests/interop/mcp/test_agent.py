@@ -1,5 +1,6 @@
-"""The firmware MCP agent (examples/firmware-agent on QEMU mps2-an386, launched by
-scripts/dev-agent-qemu.sh as a stdio server command) against the real fastmcp.Client 4.1.6.
+"""The firmware MCP agent (examples/firmware-agent on QEMU's mps2-an386, microbit and
+sifive_e boards, launched by scripts/dev-agent-qemu.sh --board NAME as a stdio server
+command) against the real fastmcp.Client 4.1.6. Every test runs once per board.
 
 The checks of test_booking_server.py that apply to a stdio server run here unchanged:
 each wrapper below calls the server test's own body with a `connect` that starts
@@ -8,7 +9,9 @@ Then what only the agent has: a mixed fleet (rounds sealed by elicit-rmcp-server
 the agent and the other way round, sharing ELICIT_STATE_KEYS), its nonce scheme, its
 provisioned clock, and its bounded line buffer.
 
-The agent image comes from $ELICIT_AGENT_ELF (scripts/test-agent.sh builds it).
+The boards: $ELICIT_AGENT_BOARDS (comma-separated; default all three); each board's image
+is <$ELICIT_AGENT_DIR>/<its target>/release/elicit-agent (scripts/test-mcp.sh builds them
+into target/agent).
 """
 
 from __future__ import annotations
@@ -34,6 +37,23 @@ LAUNCHER = REPO / "scripts" / "dev-agent-qemu.sh"
 
 both_eras = pytest.mark.parametrize("mode", ["auto", "legacy"])
 
+TARGETS = {
+    "mps2-an386": "thumbv7em-none-eabihf",
+    "microbit": "thumbv6m-none-eabi",
+    "sifive_e": "riscv32imc-unknown-none-elf",
+}
+BOARDS = [b.strip() for b in os.environ.get("ELICIT_AGENT_BOARDS", ",".join(TARGETS)).split(",") if b.strip()]
+
+# The board of the running test (set by the agent_image fixture, module scope).
+_image: tuple[str, str] | None = None
+
+
+def launcher() -> list[str]:
+    """The launcher's command line for the current board and its image."""
+    assert _image is not None, "a test that starts the agent must use the agent_image fixture"
+    board, elf = _image
+    return ["bash", str(LAUNCHER), "--board", board, "--elf", elf]
+
 
 def agent_transport(keys: str | None = None, **env_extra: str) -> StdioTransport:
     env = dict(os.environ)
@@ -43,15 +63,24 @@ def agent_transport(keys: str | None = None, **env_extra: str) -> StdioTransport
     # The client closes stdin only after its last answer: stop QEMU at once.
     env["ELICIT_AGENT_LINGER"] = "0"
     env.update(env_extra)
-    return StdioTransport("bash", [str(LAUNCHER)], env=env, keep_alive=False)
+    cmd = launcher()
+    return StdioTransport(cmd[0], cmd[1:], env=env, keep_alive=False)
 
 
-@pytest.fixture(scope="session")
-def agent_image():
-    elf = os.environ.get("ELICIT_AGENT_ELF")
-    if not elf or not os.path.isfile(elf):
-        pytest.fail("ELICIT_AGENT_ELF does not name the agent image; run scripts/test-agent.sh")
-    return elf
+@pytest.fixture(scope="module", params=BOARDS)
+def agent_image(request):
+    """The board under test and its image (every test of this module runs per board)."""
+    global _image
+    board = request.param
+    if board not in TARGETS:
+        pytest.fail(f"ELICIT_AGENT_BOARDS names an unknown board {board!r}; boards: {', '.join(TARGETS)}")
+    root = os.environ.get("ELICIT_AGENT_DIR", str(REPO / "target" / "agent"))
+    elf = os.path.join(root, TARGETS[board], "release", "elicit-agent")
+    if not os.path.isfile(elf):
+        pytest.fail(f"no agent image for {board} at {elf}; run scripts/test-mcp.sh (it builds them)")
+    _image = (board, elf)
+    yield _image
+    _image = None
 
 
 @pytest.fixture
@@ -317,7 +346,7 @@ def exchange(lines: list[str | bytes | dict], replies: int) -> list[dict]:
     agent's own `elicitation/create` requests), keeping stdin open until they arrived."""
     env = {**os.environ, "ELICIT_STATE_KEYS": KEY_A, "ELICIT_AGENT_LINGER": "0"}
     p = subprocess.Popen(
-        ["bash", str(LAUNCHER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        launcher(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, env=env,
     )
     out = []
@@ -417,7 +446,7 @@ def test_handshake_answers_ping_while_it_waits_for_an_answer(agent_image):
 def test_the_agent_refuses_to_start_with_bad_keys(agent_image):
     for keys in ["ab" * 31, "zz" * 32, "ab" * 32 + ",", ",".join(["ab" * 32] * 3)]:
         p = subprocess.run(
-            ["bash", str(LAUNCHER)], input="", capture_output=True, text=True, timeout=20,
+            launcher(), input="", capture_output=True, text=True, timeout=20,
             env={**os.environ, "ELICIT_STATE_KEYS": keys},
         )
         assert p.returncode == 2, keys
@@ -462,7 +491,7 @@ def test_mutated_requests_never_stop_the_agent(agent_image, era):
                 b[at:at] = rng.choice(seeds).encode()[: rng.randint(1, 60)]
         lines.append(bytes(c for c in b if c != 0x0A))
     env = {**os.environ, "ELICIT_STATE_KEYS": KEY_A, "ELICIT_AGENT_LINGER": "0"}
-    p = subprocess.Popen(["bash", str(LAUNCHER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    p = subprocess.Popen(launcher(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, env=env)
     seen = []
     done = threading.Event()

@@ -1,10 +1,7 @@
-//! The board: QEMU `mps2-an386`'s UART0 (CMSDK APB UART), its 100 Hz FPGA counter, the
-//! NVIC line of UART0's receive interrupt, and the provisioning block the launcher loads.
-//! Every `unsafe` of the agent is here: volatile accesses to fixed device addresses.
+//! QEMU `mps2-an386` (Cortex-M4F): UART0 (CMSDK APB UART), the FPGA's 100 Hz counter, the
+//! NVIC line of UART0's receive interrupt; cortex-m-rt starts it and paints its stack.
 
-use core::ptr::{read_volatile, write_volatile};
-
-use elicit_core::Sink;
+use super::{read, write};
 
 /// UART0 (CMSDK APB UART) registers.
 const UART0: usize = 0x4000_4000;
@@ -26,17 +23,6 @@ const NVIC_ISER0: usize = 0xE000_E100;
 
 /// The FPGA's 100 Hz counter (mps2 FPGAIO `CLK100HZ`), counting from power-on.
 const FPGAIO_CLK100HZ: usize = 0x4002_8014;
-
-fn read(addr: usize) -> u32 {
-    // SAFETY: `addr` is one of the device registers above (aligned, always mapped on
-    // mps2-an386); reading them has no side effect beyond the device's documented ones.
-    unsafe { read_volatile(addr as *const u32) }
-}
-
-fn write(addr: usize, value: u32) {
-    // SAFETY: as in `read`; the registers written are UART0's and the NVIC's.
-    unsafe { write_volatile(addr as *mut u32, value) }
-}
 
 /// UART0, the agent's only channel: QEMU connects it to the host's stdio.
 pub struct Uart(());
@@ -77,12 +63,6 @@ impl Uart {
     }
 }
 
-impl Sink for Uart {
-    fn put(&mut self, bytes: &[u8]) {
-        self.write_all(bytes);
-    }
-}
-
 extern "C" {
     fn DefaultHandler();
 }
@@ -101,29 +81,18 @@ unsafe fn DefaultHandler(irqn: i16) {
     }
 }
 
-/// Hundredths of a second since power-on (wraps after 497 days; [`crate::clock`] extends
-/// it).
+/// Hundredths of a second since power-on (wraps after 497 days; `provision::Clock`
+/// extends it).
 pub fn ticks_100hz() -> u32 {
     read(FPGAIO_CLK100HZ)
 }
 
-/// Size of the provisioning block (memory.x's `PROVISION`).
-pub const PROVISION_LEN: usize = 512;
-
-/// Copy the provisioning block the launcher loaded into `out`, then wipe it in RAM (it
-/// holds the key ring's secrets).
-pub fn take_provision(out: &mut [u8; PROVISION_LEN]) {
-    extern "C" {
-        static PROVISION: u8;
-    }
-    // Only the symbol's address is taken.
-    let base = core::ptr::addr_of!(PROVISION) as usize;
-    for (i, b) in out.iter_mut().enumerate() {
-        // SAFETY: memory.x places PROVISION in SSRAM2&3, outside every section the agent
-        // is linked into; the 512 bytes are RAM the agent never otherwise touches.
-        unsafe {
-            *b = read_volatile((base + i) as *const u8);
-            write_volatile((base + i) as *mut u8, 0);
-        }
+/// Stop for good (a panic): sleep forever.
+pub fn halt() -> ! {
+    loop {
+        cortex_m::asm::wfi();
     }
 }
+
+/// The counter's rate is fixed on this board: the provisioned timer rate is ignored.
+pub fn set_timer_hz(_: u32) {}
