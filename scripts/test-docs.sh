@@ -24,7 +24,8 @@
 #      retired examples/mcp-server and booking-server, the ffi-static crate and its
 #      elicit_static symbols, the scripts' old names), and commit hashes in prose (a
 #      lowercase hex word of 7 to 40 digits holding a letter and a digit, not a float
-#      such as 1e16): what changed when belongs in CHANGELOG.md.
+#      such as 1e16, outside markdown code blocks, which may show hex data): what changed
+#      when belongs in CHANGELOG.md.
 #   5. README.md's Rust examples are ones core/README.md compiles as elicit-core's
 #      doctests: each rust code block of README.md appears verbatim in core/README.md.
 #
@@ -91,7 +92,10 @@ for path in files:
         continue  # binary
     is_md = path.endswith(".md")
     here = os.path.dirname(path)
+    fenced = False
     for n, line in enumerate(text.splitlines(), 1):
+        if is_md and line.lstrip().startswith("```"):
+            fenced = not fenced
         # 2. absolute paths of this machine (not inside a URI such as file:///tmp/x)
         for m in machine.finditer(line):
             if line[max(0, m.start() - 3):m.start()] == "://" or line[max(0, m.start() - 2):m.start()] == ":/":
@@ -101,7 +105,7 @@ for path in files:
         for rx, why in stale:
             if rx.search(line):
                 bad(path, n, f"stale name {why}")
-        for m in hexword.finditer(line):
+        for m in ([] if fenced else hexword.finditer(line)):
             w = m.group(1)
             if re.search(r"[a-f]", w) and re.search(r"[0-9]", w) and not sci.match(w) and w not in "0123456789abcdef":
                 bad(path, n, f"commit hash '{w}' in prose (history belongs in CHANGELOG.md)")
