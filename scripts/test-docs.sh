@@ -22,7 +22,7 @@
 #   3. README.md is at most 250 lines (the front door; the guides and docs/ hold the rest).
 #   4. Stale names, in every file: what was renamed or never existed (a DESIGN.md, the
 #      retired examples/mcp-server and booking-server, the ffi-static crate and its
-#      elicit_static symbols, the scripts' old names), and commit hashes in prose (a
+#      elicit_static_* symbols and header, the scripts' old names), and commit hashes in prose (a
 #      lowercase hex word of 7 to 40 digits holding a letter and a digit, not a float
 #      such as 1e16, outside markdown code blocks, which may show hex data): what changed
 #      when belongs in CHANGELOG.md.
@@ -38,9 +38,10 @@ git rev-parse --git-dir >/dev/null 2>&1 || { echo "test-docs: not a git checkout
 python3 - <<'PY'
 import fnmatch, os, re, subprocess, sys
 
+# Symbolic links are read where they point (a link to a checked file is not read twice).
 files = sorted({f for f in subprocess.run(
     ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    capture_output=True, check=True).stdout.decode().split("\0") if f and os.path.isfile(f)})
+    capture_output=True, check=True).stdout.decode().split("\0") if f and os.path.isfile(f) and not os.path.islink(f)})
 folders = {os.path.dirname(f) for f in files}
 for f in list(folders):
     while f:
@@ -73,7 +74,7 @@ stale = [
     (re.compile(r"(?<![\w/.-])DESIGN\.md"), "DESIGN.md (never existed in this repository; the engine model is in docs/)"),
     (re.compile(r"examples/mcp-server"), "examples/mcp-server (retired: examples/rmcp-server)"),
     (re.compile(r"booking-server"), "booking-server (retired: elicit-rmcp-server)"),
-    (re.compile(r"elicit_static"), "elicit_static (renamed: elicit_noalloc)"),
+    (re.compile(r"elicit_static(_|\.h)|libelicit_static"), "elicit_static_*, elicit_static.h, libelicit_static (renamed: elicit_noalloc)"),
     (re.compile(r"ffi-static"), "ffi-static (renamed: ffi-noalloc)"),
     (re.compile(r"(?<![\w-])agent-qemu\.sh"), "agent-qemu.sh (renamed: scripts/dev-agent-qemu.sh)"),
     (re.compile(r"(?<![\w-])agent-size\.sh"), "agent-size.sh (renamed: scripts/bench-agent-size.sh)"),

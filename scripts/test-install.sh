@@ -5,7 +5,7 @@
 # C (cargo-c 0.10.24, installed with `cargo install --locked` when missing):
 #  1. `cargo cinstall` into two temporary prefixes, one with the shared library only and
 #     one with the static library only;
-#  2. checks the layout: include/elicit.h and elicit_noalloc.h (the committed headers), lib/libelicit.so.0.3.0
+#  2. checks the layout: include/elicit.h and elicit_noalloc.h (the committed headers), lib/libelicit.so.$VERSION
 #     with SONAME libelicit.so.0 and its links, lib/libelicit.a, lib/pkgconfig/elicit.pc;
 #     and that the release artifacts carry no debug info of their own (no .debug_*
 #     sections in the shared object; the static archive's objects from this workspace
@@ -32,6 +32,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 CARGO_C_VERSION=0.10.24
+# The C library's version (cargo-c's [package.metadata.capi.library] in ffi/Cargo.toml).
+VERSION=$(sed -n '/^\[package.metadata.capi.library\]/,/^\[/s/^version = "\(.*\)"/\1/p' ffi/Cargo.toml)
 PY=${PYTHON:-python3}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
@@ -72,10 +74,10 @@ for prefix in "$SHARED" "$STATIC"; do
     cmp "$prefix/include/elicit.hpp" include/elicit.hpp || fail "$prefix/include/elicit.hpp differs from include/elicit.hpp"
     [ -f "$prefix/lib/pkgconfig/elicit.pc" ] || fail "no $prefix/lib/pkgconfig/elicit.pc"
 done
-SO="$SHARED/lib/libelicit.so.0.3.0"
+SO="$SHARED/lib/libelicit.so.$VERSION"
 [ -f "$SO" ] || fail "no $SO (found: $(ls "$SHARED/lib"))"
-[ "$(readlink "$SHARED/lib/libelicit.so.0")" = libelicit.so.0.3.0 ] || fail "libelicit.so.0 does not link to libelicit.so.0.3.0"
-[ "$(readlink "$SHARED/lib/libelicit.so")" = libelicit.so.0.3.0 ] || fail "libelicit.so does not link to libelicit.so.0.3.0"
+[ "$(readlink "$SHARED/lib/libelicit.so.0")" = libelicit.so.$VERSION ] || fail "libelicit.so.0 does not link to libelicit.so.$VERSION"
+[ "$(readlink "$SHARED/lib/libelicit.so")" = libelicit.so.$VERSION ] || fail "libelicit.so does not link to libelicit.so.$VERSION"
 soname=$(readelf -d "$SO" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = libelicit.so.0 ] || fail "SONAME is '$soname', not libelicit.so.0"
 A="$STATIC/lib/libelicit.a"
