@@ -90,10 +90,8 @@
 #define ELICIT_ABI_VERSION_MAJOR 0
 
 /**
- * Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
- * added the client's capabilities to the round constructors; 0.4 renamed the heap-free
- * surface `elicit_static_*` to `elicit_noalloc_*`); check `elicit_abi_version()` at
- * start-up.
+ * Minor version of the C ABI. Before 1.0 a minor version may change signatures
+ * (CHANGELOG.md says what each one changed); check `elicit_abi_version()` at start-up.
  */
 #define ELICIT_ABI_VERSION_MINOR 4
 

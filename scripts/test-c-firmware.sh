@@ -162,4 +162,4 @@ echo "  flash, image with every ABI function: $(flash "$FW/all-abi.elf") B"
 echo "  RAM, static (.data + .bss):         $R B (plan $(sed -n 's/^# sizes: elicit_noalloc_plan \([0-9]*\) B.*/\1/p' "$FW/transcript.txt") B, round, sealer, workspace, I/O buffers)"
 grep '^# stack peak' "$FW/transcript.txt" | sed 's/^# /  RAM, /'
 echo
-echo "run-c-firmware: all checks passed"
+echo "test-c-firmware: all checks passed"

@@ -1,7 +1,7 @@
 //! Host side of the agent's build:
 //!
 //! 1. `memory.x` onto the linker's search path (cortex-m-rt's `link.x` includes it);
-//! 2. the booking tools' declarations (the same as examples/mcp-server's `src/tools.rs`,
+//! 2. the booking tools' declarations (the same as examples/rmcp-server's `src/booking.rs`,
 //!    built with elicit-core's typed builder) compiled on the host into plan bytes
 //!    (`Plan::to_postcard`), which the device loads with `Plan::from_postcard`: the
 //!    declaration compiler never reaches the device.
@@ -23,7 +23,7 @@ fn main() {
     println!("cargo:rerun-if-changed=memory.x");
     println!("cargo:rerun-if-changed=build.rs");
 
-    // Keep these in step with examples/mcp-server/src/tools.rs: the mixed-fleet tests
+    // Keep these in step with examples/rmcp-server/src/booking.rs: the mixed-fleet tests
     // (a round sealed by one server resumed on the other) fail when they differ.
     let book_flight = Tool::new("book_flight")
         .param(Param::ask("destination", "Where would you like to fly?"))

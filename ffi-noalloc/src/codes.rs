@@ -9,10 +9,8 @@ use elicit_core::{CompileError, Error, Step};
 
 /// Major version of the C ABI. A change here breaks existing callers.
 pub const ELICIT_ABI_VERSION_MAJOR: u32 = 0;
-/// Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
-/// added the client's capabilities to the round constructors; 0.4 renamed the heap-free
-/// surface `elicit_static_*` to `elicit_noalloc_*`); check `elicit_abi_version()` at
-/// start-up.
+/// Minor version of the C ABI. Before 1.0 a minor version may change signatures
+/// (CHANGELOG.md says what each one changed); check `elicit_abi_version()` at start-up.
 pub const ELICIT_ABI_VERSION_MINOR: u32 = 4;
 /// Patch version of the C ABI: fixes with no interface change.
 pub const ELICIT_ABI_VERSION_PATCH: u32 = 0;

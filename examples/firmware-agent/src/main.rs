@@ -1,7 +1,7 @@
 //! `elicit-agent`: an MCP server on an emulated microcontroller (QEMU `mps2-an386`,
 //! Cortex-M4F), `no_std`, `no_main`, no allocator. It speaks newline-delimited JSON-RPC on
 //! UART0, which QEMU connects to the host's stdio, so any stdio MCP client can use
-//! `scripts/dev-agent-qemu.sh` as its server command. It serves examples/mcp-server's booking
+//! `scripts/dev-agent-qemu.sh` as its server command. It serves examples/rmcp-server's booking
 //! tools in both protocol eras, with `requestState` sealed on the device (feature `seal`,
 //! the default). See README.md.
 

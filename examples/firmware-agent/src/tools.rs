@@ -1,4 +1,4 @@
-//! The booking tools (examples/mcp-server's `book_flight`, `greet` and `order`: the same
+//! The booking tools (examples/rmcp-server's `book_flight`, `greet` and `order`: the same
 //! declarations, questions, texts and results), their resolvers and bodies, and the text
 //! of the engine errors a call can end with.
 
