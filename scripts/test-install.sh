@@ -35,7 +35,7 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
-export PIP_DISABLE_PIP_VERSION_CHECK=1
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 PY=${PYTHON:-python3}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
@@ -242,24 +242,26 @@ EOF
     { cat "$work/booking.log"; fail "booking.py with $python"; }
   echo "ok  booking.py: $(tail -n 1 "$work/booking.log")"
 }
+# One test is about a checkout without a built library (find_library must fail there);
+# in an installed package the library sits beside the package, where the loader looks
+# first, so that test cannot hold: it is left out here (it runs in test-python.sh).
+PYTEST_OUTSIDE=(-q -p no:cacheprovider --deselect tests/test_abi.py::test_missing_library_says_how_to_build_it)
 run_tests() { # VENV WORKDIR (pytest from the sdist's tests, against the installed package)
   local venv=$1 work=$2 src
   src=$(unpack_sdist)
   rm -rf "$work/tests" && mkdir -p "$work" && cp -r "$src/tests" "$work/tests"
   "$venv/bin/python" -m pip install -q pytest
-  (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH ELICIT_REPO="$src/rust" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests 2>&1 | tail -n 3) ||
-    fail "pytest with $venv"
-  (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH ELICIT_REPO="$src/rust" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests >/dev/null 2>&1) ||
-    fail "pytest with $venv"
+  (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH ELICIT_REPO="$src/rust" "$venv/bin/python" -m pytest "${PYTEST_OUTSIDE[@]}" tests >pytest.log 2>&1) ||
+    { tail -n 30 "$work/pytest.log"; fail "pytest with $venv"; }
+  echo "ok  pytest: $(tail -n 1 "$work/pytest.log")"
 }
 
 # ---------------------------------------------------------------------------- wheels
 SYSROOT=${ELICIT_ARM64_SYSROOT:-$ROOT/target/arm64-sysroot}
 # Debian 12's arm64 CPython 3.11 and what it and ctypes load.
-ARM64_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g libexpat1 libffi8 libbz2-1.0 liblzma5
-  libuuid1 libssl3 libsqlite3-0 libncursesw6 libtinfo6 libreadline8 libdb5.3 libgdbm6
-  libcrypt1 libmpdec3 libnsl2 libtirpc3 libgssapi-krb5-2 libkrb5-3 libk5crypto3
-  libkrb5support0 libcom-err2 libkeyutils1
+ARM64_PACKAGES=(libc6 libgcc-s1 zlib1g libexpat1 libffi8 libbz2-1.0 liblzma5 libuuid1 libssl3
+  libsqlite3-0 libncursesw6 libtinfo6 libreadline8 libdb5.3 libcrypt1 libnsl2 libtirpc3
+  libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1
   python3.11-minimal libpython3.11-minimal libpython3.11-stdlib)
 arm64_sysroot() {
   [ -x "$SYSROOT/usr/bin/python3.11" ] && return 0
@@ -326,7 +328,10 @@ EOF
   echo "ok  aarch64 booking.py: $(tail -n 1 "$work/booking.log")"
   src=$(unpack_sdist)
   cp -r "$src/tests" "$work/tests"
-  (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" ELICIT_REPO="$src/rust" "${qpy[@]}" -m pytest -q -p no:cacheprovider tests >pytest.log 2>&1) ||
+  # Without binfmt a test that starts a child interpreter (sys.executable, an arm64
+  # binary) cannot exec it: that one test is left out under qemu (it runs on x86_64).
+  (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" ELICIT_REPO="$src/rust" "${qpy[@]}" -m pytest "${PYTEST_OUTSIDE[@]}" \
+    --deselect tests/test_abi.py::test_missing_library_in_a_fresh_interpreter tests >pytest.log 2>&1) ||
     { tail -n 30 "$work/pytest.log"; fail "pytest under qemu-aarch64"; }
   echo "ok  aarch64 pytest: $(tail -n 1 "$work/pytest.log")"
 }

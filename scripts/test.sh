@@ -75,8 +75,11 @@ step "firmware MCP agent: sizes (flash, static + painted stack) after scripted s
 # target/agent stays: the MCP interop step runs that image.
 tidy target/agent-plain target/agent-size
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
-# Installs cargo-c 0.10.24 once (cargo install --locked, a few minutes on a fresh machine).
-step "install: cargo-c prefix (shared, static, pkg-config) and the Python wheel in fresh venvs" \
+step "versions: crates, C header, pkg-config, Python metadata and CHANGELOG agree" bash scripts/test-versions.sh
+# scripts/release.sh builds every artifact into dist/ (installs cargo-c 0.10.24, zig and
+# cargo-zigbuild, auditwheel, an arm64 sysroot once); each one is installed outside the
+# tree and run.
+step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 under qemu), sdist install and run" \
   bash scripts/test-install.sh
 if [ -z "${QUICK:-}" ]; then
   step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
