@@ -112,8 +112,21 @@ c_sdk() {
   # for 0.4 accepts 0.4.x only.
   cmake -DOUT="$stage/lib/cmake/elicit/elicitConfigVersion.cmake" -DVERSION="$VERSION" \
     -P scripts/release/version-file.cmake
+  # elicit-static.pc: with both libraries in lib/, `-lelicit` picks the shared one, so the
+  # static package names the archive itself, followed by the system libraries it needs.
+  sed -e '/^Libs.private:/d' -e 's/^Name: elicit$/Name: elicit-static/' \
+    -e "s|^Libs: .*|Libs: \${libdir}/libelicit.a $(sed -n 's/^Libs.private: *//p' "$stage/lib/pkgconfig/elicit.pc")|" \
+    "$stage/lib/pkgconfig/elicit.pc" >"$stage/lib/pkgconfig/elicit-static.pc"
   cp LICENSE-MIT LICENSE-APACHE "$stage/"
+  # What the README states about the build: the newest glibc symbol version the shared
+  # library needs, and what the static library holds (ar's member sizes).
+  local glibc contents
+  glibc=$(objdump -T "$stage/lib/libelicit.so.$VERSION" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -Vu | tail -n 1)
+  contents=$(ar tv "$stage/lib/libelicit.a" | awk '
+    { if ($NF ~ /^elicit/) { e += $3; en++ } else { c += $3; cn++ } }
+    END { printf "%d objects. One (%d bytes) is the engine, its dependencies and the parts of the Rust standard library it uses, merged by LTO; the other %d (%d bytes) are compiler_builtins, the Rust compiler runtime (integer and float helpers), of which a program links only the routines it calls.", en + cn, e, cn, c }')
   sed -e "s|@VERSION@|$VERSION|g" -e "s|@MAJOR@|$MAJOR|g" -e "s|@TARGET@|$HOST|g" \
+    -e "s|@GLIBC@|$glibc|g" -e "s|@STATIC_CONTENTS@|$contents|g" \
     scripts/release/README-c.md >"$stage/README.md"
   tar -C "$(dirname "$stage")" --owner=0 --group=0 --sort=name -czf "$DIST/$name.tar.gz" "$name"
   echo "$DIST/$name.tar.gz: $(stat -c %s "$DIST/$name.tar.gz") bytes;" \

@@ -211,7 +211,11 @@ EOF
           grep -q "libelicit.so.$MAJOR => $sdk/lib/libelicit.so.$MAJOR" <<<"$deps" ||
             fail "$dir/$bin does not load libelicit.so.$MAJOR from the SDK: $deps" ;;
       esac
-      LD_LIBRARY_PATH="$sdk/lib" "$app/$dir/$bin" >"$TMP/$dir-$bin.log" 2>&1 ||
+      # CMake's builds find the shared library through the rpath it wrote; the Makefile's
+      # through LD_LIBRARY_PATH, as any library outside the system's path.
+      local ldpath=$sdk/lib
+      [ "$dir" = build-cmake ] && ldpath=
+      LD_LIBRARY_PATH="$ldpath" "$app/$dir/$bin" >"$TMP/$dir-$bin.log" 2>&1 ||
         { cat "$TMP/$dir-$bin.log"; fail "$dir/$bin failed"; }
       echo "ok  $dir/$bin: $(tail -n 1 "$TMP/$dir-$bin.log")"
     done
