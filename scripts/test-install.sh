@@ -349,7 +349,7 @@ test_sdist() {
   fi
   grep -q "elicit-mcp: building from source needs cargo" "$TMP/nocargo.log" ||
     { cat "$TMP/nocargo.log"; fail "no clear message naming cargo"; }
-  echo "ok  $(grep -o "elicit-mcp: building from source needs cargo[^.]*" "$TMP/nocargo.log" | head -n 1)"
+  echo "ok  $(grep -o "elicit-mcp: building from source needs cargo.*" "$TMP/nocargo.log" | head -n 1 | cut -c1-160)"
 
   step "sdist: pip install $(basename "$SDIST") in a fresh venv (cargo builds in pip's build folder)"
   local copy="$TMP/sdist-copy" before after
