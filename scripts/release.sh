@@ -46,6 +46,8 @@ for arg in "$@"; do
   esac
 done
 [ ${#PARTS[@]} -gt 0 ] || PARTS=(crates c sdist wheels)
+# The wheels are built from the sdist: whatever the order given, the sdist goes first.
+wanted() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 DIST=${DIST:-$ROOT/dist}
 mkdir -p "$DIST"
@@ -161,7 +163,8 @@ sdist() {
 wheels() {
   tools_venv
   need_target aarch64-unknown-linux-gnu
-  [ -f "$DIST/elicit_mcp-$VERSION.tar.gz" ] || sdist
+  # From this run's sdist (an older one in dist/ could hold other sources).
+  wanted sdist || sdist
   rm -f "$DIST"/elicit_mcp-*.whl
   local arch raw ZIG
   # cargo-zigbuild, and patchelf for auditwheel repair.
@@ -185,7 +188,8 @@ wheels() {
   ls -l "$DIST"/*.whl
 }
 
-for part in "${PARTS[@]}"; do
+for part in crates c sdist wheels; do
+  wanted "$part" || continue
   case "$part" in
     crates) crates ;;
     c) c_sdk ;;

@@ -56,11 +56,12 @@ venv() { "$PY" -m venv "$1" 2>/dev/null || { apt_install python3-venv && "$PY" -
 release_parts=()
 for p in "${PARTS[@]}"; do
   case "$p" in
-    crates | c | sdist) release_parts+=("$p") ;;
-    wheels) has_part sdist || release_parts+=(sdist); release_parts+=(wheels) ;;
+    crates | c | sdist | wheels) release_parts+=("$p") ;;
     *) fail "unknown part '$p' (crates c wheels sdist)" ;;
   esac
 done
+# The wheels' tests use the sdist's tests and fixtures.
+has_part wheels && ! has_part sdist && release_parts+=(sdist)
 step "scripts/release.sh --allow-dirty ${release_parts[*]}"
 bash scripts/release.sh --allow-dirty "${release_parts[@]}"
 
@@ -254,7 +255,6 @@ run_tests() { # VENV WORKDIR (pytest from the sdist's tests, against the install
   local venv=$1 work=$2 src
   src=$(unpack_sdist)
   rm -rf "$work/tests" && mkdir -p "$work" && cp -r "$src/tests" "$work/tests"
-  "$venv/bin/python" -m pip install -q pytest
   (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH ELICIT_REPO="$src/rust" "$venv/bin/python" -m pytest "${PYTEST_OUTSIDE[@]}" tests >pytest.log 2>&1) ||
     { tail -n 30 "$work/pytest.log"; fail "pytest with $venv"; }
   echo "ok  pytest: $(tail -n 1 "$work/pytest.log")"
@@ -305,10 +305,10 @@ EOF
   step "wheels: x86_64 in a fresh venv (booking.py, pytest, mypy --strict)"
   whl=$(ls "$DIST"/elicit_mcp-"$VERSION"-py3-none-*manylinux*_x86_64.whl)
   venv "$TMP/wheel-venv"
-  "$TMP/wheel-venv/bin/python" -m pip install -q "$whl"
+  # With the package's test extra (pytest, mypy, and what its optional tests need).
+  "$TMP/wheel-venv/bin/python" -m pip install -q "$whl[test]"
   run_booking "$TMP/wheel-venv/bin/python" "$TMP/run-wheel"
   run_tests "$TMP/wheel-venv" "$TMP/run-wheel"
-  "$TMP/wheel-venv/bin/python" -m pip install -q mypy
   for pyv in 3.11 3.10; do
     (cd "$TMP/run-wheel" && "$TMP/wheel-venv/bin/python" -m mypy --strict --no-incremental --python-version "$pyv" booking.py) ||
       fail "mypy --strict --python-version $pyv booking.py against the installed wheel"
@@ -357,7 +357,7 @@ test_sdist() {
   before=$(git status --porcelain --ignored -- . ':!target' ':!dist' | sort)
   venv "$TMP/sdist-venv"
   (cd "$TMP" && env -u CARGO_TARGET_DIR -u CARGO_BUILD_TARGET TMPDIR="$TMP/pip-tmp" \
-    bash -c 'mkdir -p "$TMPDIR" && "$0" -m pip install -q "$1"' "$TMP/sdist-venv/bin/python" "$copy/$(basename "$SDIST")") ||
+    bash -c 'mkdir -p "$TMPDIR" && "$0" -m pip install -q "$1[test]"' "$TMP/sdist-venv/bin/python" "$copy/$(basename "$SDIST")") ||
     fail "pip install of the sdist"
   [ "$(ls -A "$copy")" = "$(basename "$SDIST")" ] || fail "the sdist's folder gained files: $(ls -A "$copy")"
   after=$(git status --porcelain --ignored -- . ':!target' ':!dist' | sort)
@@ -367,19 +367,24 @@ test_sdist() {
 
   step "pip install ./python from the checkout (the developer install)"
   venv "$TMP/dev-venv"
+  before=$(git status --porcelain --ignored python/ | grep -v '__pycache__' || true)
   CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" "$TMP/dev-venv/bin/python" -m pip install -q ./python
   run_booking "$TMP/dev-venv/bin/python" "$TMP/run-dev"
-  [ -z "$(git status --porcelain --ignored python/ | grep -v '^!! python/.*__pycache__' || true)" ] ||
-    fail "pip install ./python left files in python/: $(git status --porcelain --ignored python/)"
+  after=$(git status --porcelain --ignored python/ | grep -v '__pycache__' || true)
+  [ "$before" = "$after" ] ||
+    fail "pip install ./python left files in python/: $(diff <(echo "$before") <(echo "$after"))"
 }
 
+timings="release.sh ${SECONDS} s"
 for part in crates c wheels sdist; do
   has_part "$part" || continue
+  t0=$SECONDS
   case "$part" in
     crates) test_crates ;;
     c) test_c ;;
     wheels) test_wheels ;;
     sdist) test_sdist ;;
   esac
+  timings+=", $part $((SECONDS - t0)) s"
 done
-step "test-install.sh: ${PARTS[*]} installed and ran outside the checkout"
+step "test-install.sh: ${PARTS[*]} installed and ran outside the checkout ($timings)"
