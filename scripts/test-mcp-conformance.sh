@@ -3,6 +3,13 @@
 # tests/mcp-conformance/package.json with the Node 22 it needs) against
 # `elicit-rmcp-server --conformance`, sealed, over streamable HTTP:
 #
+#   scripts/test-mcp-conformance.sh                  the Rust server (elicit-rmcp-server)
+#   scripts/test-mcp-conformance.sh CMD [ARG...]     another server taking the same flags,
+#                                                    e.g. scripts/dev-python-server.sh
+#
+# The server is started as `CMD ARG... --conformance --http 127.0.0.1:0` and must print
+# "streamable HTTP on http://HOST:PORT/mcp" on stderr.
+#
 # 1. every in-scope scenario on its own with an EMPTY expected-failures baseline, so a
 #    failure or a warning fails the run: each input-required-result-*, server-stateless,
 #    tools-call-elicitation, elicitation-sep1034-defaults, elicitation-sep1330-enums and
@@ -22,7 +29,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$ROOT
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
 suite="$root/tests/mcp-conformance"
-out="$root/target/conformance"
+server_cmd=("$@")
+if [[ ${#server_cmd[@]} -eq 0 ]]; then
+    out="$root/target/conformance"
+else
+    out="$root/target/conformance-$(basename "${server_cmd[0]}" .sh)"
+fi
 
 need_cmd npm npm
 echo "conformance: npm ci (the suite and Node 22)" >&2
@@ -32,8 +44,11 @@ cli="$suite/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 conformance() { "$node" "$cli" "$@"; }
 echo "conformance: suite $(conformance --version) on node $("$node" --version)" >&2
 
-echo "conformance: building elicit-rmcp-server (release)" >&2
-cargo build --quiet --release -p elicit-rmcp-server >&2
+if [[ ${#server_cmd[@]} -eq 0 ]]; then
+    echo "conformance: building elicit-rmcp-server (release)" >&2
+    cargo build --quiet --release -p elicit-rmcp-server >&2
+    server_cmd=("$CARGO_TARGET_DIR/release/elicit-rmcp-server")
+fi
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -42,12 +57,12 @@ mkdir -p "$out"
 : >"$out/server.log"
 # Sealed, with a fresh key ring; port 0 picks a free port, read from the server's log.
 ELICIT_STATE_KEYS="$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" \
-    "$CARGO_TARGET_DIR/release/elicit-rmcp-server" --conformance --http 127.0.0.1:0 \
+    "${server_cmd[@]}" --conformance --http 127.0.0.1:0 \
     2>"$out/server.log" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 url=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 3000); do
     url=$(sed -n 's|.*streamable HTTP on \(http://[^ ]*/mcp\).*|\1|p' "$out/server.log")
     [[ -n "$url" ]] && break
     kill -0 "$server" 2>/dev/null || { cat "$out/server.log" >&2; exit 1; }

@@ -21,19 +21,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$ROOT
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
 
-venv="${ELICIT_MCP_VENV:-$root/.venv-mcp}"
-py="$venv/bin/python"
-if [[ ! -x "$py" ]] || ! "$py" - <<'PY' 2>/dev/null
-import importlib.metadata as m, sys
-sys.exit(m.version("fastmcp") != "4.1.6" or not m.version("pytest"))
-PY
-then
-    echo "test-mcp: setting up $venv with fastmcp==4.1.6 and pytest" >&2
-    python3 -m venv "$venv"
-    "$py" -m pip install --quiet --disable-pip-version-check "fastmcp==4.1.6" pytest >&2
-fi
-# Keep the environment out of git whatever the repository's .gitignore says.
-[[ -e "$venv/.gitignore" ]] || printf '*\n' > "$venv/.gitignore"
+py=$(mcp_test_venv)
 
 echo "test-mcp: building elicit-rmcp-server (release)" >&2
 cargo build --quiet --release -p elicit-rmcp-server >&2

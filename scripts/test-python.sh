@@ -4,7 +4,7 @@
 #
 #  1. builds elicit-ffi (release) and points ELICIT_LIB at libelicit_ffi.so;
 #  2. creates or reuses the venv .venv-python (its own .gitignore keeps it out of git)
-#     and installs pytest and mypy into it when missing; the package runs from python/
+#     and installs pytest, mypy and mcp==2.3.0 (the [mcp] extra) into it when missing; the package runs from python/
 #     (PYTHONPATH), not installed, so nothing is built into the source folder;
 #  3. type-checks the package, its tests and the examples with mypy --strict;
 #  4. runs python/booking.py (the book_flight flow, both eras, sealed state);
@@ -24,6 +24,8 @@ VENV="$ROOT/.venv-python"
 PKG="$ROOT/python"
 PYTEST_SPEC=${PYTEST_SPEC:-"pytest>=8,<10"}
 MYPY_SPEC=${MYPY_SPEC:-"mypy>=1.10,<3"}
+# The adapter (elicit_mcp.mcp) is tested against the SDK it adapts: the package's [mcp] extra.
+MCP_SPEC=${MCP_SPEC:-"mcp==2.3.0"}
 LEAK_ROUNDS=${LEAK_ROUNDS:-100000}
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -53,8 +55,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 echo '*' >"$VENV/.gitignore"
 VPY="$VENV/bin/python"
-if ! "$VPY" -c 'import pytest, mypy' 2>/dev/null; then
-    "$VPY" -m pip install -q "$PYTEST_SPEC" "$MYPY_SPEC"
+if ! "$VPY" -c 'import pytest, mypy, importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null; then
+    "$VPY" -m pip install -q "$PYTEST_SPEC" "$MYPY_SPEC" "$MCP_SPEC"
 fi
 # An earlier version of this script installed the package (editable): remove it, so the
 # source tree's package is the one imported.
@@ -76,7 +78,7 @@ cat "$VENV/booking.log"
 
 # -------------------------------------------------------------------- 5. leak check
 step "leak check ($LEAK_ROUNDS rounds)"
-"$VPY" "$PKG/leak_check.py" --rounds "$LEAK_ROUNDS"
+"$VPY" "$PKG/tests/leak_check.py" --rounds "$LEAK_ROUNDS"
 
 # ------------------------------------------------------------------------ 6. pytest
 step "pytest"

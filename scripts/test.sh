@@ -90,6 +90,9 @@ if [ -z "${QUICK:-}" ]; then
   # After test-mcp.sh: reuses its release build of elicit-rmcp-server (target/server).
   step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
     bash scripts/test-mcp-conformance.sh
+  # After the two above: reuses their Rust server (target/server) and the suite's npm install.
+  step "Python MCP server on the SDK adapter: conformance suite, FastMCP client (both eras), mixed fleet" \
+    bash scripts/test-python-server.sh
   tidy target/server target/agent
   step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
   tidy fuzz/target

@@ -18,7 +18,7 @@ into a :class:`Plan`, then drive one :class:`Round` per ``tools/call``::
 Between rounds the state is sealed with a :class:`Sealer` (the MCP Python SDK's token
 format: servers sharing the keys accept each other's tokens)::
 
-    sealer = elicit_mcp.Sealer(elicit_mcp.KeyRing([key]), audience="my-server")
+    sealer = elicit_mcp.Sealer(elicit_mcp.KeyRing.from_env(), audience="my-server")
     state = sealer.unseal("tools/call", params)          # None on a first round
     token = sealer.seal("tools/call", params, step.request_state())
 
@@ -41,12 +41,16 @@ from ._engine import (
     Round,
     Step,
 )
+from .declare import ArgumentsError, Declared, Elicit, Question, tool
 from ._ffi import LIB_ENV, LibraryError, LibraryNotFoundError, find_library, load
-from ._seal import KeyRing, Sealer
+from ._seal import STATE_KEYS_ENV, KeyRing, Sealer, parse_keys
 from .constants import (
     ABI_VERSION,
     DEFAULT_TTL_SECS,
     DEFAULT_WORKSPACE,
+    INTERNAL_ERROR_CODE,
+    INVALID_PARAMS_CODE,
+    MAX_KEY_LEN,
     MAX_KEYS,
     MAX_PARAMS,
     MESSAGE_CAP,
@@ -91,6 +95,11 @@ def abi_version() -> int:
 
 __all__ = [
     "ABI_VERSION",
+    "ArgumentsError",
+    "Declared",
+    "Elicit",
+    "Question",
+    "tool",
     "Ask",
     "CallInputError",
     "ClosedError",
@@ -108,6 +117,9 @@ __all__ = [
     "LIB_ENV",
     "LibraryError",
     "LibraryNotFoundError",
+    "INTERNAL_ERROR_CODE",
+    "INVALID_PARAMS_CODE",
+    "MAX_KEY_LEN",
     "MAX_KEYS",
     "MAX_PARAMS",
     "MESSAGE_CAP",
@@ -130,6 +142,7 @@ __all__ = [
     "Result",
     "Round",
     "SEAL_RANDOM_LEN",
+    "STATE_KEYS_ENV",
     "Sealer",
     "Step",
     "StepKind",
@@ -139,4 +152,5 @@ __all__ = [
     "abi_version",
     "code_name",
     "find_library",
+    "parse_keys",
 ]

@@ -21,6 +21,8 @@ from typing import (
 )
 
 from . import _ffi
+from ._calls import OK as _OK
+from ._calls import Buffer, JsonText, call_reporting, dumps, json_input, text_input
 from .constants import (
     MESSAGE_CAP,
     NO_PARAM,
@@ -38,6 +40,7 @@ from .errors import (
     UsageError,
     WrongStepError,
     error_for,
+    python_message,
 )
 
 __all__ = [
@@ -54,52 +57,11 @@ __all__ = [
     "dumps",
 ]
 
-#: Raw JSON text: ``str`` (encoded as UTF-8) or ``bytes`` (passed as they are).
-JsonText = Union[str, bytes]
+#: The client's ClientCapabilities: a mapping, a pydantic model (``ClientCapabilities``),
+#: raw JSON text, or ``None`` (form elicitation only, the engine's default).
+Capabilities = Union[Mapping[str, Any], JsonText, Any, None]
 
-#: The client's ClientCapabilities: a mapping (serialized with :func:`dumps`), raw JSON
-#: text, or ``None`` (form elicitation only, the engine's default).
-Capabilities = Union[Mapping[str, Any], JsonText, None]
-
-_OK = int(Result.OK)
-_TOO_SMALL = int(Result.ERR_BUFFER_TOO_SMALL)
 _MISSING_CAPABILITY = int(Result.ERR_MISSING_CAPABILITY)
-
-
-def dumps(value: Any) -> bytes:
-    """A Python value as the engine's input: compact UTF-8 JSON, non-ASCII kept.
-
-    ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``; NaN and the
-    infinities are refused (``ValueError``: they are not JSON). A string holding a lone
-    surrogate has no UTF-8 form, so such a value is sent ASCII-escaped instead (the
-    same JSON value).
-    """
-    try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-        return text.encode("ascii")
-
-
-def _text(raw: JsonText) -> bytes:
-    if isinstance(raw, str):
-        return raw.encode("utf-8")
-    if isinstance(raw, (bytes, bytearray, memoryview)):
-        return bytes(raw)
-    raise TypeError(f"expected JSON text as str or bytes, got {type(raw).__name__}")
-
-
-def _object_or_text(value: Union[Mapping[str, Any], JsonText]) -> bytes:
-    """A mapping is serialized with :func:`dumps`; ``str``/``bytes`` are JSON text."""
-    if isinstance(value, Mapping):
-        return dumps(value)
-    return _text(value)
-
-
-def _message(buf: Any, length: c_size_t) -> str:
-    n = min(int(length.value), MESSAGE_CAP)
-    return string_at(buf, n).decode("utf-8", "replace") if n else ""
 
 
 def _borrowed(ptr: Any, length: c_size_t) -> str:
@@ -154,13 +116,9 @@ class Plan:
         self._closing = False
         lib = _ffi.load()
         self._lib = lib
-        text = _object_or_text(declaration)
+        text = json_input(declaration, "declaration")
         out = _ffi.PlanPtr()
-        err = (c_uint8 * MESSAGE_CAP)()
-        err_len = c_size_t(0)
-        rc = int(lib.elicit_plan_new(text, len(text), byref(out), err, MESSAGE_CAP, byref(err_len)))
-        if rc != _OK:
-            raise error_for(rc, _message(err, err_len))
+        call_reporting(lib.elicit_plan_new, text, len(text), byref(out))
         self._handle = out
         try:
             self._tool_name, self._params = self._describe(out)
@@ -327,38 +285,32 @@ class Plan:
         (JSON-RPC ``-32021``) before any question of a kind the client did not declare
         is shown.
         """
-        args = b"{}" if arguments is None else _object_or_text(arguments)
-        state = None if request_state is None else _text(request_state)
-        replies = None if input_responses is None else _object_or_text(input_responses)
-        caps = None if capabilities is None else _object_or_text(capabilities)
+        args = b"{}" if arguments is None else json_input(arguments, "arguments")
+        state = None if request_state is None else text_input(request_state, "request_state")
+        replies = (
+            None if input_responses is None else json_input(input_responses, "input_responses")
+        )
+        caps = None if capabilities is None else json_input(capabilities, "capabilities")
         size = _workspace(workspace_size)
         out = _ffi.RoundPtr()
-        err = (c_uint8 * MESSAGE_CAP)()
-        err_len = c_size_t(0)
         h = self._acquire()
         try:
-            rc = int(
-                self._lib.elicit_round_new_modern(
-                    h,
-                    args,
-                    len(args),
-                    state,
-                    0 if state is None else len(state),
-                    replies,
-                    0 if replies is None else len(replies),
-                    caps,
-                    0 if caps is None else len(caps),
-                    size,
-                    byref(out),
-                    err,
-                    MESSAGE_CAP,
-                    byref(err_len),
-                )
+            call_reporting(
+                self._lib.elicit_round_new_modern,
+                h,
+                args,
+                len(args),
+                state,
+                0 if state is None else len(state),
+                replies,
+                0 if replies is None else len(replies),
+                caps,
+                0 if caps is None else len(caps),
+                size,
+                byref(out),
             )
         finally:
             self._release()
-        if rc != _OK:
-            raise error_for(rc, _message(err, err_len))
         return Round(self._lib, out, self._names, self._kinds, "modern")
 
     def handshake(
@@ -373,32 +325,24 @@ class Plan:
         ``capabilities``: the ClientCapabilities the client sent in ``initialize`` (a
         mapping or JSON text; ``None`` means form elicitation only).
         """
-        args = b"{}" if arguments is None else _object_or_text(arguments)
-        caps = None if capabilities is None else _object_or_text(capabilities)
+        args = b"{}" if arguments is None else json_input(arguments, "arguments")
+        caps = None if capabilities is None else json_input(capabilities, "capabilities")
         size = _workspace(workspace_size)
         out = _ffi.RoundPtr()
-        err = (c_uint8 * MESSAGE_CAP)()
-        err_len = c_size_t(0)
         h = self._acquire()
         try:
-            rc = int(
-                self._lib.elicit_round_new_handshake(
-                    h,
-                    args,
-                    len(args),
-                    caps,
-                    0 if caps is None else len(caps),
-                    size,
-                    byref(out),
-                    err,
-                    MESSAGE_CAP,
-                    byref(err_len),
-                )
+            call_reporting(
+                self._lib.elicit_round_new_handshake,
+                h,
+                args,
+                len(args),
+                caps,
+                0 if caps is None else len(caps),
+                size,
+                byref(out),
             )
         finally:
             self._release()
-        if rc != _OK:
-            raise error_for(rc, _message(err, err_len))
         return Round(self._lib, out, self._names, self._kinds, "handshake")
 
 
@@ -651,8 +595,7 @@ class Round:
         self._names = names
         self._kinds = kinds
         self._lock = threading.RLock()
-        self._cap = max(0, int(self.initial_buffer_size))
-        self._buf: Any = (c_uint8 * self._cap)()
+        self._out = Buffer(self.initial_buffer_size)
         self._answers = 0  # successful answers so far (for steps())
         #: ``"modern"`` or ``"handshake"``
         self.era = era
@@ -703,33 +646,21 @@ class Round:
             message = ""
         if rc == _MISSING_CAPABILITY:
             required = json.loads(self._read(h, self._lib.elicit_round_required_capabilities))
-            return MissingCapabilityError(rc, message, required)
+            return MissingCapabilityError(rc, python_message(message), required)
         return error_for(rc, message)
 
     def _read(self, h: Any, fn: _Reader, *lead: Any) -> bytes:
         """A reader call (``..., buf, cap, out_len``), growing the buffer as needed."""
-        out_len = c_size_t(0)
-        while True:
-            rc = int(fn(h, *lead, self._buf, self._cap, byref(out_len)))
-            needed = int(out_len.value)
-            if rc == _OK and needed <= self._cap:
-                return string_at(self._buf, needed) if needed else b""
-            if rc != _OK and rc != _TOO_SMALL:
-                raise self._fail(h, rc)
-            self._cap = max(needed, 2 * self._cap)
-            self._buf = (c_uint8 * self._cap)()
+        return self._out.read(
+            lambda buf, cap, out_len: fn(h, *lead, buf, cap, out_len),
+            lambda rc: self._fail(h, rc),
+        )
 
     def _last_error(self, h: Any) -> bytes:
-        out_len = c_size_t(0)
-        while True:
-            rc = int(self._lib.elicit_round_last_error(h, self._buf, self._cap, byref(out_len)))
-            needed = int(out_len.value)
-            if rc == _OK and needed <= self._cap:
-                return string_at(self._buf, needed) if needed else b""
-            if rc != _OK and rc != _TOO_SMALL:
-                raise error_for(rc, "")
-            self._cap = max(needed, 2 * self._cap)
-            self._buf = (c_uint8 * self._cap)()
+        return self._out.read(
+            lambda buf, cap, out_len: self._lib.elicit_round_last_error(h, buf, cap, out_len),
+            lambda rc: error_for(rc, ""),
+        )
 
     def _output(self, fn: _Reader, *lead: Any) -> bytes:
         with self._lock:
@@ -925,7 +856,7 @@ class Round:
 
     def resolve_value_json(self, text: JsonText) -> None:
         """Answer RESOLVE with a value given as raw JSON text."""
-        self._input(self._lib.elicit_round_resolve_value, _text(text))
+        self._input(self._lib.elicit_round_resolve_value, text_input(text, "value"))
 
     def resolve_question(
         self,
@@ -991,7 +922,7 @@ class Round:
 
     def resolve_question_json(self, text: JsonText) -> None:
         """Answer RESOLVE with a question object given as raw JSON text."""
-        self._input(self._lib.elicit_round_resolve_question, _text(text))
+        self._input(self._lib.elicit_round_resolve_question, text_input(text, "question"))
 
     def resolve_failed(self, dependency: str) -> None:
         """Fail RESOLVE: the resolver's dependency could not be built. The round
@@ -1001,8 +932,8 @@ class Round:
     def answer(self, result: Mapping[str, Any]) -> None:
         """Answer ASK with the client's result for the request's kind (see
         :meth:`Ask.answer`)."""
-        self._input(self._lib.elicit_round_answer, dumps(result))
+        self._input(self._lib.elicit_round_answer, json_input(result, "result"))
 
     def answer_json(self, text: JsonText) -> None:
         """Answer ASK with the client's result as raw JSON text."""
-        self._input(self._lib.elicit_round_answer, _text(text))
+        self._input(self._lib.elicit_round_answer, text_input(text, "result"))

@@ -13,36 +13,83 @@ import os
 import threading
 import time
 from ctypes import POINTER, byref, c_bool, c_char_p, c_size_t, c_uint8, string_at
-from typing import Any, Mapping, Optional, Sequence, TypeVar, Union
+from typing import Any, List, Mapping, Optional, Sequence, TypeVar, Union
 
 from . import _ffi
-from .constants import DEFAULT_TTL_SECS, MESSAGE_CAP, SEAL_RANDOM_LEN, Result
+from ._calls import OK as _OK
+from ._calls import Buffer, call_reporting, json_input, wire_value
+from .constants import DEFAULT_TTL_SECS, MAX_KEYS, MAX_KEY_LEN, MIN_KEY_LEN, SEAL_RANDOM_LEN, Result
 from .errors import ClosedError, RequestStateError, error_for
 
-__all__ = ["KeyRing", "Sealer"]
+__all__ = ["KeyRing", "Sealer", "parse_keys"]
 
-_OK = int(Result.OK)
-_TOO_SMALL = int(Result.ERR_BUFFER_TOO_SMALL)
 _REJECTED = int(Result.ERR_REQUEST_STATE)
 
-#: A key: bytes as they are, or text (its UTF-8 bytes, as the SDK takes a ``str`` key).
-Key = Union[bytes, bytearray, str]
-#: Request params: a mapping (serialized compactly) or raw JSON text.
-Params = Union[Mapping[str, Any], str, bytes]
+#: A key: bytes of secret randomness (``str`` keys are refused: text invites weak keys).
+Key = Union[bytes, bytearray]
+#: Request params: a mapping, the SDK's params model, or raw JSON text.
+Params = Union[Mapping[str, Any], str, bytes, Any]
+
+#: The environment variable the house's servers read their key ring from.
+STATE_KEYS_ENV = "ELICIT_STATE_KEYS"
 
 
-def _key_bytes(key: Key) -> bytes:
-    if isinstance(key, str):
-        return key.encode("utf-8")
+def _key_bytes(key: Key, i: int) -> bytes:
     if isinstance(key, (bytes, bytearray)):
         return bytes(key)
-    raise TypeError(f"a key is bytes or str, got {type(key).__name__}")
+    if isinstance(key, str):
+        raise TypeError(
+            f"keys[{i}] is a str; a key is bytes of secret randomness (os.urandom(32), "
+            "bytes.fromhex(...)), or use KeyRing.from_env / KeyRing.from_file"
+        )
+    raise TypeError(f"keys[{i}] is a {type(key).__name__}; a key is bytes")
+
+
+def parse_keys(text: str, source: str) -> List[bytes]:
+    """Parse a key ring in ``ELICIT_STATE_KEYS``'s form: comma-separated hex keys,
+    whitespace around each ignored; the first seals, every key opens; each key
+    :data:`~elicit_mcp.MIN_KEY_LEN` to :data:`~elicit_mcp.MAX_KEY_LEN` bytes (64 to 256
+    hex digits); 1 to :data:`~elicit_mcp.MAX_KEYS` keys.
+
+    ``source`` names where the text came from (``"ELICIT_STATE_KEYS"``, a file's path)
+    in every error (``ValueError``), which never quotes a key.
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if parts == [""]:
+        raise ValueError(f"{source}: no key; give 1 to {MAX_KEYS} comma-separated hex keys")
+    if len(parts) > MAX_KEYS:
+        raise ValueError(
+            f"{source}: {len(parts)} keys given, at most {MAX_KEYS} are kept; drop retired ones"
+        )
+    keys: List[bytes] = []
+    for i, part in enumerate(parts):
+        if not part:
+            raise ValueError(f"{source}: key {i} is empty")
+        if len(part) % 2:
+            raise ValueError(f"{source}: key {i} has an odd number of hex digits")
+        try:
+            key = bytes.fromhex(part)
+        except ValueError:
+            raise ValueError(f"{source}: key {i} is not hex") from None
+        if not MIN_KEY_LEN <= len(key) <= MAX_KEY_LEN:
+            raise ValueError(
+                f"{source}: key {i} is {len(key)} bytes; a key is {MIN_KEY_LEN} to {MAX_KEY_LEN} "
+                f"bytes ({2 * MIN_KEY_LEN} to {2 * MAX_KEY_LEN} hex digits). Make one with: "
+                'python -c "import secrets; print(secrets.token_hex(32))"'
+            )
+        keys.append(key)
+    return keys
 
 
 def _params_bytes(params: Params) -> bytes:
-    from ._engine import _object_or_text
-
-    return _object_or_text(params)
+    params = wire_value(params)
+    if isinstance(params, Mapping) and "request_state" in params and "requestState" not in params:
+        raise ValueError(
+            "params: has 'request_state' but no 'requestState' (a model dumped without "
+            "by_alias=True?); pass the SDK's params model itself, or its "
+            "model_dump(by_alias=True)"
+        )
+    return json_input(params, "params")
 
 
 def _detail(ptr: c_char_p) -> str:
@@ -99,11 +146,20 @@ class _Owned:
 
 class KeyRing(_Owned):
     """A rotation ring of sealing keys (``elicit_key_ring``): ``keys[0]`` seals, every
-    key unseals. Each key is at least 32 bytes of secret randomness (``bytes``, or
-    ``str`` taken as UTF-8 as the SDK does); at most 8 keys, none twice.
+    key unseals. Each key is ``bytes``, 32 to 128 bytes of secret randomness; 1 to 8
+    keys, none twice. ``str`` keys are refused (a deliberate break from the MCP Python
+    SDK, which takes text: text keys invite weak ones); tokens stay the SDK's.
 
-    Raises :class:`~elicit_mcp.UsageError` (``ELICIT_ERR_INVALID_ARGUMENT``) naming the key
-    at fault. The ring copies the keys; :class:`Sealer` copies them again, so close the
+    Keys come from :meth:`from_env` (``ELICIT_STATE_KEYS``, the variable every elicit
+    server reads) or :meth:`from_file`, or as bytes (``os.urandom(32)``).
+
+    Rotation, each phase rolled out to every replica before the next: seal with OLD and
+    open NEW (``[old, new]``), then seal with NEW and open OLD (``[new, old]``), then,
+    one token lifetime later, drop OLD (``[new]``).
+
+    Raises ``TypeError`` for a key that is not bytes and
+    :class:`~elicit_mcp.UsageError` (``ELICIT_ERR_INVALID_ARGUMENT``) naming the key at
+    fault. The ring copies the keys; :class:`Sealer` copies them again, so close the
     ring (or leave its ``with`` block) once the sealers exist: its copy is wiped then.
     """
 
@@ -112,21 +168,37 @@ class KeyRing(_Owned):
 
     def __init__(self, keys: Sequence[Key]) -> None:
         self._lib = _ffi.load()
-        secrets = [_key_bytes(k) for k in keys]
+        if isinstance(keys, (bytes, bytearray, str)):
+            raise TypeError("keys: pass a list of keys (bytes), not one key")
+        secrets = [_key_bytes(k, i) for i, k in enumerate(keys)]
         ptrs = (c_char_p * max(1, len(secrets)))(*secrets)
         lens = (c_size_t * max(1, len(secrets)))(*[len(s) for s in secrets])
         handle = POINTER(_ffi.ElicitKeyRing)()
-        err = (c_uint8 * MESSAGE_CAP)()
-        err_len = c_size_t(0)
-        rc = int(
-            self._lib.elicit_key_ring_new(
-                ptrs, lens, len(secrets), byref(handle), err, MESSAGE_CAP, byref(err_len)
-            )
-        )
-        if rc != _OK:
-            raise error_for(rc, string_at(err, err_len.value).decode("utf-8", "replace"))
+        call_reporting(self._lib.elicit_key_ring_new, ptrs, lens, len(secrets), byref(handle))
         self._handle: Optional[Any] = handle
         self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(cls, variable: str = STATE_KEYS_ENV) -> "KeyRing":
+        """The ring in environment variable ``variable`` (default ``ELICIT_STATE_KEYS``):
+        comma-separated hex keys (see :func:`parse_keys`). An unset or empty variable,
+        a short key or too many keys is a ``ValueError`` naming the variable."""
+        text = os.environ.get(variable)
+        if text is None or not text.strip():
+            raise ValueError(
+                f"{variable} is not set; give 1 to {MAX_KEYS} comma-separated hex keys of "
+                f"{MIN_KEY_LEN} to {MAX_KEY_LEN} bytes (python -c \"import secrets; "
+                'print(secrets.token_hex(32))")'
+            )
+        return cls(parse_keys(text, variable))
+
+    @classmethod
+    def from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "KeyRing":
+        """The ring in file ``path``, holding the same text as ``ELICIT_STATE_KEYS``
+        (a trailing newline is fine). Errors name the file."""
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        return cls(parse_keys(text, os.fspath(path)))
 
     def __repr__(self) -> str:
         return f"<elicit_mcp.KeyRing {'closed' if self.closed else 'open'}>"
@@ -155,22 +227,14 @@ class Sealer(_Owned):
         try:
             aud = None if audience is None else audience.encode("utf-8")
             handle = POINTER(_ffi.ElicitSealer)()
-            err = (c_uint8 * MESSAGE_CAP)()
-            err_len = c_size_t(0)
-            rc = int(
-                self._lib.elicit_sealer_new(
-                    key_ring._live(),
-                    aud,
-                    0 if aud is None else len(aud),
-                    float(ttl),
-                    byref(handle),
-                    err,
-                    MESSAGE_CAP,
-                    byref(err_len),
-                )
+            call_reporting(
+                self._lib.elicit_sealer_new,
+                key_ring._live(),
+                aud,
+                0 if aud is None else len(aud),
+                float(ttl),
+                byref(handle),
             )
-            if rc != _OK:
-                raise error_for(rc, string_at(err, err_len.value).decode("utf-8", "replace"))
         finally:
             if own:
                 key_ring.close()
@@ -209,25 +273,18 @@ class Sealer(_Owned):
         s = state.encode("utf-8")
         rnd = os.urandom(SEAL_RANDOM_LEN) if random is None else bytes(random)
         t = time.time() if now is None else float(now)
-        cap = 0
-        buf: Any = None
-        out_len = c_size_t(0)
         detail = c_char_p()
         h = self._live()
-        while True:
-            rc = int(
-                self._lib.elicit_sealer_seal(
-                    h, m, len(m), p, len(p), pr, 0 if pr is None else len(pr), t, rnd, len(rnd),
-                    s, len(s), buf, cap, byref(out_len), byref(detail),
-                )
-            )
-            needed = int(out_len.value)
-            if rc == _OK and buf is not None:
-                return string_at(buf, needed).decode("ascii")
-            if rc != _OK and rc != _TOO_SMALL:
-                raise error_for(rc, _detail(detail))
-            cap = needed
-            buf = (c_uint8 * max(1, cap))()
+        # A token is about 4/3 of the state plus the claims: one read fits nearly always.
+        out = Buffer(256 + 2 * (len(s) + len(p)))
+        token = out.read(
+            lambda buf, cap, out_len: self._lib.elicit_sealer_seal(
+                h, m, len(m), p, len(p), pr, 0 if pr is None else len(pr), t, rnd, len(rnd),
+                s, len(s), buf, cap, out_len, byref(detail),
+            ),
+            lambda rc: error_for(rc, _detail(detail)),
+        )
+        return token.decode("ascii")
 
     def unseal(
         self,
@@ -238,7 +295,11 @@ class Sealer(_Owned):
         now: Optional[float] = None,
     ) -> Optional[str]:
         """Verify ``params["requestState"]``: ``None`` when the request carries no state
-        (a first round), else the plaintext state for :meth:`Plan.modern`.
+        (a first round), else the plaintext state for :meth:`Plan.modern`. ``params``
+        is the request's params as received: the SDK's params model, a mapping keyed as
+        on the wire, or JSON text; a mapping with ``request_state`` but no
+        ``requestState`` (a model dumped without ``by_alias=True``) is a ``ValueError``,
+        never a silent first round.
 
         Raises :class:`~elicit_mcp.RequestStateError` when the token does not verify
         (answer with ``e.error``, the SDK's frozen JSON-RPC error; ``e.reason`` is for

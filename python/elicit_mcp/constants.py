@@ -29,10 +29,16 @@ NOALLOC_ALIGN = 16
 MAX_KEYS = 8
 #: ``ELICIT_MIN_KEY_LEN``: shortest key, in bytes.
 MIN_KEY_LEN = 32
+#: Longest key, in bytes (the house's key-ring limit: 256 hex digits).
+MAX_KEY_LEN = 128
 #: ``ELICIT_SEAL_RANDOM_LEN``: random bytes one seal consumes (nonce, principal salt).
 SEAL_RANDOM_LEN = 20
 #: ``ELICIT_DEFAULT_TTL_SECS``: the token lifetime by default, the SDK's.
 DEFAULT_TTL_SECS = 600
+#: JSON-RPC ``Invalid params``: the call's own faults (arguments, replies, state).
+INVALID_PARAMS_CODE = -32602
+#: JSON-RPC ``Internal error``: a server bug (usage, declaration, panic).
+INTERNAL_ERROR_CODE = -32603
 #: JSON-RPC code of ``ELICIT_ERR_MISSING_CAPABILITY`` (HTTP status 400).
 MISSING_CAPABILITY_ERROR_CODE = -32021
 #: ``ELICIT_REQUEST_STATE_ERROR_CODE``: JSON-RPC code of a rejected requestState.

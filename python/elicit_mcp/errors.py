@@ -1,19 +1,25 @@
 """Exceptions: one class per group of ``elicit_result`` codes.
 
-=========  =======================  ==========================================
-codes      class                    meaning
-=========  =======================  ==========================================
-``1xx``    :class:`UsageError`      the host broke the calling contract
-``2xx``    :class:`DeclarationError`  the declaration was rejected
-``3xx``    :class:`CallInputError`  the call's inputs are invalid, or the client
-                                    lacks a capability the call needs
-``4xx``    :class:`ResolutionError`  the tool call fails with ``message``
-``9xx``    :class:`InternalError`   a panic in the library, or an unknown code
-=========  =======================  ==========================================
+==========  ===============================  =========  ================================
+codes       class                            JSON-RPC   meaning
+==========  ===============================  =========  ================================
+``1xx``     :class:`UsageError`              -32603     the host broke the calling contract
+``2xx``     :class:`DeclarationError`        -32603     the declaration was rejected
+``300-303`` :class:`CallInputError`          -32602     the call's inputs are invalid
+``304``     :class:`MissingCapabilityError`  -32021     the client lacks a capability the
+                                                        call needs (``requiredCapabilities``)
+``4xx``     :class:`ResolutionError`         -32602     the call fails with ``message``
+                                                        (a tool answers an ``isError`` result)
+``9xx``     :class:`InternalError`           -32603     a panic in the library, or an
+                                                        unknown code
+==========  ===============================  =========  ================================
 
-Every exception carries ``code`` (the number), ``code_name`` (``"ELICIT_ERR_..."``)
-and ``message`` (the engine's wording, exactly: for a :class:`ResolutionError` it is
-the text the tool call fails with).
+Every exception carries ``code`` (the number), ``code_name`` (``"ELICIT_ERR_..."``),
+``message`` (worded for Python: for a :class:`ResolutionError` it is the text the tool
+call fails with) and :attr:`~ElicitError.jsonrpc_error`, the JSON-RPC ``error`` object to
+answer the request with. A :class:`RequestStateError` answers with the MCP Python SDK's
+frozen object; the 1xx, 2xx and 9xx groups are server bugs, answered as
+``-32603 "Internal error"`` (their message is for the server's log).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import json
 from typing import Any, Dict, Optional, Type
 
 from .constants import (
+    INTERNAL_ERROR_CODE,
+    INVALID_PARAMS_CODE,
     MISSING_CAPABILITY_ERROR_CODE,
     REQUEST_STATE_ERROR_JSON,
     REQUEST_STATE_ERROR_MESSAGE,
@@ -63,12 +71,26 @@ class ElicitError(Exception):
     code: int
     code_name: str
     message: str
+    #: The JSON-RPC error code this group answers with.
+    jsonrpc_code: int = INTERNAL_ERROR_CODE
 
     def __init__(self, code: int, message: str) -> None:
         self.code = code
         self.code_name = code_name(code)
         self.message = message
         super().__init__(code, message)
+
+    @property
+    def jsonrpc_error(self) -> Dict[str, Any]:
+        """The JSON-RPC ``error`` object to answer the request with (a fresh dict).
+
+        ``-32602`` with :attr:`message` for the call's own faults; a server bug (1xx,
+        2xx, 9xx) is ``{"code": -32603, "message": "Internal error"}``: log
+        :attr:`message`, never send it.
+        """
+        if self.jsonrpc_code == INTERNAL_ERROR_CODE:
+            return {"code": INTERNAL_ERROR_CODE, "message": "Internal error"}
+        return {"code": self.jsonrpc_code, "message": self.message}
 
     def __str__(self) -> str:
         text = self.message or "(no message)"
@@ -115,13 +137,14 @@ class DeclarationError(ElicitError):
 
 
 class CallInputError(ElicitError):
-    """``3xx``: the call's inputs are invalid (arguments, ``inputResponses``)."""
+    """``300``-``303``: the call's inputs are invalid (arguments, ``inputResponses``,
+    ``requestState``): JSON-RPC ``-32602``."""
+
+    jsonrpc_code = INVALID_PARAMS_CODE
 
 
 class InputResponsesError(CallInputError):
     """``ELICIT_ERR_INPUT_RESPONSES`` (302): answer with JSON-RPC error ``-32602``."""
-
-    jsonrpc_code = -32602
 
 
 class RequestStateError(CallInputError):
@@ -133,25 +156,28 @@ class RequestStateError(CallInputError):
     the server's log only.
     """
 
-    jsonrpc_code = -32602
-
     def __init__(self, reason: str) -> None:
         super().__init__(int(Result.ERR_REQUEST_STATE), REQUEST_STATE_ERROR_MESSAGE)
         self.reason = reason
         """Why the token was rejected (log it; never send it)."""
 
     @property
-    def error(self) -> Dict[str, Any]:
+    def jsonrpc_error(self) -> Dict[str, Any]:
         """The JSON-RPC ``error`` object to answer with (the SDK's, byte for byte when
         serialized compactly)."""
         value: Dict[str, Any] = json.loads(REQUEST_STATE_ERROR_JSON)
         return value
 
+    @property
+    def error(self) -> Dict[str, Any]:
+        """The same as :attr:`jsonrpc_error` (the older name)."""
+        return self.jsonrpc_error
+
     def __reduce__(self) -> Any:
         return (type(self), (self.reason,))
 
 
-class MissingCapabilityError(CallInputError):
+class MissingCapabilityError(ElicitError):
     """``ELICIT_ERR_MISSING_CAPABILITY`` (304): the round needs a kind of request the
     client did not declare (URL-mode elicitation, sampling, roots, or form elicitation
     itself); nothing was shown to the client.
@@ -159,6 +185,8 @@ class MissingCapabilityError(CallInputError):
     Answer the request with :attr:`error`: JSON-RPC ``-32021`` (HTTP status 400), the
     message, and ``data.requiredCapabilities`` = :attr:`required_capabilities`, a
     ClientCapabilities object keyed by what is missing (e.g. ``{"sampling": {}}``).
+    It is not a :class:`CallInputError`: ``except CallInputError`` (answering ``-32602``)
+    does not catch it.
     """
 
     jsonrpc_code = MISSING_CAPABILITY_ERROR_CODE
@@ -171,20 +199,29 @@ class MissingCapabilityError(CallInputError):
         """What the client must declare (``elicit_round_required_capabilities``)."""
 
     @property
-    def error(self) -> Dict[str, Any]:
-        """The JSON-RPC ``error`` object to answer with."""
+    def jsonrpc_error(self) -> Dict[str, Any]:
+        """The JSON-RPC ``error`` object to answer with (``-32021``, HTTP status 400)."""
         return {
             "code": self.jsonrpc_code,
             "message": self.message,
-            "data": {"requiredCapabilities": self.required_capabilities},
+            "data": {"requiredCapabilities": dict(self.required_capabilities)},
         }
+
+    @property
+    def error(self) -> Dict[str, Any]:
+        """The same as :attr:`jsonrpc_error` (the older name)."""
+        return self.jsonrpc_error
 
     def __reduce__(self) -> Any:
         return (type(self), (self.code, self.message, self.required_capabilities))
 
 
 class ResolutionError(ElicitError):
-    """``4xx``: resolution failed; the tool call fails with :attr:`message`."""
+    """``4xx``: resolution failed; the tool call fails with :attr:`message` (a tool
+    answers an ``isError`` result with it; ``prompts/get`` and ``resources/read``
+    answer :attr:`jsonrpc_error`, ``-32602``)."""
+
+    jsonrpc_code = INVALID_PARAMS_CODE
 
 
 class InternalError(ElicitError):
@@ -200,8 +237,33 @@ _SPECIFIC: Dict[int, Type[ElicitError]] = {
 }
 
 
+#: The library's C wording and its Python counterpart: the C ABI names C functions and
+#: types in a few messages, which a Python host never calls or sees.
+_C_TO_PYTHON = (
+    ("read it as JSON with elicit_round_resolve_input", "read it with Resolve.input(name)"),
+    ("read it with elicit_round_resolve_input", "read it with Resolve.input(name)"),
+    ("an integer within int64_t", "an int within 64 bits (-2**63 to 2**63 - 1)"),
+    ("random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes", "random must be 20 bytes (elicit_mcp.SEAL_RANDOM_LEN)"),
+    ("; pass a positive finite number of seconds, or 0 for the default 600", "; pass a positive finite number of seconds"),
+    ("ELICIT_MAX_KEYS", "elicit_mcp.MAX_KEYS"),
+    ("ELICIT_MIN_KEY_LEN", "elicit_mcp.MIN_KEY_LEN"),
+    ("ttl_secs", "ttl"),
+    ("key_count", "the number of keys"),
+)
+
+
+def python_message(message: str) -> str:
+    """The library's message worded for a Python host (C function and type names
+    replaced by the Python API's)."""
+    for c_text, py_text in _C_TO_PYTHON:
+        if c_text in message:
+            message = message.replace(c_text, py_text)
+    return message
+
+
 def error_for(code: int, message: str) -> ElicitError:
-    """The exception for a non-zero ``elicit_result``."""
+    """The exception for a non-zero ``elicit_result`` (the message worded for Python)."""
+    message = python_message(message)
     cls = _SPECIFIC.get(code)
     if cls is None:
         group = code // 100

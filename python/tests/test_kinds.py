@@ -88,7 +88,8 @@ def test_a_form_only_client_gets_32021_before_anything_is_shown(
         with pytest.raises(MissingCapabilityError) as e:
             drive(rnd)
         err = e.value
-        assert isinstance(err, elicit_mcp.CallInputError)
+        assert not isinstance(err, elicit_mcp.CallInputError)
+        assert err.jsonrpc_error == err.error
         assert err.code == Result.ERR_MISSING_CAPABILITY and err.code == 304
         assert err.message == (
             "Client did not declare the url elicitation capability required by resolver 'paid'"

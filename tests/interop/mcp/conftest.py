@@ -3,6 +3,9 @@ against the real FastMCP 4.1.6 client (run by scripts/test-mcp.sh).
 
 The server binary comes from $ELICIT_RMCP_SERVER_BIN (scripts/test-mcp.sh builds it);
 HTTP servers are started on 127.0.0.1 with port 0 and report their port on stderr.
+$ELICIT_SERVER_CMD (a shell-quoted command, e.g. scripts/dev-python-server.sh) puts
+another server taking the same flags under test instead (scripts/test-python-server.sh);
+the tests of what only the Rust server has are skipped then (`rust_only`).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shlex
 import subprocess
 import threading
 import time
@@ -23,6 +27,14 @@ from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 REPO = Path(__file__).resolve().parents[3]
 SERVER_BIN = os.environ.get(
     "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "server" / "release" / "elicit-rmcp-server")
+)
+#: The server under test: $ELICIT_SERVER_CMD, else the Rust server.
+SERVER_CMD = shlex.split(os.environ.get("ELICIT_SERVER_CMD", "")) or [SERVER_BIN]
+IS_RUST = SERVER_CMD == [SERVER_BIN]
+#: A test of what only elicit-rmcp-server has (its transports' wire details, its flags).
+rust_only = pytest.mark.skipif(
+    not IS_RUST,
+    reason="elicit-rmcp-server only: its own transport's wire details and flags (the Python server's transport is the SDK's)",
 )
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
@@ -102,8 +114,10 @@ class HttpServer:
         env.pop("ELICIT_STATE_KEYS", None)
         if keys is not None:
             env["ELICIT_STATE_KEYS"] = keys
+        # The Python server refuses HTTP without a ring unless told it serves alone.
+        alone = ["--alone"] if keys is None and command is None and not IS_RUST else []
         self.proc = subprocess.Popen(
-            [*(command or [SERVER_BIN]), "--http", "127.0.0.1:0", *args],
+            [*(command or SERVER_CMD), "--http", "127.0.0.1:0", *alone, *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -112,7 +126,7 @@ class HttpServer:
         )
         self.log: list[str] = []
         self.url = None
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60
         while self.url is None:
             line = self.proc.stderr.readline()
             if not line:
@@ -151,11 +165,13 @@ def stdio_transport(*args: str, keys: str | None = None) -> StdioTransport:
     env.pop("ELICIT_STATE_KEYS", None)
     if keys is not None:
         env["ELICIT_STATE_KEYS"] = keys
-    return StdioTransport(SERVER_BIN, ["--stdio", *args], env=env, keep_alive=False)
+    return StdioTransport(SERVER_CMD[0], [*SERVER_CMD[1:], "--stdio", *args], env=env, keep_alive=False)
 
 
 @pytest.fixture(scope="session")
 def server_bin():
+    if not IS_RUST:
+        return SERVER_CMD[0]
     if not os.access(SERVER_BIN, os.X_OK):
         pytest.fail(f"elicit-rmcp-server binary not found at {SERVER_BIN}; run scripts/test-mcp.sh")
     return SERVER_BIN

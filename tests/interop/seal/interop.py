@@ -273,7 +273,7 @@ class PyPackage:
     def __init__(self) -> None:
         import elicit_mcp
 
-        self.elicit = elicit
+        self.elicit = elicit_mcp
 
     def one(self, r: dict[str, Any]) -> dict[str, Any]:
         e = self.elicit

@@ -1,0 +1,513 @@
+"""elicit on the official MCP Python SDK (``mcp`` 2.3, ``pip install elicit-mcp[mcp]``).
+
+:class:`Elicitation` serves functions declared on their signature
+(:mod:`elicit_mcp.declare`) from a low-level ``mcp.server.lowlevel.Server`` or an
+``mcp.server.mcpserver.MCPServer``::
+
+    mcp = MCPServer("booking")
+    elicit = Elicitation(mcp, keys=KeyRing.from_env())
+
+    @elicit.tool(title="Greet")
+    async def greet(name: Annotated[str, Elicit("Enter your name:")]) -> str:
+        return f"Hello, {name}"
+
+    mcp.run()
+
+It registers ``tools/list``/``tools/call``, ``prompts/list``/``prompts/get`` and
+``resources/list``/``resources/read`` around the server's own handlers (a name it does
+not serve goes to the handler that was there), and replaces the SDK's
+``RequestStateBoundary`` with one that seals through elicit (the same tokens: servers
+sharing keys and audience serve each other's rounds, SDK tools included). One call per
+request then does everything: the era switch (``elicit_form``, URL mode, sampling and
+roots over the back-channel on the handshake era; an ``InputRequiredResult`` with sealed
+state on 2026-07-28), the argument check before any resolver runs, and every error in its
+JSON-RPC form (``-32602``, ``-32021`` with ``requiredCapabilities``, ``isError`` results).
+
+On a low-level ``Server`` whose ``on_call_tool`` you write yourself, call
+:meth:`Elicitation.call_tool` from it for the names :meth:`Elicitation.serves`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union, overload
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.request_state import RequestStateBoundary, authenticated_principal
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ._seal import KeyRing, Sealer
+from .constants import DEFAULT_TTL_SECS, INTERNAL_ERROR_CODE
+from .declare import ArgumentsError, Declared, Finished, Pending
+from .errors import ElicitError, RequestStateError, ResolutionError
+
+__all__ = ["ClientError", "Elicitation", "SealingMiddleware", "mcp_error"]
+
+logger = logging.getLogger("elicit_mcp.mcp")
+
+#: The methods whose results may carry ``requestState``.
+_MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+_CAPS_META = "io.modelcontextprotocol/clientCapabilities"
+
+
+def mcp_error(error: ElicitError) -> MCPError:
+    """The SDK's ``MCPError`` for an elicit exception (its :attr:`~ElicitError.jsonrpc_error`)."""
+    e = error.jsonrpc_error
+    if e["code"] == INTERNAL_ERROR_CODE:
+        logger.error("elicit: %s", error)
+    return MCPError(code=e["code"], message=e["message"], data=e.get("data"))
+
+
+class ClientError(Exception):
+    """Handshake era: the client answered a form or URL elicitation with an error; the
+    tool call fails with its message (an ``isError`` result)."""
+
+
+class SealingMiddleware:
+    """Seals and verifies ``requestState`` with elicit's :class:`~elicit_mcp.Sealer`, in
+    place of the SDK's ``RequestStateBoundary`` (the same tokens, byte for byte).
+
+    Inbound state is verified and replaced by its plaintext before any handler runs (a
+    rejected token is the SDK's frozen ``-32602``, the reason logged); an outbound
+    ``input_required`` result's state is sealed for the request it answers. The
+    principal is the SDK's (``authenticated_principal``).
+    """
+
+    def __init__(self, sealer: Sealer) -> None:
+        self.sealer = sealer
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method not in _MRTR_METHODS:
+            return await call_next(ctx)
+        params = ctx.params
+        principal = authenticated_principal(ctx)
+        if params is not None and params.get("requestState") is not None:
+            if not isinstance(params["requestState"], str):
+                logger.warning("requestState rejected (non-string requestState) on %s", ctx.method)
+                raise mcp_error(RequestStateError("non-string requestState"))
+            try:
+                plain = self.sealer.unseal(ctx.method, params, principal=principal)
+            except RequestStateError as e:
+                logger.warning("requestState rejected (%s) on %s", e.reason, ctx.method)
+                raise mcp_error(e) from None
+            ctx = replace(ctx, params={**params, "requestState": plain})
+        result = await call_next(ctx)
+        return self._seal(ctx.method, params, principal, result)
+
+    def _seal(self, method: str, params: Optional[Mapping[str, Any]], principal: Optional[str], result: HandlerResult) -> HandlerResult:
+        if isinstance(result, Mapping):
+            if result.get("resultType") != "input_required" or not isinstance(result.get("requestState"), str):
+                return result
+            token = self.sealer.seal(method, params or {}, result["requestState"], principal=principal)
+            return {**result, "requestState": token}
+        if isinstance(result, types.InputRequiredResult) and result.request_state is not None:
+            token = self.sealer.seal(method, params or {}, result.request_state, principal=principal)
+            return result.model_copy(update={"request_state": token})
+        return result
+
+
+def _lowlevel(server: Any) -> Server[Any]:
+    if isinstance(server, Server):
+        return server
+    inner = getattr(server, "_lowlevel_server", None)
+    if isinstance(inner, Server):  # MCPServer (and FastMCP-style wrappers of a Server)
+        return inner
+    raise TypeError(
+        f"server: expected mcp.server.lowlevel.Server or mcp.server.mcpserver.MCPServer, "
+        f"got {type(server).__name__}"
+    )
+
+
+class _Entry:
+    def __init__(self, declared: Declared, *, meta: Optional[Dict[str, Any]], output_schema: Optional[Dict[str, Any]], uri: Optional[str]) -> None:
+        self.declared = declared
+        self.meta = meta
+        self.output_schema = output_schema
+        self.uri = uri
+
+
+class Elicitation:
+    """Declared elicitation for an MCP Python SDK server (``Server`` or ``MCPServer``).
+
+    ``keys`` is the sealing :class:`~elicit_mcp.KeyRing` (:meth:`KeyRing.from_env`);
+    ``audience`` the service identity tokens are bound to (default: the server's name,
+    as ``MCPServer`` binds them); ``ttl`` the token lifetime in seconds. The SDK's
+    ``RequestStateBoundary`` is replaced by :class:`SealingMiddleware` on these keys.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        *,
+        keys: KeyRing,
+        audience: Optional[str] = None,
+        ttl: float = float(DEFAULT_TTL_SECS),
+    ) -> None:
+        self.server = server
+        self.lowlevel = _lowlevel(server)
+        self.sealer = Sealer(keys, audience if audience is not None else self.lowlevel.name, ttl)
+        self.tools: Dict[str, _Entry] = {}
+        self.prompts: Dict[str, _Entry] = {}
+        self.resources: Dict[str, _Entry] = {}
+        mw = self.lowlevel.middleware
+        mw[:] = [m for m in mw if not isinstance(m, (RequestStateBoundary, SealingMiddleware))]
+        mw.append(SealingMiddleware(self.sealer))
+        _install(self)
+
+    # ------------------------------------------------------------ registration
+
+    @overload
+    def tool(self, fn: Callable[..., Any]) -> Declared: ...
+
+    @overload
+    def tool(
+        self,
+        fn: None = None,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        meta: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
+    ) -> Callable[[Callable[..., Any]], Declared]: ...
+
+    def tool(
+        self,
+        fn: Optional[Callable[..., Any]] = None,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        meta: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
+    ) -> Union[Declared, Callable[[Callable[..., Any]], Declared]]:
+        """Declare and serve a tool (``@elicit.tool`` or ``@elicit.tool(...)``); a
+        :class:`~elicit_mcp.declare.Declared` is also taken as it is."""
+
+        def wrap(f: Callable[..., Any]) -> Declared:
+            d = f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+            self.tools[d.name] = _Entry(d, meta=meta, output_schema=output_schema, uri=None)
+            return d
+
+        return wrap(fn) if fn is not None else wrap
+
+    @overload
+    def prompt(self, fn: Callable[..., Any]) -> Declared: ...
+
+    @overload
+    def prompt(
+        self,
+        fn: None = None,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+    ) -> Callable[[Callable[..., Any]], Declared]: ...
+
+    def prompt(
+        self,
+        fn: Optional[Callable[..., Any]] = None,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+    ) -> Union[Declared, Callable[[Callable[..., Any]], Declared]]:
+        """Declare and serve a prompt: the function returns the prompt's text (a user
+        message), a list of messages or a ``GetPromptResult``."""
+
+        def wrap(f: Callable[..., Any]) -> Declared:
+            d = f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+            self.prompts[d.name] = _Entry(d, meta=None, output_schema=None, uri=None)
+            return d
+
+        return wrap(fn) if fn is not None else wrap
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        mime_type: Optional[str] = None,
+    ) -> Callable[[Callable[..., Any]], Declared]:
+        """Declare and serve the resource at ``uri``: the function returns its text (or
+        a ``ReadResourceResult``)."""
+
+        def wrap(f: Callable[..., Any]) -> Declared:
+            d = f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+            entry = _Entry(d, meta={"mimeType": mime_type} if mime_type else None, output_schema=None, uri=uri)
+            self.resources[uri] = entry
+            return d
+
+        return wrap
+
+    def serves(self, method: str, params: Any) -> bool:
+        """Whether this adapter serves the request (a tool, prompt or resource it declared)."""
+        if method == "tools/call":
+            return getattr(params, "name", None) in self.tools
+        if method == "prompts/get":
+            return getattr(params, "name", None) in self.prompts
+        if method == "resources/read":
+            return str(getattr(params, "uri", "")) in self.resources
+        return False
+
+    # --------------------------------------------------------------- listings
+
+    def list_tools(self) -> List[types.Tool]:
+        """The declared tools (``inputSchema`` from each signature)."""
+        out = []
+        for name, e in self.tools.items():
+            d = e.declared
+            tool = types.Tool(name=name, title=d.title, description=d.description, input_schema=d.input_schema, output_schema=e.output_schema)
+            if e.meta is not None:
+                tool = tool.model_copy(update={"meta": e.meta})
+            out.append(tool)
+        return out
+
+    def list_prompts(self) -> List[types.Prompt]:
+        """The declared prompts (their model arguments as prompt arguments)."""
+        out = []
+        for name, e in self.prompts.items():
+            d = e.declared
+            required = set(d.input_schema["required"])
+            args = [types.PromptArgument(name=a, required=a in required) for a in d.input_schema["properties"]]
+            out.append(types.Prompt(name=name, title=d.title, description=d.description, arguments=args or None))
+        return out
+
+    def list_resources(self) -> List[types.Resource]:
+        """The declared resources."""
+        out = []
+        for uri, e in self.resources.items():
+            d = e.declared
+            mime = (e.meta or {}).get("mimeType")
+            out.append(types.Resource(uri=uri, name=d.name, title=d.title, description=d.description, mime_type=mime))
+        return out
+
+    # ----------------------------------------------------------------- serving
+
+    async def call_tool(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> HandlerResult:
+        """Serve ``tools/call`` for a declared tool: the one call a handler makes."""
+        entry = self.tools.get(params.name)
+        if entry is None:
+            return _tool_error(f"Unknown tool: {params.name!r}")
+        try:
+            outcome = await self._run(entry.declared, ctx, params.arguments)
+        except (ArgumentsError, ResolutionError) as e:
+            return _complete(ctx, _tool_error(e.message))
+        except ClientError as e:
+            # FastMCP's wording for a tool whose elicitation the client failed.
+            return _complete(ctx, _tool_error(f"Error calling tool {params.name!r}: {e}"))
+        if isinstance(outcome, Pending):
+            return outcome.result()
+        return _complete(ctx, _tool_result(outcome.value))
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams) -> HandlerResult:
+        """Serve ``prompts/get`` for a declared prompt."""
+        entry = self.prompts.get(params.name)
+        if entry is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name!r}")
+        try:
+            outcome = await self._run(entry.declared, ctx, params.arguments)
+        except ClientError as e:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
+        if isinstance(outcome, Pending):
+            return outcome.result()
+        return _complete(ctx, _prompt_result(outcome.value, entry.declared.description))
+
+    async def read_resource(self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams) -> HandlerResult:
+        """Serve ``resources/read`` for a declared resource."""
+        uri = str(params.uri)
+        entry = self.resources.get(uri)
+        if entry is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {uri}", data={"uri": uri})
+        try:
+            outcome = await self._run(entry.declared, ctx, None)
+        except ClientError as e:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
+        if isinstance(outcome, Pending):
+            return outcome.result()
+        mime = (entry.meta or {}).get("mimeType")
+        return _complete(ctx, _resource_result(outcome.value, uri, mime))
+
+    async def _run(self, declared: Declared, ctx: ServerRequestContext[Any, Any], arguments: Optional[Mapping[str, Any]]) -> Union[Finished, Pending]:
+        raw = ctx.params or {}
+        try:
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                meta = raw.get("_meta") or {}
+                caps = meta.get(_CAPS_META) if isinstance(meta, Mapping) else None
+                if caps is None:
+                    caps = ctx.session.client_capabilities
+                return await declared.run(
+                    arguments,
+                    era="modern",
+                    request_state=raw.get("requestState"),
+                    input_responses=raw.get("inputResponses"),
+                    capabilities=caps if caps is not None else {},
+                )
+            caps = ctx.session.client_capabilities
+            return await declared.run(
+                arguments,
+                era="handshake",
+                capabilities=caps if caps is not None else {},
+                ask=lambda method, request: self._ask(ctx, method, request),
+            )
+        except (ArgumentsError, ResolutionError) as e:
+            if ctx.method == "tools/call":
+                raise  # an isError result
+            raise mcp_error(e) from None
+        except ElicitError as e:
+            raise mcp_error(e) from None
+
+
+    async def url_flow(self, elicitation_id: str, request: Dict[str, Any]) -> None:
+        """Handshake era: the user accepted the URL-mode ``request``; return once its
+        out-of-band flow is done (then ``notifications/elicitation/complete`` names
+        ``elicitation_id``), or raise to fail the call and complete nothing. By default
+        the flow counts as done at once: override it to wait for your payment or sign-in
+        callback. (On 2026-07-28 the client's retry carrying the accept is the completion.)"""
+
+    async def _ask(self, ctx: ServerRequestContext[Any, Any], method: str, params: Dict[str, Any]) -> Any:
+        """Handshake era: one request over the back-channel; the client's result."""
+        session = ctx.session
+        if method == "elicitation/create" and params.get("mode") == "url":
+            try:
+                result = await session.send_request(
+                    types.ElicitRequest(params=types.ElicitRequestURLParams.model_validate(params)),
+                    types.ElicitResult,
+                    metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+                )
+            except MCPError as e:
+                raise ClientError(e.message) from None
+            if result.action == "accept":
+                try:
+                    await self.url_flow(params["elicitationId"], params)
+                except Exception as e:
+                    raise ClientError(f"the URL flow failed: {e}") from None
+                await session.send_elicit_complete(params["elicitationId"], related_request_id=ctx.request_id)
+            return result
+        return await _ask(ctx, method, params)
+
+
+async def _ask(ctx: ServerRequestContext[Any, Any], method: str, params: Dict[str, Any]) -> Any:
+    """Handshake era: one form, sampling or roots request over the back-channel; the
+    client's result."""
+    session = ctx.session
+    related = ServerMessageMetadata(related_request_id=ctx.request_id)
+    try:
+        if method == "elicitation/create":
+            return await session.elicit_form(params["message"], params["requestedSchema"], related_request_id=ctx.request_id)
+        if method == "sampling/createMessage":
+            return await session.send_request(
+                types.CreateMessageRequest(params=types.CreateMessageRequestParams.model_validate(params)),
+                types.CreateMessageResult,
+                metadata=related,
+            )
+        return await session.send_request(types.ListRootsRequest(), types.ListRootsResult, metadata=related)
+    except MCPError as e:
+        if method == "elicitation/create":
+            raise ClientError(e.message) from None
+        # A refused sampling or roots request counts as declined.
+        return {"action": "decline"}
+
+
+def _complete(ctx: ServerRequestContext[Any, Any], result: HandlerResult) -> HandlerResult:
+    """A wire mapping on a 2026-07-28 connection carries ``resultType: "complete"``."""
+    if isinstance(result, dict) and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        result.setdefault("resultType", "complete")
+    return result
+
+
+def _tool_error(message: str) -> Dict[str, Any]:
+    return {"content": [{"type": "text", "text": message}], "isError": True}
+
+
+def _tool_result(value: Any) -> HandlerResult:
+    # `isError: false` spelled out, as FastMCP and the Rust server send it.
+    if isinstance(value, types.CallToolResult):
+        return value
+    if isinstance(value, dict):
+        return {**value, "isError": value.get("isError", False)}
+    if isinstance(value, str):
+        return {"content": [{"type": "text", "text": value}], "isError": False}
+    import json
+
+    dump = getattr(value, "model_dump", None)
+    data = dump(mode="json", by_alias=True) if callable(dump) else value
+    result: Dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(data)}], "isError": False}
+    if isinstance(data, dict):
+        result["structuredContent"] = data
+    return result
+
+
+def _prompt_result(value: Any, description: Optional[str]) -> HandlerResult:
+    if isinstance(value, (types.GetPromptResult, dict)):
+        return value
+    if isinstance(value, str):
+        value = [value]
+    messages = [
+        types.PromptMessage(role="user", content=types.TextContent(type="text", text=m))
+        if isinstance(m, str)
+        else types.PromptMessage.model_validate(m)
+        for m in value
+    ]
+    return types.GetPromptResult(messages=messages, description=description)
+
+
+def _resource_result(value: Any, uri: str, mime: Optional[str]) -> HandlerResult:
+    # A model, not a mapping: the 2026-07-28 result carries cache fields its defaults fill.
+    if isinstance(value, (types.ReadResourceResult, dict)):
+        return value
+    return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=str(value), mime_type=mime)])
+
+
+# Registration around the server's own handlers.
+
+
+def _install(self: Elicitation) -> None:
+    """Register the six handlers around the server's own (a request this adapter does
+    not serve goes to the handler that was registered before)."""
+    low = self.lowlevel
+
+    def wrap_list(method: str, key: str, listing: Callable[[], List[Any]], result_type: Any) -> None:
+        previous = low.get_request_handler(method)
+
+        async def handler(ctx: ServerRequestContext[Any, Any], params: Any) -> HandlerResult:
+            items = listing()
+            if previous is not None:
+                before = await previous.handler(ctx, params)
+                if isinstance(before, Mapping):
+                    before = result_type.model_validate(before)
+                ours = {str(getattr(i, "uri", None) or i.name) for i in items}
+                theirs = getattr(before, key, None) or []
+                items += [i for i in theirs if str(getattr(i, "uri", None) or i.name) not in ours]
+            result: HandlerResult = result_type(**{key: items})
+            return result
+
+        low.add_request_handler(method, types.PaginatedRequestParams, handler)
+
+    def wrap_call(method: str, params_type: Any, serve: Callable[..., Any]) -> None:
+        previous = low.get_request_handler(method)
+
+        async def handler(ctx: ServerRequestContext[Any, Any], params: Any) -> HandlerResult:
+            if previous is not None and not self.serves(method, params):
+                result: HandlerResult = await previous.handler(ctx, params)
+                return result
+            served: HandlerResult = await serve(ctx, params)
+            return served
+
+        low.add_request_handler(method, params_type, handler)
+
+    wrap_list("tools/list", "tools", self.list_tools, types.ListToolsResult)
+    wrap_call("tools/call", types.CallToolRequestParams, self.call_tool)
+    wrap_list("prompts/list", "prompts", self.list_prompts, types.ListPromptsResult)
+    wrap_call("prompts/get", types.GetPromptRequestParams, self.get_prompt)
+    wrap_list("resources/list", "resources", self.list_resources, types.ListResourcesResult)
+    wrap_call("resources/read", types.ReadResourceRequestParams, self.read_resource)
+
+

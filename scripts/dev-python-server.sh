@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# dev-python-server.sh: the booking tools on the MCP Python SDK (mcp 2.3, MCPServer) through
+# elicit's adapter (examples/python-server), with the Rust server's flags, so every harness
+# drives either:
+#
+#   scripts/dev-python-server.sh --stdio
+#   scripts/dev-python-server.sh --http 127.0.0.1:PORT       # endpoint /mcp; port 0 picks one
+#   scripts/dev-python-server.sh --conformance --http 127.0.0.1:0
+#   [--state-keys-file PATH] [--alone] [--state-ttl SECS]
+#
+# ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,
+# 1 to 8), the first seals; without a ring, stdio uses one ephemeral key and --http refuses
+# to start unless --alone. Builds elicit-ffi (release) once and runs
+# on the venv .venv-python (created with mcp==2.3.0 when missing; test-python.sh shares it).
+# Log lines go to stderr; with --http the first names the URL ("streamable HTTP on ...").
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export PATH="$HOME/.cargo/bin:$PATH"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+VENV="$ROOT/.venv-python"
+VPY="$VENV/bin/python"
+if [ ! -x "$VPY" ] || ! "$VPY" -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null; then
+    echo "dev-python-server: setting up $VENV with mcp==2.3.0" >&2
+    python3 -m venv "$VENV"
+    "$VPY" -m pip install -q "mcp==2.3.0" >&2
+fi
+echo '*' >"$VENV/.gitignore"
+
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+export ELICIT_LIB="$TARGET_DIR/release/libelicit_ffi.so"
+# A no-op build is cheap; skip it only when asked (harnesses starting many processes).
+if [ -z "${ELICIT_PY_SERVER_NO_BUILD:-}" ] || [ ! -f "$ELICIT_LIB" ]; then
+    cargo build --quiet --release -p elicit-ffi >&2
+fi
+export PYTHONPATH="$ROOT/python:$ROOT/examples/python-server"
+exec "$VPY" "$ROOT/examples/python-server/booking_server.py" "$@"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test-python-server.sh: the Python example server (examples/python-server: the booking
+# tools on the MCP Python SDK's MCPServer through elicit's adapter, started by
+# scripts/dev-python-server.sh) against what the Rust server passes:
+#
+#  1. the official MCP conformance suite: every in-scope scenario clean and both
+#     requirement sets as tests/mcp-conformance/expected-failures.yaml expects
+#     (scripts/test-mcp-conformance.sh scripts/dev-python-server.sh);
+#  2. the FastMCP 4.1.6 client's checks, both eras, stdio and HTTP
+#     (tests/interop/mcp/test_booking_server.py, test_rmcp_kinds.py (sampling, roots, URL
+#     mode) and test_rmcp_prompts_resources.py with ELICIT_SERVER_CMD; the checks of the
+#     Rust transport's own wire details are skipped: the SDK's transport serves this one);
+#  3. the mixed fleet: rounds alternating between this server, elicit-rmcp-server and the
+#     Python reference server (FastMCP 4.1.6 + the seed), one key ring
+#     (tests/interop/mcp/test_mixed_fleet.py).
+#
+# Builds elicit-ffi and elicit-rmcp-server (release, the latter into target/server, shared
+# with scripts/test-mcp.sh). Extra arguments go to the pytest runs. The last line is
+# pytest's summary of steps 2-3; the exit status is non-zero on any failure.
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+echo "test-python-server: building elicit-ffi and elicit-rmcp-server (release)" >&2
+cargo build --quiet --release -p elicit-ffi >&2
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/server}" cargo build --quiet --release -p elicit-rmcp-server >&2
+export ELICIT_RMCP_SERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target/server}/release/elicit-rmcp-server"
+# The server's venv and library once, then every process starts without a build.
+scripts/dev-python-server.sh --help >/dev/null
+export ELICIT_PY_SERVER_NO_BUILD=1
+
+status=0
+bash scripts/test-mcp-conformance.sh scripts/dev-python-server.sh || status=1
+
+py=$(mcp_test_venv)
+echo "test-python-server: the reference oracle's venv (scripts/dev-oracle-env.sh)" >&2
+ELICIT_REFERENCE_PYTHON="$(scripts/dev-oracle-env.sh)"
+export ELICIT_REFERENCE_PYTHON
+ELICIT_SERVER_CMD="$ROOT/scripts/dev-python-server.sh" timeout "${MCP_TEST_TIMEOUT:-1200}" \
+    "$py" -m pytest tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_rmcp_kinds.py \
+    tests/interop/mcp/test_rmcp_prompts_resources.py tests/interop/mcp/test_mixed_fleet.py \
+    -p no:cacheprovider -q -rfE "$@" || status=1
+exit $status
