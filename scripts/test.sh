@@ -81,6 +81,7 @@ step "versions: crates, C header, pkg-config, Python metadata and CHANGELOG agre
 # tree and run.
 step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 under qemu), sdist install and run" \
   bash scripts/test-install.sh
+tidy target/release-c target/release-wheels target/release-tools target/arm64-sysroot target/package
 if [ -z "${QUICK:-}" ]; then
   step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
   # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build
