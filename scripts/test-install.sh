@@ -18,11 +18,12 @@
 #         a CMake project with find_package(elicit) linking elicit::elicit and
 #         elicit::elicit_static, and a Makefile with pkg-config (elicit, elicit-static).
 # wheels  auditwheel show reports manylinux_2_17 for both wheels. x86_64: pip install in a
-#         fresh venv, booking.py, the package's tests (pytest) and mypy --strict on
-#         booking.py (also with --python-version 3.10, the floor). aarch64: the wheel
-#         unpacked into a folder and the package's tests run by Debian's arm64 CPython
-#         3.11 under qemu-aarch64 (-L: a sysroot of Debian arm64 packages, unpacked with
-#         dpkg -x; binfmt is not available here), after booking.py.
+#         fresh venv with its test extra, booking.py, the package's tests (pytest) and
+#         mypy --strict on booking.py (also with --python-version 3.10, the floor).
+#         aarch64: the wheel and its test extra installed into a folder by pip for the
+#         arm64 platform, then booking.py and the package's tests run by Debian's arm64
+#         CPython 3.11 under qemu-aarch64 (-L: a sysroot of Debian arm64 packages,
+#         unpacked with dpkg -x; binfmt is not available here).
 # sdist   pip install of the sdist tarball in a fresh venv, outside the checkout: cargo
 #         builds the library inside pip's build folder (no CARGO_TARGET_DIR; the checkout
 #         and the folder holding the tarball gain nothing); booking.py and the tests from
@@ -251,10 +252,18 @@ EOF
 # in an installed package the library sits beside the package, where the loader looks
 # first, so that test cannot hold: it is left out here (it runs in test-python.sh).
 PYTEST_OUTSIDE=(-q -p no:cacheprovider --deselect tests/test_abi.py::test_missing_library_says_how_to_build_it)
+# The sdist's tests and what they read beside them (the README's code block is an example).
+sdist_tests() { # SDIST_DIR WORKDIR
+  local f
+  for f in tests README.md examples; do
+    rm -rf "${2:?}/$f"
+    [ ! -e "$1/$f" ] || cp -r "$1/$f" "$2/$f"
+  done
+}
 run_tests() { # VENV WORKDIR (pytest from the sdist's tests, against the installed package)
   local venv=$1 work=$2 src
   src=$(unpack_sdist)
-  rm -rf "$work/tests" && mkdir -p "$work" && cp -r "$src/tests" "$work/tests"
+  mkdir -p "$work" && sdist_tests "$src" "$work"
   (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH ELICIT_REPO="$src/rust" "$venv/bin/python" -m pytest "${PYTEST_OUTSIDE[@]}" tests >pytest.log 2>&1) ||
     { tail -n 30 "$work/pytest.log"; fail "pytest with $venv"; }
   echo "ok  pytest: $(tail -n 1 "$work/pytest.log")"
@@ -319,9 +328,10 @@ EOF
   whl=$(ls "$DIST"/elicit_mcp-"$VERSION"-py3-none-*manylinux*_aarch64.whl)
   local site="$TMP/arm64-site" work="$TMP/run-arm64" src
   mkdir -p "$site" "$work"
-  "$PY" -m zipfile -e "$whl" "$site"
-  # pytest is pure Python: installed for the arm64 interpreter by the host's pip.
-  "$PY" -m pip install -q --no-compile --target "$site" pytest
+  # The host's pip installs the wheel with its test extra for the arm64 interpreter:
+  # arm64 wheels of every dependency (pydantic-core and the like), into a folder.
+  "$ROOT/target/release-tools/bin/python" -m pip install -q --no-compile --target "$site" \
+    --platform manylinux_2_17_aarch64 --only-binary=:all: --python-version 3.11 --implementation cp "$whl[test]"
   readelf -h "$site/elicit_mcp/libelicit_ffi.so" | grep -q 'AArch64' || fail "the aarch64 wheel's library is not AArch64"
   cp python/booking.py "$work/"
   local qpy=(timeout 900 qemu-aarch64 -L "$SYSROOT" "$SYSROOT/usr/bin/python3.11")
@@ -331,7 +341,7 @@ EOF
     { cat "$work/booking.log"; fail "booking.py under qemu-aarch64"; }
   echo "ok  aarch64 booking.py: $(tail -n 1 "$work/booking.log")"
   src=$(unpack_sdist)
-  cp -r "$src/tests" "$work/tests"
+  sdist_tests "$src" "$work"
   # Without binfmt a test that starts a child interpreter (sys.executable, an arm64
   # binary) cannot exec it: that one test is left out under qemu (it runs on x86_64).
   (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" ELICIT_REPO="$src/rust" "${qpy[@]}" -m pytest "${PYTEST_OUTSIDE[@]}" \
