@@ -226,8 +226,8 @@ typedef struct elicit_noalloc_sealer elicit_noalloc_sealer;
  *   `ELICIT_ERR_MISSING_CAPABILITY` its `-32021`);
  * - `4xx`: resolution failed: the tool call fails with the round's message (read it
  *   with `elicit_round_last_error`), exactly as the reference fails it;
- * - `9xx`: a panic inside the library (the handle is now poisoned) or an engine error
- *   this ABI version does not know.
+ * - `9xx`: a panic inside the library (the handle is now poisoned); `999` is reserved
+ *   (every engine error has its own code).
  *
  * `elicit_result_str` names a code; the handle's last-error message gives the detail.
  */
@@ -440,7 +440,8 @@ typedef uint32_t elicit_result;
 #define ELICIT_ERR_POISONED 901
 
 /**
- * An engine error this ABI version has no code for (the message tells what it is).
+ * Reserved: no engine error maps to it any more (every one has its own code); kept so
+ * the value is never reused.
  */
 #define ELICIT_ERR_OTHER 999
 

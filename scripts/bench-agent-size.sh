@@ -63,9 +63,20 @@ def recv():
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
-ANSWERS = {"Where would you like to fly?": "Paris", "When would you like to fly?": "2026-08-01",
-           "Which airport in Paris?": "CDG", "Book a flight to Paris on 2026-08-01?": True,
-           "Window or aisle?": "window", "Enter your name:": "Ada Lovelace", "How many apples?": 3}
+# The questions from the booking fixture (examples/fixture): literal ones by parameter,
+# resolver templates filled with the answers ({name} placeholders, as str.format reads them).
+FIXTURE = os.path.join(os.path.dirname(launcher), "..", "examples", "fixture")
+Q = {}
+for tool in ("book_flight", "greet", "order"):
+    with open(os.path.join(FIXTURE, "decl", tool + ".json")) as f:
+        Q |= {p["name"]: p["elicit"]["message"] for p in json.load(f)["parameters"]
+              if "message" in p.get("elicit", {})}
+with open(os.path.join(FIXTURE, "booking.json")) as f:
+    R = {k: v["ask"] for k, v in json.load(f)["resolvers"].items()}
+ANSWERS = {Q["destination"]: "Paris", Q["date"]: "2026-08-01",
+           R["airport"].format(destination="Paris"): "CDG",
+           R["proceed"].format(destination="Paris", date="2026-08-01"): True,
+           Q["seat"]: "window", Q["name"]: "Ada Lovelace", R["quantity"].format(item="apples"): 3}
 
 def modern(method, params=None):
     send({"jsonrpc": "2.0", "id": next(ids), "method": method, "params": {**(params or {}), "_meta": META}})

@@ -42,22 +42,34 @@ command -v qemu-system-arm >/dev/null || {
   echo "agent-qemu: qemu-system-arm is missing (apt-get install qemu-system-arm)" >&2; exit 2; }
 
 # --- the key ring ------------------------------------------------------------------------
+# The same rules and words as elicit_core::keyring (the one parser: 1 to 8 comma-separated
+# keys of 32 to 128 bytes, white space around each ignored, errors naming the variable and
+# the key from 0), with the agent's capacity of 2 keys. Checked here in bash rather than by
+# calling the parser: this script is a stdio server command that starts in a fraction of a
+# second with only bash and QEMU, and calling a Rust build from it would put cargo (its
+# compile, its output) in every MCP client's start path. The device then holds what it is
+# given (src/provision.rs checks count and lengths again).
 keys=()
 if [ -n "${ELICIT_STATE_KEYS+set}" ]; then
+  if [ -z "${ELICIT_STATE_KEYS//[[:space:]]/}" ]; then
+    echo "ELICIT_STATE_KEYS: no key; give 1 to 8 comma-separated hex keys of 32 to 128 bytes" >&2; exit 2
+  fi
   IFS=',' read -r -a parts <<<"$ELICIT_STATE_KEYS,"
   # `read` drops one trailing empty field: "a," gives ("a"), "a,," gives ("a" "").
+  if [ ${#parts[@]} -gt 2 ]; then
+    echo "ELICIT_STATE_KEYS: ${#parts[@]} keys given, at most 2 are held here; drop retired ones (the first seals, every key opens)" >&2; exit 2
+  fi
   i=0
   for part in "${parts[@]}"; do
-    k="${part//[[:space:]]/}"
+    k="${part#"${part%%[![:space:]]*}"}"; k="${k%"${k##*[![:space:]]}"}"
     if [ -z "$k" ]; then echo "ELICIT_STATE_KEYS: key $i is empty" >&2; exit 2; fi
     if [ $(( ${#k} % 2 )) -ne 0 ]; then echo "ELICIT_STATE_KEYS: key $i has an odd number of hex digits" >&2; exit 2; fi
     if [[ ! "$k" =~ ^[0-9a-fA-F]+$ ]]; then echo "ELICIT_STATE_KEYS: key $i is not hex" >&2; exit 2; fi
     if [ ${#k} -lt 64 ] || [ ${#k} -gt 256 ]; then
-      echo "ELICIT_STATE_KEYS: key $i is $(( ${#k} / 2 )) bytes; the agent takes 32 to 128" >&2; exit 2
+      echo "ELICIT_STATE_KEYS: key $i is $(( ${#k} / 2 )) bytes; a key is 32 to 128 bytes (64 to 256 hex digits)" >&2; exit 2
     fi
     keys+=("$k"); i=$((i + 1))
   done
-  if [ ${#keys[@]} -gt 2 ]; then echo "ELICIT_STATE_KEYS: the agent holds at most 2 keys" >&2; exit 2; fi
 else
   keys=("$(od -An -v -tx1 -N32 /dev/urandom | tr -d ' \n')")
 fi

@@ -3,16 +3,21 @@
 #
 #  1. builds libelicit_noalloc.a (ffi-noalloc/staticlib: no_std, no allocator, panic =
 #     "abort", opt-level "z", LTO) for thumbv7em-none-eabihf and, with the same crate and
-#     features, for the host;
+#     features, for the host; and both again with the `detail` feature (the engine's own
+#     error texts through core::fmt instead of static texts);
 #  2. compiles book_flight's declaration into plan bytes on the host (tools plan_bytes);
 #  3. builds examples/c-firmware (startup.c, mps2-an386.ld, main.c) with Debian's
 #     arm-none-eabi-gcc and newlib, linked against the device library, and runs it in
 #     QEMU mps2-an386 under `timeout`: the booking tool in both eras (sealed batched
 #     rounds, then one question at a time), the 16-question survey, the capacity demos;
 #     it must exit 0 and print the Rust firmware's transcript (examples/firmware/expected.txt)
-#     byte for byte, less its banner and its Plan<4> demo;
+#     byte for byte, less its banner and its Plan<4> demo, except the two capacity lines
+#     that print an engine error's message: the default library's static texts are in
+#     examples/c-firmware/static-messages.txt; the same firmware linked against the
+#     `detail` library must print the Rust transcript byte for byte, those lines included;
 #  4. runs the heap-free contract test (ffi-noalloc/tests/c/contract_noalloc.c) on the
-#     host, plain, under valgrind memcheck and with AddressSanitizer + UBSan;
+#     host, plain, under valgrind memcheck and with AddressSanitizer + UBSan, and once
+#     against the `detail` library (-DELICIT_TEST_DETAIL=1);
 #  5. lists the panic paths left in an image that links every heap-free ABI function,
 #     and measures the C image: flash (.vector_table + .text + .rodata + .ARM.exidx +
 #     .data, as scripts/test-firmware.sh counts), the library's share of it (from the
@@ -43,17 +48,26 @@ HOST=$OUT/host
 mkdir -p "$FW" "$HOST"
 DEVICE_LIB=$OUT/thumbv7em-none-eabihf/release/libelicit_noalloc.a
 HOST_LIB=$OUT/release/libelicit_noalloc.a
+# The `detail` builds in a target folder of their own (switching features in one folder
+# would rebuild the other every run).
+DETAIL=$OUT/detail
+DEVICE_LIB_DETAIL=$DETAIL/thumbv7em-none-eabihf/release/libelicit_noalloc.a
+HOST_LIB_DETAIL=$DETAIL/release/libelicit_noalloc.a
 
 # ------------------------------------------------------------------------ 1. libraries
-step "building libelicit_noalloc.a for thumbv7em-none-eabihf and for the host"
+step "building libelicit_noalloc.a for thumbv7em-none-eabihf and for the host (default, and --features detail)"
 (cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$OUT cargo build --release --target thumbv7em-none-eabihf)
 (cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$OUT cargo build --release)
-[ -f "$DEVICE_LIB" ] && [ -f "$HOST_LIB" ] || fail "libelicit_noalloc.a was not built"
+(cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$DETAIL cargo build --release --features detail --target thumbv7em-none-eabihf)
+(cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$DETAIL cargo build --release --features detail)
+for lib in "$DEVICE_LIB" "$HOST_LIB" "$DEVICE_LIB_DETAIL" "$HOST_LIB_DETAIL"; do
+  [ -f "$lib" ] || fail "$lib was not built"
+done
 
 # ------------------------------------------------------------------------ 2. plan bytes
 step "compiling the declarations into plan bytes on the host (book_flight, survey16)"
 {
-  cargo run -q -p elicit-tools --bin plan_bytes -- examples/firmware/decl/book_flight.json book_flight_plan
+  cargo run -q -p elicit-tools --bin plan_bytes -- examples/fixture/decl/book_flight.json book_flight_plan
   cargo run -q -p elicit-tools --bin plan_bytes -- examples/firmware/decl/survey16.json survey16_plan
 } >"$FW/plans.c"
 grep '^/\*' "$FW/plans.c"
@@ -70,27 +84,44 @@ FW_LDFLAGS=(-nostartfiles -specs=nano.specs -T "$ROOT/examples/c-firmware/mps2-a
 SRC=("$ROOT/examples/c-firmware/startup.c" "$ROOT/examples/c-firmware/main.c" "$FW/plans.c")
 arm-none-eabi-gcc "${ARM_FLAGS[@]}" "${FW_CFLAGS[@]}" "${FW_LDFLAGS[@]}" -Wl,-Map="$FW/c-firmware.map" \
   "${SRC[@]}" "$DEVICE_LIB" -lc -lgcc -o "$FW/c-firmware.elf"
+arm-none-eabi-gcc "${ARM_FLAGS[@]}" "${FW_CFLAGS[@]}" "${FW_LDFLAGS[@]}" \
+  "${SRC[@]}" "$DEVICE_LIB_DETAIL" -lc -lgcc -o "$FW/c-firmware-detail.elf"
 
-step "running it in QEMU mps2-an386 (timeout 60 s)"
-set +e
-timeout 60 qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=native \
-  -kernel "$FW/c-firmware.elf" >"$FW/transcript.txt" 2>"$FW/qemu.err"
-rc=$?
-set -e
-grep '^#' "$FW/transcript.txt" || true
-[ "$rc" -eq 0 ] || { grep -E '^(MISMATCH|ABORT|FAULT)' "$FW/transcript.txt" | head; head -5 "$FW/qemu.err"; fail "the C firmware exited $rc"; }
-echo "ok: the C firmware exited 0 (its checks passed)"
 # The Rust firmware's transcript (its seal build's lines, without its RAM lines), less
 # its banner and its demo of a plan capacity too small (the heap-free surface has one
 # capacity): the C firmware prints the rest through the C ABI.
 grep -v -e '^#' -e '^\[json\] ' -e '^elicit-firmware: ' -e '^capacity: book_flight in a Plan<4>' \
-  examples/firmware/expected.txt >"$FW/expected.txt"
-grep -q '^== survey16' "$FW/expected.txt" || fail "examples/firmware/expected.txt lacks the survey16 section"
-if ! diff <(cat "$FW/expected.txt") <(grep -v '^#' "$FW/transcript.txt") >"$FW/transcript.diff"; then
-  head -20 "$FW/transcript.diff" | cut -c1-200
-  fail "the C firmware's transcript differs from examples/firmware/expected.txt"
-fi
-echo "ok: transcript = the Rust firmware's, byte for byte, sealed tokens included ($(wc -l <"$FW/expected.txt") lines; not its banner and Plan<4> demo)"
+  examples/firmware/expected.txt >"$FW/expected-detail.txt"
+grep -q '^== survey16' "$FW/expected-detail.txt" || fail "examples/firmware/expected.txt lacks the survey16 section"
+# The default library's messages are static texts: the two capacity lines that print an
+# engine error's message read as examples/c-firmware/static-messages.txt says, in order.
+awk -v static="$ROOT/examples/c-firmware/static-messages.txt" '
+  /^capacity: a (16-byte workspace|64-byte buffer)/ { if ((getline line < static) <= 0) exit 1; print line; next }
+  { print }' "$FW/expected-detail.txt" >"$FW/expected.txt" || fail "examples/c-firmware/static-messages.txt has too few lines"
+[ "$(grep -c '^capacity: a ' "$FW/expected.txt")" -eq 2 ] || fail "the capacity lines of examples/firmware/expected.txt changed"
+
+# run ELF TRANSCRIPT EXPECTED WHAT: run the image in QEMU, check its exit and transcript.
+run() {
+  local elf=$1 out=$2 expected=$3 what=$4 rc
+  set +e
+  timeout 60 qemu-system-arm -M mps2-an386 -nographic -semihosting-config enable=on,target=native \
+    -kernel "$elf" >"$out" 2>"$FW/qemu.err"
+  rc=$?
+  set -e
+  [ "$rc" -eq 0 ] || { grep -E '^(MISMATCH|ABORT|FAULT)' "$out" | head; head -5 "$FW/qemu.err"; fail "the C firmware ($what) exited $rc"; }
+  if ! diff <(cat "$expected") <(grep -v '^#' "$out") >"$out.diff"; then
+    head -20 "$out.diff" | cut -c1-200
+    fail "the C firmware's transcript ($what) differs from $expected"
+  fi
+}
+step "running it in QEMU mps2-an386 (timeout 60 s), with the default library and with --features detail"
+run "$FW/c-firmware.elf" "$FW/transcript.txt" "$FW/expected.txt" "static messages"
+grep '^#' "$FW/transcript.txt" || true
+echo "ok: the C firmware exited 0 (its checks passed); its transcript = the Rust firmware's, byte for byte," \
+  "sealed tokens included ($(wc -l <"$FW/expected.txt") lines; not its banner and Plan<4> demo), but for" \
+  "the 2 capacity lines in static texts (examples/c-firmware/static-messages.txt)"
+run "$FW/c-firmware-detail.elf" "$FW/transcript-detail.txt" "$FW/expected-detail.txt" "detail"
+echo "ok: with --features detail, the transcript = the Rust firmware's byte for byte, the capacity lines included"
 
 # ------------------------------------------------------------------------ 4. contract test
 step "heap-free contract test on the host (plain, valgrind, ASan + UBSan)"
@@ -102,7 +133,10 @@ valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=de
 "$CC" "${HOST_CFLAGS[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
   ffi-noalloc/tests/c/contract_noalloc.c "$HOST_LIB" -o "$HOST/contract_noalloc_asan"
 ASAN_OPTIONS=detect_leaks=1 "$HOST/contract_noalloc_asan" | tail -1
-echo "ok: contract test passed plain, under valgrind and with ASan + UBSan"
+"$CC" "${HOST_CFLAGS[@]}" -DELICIT_TEST_DETAIL=1 ffi-noalloc/tests/c/contract_noalloc.c "$HOST_LIB_DETAIL" \
+  -o "$HOST/contract_noalloc_detail"
+"$HOST/contract_noalloc_detail" | tail -1
+echo "ok: contract test passed plain, under valgrind and with ASan + UBSan, and against the detail library"
 
 # ------------------------------------------------------------------------ 5. panics, sizes
 step "panic paths in an image that links every heap-free ABI function"
@@ -159,7 +193,49 @@ R=$(static_ram "$FW/c-firmware.elf")
 echo "  flash, whole image:                 $F B"
 echo "  flash, libelicit_noalloc.a's share:  $lib_flash B (engine, sealing, the heap-free ABI)"
 echo "  flash, image with every ABI function: $(flash "$FW/all-abi.elf") B"
+echo "  flash, the same image with --features detail: $(flash "$FW/c-firmware-detail.elf") B (core::fmt and the engine's texts)"
 echo "  RAM, static (.data + .bss):         $R B (plan $(sed -n 's/^# sizes: elicit_noalloc_plan \([0-9]*\) B.*/\1/p' "$FW/transcript.txt") B, round, sealer, workspace, I/O buffers)"
 grep '^# stack peak' "$FW/transcript.txt" | sed 's/^# /  RAM, /'
+
+# What the flash is: each input section of the linker map by the file it came from, and
+# the library's part by crate from its symbols (LTO inlines engine code into the ABI
+# functions, so those carry part of the engine); what no symbol covers is string
+# literals and constant tables.
+step "flash of the C image by origin (linker map) and the library's by crate (symbols)"
+awk '
+  function hex(h,   i, n) { n = 0; h = tolower(substr(h, 3)); for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+  function origin(f) {
+    if (f ~ /libelicit_noalloc\.a\(/) return "libelicit_noalloc.a (the engine, sealing, the heap-free ABI)"
+    if (f ~ /libc(_nano)?\.a\(/) return "newlib-nano (memcpy, memset, strlen, ...)"
+    if (f ~ /libgcc\.a\(/) return "libgcc"
+    return "the C firmware: main.c (its transcript printing and JSON walking), startup.c, the plan bytes"
+  }
+  /^Linker script and memory map/ { on = 1 }
+  !on { next }
+  /^ \.(vector_table|text|rodata|data|ARM\.exidx)[^ ]*$/ { pending = 1; next }
+  pending && NF >= 3 && $1 ~ /^0x/ { s[origin($3)] += hex($2); pending = 0; next }
+  /^ \.(vector_table|text|rodata|data|ARM\.exidx)[^ ]* +0x/ { s[origin($4)] += hex($3); next }
+  { pending = 0 }
+  END { for (k in s) printf "  %7d B  %s\n", s[k], k }' "$FW/c-firmware.map" | sort -rn
+echo "  the library by crate (named symbols):"
+arm-none-eabi-nm -C -S "$FW/c-firmware.elf" | awk -v lib="$lib_flash" '
+  function hex(s,   i, n) { n = 0; s = tolower(s); for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return n }
+  NF >= 4 && $3 ~ /^[tTrRdD]$/ {
+    size = hex($2); name = $0; sub(/^[0-9a-fA-F]+ [0-9a-fA-F]+ [a-zA-Z] /, "", name); c = ""
+    if (name ~ /^elicit_noalloc_|^elicit_result|^elicit_abi|elicit_ffi_noalloc::/) c = "elicit-ffi-noalloc: the ABI functions (with engine code inlined), messages, codes"
+    else if (name ~ /elicit_core::seal/) c = "elicit_core::seal (tokens, claims, key ring)"
+    else if (name ~ /elicit_core::json::float/) c = "elicit_core::json::float (small-float parsing and printing)"
+    else if (name ~ /elicit_core::json/) c = "elicit_core::json (reader, writer)"
+    else if (name ~ /elicit_core::types/) c = "elicit_core::types (answer types: compile, validate)"
+    else if (name ~ /elicit_core/) c = "elicit_core: round, question, reply, state, digest, plan bytes"
+    else if (name ~ /(aes|aes_gcm|ghash|polyval|hkdf|hmac|cipher|universal_hash|ctr|aead|subtle|zeroize)::/) c = "aes-gcm, hkdf (AES-256-GCM, GHASH, HKDF-SHA256)"
+    else if (name ~ /sha2::|digest::|block_buffer::/) c = "sha2 (SHA-256, compact)"
+    else if (name ~ /postcard::|serde::|serde_core::/) c = "postcard, serde (plan bytes)"
+    else if (name ~ /compiler_builtins/) c = "compiler_builtins (soft f64 add, memcpy)"
+    else if (name ~ /^core::|^<core::|^<&|^<char|^<str|^<\[/) c = "core (str, slices, panics)"
+    if (c != "") { s[c] += size; t += size }
+  }
+  END { for (c in s) printf "    %7d B  %s\n", s[c], c
+        printf "    %7d B  no symbol: string literals (messages, JSON keys, error texts) and tables\n", lib - t }' | sort -rn
 echo
 echo "test-c-firmware: all checks passed"

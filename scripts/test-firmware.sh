@@ -193,7 +193,7 @@ echo "  compiling the JSON declarations on the device instead of loading postcar
 planbytes=$(cd "$CARGO_TARGET_DIR"/thumbv7em-none-eabihf/release/build && ls -t elicit-firmware-*/out/book_flight.plan | head -1 | xargs dirname)
 echo "  plan bytes: book_flight $(stat -c %s "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/build/$planbytes/book_flight.plan") B," \
   "survey16 $(stat -c %s "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/build/$planbytes/survey16.plan") B;" \
-  "their JSON: $(stat -c %s "$FW/decl/book_flight.json") B, $(stat -c %s "$FW/decl/survey16.json") B"
+  "their JSON: $(stat -c %s "$FW/../fixture/decl/book_flight.json") B, $(stat -c %s "$FW/decl/survey16.json") B"
 
 attribute() { # flash by crate, from symbol sizes (LTO inlines engine code into callers)
   "$NM" -C -S --size-sort "$OUT/$1.elf" | awk '

@@ -6,6 +6,14 @@
 //! `scripts/bench-vs-reference.sh` puts them beside the reference's numbers.
 //!
 //!     cargo bench -p elicit-core --features seal --bench rounds [-- FILTER]
+// A benchmark over fixed, generated cases: a failed unwrap, expect, index or panic is a
+// broken benchmark, as in a test (clippy.toml's allow-*-in-tests covers only #[test]).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -320,7 +320,9 @@ pub(crate) fn detail(s: &str) -> Detail {
 /// and rendered types inline (no heap), which would make every `Result` of the round
 /// machine as large.
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
+// Not #[non_exhaustive]: the C ABI maps every variant to a named code by an exhaustive
+// match (elicit-ffi-noalloc's codes.rs), so a new variant must fail to compile there
+// until it has its code.
 #[allow(clippy::large_enum_variant)] // inline names: no heap
 pub enum CompileError {
     /// The declaration is not JSON.
@@ -390,7 +392,9 @@ pub enum CompileError {
 /// terminal for the round that reports them (every later call on that round returns the
 /// same error). Declarations are rejected with [`CompileError`] instead.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
+// Not #[non_exhaustive]: the C ABI maps every variant to a named code by an exhaustive
+// match (elicit-ffi-noalloc's codes.rs), so a new variant must fail to compile there
+// until it has its code.
 pub enum Error {
     // ----- call inputs -----
     /// The call's arguments are not a JSON object.

@@ -3,6 +3,14 @@
 //! many cases, 256 by default). The module's entry points are test helpers: this suite
 //! needs elicit-core's `test-helpers` feature (the test command's `--all-features` turns
 //! it on).
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![cfg(feature = "test-helpers")]
 
 use elicit_core::json::compact_float::{parse, shortest, write};

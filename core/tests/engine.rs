@@ -2,7 +2,14 @@
 //! reference (docs/deviations.md), outcome parameters, the two eras on the booking tool, host
 //! misuse of the step API, memory limits, malformed inputs, compile errors, and the
 //! answer types.
-
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 // The engine's errors carry their names inline (no heap), so they are large by design.
 #![allow(clippy::result_large_err)]
 

@@ -2,7 +2,14 @@
 //! (finite, integral, strictly between -2^63 and 2^63), refused beyond, as the reference
 //! refuses them ("does not match the requested schema"). Integers written as integers
 //! are not bounded.
-
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![allow(clippy::result_large_err)]
 
 mod common;

@@ -2,6 +2,14 @@
 //! literally or by resolvers, batched and ordered like form questions, digested by the
 //! same formula, recorded in the state, gated by the client's capabilities, and asked one
 //! at a time on the handshake era.
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![allow(clippy::result_large_err)]
 
 use base64::Engine as _;

@@ -1,6 +1,14 @@
 //! The engine allocates nothing: a counting global allocator watches this thread while a
 //! plan is compiled and full modern and handshake calls run through the no-alloc API
 //! (stack workspaces, `SliceSink`s over stack buffers, `*_into` helpers).
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

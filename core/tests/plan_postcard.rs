@@ -1,4 +1,12 @@
 //! Compiled plans as bytes (feature `serde`): `Plan::to_postcard` / `Plan::from_postcard`.
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![cfg(feature = "serde")]
 
 use elicit_core::plan_bytes::PLAN_FORMAT_VERSION;

@@ -15,6 +15,14 @@
 //!    state's `asked`), and a different message or schema gives a different digest;
 //! 5. a resolver only runs once every elicited value it needs is answered, and it is
 //!    handed exactly those values.
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 

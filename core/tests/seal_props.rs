@@ -1,6 +1,14 @@
 //! Property tests: tampering is always caught, key rotation behaves as the SDK
 //! documents (`[old, new]` → `[new, old]` → `[new]`), and `unseal_in_place` agrees with
 //! `unseal` on every token (same state or same reason).
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![cfg(all(feature = "seal", feature = "std"))]
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

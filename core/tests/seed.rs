@@ -67,6 +67,14 @@
 //! 5. `Annotated[str | None, ...] = None` and `Annotated[str, ...] | None = None` are one
 //!    spelling in the declaration: `"default": null`. The counterpart asserts that the
 //!    parameter is elicited, and that a refusal settles to `null` in both eras.
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 

@@ -1,57 +1,104 @@
 //! Host side of the agent's build:
 //!
 //! 1. `memory.x` onto the linker's search path (cortex-m-rt's `link.x` includes it);
-//! 2. the booking tools' declarations (the same as examples/rmcp-server's `src/booking.rs`,
-//!    built with elicit-core's typed builder) compiled on the host into plan bytes
+//! 2. the booking tools' declarations (the booking fixture, examples/fixture, which
+//!    examples/rmcp-server serves too) compiled on the host into plan bytes
 //!    (`Plan::to_postcard`), which the device loads with `Plan::from_postcard`: the
-//!    declaration compiler never reaches the device.
+//!    declaration compiler never reaches the device;
+//! 3. the `tools` array of `tools/list` and the tool table (`tools.rs` in OUT_DIR),
+//!    generated from the same fixture.
 
 use std::env;
 use std::fs;
 use std::path::PathBuf;
 
-use elicit_core::decl::{AnswerType, Param, Tool};
+use booking_fixture::{Entry, OUTPUT_SCHEMA, TOOLS};
+use elicit_core::json::write_str;
 use elicit_core::Plan;
 
-fn main() {
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-    fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+/// `s` as a JSON string (UTF-8 kept, as FastMCP writes it).
+fn json_str(s: &str) -> String {
+    let mut out = Vec::new();
+    write_str(s, false, &mut out);
+    // The JSON writer writes UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// One tool of the listing, shaped like FastMCP 4.1.6's (and elicit-rmcp-server's):
+/// elicited parameters are hidden from `inputSchema`.
+fn listed(tool: &Entry) -> String {
+    let properties: Vec<String> = tool
+        .arguments
+        .iter()
+        .map(|(name, schema)| format!("{}:{schema}", json_str(name)))
+        .collect();
+    let required: Vec<String> = tool.arguments.iter().map(|(n, _)| json_str(n)).collect();
+    let required = if required.is_empty() {
+        String::new()
+    } else {
+        format!(",\"required\":[{}]", required.join(","))
+    };
+    format!(
+        "{{\"_meta\":{{\"fastmcp\":{{\"tags\":[]}}}},\"description\":{},\
+         \"inputSchema\":{{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{{{}}}{required}}},\
+         \"name\":{},\"outputSchema\":{OUTPUT_SCHEMA},\"title\":{}}}",
+        json_str(tool.description.unwrap_or("")),
+        properties.join(","),
+        json_str(tool.name),
+        json_str(tool.title.unwrap_or("")),
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+    fs::copy("memory.x", out.join("memory.x")).map_err(|e| format!("memory.x: {e}"))?;
     // cortex-m-rt's `device` feature includes a device.x naming the interrupt handlers;
     // the agent's vectors all point at DefaultHandler (src/board.rs), so it is empty.
-    fs::write(out.join("device.x"), "/* src/board.rs: __INTERRUPTS */\n").expect("device.x");
+    fs::write(out.join("device.x"), "/* src/board.rs: __INTERRUPTS */\n")?;
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
     println!("cargo:rerun-if-changed=build.rs");
 
-    // Keep these in step with examples/rmcp-server/src/booking.rs: the mixed-fleet tests
-    // (a round sealed by one server resumed on the other) fail when they differ.
-    let book_flight = Tool::new("book_flight")
-        .param(Param::ask("destination", "Where would you like to fly?"))
-        .param(Param::ask("date", "When would you like to fly?"))
-        .param(Param::resolver("airport", &["destination"]))
-        .param(Param::resolver("proceed", &["destination", "date"]).ty(AnswerType::Boolean))
-        .param(
-            Param::ask("seat", "Window or aisle?")
-                .ty(AnswerType::choice(["window", "aisle"]))
-                .default_json("null"),
-        )
-        .to_json();
-    let greet = Tool::new("greet")
-        .param(Param::ask("name", "Enter your name:"))
-        .to_json();
-    let order = Tool::new("order")
-        .param(Param::argument("item").ty(AnswerType::String))
-        .param(Param::resolver("quantity", &["item"]).ty(AnswerType::Integer))
-        .to_json();
-    for (name, json) in [
-        ("book_flight", book_flight),
-        ("greet", greet),
-        ("order", order),
-    ] {
+    let mut table = Vec::new();
+    for tool in TOOLS {
+        let name = tool.name;
         let plan: Plan<'_, 255> =
-            Plan::compile(&json).unwrap_or_else(|e| panic!("{name} does not compile: {e}"));
+            Plan::compile(tool.declaration).map_err(|e| format!("{name} does not compile: {e}"))?;
         let bytes = plan.to_postcard_vec();
-        Plan::<'_, 255>::from_postcard(&bytes).expect("plan bytes load back");
-        fs::write(out.join(format!("{name}.plan")), &bytes).expect("write plan");
+        Plan::<'_, 255>::from_postcard(&bytes)
+            .map_err(|e| format!("{name}: the plan bytes do not load back: {e}"))?;
+        fs::write(out.join(format!("{name}.plan")), &bytes)?;
+        // The agent checks model arguments as strings only.
+        for (arg, schema) in tool.arguments {
+            if *schema != r#"{"type":"string"}"# {
+                return Err(format!("{name}: argument {arg} has schema {schema}; the agent takes string arguments only (src/tools.rs check_arguments)").into());
+            }
+        }
+        let args: Vec<String> = tool
+            .arguments
+            .iter()
+            .map(|(a, _)| format!("{a:?}"))
+            .collect();
+        table.push(format!(
+            "Tool {{ name: {name:?}, plan_bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.plan\")), \
+             string_args: &[{}], result: booking_fixture::entry::{}.result }}",
+            args.join(", "),
+            name.to_ascii_uppercase()
+        ));
     }
+    let listing: Vec<String> = TOOLS.iter().map(listed).collect();
+    fs::write(
+        out.join("tools.rs"),
+        format!(
+            "/// The tools the agent lists and calls (the booking fixture's, in its order).\n\
+             pub const TOOLS: [Tool; {}] = [{}];\n\
+             /// The `tools` array of `tools/list`, shaped like FastMCP 4.1.6's (and\n\
+             /// elicit-rmcp-server's): elicited parameters are hidden from `inputSchema`.\n\
+             pub const LISTING: &str = {:?};\n",
+            table.len(),
+            table.join(", "),
+            format!("[{}]", listing.join(","))
+        ),
+    )?;
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! Host side of the firmware build:
 //!
 //! 1. `memory.x` onto the linker's search path (cortex-m-rt's `link.x` includes it);
-//! 2. the JSON declarations in `decl/` compiled with elicit-core's declaration compiler
+//! 2. the JSON declarations (`book_flight` from the booking fixture, examples/fixture;
+//!    `survey16` from `decl/`) compiled with elicit-core's declaration compiler
 //!    (here, on the host) into plan bytes (`Plan::to_postcard`: a format-version byte, the
 //!    parameter count, postcard), which the device loads with `Plan::from_postcard`;
 //! 3. the expected transcript (`expected.txt`, the lines this build's features print)
@@ -14,26 +15,31 @@ use std::path::PathBuf;
 use elicit_core::Plan;
 use sha2::{Digest, Sha256};
 
-const DECLARATIONS: &[&str] = &["book_flight", "survey16"];
+/// A build failure: its message is printed and the build stops.
+type Failed = Box<dyn std::error::Error>;
 
-fn main() {
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+fn main() -> Result<(), Failed> {
+    let out = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
 
-    fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+    fs::copy("memory.x", out.join("memory.x")).map_err(|e| format!("memory.x: {e}"))?;
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
 
-    for name in DECLARATIONS {
-        let path = format!("decl/{name}.json");
-        println!("cargo:rerun-if-changed={path}");
-        let json = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    println!("cargo:rerun-if-changed=decl/survey16.json");
+    let survey =
+        fs::read_to_string("decl/survey16.json").map_err(|e| format!("decl/survey16.json: {e}"))?;
+    for (name, json) in [
+        ("book_flight", booking_fixture::decl::BOOK_FLIGHT),
+        ("survey16", survey.as_str()),
+    ] {
         // The host's capacity only bounds compilation; the device picks its own N.
         let plan: Plan<'_, 255> =
-            Plan::compile(&json).unwrap_or_else(|e| panic!("{path} does not compile: {e}"));
+            Plan::compile(json).map_err(|e| format!("{name} does not compile: {e}"))?;
         let bytes = plan.to_postcard_vec();
         // The round trip the device will do, checked here too.
-        Plan::<'_, 255>::from_postcard(&bytes).expect("plan bytes load back");
-        fs::write(out.join(format!("{name}.plan")), &bytes).expect("write plan");
+        Plan::<'_, 255>::from_postcard(&bytes)
+            .map_err(|e| format!("{name}: the plan bytes do not load back: {e}"))?;
+        fs::write(out.join(format!("{name}.plan")), &bytes)?;
     }
 
     // Lines are tagged `[seal] `, `[postcard] ` or `[json] ` when only builds with that
@@ -69,6 +75,6 @@ fn main() {
              /// Its number of lines.\n\
              pub const EXPECTED_LINES: u32 = {lines};\n"
         ),
-    )
-    .expect("write expected.rs");
+    )?;
+    Ok(())
 }

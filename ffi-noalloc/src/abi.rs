@@ -1,21 +1,47 @@
-//! The calling convention of the heap-free surface: checked inputs, out-params, the
-//! output-buffer convention and messages, without an allocator.
+//! The calling convention both C surfaces share: the one failure type ([`Fail`]), the
+//! argument readers (inputs, texts, out-params, caller memory), the output-buffer
+//! convention and the messages. Without an allocator; with the `alloc` feature (the
+//! hosted library) a failure may also carry an owned message.
+//!
+//! Messages are written without `core::fmt` unless the `detail` feature is on: a
+//! failure of the calling contract is static text (and at most one number written
+//! here), an engine error is its code's name (`elicit_result_name`), plus the size
+//! needed where the error has one, and a sealing call's `detail` for a generic failure
+//! is its code's name. With `detail`, an engine error gives the engine's own text
+//! (`Display`: names, paths, values) and a generic `detail` the code's description
+//! (`elicit_result_str`), as the hosted library always does. A firmware that never
+//! needs those texts keeps `core::fmt` and the descriptions out of its image.
 
-use core::ffi::c_void;
-use core::fmt;
+use core::ffi::{c_void, CStr};
 
+use elicit_core::json::CountSink;
 use elicit_core::seal::Reason;
-use elicit_core::{CompileError, Error, Sink};
+use elicit_core::{CompileError, Error, Sink, SliceSink};
 
 use crate::codes::{
-    code_of, compile_code_of, elicit_result, ELICIT_ERR_BUFFER_TOO_SMALL,
-    ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_MEMORY_ALIGN, ELICIT_ERR_MEMORY_TOO_SMALL,
-    ELICIT_ERR_NULL, ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_UTF8,
+    code_of, compile_code_of, elicit_result, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_MEMORY_ALIGN,
+    ELICIT_ERR_MEMORY_TOO_SMALL, ELICIT_ERR_NULL, ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_UTF8,
 };
 use crate::ELICIT_NOALLOC_ALIGN;
 
-/// A broken calling contract: `"{what} {problem}"`, with the size needed when one is
-/// known.
+// The sealing calls' readers (the request a token is bound to, the randomness of a seal).
+pub use crate::seal::{entropy, request, Request};
+// The round entry points' bodies.
+pub use crate::round::{input_requests, poll, required_capabilities, value_of};
+
+/// A number a contract message ends with: `before`, the number in decimal, `after`
+/// (e.g. `" ("`, 24, `" bytes needed)"`).
+#[derive(Debug, Clone, Copy)]
+pub struct Figure {
+    /// The text before the number.
+    pub before: &'static str,
+    /// The number.
+    pub n: usize,
+    /// The text after it.
+    pub after: &'static str,
+}
+
+/// A broken calling contract: `"{what} {problem}"`, then the figure when there is one.
 #[derive(Debug, Clone, Copy)]
 pub struct Contract {
     /// The result code.
@@ -24,21 +50,24 @@ pub struct Contract {
     pub what: &'static str,
     /// What is wrong with it.
     pub problem: &'static str,
-    /// The size needed, when one is known.
-    pub needed: Option<usize>,
+    /// A number the message ends with (a size needed, an offset), when one is known.
+    pub figure: Option<Figure>,
 }
 
-impl fmt::Display for Contract {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.what, self.problem)?;
-        match self.needed {
-            Some(n) => write!(f, " ({n} bytes needed)"),
-            None => Ok(()),
+impl Contract {
+    fn write(&self, out: &mut dyn Sink) {
+        out.put(self.what.as_bytes());
+        out.put(b" ");
+        out.put(self.problem.as_bytes());
+        if let Some(f) = self.figure {
+            out.put(f.before.as_bytes());
+            put_decimal(out, f.n);
+            out.put(f.after.as_bytes());
         }
     }
 }
 
-/// A failed call: its code, and what its message says.
+/// A failed call of either surface: its code, and what its message says.
 #[derive(Debug, Clone)]
 pub enum Fail {
     /// The calling contract.
@@ -49,23 +78,46 @@ pub enum Fail {
     Compile(CompileError),
     /// An unseal rejection: one code, the reason for the log.
     Unseal(Reason),
+    /// A seal or unseal call's failure with its static, NUL-terminated detail (what the
+    /// `detail` out-param of the sealing functions receives).
+    Sealing {
+        /// The result code.
+        code: elicit_result,
+        /// The detail.
+        detail: &'static CStr,
+    },
+    /// A message made for this failure (the hosted library's, which quotes the
+    /// caller's input: names, values, lengths).
+    #[cfg(feature = "alloc")]
+    Owned {
+        /// The result code.
+        code: elicit_result,
+        /// The message.
+        message: alloc::string::String,
+    },
 }
 
 impl Fail {
-    pub(crate) const fn abi(
-        code: elicit_result,
-        what: &'static str,
-        problem: &'static str,
-    ) -> Self {
+    /// A contract failure without a figure.
+    pub const fn abi(code: elicit_result, what: &'static str, problem: &'static str) -> Self {
         Fail::Abi(Contract {
             code,
             what,
             problem,
-            needed: None,
+            figure: None,
         })
     }
-    pub(crate) const fn null(what: &'static str) -> Self {
+    /// `"{what} is NULL"`.
+    pub const fn null(what: &'static str) -> Self {
         Fail::abi(ELICIT_ERR_NULL, what, "is NULL")
+    }
+    /// A failure with a message made for it.
+    #[cfg(feature = "alloc")]
+    pub fn owned(code: elicit_result, message: impl Into<alloc::string::String>) -> Self {
+        Fail::Owned {
+            code,
+            message: message.into(),
+        }
     }
     /// The result code the call returns.
     pub fn code(&self) -> elicit_result {
@@ -74,8 +126,135 @@ impl Fail {
             Fail::Engine(e) => code_of(e),
             Fail::Compile(e) => compile_code_of(e),
             Fail::Unseal(_) => ELICIT_ERR_REQUEST_STATE,
+            Fail::Sealing { code, .. } => *code,
+            #[cfg(feature = "alloc")]
+            Fail::Owned { code, .. } => *code,
         }
     }
+    /// The static, NUL-terminated detail of a sealing call's failure: the reason of a
+    /// rejected token, the detail given, or else the code's description (its name
+    /// without the `detail` feature).
+    pub fn detail(&self) -> &'static CStr {
+        match self {
+            Fail::Unseal(r) => crate::seal::reason_cstr(*r),
+            Fail::Sealing { detail, .. } => detail,
+            #[cfg(feature = "detail")]
+            other => crate::codes::result_cstr(other.code()),
+            #[cfg(not(feature = "detail"))]
+            other => crate::codes::result_name(other.code()),
+        }
+    }
+    /// Write the message (see the module documentation for what it says).
+    pub fn write_message(&self, out: &mut dyn Sink) {
+        match self {
+            Fail::Abi(c) => c.write(out),
+            Fail::Engine(e) => engine_message(e, out),
+            Fail::Compile(e) => compile_message(e, out),
+            Fail::Unseal(r) => {
+                out.put(elicit_core::seal::ERROR_MESSAGE.as_bytes());
+                out.put(b" (");
+                out.put(r.as_str().as_bytes());
+                out.put(b")");
+            }
+            Fail::Sealing { detail, .. } => out.put(detail.to_bytes()),
+            #[cfg(feature = "alloc")]
+            Fail::Owned { message, .. } => out.put(message.as_bytes()),
+        }
+    }
+    /// The message as a string, cut at a character boundary to at most
+    /// `ELICIT_MESSAGE_CAP` bytes (ending in "…" when cut): what a hosted handle keeps.
+    #[cfg(feature = "alloc")]
+    pub fn message(&self) -> alloc::string::String {
+        let mut bytes = alloc::vec::Vec::new();
+        self.write_message(&mut bytes);
+        bounded(alloc::string::String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// `message` cut at a character boundary to at most `ELICIT_MESSAGE_CAP` bytes, ending
+/// in "…" when cut: every message a hosted handle keeps fits the documented capacity,
+/// even one quoting a caller's arbitrarily long input (an input name, a panic's text).
+#[cfg(feature = "alloc")]
+pub fn bounded(mut message: alloc::string::String) -> alloc::string::String {
+    const MORE: &str = "…";
+    if message.len() > crate::ELICIT_MESSAGE_CAP {
+        let mut end = crate::ELICIT_MESSAGE_CAP - MORE.len();
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push_str(MORE);
+    }
+    message
+}
+
+/// The message of an engine round error: its own text with `detail`.
+#[cfg(feature = "detail")]
+fn engine_message(e: &Error, out: &mut dyn Sink) {
+    display(e, out);
+}
+
+/// The message of an engine round error: the code's name, and the size needed where the
+/// error has one.
+#[cfg(not(feature = "detail"))]
+fn engine_message(e: &Error, out: &mut dyn Sink) {
+    out.put(crate::codes::result_name(code_of(e)).to_bytes());
+    match e {
+        Error::Workspace { needed } => {
+            out.put(b" (");
+            put_decimal(out, *needed);
+            out.put(b" more bytes needed)");
+        }
+        Error::BufferTooSmall { needed } => {
+            out.put(b" (");
+            put_decimal(out, *needed);
+            out.put(b" bytes needed)");
+        }
+        _ => {}
+    }
+}
+
+/// The message of a compile error: its own text with `detail`.
+#[cfg(feature = "detail")]
+fn compile_message(e: &CompileError, out: &mut dyn Sink) {
+    display(e, out);
+}
+
+/// The message of a compile error: the code's name.
+#[cfg(not(feature = "detail"))]
+fn compile_message(e: &CompileError, out: &mut dyn Sink) {
+    out.put(crate::codes::result_name(compile_code_of(e)).to_bytes());
+}
+
+/// Render a `Display` into a sink (the `detail` feature's one use of `core::fmt`).
+#[cfg(feature = "detail")]
+fn display(value: &dyn core::fmt::Display, out: &mut dyn Sink) {
+    /// `core::fmt::Write` over a sink.
+    struct Text<'s>(&'s mut dyn Sink);
+    impl core::fmt::Write for Text<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0.put(s.as_bytes());
+            Ok(())
+        }
+    }
+    // Writing into a sink cannot fail.
+    let _ = core::fmt::write(&mut Text(out), format_args!("{value}"));
+}
+
+/// Write `n` in decimal.
+fn put_decimal(out: &mut dyn Sink, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    for d in digits.iter_mut().rev() {
+        // `n % 10` is below 10: the cast keeps it whole.
+        *d = b'0' + (n % 10) as u8;
+        start -= 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.put(digits.get(start..).unwrap_or(&[]));
 }
 
 impl From<Error> for Fail {
@@ -90,27 +269,12 @@ impl From<CompileError> for Fail {
     }
 }
 
-impl fmt::Display for Fail {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Fail::Abi(c) => c.fmt(f),
-            Fail::Engine(e) => write!(f, "{e}"),
-            Fail::Compile(e) => write!(f, "{e}"),
-            Fail::Unseal(r) => write!(f, "{} ({})", elicit_core::seal::ERROR_MESSAGE, r.as_str()),
-        }
-    }
-}
-
 /// Borrow `(ptr, len)` as bytes; NULL is an error (a required input).
 ///
 /// # Safety
 /// When `ptr` is not NULL it must point to `len` readable bytes that stay unchanged for
 /// `'a`.
-pub(crate) unsafe fn input<'a>(
-    ptr: *const u8,
-    len: usize,
-    what: &'static str,
-) -> Result<&'a [u8], Fail> {
+pub unsafe fn input<'a>(ptr: *const u8, len: usize, what: &'static str) -> Result<&'a [u8], Fail> {
     if ptr.is_null() {
         return Err(Fail::null(what));
     }
@@ -126,29 +290,15 @@ pub(crate) unsafe fn input<'a>(
     Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
 }
 
-/// Borrow `(ptr, len)` as UTF-8 text; NULL is an error.
+/// An optional input: NULL with length 0 is `None`.
 ///
 /// # Safety
 /// As [`input`].
-pub(crate) unsafe fn text<'a>(
+pub unsafe fn optional_input<'a>(
     ptr: *const u8,
     len: usize,
     what: &'static str,
-) -> Result<&'a str, Fail> {
-    // SAFETY: forwarded from the caller.
-    let bytes = unsafe { input(ptr, len, what) }?;
-    core::str::from_utf8(bytes).map_err(|_| Fail::abi(ELICIT_ERR_UTF8, what, "is not valid UTF-8"))
-}
-
-/// An optional text: NULL with length 0 is `None`.
-///
-/// # Safety
-/// As [`input`].
-pub(crate) unsafe fn optional_text<'a>(
-    ptr: *const u8,
-    len: usize,
-    what: &'static str,
-) -> Result<Option<&'a str>, Fail> {
+) -> Result<Option<&'a [u8]>, Fail> {
     if ptr.is_null() {
         if len != 0 {
             return Err(Fail::abi(
@@ -160,21 +310,138 @@ pub(crate) unsafe fn optional_text<'a>(
         return Ok(None);
     }
     // SAFETY: forwarded from the caller.
-    unsafe { text(ptr, len, what) }.map(Some)
+    unsafe { input(ptr, len, what) }.map(Some)
+}
+
+/// Check that bytes are UTF-8 (the message gives the offset of the first bad byte).
+pub fn utf8<'a>(bytes: &'a [u8], what: &'static str) -> Result<&'a str, Fail> {
+    core::str::from_utf8(bytes).map_err(|e| {
+        Fail::Abi(Contract {
+            code: ELICIT_ERR_UTF8,
+            what,
+            problem: "is not valid UTF-8",
+            figure: Some(Figure {
+                before: " (invalid byte at offset ",
+                n: e.valid_up_to(),
+                after: ")",
+            }),
+        })
+    })
+}
+
+/// Borrow `(ptr, len)` as UTF-8 text; NULL is an error.
+///
+/// # Safety
+/// As [`input`].
+pub unsafe fn text<'a>(ptr: *const u8, len: usize, what: &'static str) -> Result<&'a str, Fail> {
+    // SAFETY: forwarded from the caller.
+    utf8(unsafe { input(ptr, len, what) }?, what)
+}
+
+/// An optional text: NULL with length 0 is `None`.
+///
+/// # Safety
+/// As [`input`].
+pub unsafe fn optional_text<'a>(
+    ptr: *const u8,
+    len: usize,
+    what: &'static str,
+) -> Result<Option<&'a str>, Fail> {
+    // SAFETY: forwarded from the caller.
+    unsafe { optional_input(ptr, len, what) }?
+        .map(|b| utf8(b, what))
+        .transpose()
 }
 
 /// A required out-param.
 ///
 /// # Safety
 /// When not NULL, `ptr` must be valid for a write of `T`.
-pub(crate) unsafe fn out_param<'a, T>(ptr: *mut T, what: &'static str) -> Result<&'a mut T, Fail> {
+pub unsafe fn out_param<'a, T>(ptr: *mut T, what: &'static str) -> Result<&'a mut T, Fail> {
     // SAFETY: the caller guarantees a valid, writable `T` when not NULL.
     unsafe { ptr.as_mut() }.ok_or(Fail::null(what))
 }
 
+/// `(ptr, len)` as a writable buffer: NULL with length 0 is an empty one.
+///
+/// # Safety
+/// When `ptr` is not NULL it must be valid for `len` writable bytes used by nothing
+/// else for `'a`.
+pub unsafe fn buffer<'a>(
+    ptr: *mut u8,
+    len: usize,
+    what: &'static str,
+    len_name: &'static str,
+) -> Result<&'a mut [u8], Fail> {
+    if ptr.is_null() {
+        if len != 0 {
+            return Err(Fail::abi(
+                ELICIT_ERR_NULL,
+                what,
+                "is NULL with a non-zero length; pass NULL with length 0 for none",
+            ));
+        }
+        return Ok(&mut []);
+    }
+    if len > isize::MAX as usize {
+        return Err(Fail::abi(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            len_name,
+            "is larger than PTRDIFF_MAX",
+        ));
+    }
+    // SAFETY: non-NULL, bounded; the caller gives these bytes for 'a.
+    Ok(unsafe { core::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// The names `key_ring` readers give `keys[i]` (the most keys either surface takes).
+pub const KEY_NAMES: [&str; 8] = [
+    "keys[0]", "keys[1]", "keys[2]", "keys[3]", "keys[4]", "keys[5]", "keys[6]", "keys[7]",
+];
+
+/// Read `key_count` keys from the C arrays `keys` and `key_lens` into `secrets` (whose
+/// length is the most keys accepted; more is `ELICIT_ERR_INVALID_ARGUMENT`). Returns the
+/// keys read.
+///
+/// # Safety
+/// `keys` and `key_lens` NULL or valid for `key_count` reads, each `keys[i]` valid for
+/// `key_lens[i]` readable bytes for `'a`.
+pub unsafe fn keys<'a, 's>(
+    keys: *const *const u8,
+    key_lens: *const usize,
+    key_count: usize,
+    secrets: &'s mut [&'a [u8]],
+) -> Result<&'s [&'a [u8]], Fail> {
+    if key_count == 0 || key_count > secrets.len() {
+        return Err(Fail::abi(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            "key_count",
+            "must be 1 to the most keys a ring holds (ELICIT_MAX_KEYS, ELICIT_NOALLOC_MAX_KEYS)",
+        ));
+    }
+    if keys.is_null() {
+        return Err(Fail::null("keys"));
+    }
+    if key_lens.is_null() {
+        return Err(Fail::null("key_lens"));
+    }
+    for (i, (secret, what)) in secrets
+        .iter_mut()
+        .zip(KEY_NAMES)
+        .take(key_count)
+        .enumerate()
+    {
+        // SAFETY: the caller guarantees `key_count` readable entries in each array.
+        let (ptr, len) = unsafe { (*keys.add(i), *key_lens.add(i)) };
+        // SAFETY: forwarded from the caller's contract.
+        *secret = unsafe { input(ptr, len, what) }?;
+    }
+    Ok(secrets.get(..key_count).unwrap_or(&[]))
+}
+
 /// Check caller memory for a `T`: not NULL, at least `size_of::<T>()` bytes, aligned to
 /// `ELICIT_NOALLOC_ALIGN`. Returns it as a `*mut T` (not yet initialized).
-pub(crate) fn memory<T>(mem: *mut c_void, len: usize) -> Result<*mut T, Fail> {
+pub fn memory<T>(mem: *mut c_void, len: usize) -> Result<*mut T, Fail> {
     if mem.is_null() {
         return Err(Fail::null("mem"));
     }
@@ -184,7 +451,11 @@ pub(crate) fn memory<T>(mem: *mut c_void, len: usize) -> Result<*mut T, Fail> {
             code: ELICIT_ERR_MEMORY_TOO_SMALL,
             what: "mem",
             problem: "is smaller than the *_size() query says",
-            needed: Some(size),
+            figure: Some(Figure {
+                before: " (",
+                n: size,
+                after: " bytes needed)",
+            }),
         }));
     }
     if !(mem as usize).is_multiple_of(ELICIT_NOALLOC_ALIGN) {
@@ -195,65 +466,6 @@ pub(crate) fn memory<T>(mem: *mut c_void, len: usize) -> Result<*mut T, Fail> {
         ));
     }
     Ok(mem.cast())
-}
-
-/// Counts what a renderer writes.
-struct Count(usize);
-
-impl Sink for Count {
-    fn put(&mut self, bytes: &[u8]) {
-        self.0 += bytes.len();
-    }
-}
-
-impl fmt::Write for Count {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0 += s.len();
-        Ok(())
-    }
-}
-
-/// Writes into a slice; only used once counting proved the output fits, or (`cut`) to
-/// cut a message at a character boundary.
-struct Slice<'b> {
-    buf: &'b mut [u8],
-    len: usize,
-}
-
-impl Sink for Slice<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        // Element by element: no length assertion (and no panic path) to link.
-        let dst = self.buf.iter_mut().skip(self.len);
-        for (d, s) in dst.zip(bytes) {
-            *d = *s;
-        }
-        self.len += bytes.len();
-    }
-}
-
-impl fmt::Write for Slice<'_> {
-    /// Writes as much of `s` as fits, cut at a character boundary of `s`.
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let room = self.buf.len().saturating_sub(self.len);
-        let mut n = s.len().min(room);
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        for (d, b) in self
-            .buf
-            .iter_mut()
-            .skip(self.len)
-            .zip(s.as_bytes().iter().take(n))
-        {
-            *d = *b;
-        }
-        self.len += n;
-        if n < s.len() {
-            // Full: stop writing (later pieces must not land after a cut).
-            self.buf = &mut [];
-        }
-        Ok(())
-    }
 }
 
 /// Check the pointers of an output triple before anything else.
@@ -286,7 +498,8 @@ pub unsafe fn check_out<'a>(
 
 /// The output convention: render with `f` into `(buf, cap)`; `*out_len` receives the
 /// length written, or on `ELICIT_ERR_BUFFER_TOO_SMALL` the length needed; `buf = NULL,
-/// cap = 0` is a size query. The buffer is written only when the whole output fits.
+/// cap = 0` is a size query. The buffer is written only when the whole output fits
+/// (`f` runs twice: counting, then writing).
 ///
 /// # Safety
 /// `buf` NULL or valid for `cap` writable bytes; `out_len` NULL or writable.
@@ -298,7 +511,7 @@ pub unsafe fn write_out(
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller.
     let out_len = unsafe { check_out(buf, cap, out_len) }?;
-    let mut count = Count(0);
+    let mut count = CountSink(0);
     f(&mut count)?;
     let needed = count.0;
     if buf.is_null() {
@@ -311,54 +524,60 @@ pub unsafe fn write_out(
     }
     // SAFETY: non-NULL, `cap` bounded by isize::MAX, the caller guarantees `cap` bytes.
     let slice = unsafe { core::slice::from_raw_parts_mut(buf, cap) };
-    let mut sink = Slice { buf: slice, len: 0 };
+    let mut sink = SliceSink::new(slice);
     f(&mut sink)?;
-    *out_len = sink.len;
+    *out_len = sink.needed();
     Ok(())
 }
 
-/// A message under the output convention (whole, or `ELICIT_ERR_BUFFER_TOO_SMALL`).
+/// Copy `text` whole under the output convention.
 ///
 /// # Safety
 /// As [`write_out`].
-pub(crate) unsafe fn write_display(
+pub unsafe fn write_text(
     buf: *mut u8,
     cap: usize,
     out_len: *mut usize,
-    message: &dyn fmt::Display,
+    text: &[u8],
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller.
-    let out_len = unsafe { check_out(buf, cap, out_len) }?;
-    let mut count = Count(0);
-    let _ = fmt::write(&mut count, format_args!("{message}"));
-    let needed = count.0;
-    if buf.is_null() {
-        *out_len = needed;
-        return Ok(());
+    unsafe {
+        write_out(buf, cap, out_len, &|s| {
+            s.put(text);
+            Ok(())
+        })
     }
-    if needed > cap {
-        *out_len = needed;
-        return Err(Fail::abi(
-            ELICIT_ERR_BUFFER_TOO_SMALL,
-            "buf",
-            "is too small for the message",
-        ));
-    }
-    // SAFETY: non-NULL, bounded, the caller guarantees `cap` writable bytes.
-    let slice = unsafe { core::slice::from_raw_parts_mut(buf, cap) };
-    let mut sink = Slice { buf: slice, len: 0 };
-    let _ = fmt::write(&mut sink, format_args!("{message}"));
-    *out_len = sink.len;
-    Ok(())
 }
 
-/// Write a failure's message into an optional `(err_buf, err_cap, err_len)` triple, cut
-/// at a character boundary to fit. Both pointers may be NULL.
+/// A failure's message under the output convention (whole, or
+/// `ELICIT_ERR_BUFFER_TOO_SMALL`); `None` is the empty message.
+///
+/// # Safety
+/// As [`write_out`].
+pub unsafe fn write_message(
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+    fail: Option<&Fail>,
+) -> Result<(), Fail> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        write_out(buf, cap, out_len, &|s| {
+            if let Some(f) = fail {
+                f.write_message(s);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Write `message` into an optional `(err_buf, err_cap, err_len)` triple, cut at a
+/// character boundary to fit. Both pointers may be NULL.
 ///
 /// # Safety
 /// `err_buf` NULL or valid for `err_cap` writable bytes; `err_len` NULL or writable.
 pub unsafe fn write_error(
-    message: &dyn fmt::Display,
+    message: &dyn Fn(&mut dyn Sink),
     err_buf: *mut u8,
     err_cap: usize,
     err_len: *mut usize,
@@ -367,8 +586,12 @@ pub unsafe fn write_error(
     if !err_buf.is_null() && err_cap <= isize::MAX as usize {
         // SAFETY: non-NULL, bounded, the caller guarantees `err_cap` writable bytes.
         let slice = unsafe { core::slice::from_raw_parts_mut(err_buf, err_cap) };
-        let mut sink = Slice { buf: slice, len: 0 };
-        let _ = fmt::write(&mut sink, format_args!("{message}"));
+        let mut sink = Prefix {
+            buf: slice,
+            len: 0,
+            cut: false,
+        };
+        message(&mut sink);
         n = sink.len;
     }
     // SAFETY: the caller guarantees `err_len` is NULL or writable.
@@ -377,7 +600,39 @@ pub unsafe fn write_error(
     }
 }
 
-/// Run a constructor: on failure, its message goes to the optional error triple.
+/// A sink that keeps the longest prefix of what is written that fits its buffer, cut at
+/// a character boundary. Core's [`SliceSink`] writes each piece whole or not at all
+/// (right for outputs, which are all-or-nothing); a message is cut instead.
+struct Prefix<'b> {
+    buf: &'b mut [u8],
+    len: usize,
+    cut: bool,
+}
+
+impl Sink for Prefix<'_> {
+    /// Writes as much of `bytes` (whole UTF-8 text: every writer puts whole `str`s) as
+    /// fits, cut at a character boundary; nothing after a cut. Bytes past the cut are
+    /// left untouched.
+    fn put(&mut self, bytes: &[u8]) {
+        if self.cut {
+            return;
+        }
+        let mut n = bytes.len().min(self.buf.len().saturating_sub(self.len));
+        // Back off to the start of a character (not a UTF-8 continuation byte).
+        while n < bytes.len() && n > 0 && bytes.get(n).is_some_and(|b| b & 0xC0 == 0x80) {
+            n -= 1;
+        }
+        let dst = self.buf.iter_mut().skip(self.len);
+        for (d, s) in dst.zip(bytes.iter().take(n)) {
+            *d = *s;
+        }
+        self.len += n;
+        self.cut = n < bytes.len();
+    }
+}
+
+/// Run a constructor of the heap-free surface: on failure, its message goes to the
+/// optional error triple.
 ///
 /// # Safety
 /// As [`write_error`].
@@ -391,8 +646,83 @@ pub(crate) unsafe fn construct(
         Ok(()) => crate::ELICIT_OK,
         Err(fail) => {
             // SAFETY: forwarded from the caller.
-            unsafe { write_error(&fail, err_buf, err_cap, err_len) };
+            unsafe { write_error(&|s| fail.write_message(s), err_buf, err_cap, err_len) };
             fail.code()
         }
+    }
+}
+
+/// The body of a reader that writes one of the engine's outputs under the output
+/// convention: `read!(with, handle, buf, cap, out_len, |engine, sink| expression)`,
+/// where `with` runs a closure on the handle's engine (each surface's `with_round`).
+/// The one shape of the `*_resolve_inputs`, `*_ask`, `*_values` and
+/// `*_request_state` entry points of both surfaces.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! read {
+    ($with:path, $handle:expr, $buf:expr, $cap:expr, $out_len:expr, |$r:ident, $s:ident| $write:expr) => {
+        // SAFETY: forwarded from the entry point's contract.
+        unsafe {
+            $with($handle, |$r| {
+                $crate::abi::write_out($buf, $cap, $out_len, &|$s| $write)
+            })
+        }
+    };
+}
+
+/// The body of an answer that hands a text to the engine:
+/// `answer!(with, handle, ptr, len, "name", |engine, text| expression)`. The one
+/// shape of the `*_resolve_value`, `*_resolve_question`, `*_resolve_failed` and
+/// `*_answer` entry points of both surfaces.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! answer {
+    ($with:path, $handle:expr, $ptr:expr, $len:expr, $what:literal, |$r:ident, $t:ident| $call:expr) => {
+        // SAFETY: forwarded from the entry point's contract.
+        unsafe {
+            $with($handle, |$r| {
+                let $t = $crate::abi::text($ptr, $len, $what)?;
+                Ok($call?)
+            })
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    fn message(f: &Fail) -> String {
+        let mut v: Vec<u8> = Vec::new();
+        f.write_message(&mut v);
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn contract_messages_carry_their_figure() {
+        let f = utf8(b"ab\xff", "name").unwrap_err();
+        assert_eq!(f.code(), ELICIT_ERR_UTF8);
+        assert_eq!(
+            message(&f),
+            "name is not valid UTF-8 (invalid byte at offset 2)"
+        );
+        let mut d = Vec::new();
+        for n in [0, 7, 10, 12345, usize::MAX] {
+            d.clear();
+            put_decimal(&mut d, n);
+            assert_eq!(String::from_utf8(d.clone()).unwrap(), std::format!("{n}"));
+        }
+    }
+
+    #[test]
+    fn error_triples_are_cut_at_a_character_boundary() {
+        let mut buf = [0u8; 4];
+        let mut n = 99;
+        // SAFETY: a 4-byte buffer and a writable length.
+        unsafe { write_error(&|s| s.put("aé€".as_bytes()), buf.as_mut_ptr(), 4, &mut n) };
+        assert_eq!(&buf[..n], "aé".as_bytes());
     }
 }

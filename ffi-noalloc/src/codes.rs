@@ -42,8 +42,8 @@ pub extern "C" fn elicit_abi_version() -> u32 {
 ///   `ELICIT_ERR_MISSING_CAPABILITY` its `-32021`);
 /// - `4xx`: resolution failed: the tool call fails with the round's message (read it
 ///   with `elicit_round_last_error`), exactly as the reference fails it;
-/// - `9xx`: a panic inside the library (the handle is now poisoned) or an engine error
-///   this ABI version does not know.
+/// - `9xx`: a panic inside the library (the handle is now poisoned); `999` is reserved
+///   (every engine error has its own code).
 ///
 /// `elicit_result_str` names a code; the handle's last-error message gives the detail.
 pub type elicit_result = u32;
@@ -151,11 +151,14 @@ pub const ELICIT_ERR_PANIC: elicit_result = 900;
 /// The handle is poisoned by an earlier panic; only `*_last_error` and `*_free` still
 /// work on it.
 pub const ELICIT_ERR_POISONED: elicit_result = 901;
-/// An engine error this ABI version has no code for (the message tells what it is).
+/// Reserved: no engine error maps to it any more (every one has its own code); kept so
+/// the value is never reused.
 pub const ELICIT_ERR_OTHER: elicit_result = 999;
 
-/// The code for an engine compile error: one arm per variant the engine has today. The
-/// one mapping of compile errors, used by the hosted and the heap-free surfaces alike.
+/// The code for an engine compile error: one arm per variant, no catch-all (the engine's
+/// error enums are exhaustive, so a new variant does not compile here until it has a
+/// code). The one mapping of compile errors, used by the hosted and the heap-free
+/// surfaces alike.
 #[doc(hidden)]
 pub fn compile_code_of(e: &CompileError) -> elicit_result {
     match e {
@@ -168,14 +171,12 @@ pub fn compile_code_of(e: &CompileError) -> elicit_result {
         CompileError::MixedWithInputRequired { .. } => ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED,
         CompileError::UnsupportedSchema { .. } => ELICIT_ERR_UNSUPPORTED_SCHEMA,
         CompileError::Capacity { .. } => ELICIT_ERR_CAPACITY,
-        // `CompileError` is #[non_exhaustive]: a variant added to the engine later reads
-        // as "other" until this ABI gives it a code.
-        _ => ELICIT_ERR_OTHER,
     }
 }
 
-/// The code for an engine round error: one arm per variant the engine has today. The one
-/// mapping of round errors, used by the hosted and the heap-free surfaces alike.
+/// The code for an engine round error: one arm per variant, no catch-all (as
+/// [`compile_code_of`]). The one mapping of round errors, used by the hosted and the
+/// heap-free surfaces alike.
 #[doc(hidden)]
 pub fn code_of(e: &Error) -> elicit_result {
     match e {
@@ -200,9 +201,6 @@ pub fn code_of(e: &Error) -> elicit_result {
         Error::ResolverAnswer { .. } => ELICIT_ERR_RESOLVER_ANSWER,
         Error::Workspace { .. } => ELICIT_ERR_WORKSPACE_FULL,
         Error::BufferTooSmall { .. } => ELICIT_ERR_BUFFER_TOO_SMALL,
-        // `Error` is #[non_exhaustive]: a variant added to the engine later reads as
-        // "other" until this ABI gives it a code.
-        _ => ELICIT_ERR_OTHER,
     }
 }
 
@@ -224,77 +222,116 @@ pub extern "C" fn elicit_result_str(code: elicit_result) -> *const core::ffi::c_
 /// Safe to call at any time from any thread.
 #[no_mangle]
 pub extern "C" fn elicit_result_name(code: elicit_result) -> *const core::ffi::c_char {
-    describe(code)
-        .map_or(c"ELICIT_ERR_UNKNOWN", |d| d.0)
-        .as_ptr()
+    result_name(code).as_ptr()
 }
 
 /// The static "NAME: sentence" text of a code (`elicit_result_str`'s).
 #[doc(hidden)]
 pub fn result_cstr(code: elicit_result) -> &'static core::ffi::CStr {
-    describe(code).map_or(c"unknown elicit_result code", |d| d.1)
+    row(code)
+        .and_then(|i| nth(&TEXTS, i))
+        .unwrap_or(c"unknown elicit_result code")
 }
 
-/// The name and the "NAME: sentence" description of every code, from one table.
+/// The static name of a code (`elicit_result_name`'s).
+#[doc(hidden)]
+pub fn result_name(code: elicit_result) -> &'static core::ffi::CStr {
+    row(code)
+        .and_then(|i| nth(&NAMES, i))
+        .unwrap_or(c"ELICIT_ERR_UNKNOWN")
+}
+
+/// The row of `code` in the tables below.
+fn row(code: elicit_result) -> Option<usize> {
+    CODES.iter().position(|c| *c == code)
+}
+
+/// The `i`-th of the NUL-terminated strings laid one after the other in `blob`.
+fn nth(blob: &'static [u8], i: usize) -> Option<&'static core::ffi::CStr> {
+    let start: usize = blob
+        .split_inclusive(|b| *b == 0)
+        .take(i)
+        .map(<[u8]>::len)
+        .sum();
+    core::ffi::CStr::from_bytes_until_nul(blob.get(start..)?).ok()
+}
+
+/// The name and the "NAME: sentence" description of a known code.
+#[cfg(test)]
 fn describe(code: elicit_result) -> Option<(&'static core::ffi::CStr, &'static core::ffi::CStr)> {
-    /// One row: the code's constant, and its sentence. Both strings are built at
-    /// compile time from the constant's name, so name and description cannot drift.
-    macro_rules! codes {
-        ($($name:ident => $sentence:literal,)*) => {
-            match code {
-                $($name => Some((
-                    cstr(concat!(stringify!($name), "\0")),
-                    cstr(concat!(stringify!($name), ": ", $sentence, "\0")),
-                )),)*
-                _ => None,
-            }
-        };
-    }
-    const fn cstr(s: &'static str) -> &'static core::ffi::CStr {
-        match core::ffi::CStr::from_bytes_with_nul(s.as_bytes()) {
-            Ok(c) => c,
-            Err(_) => c"(invalid description)",
+    row(code).map(|_| (result_name(code), result_cstr(code)))
+}
+
+/// `s` as a byte array of its length (compile time only).
+const fn bytes<const N: usize>(s: &str) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        // Evaluated at compile time: an index out of range would fail the build.
+        #[allow(clippy::indexing_slicing)]
+        {
+            out[i] = s.as_bytes()[i];
         }
+        i += 1;
     }
-    codes! {
-        ELICIT_OK => "success",
-        ELICIT_ERR_NULL => "a required pointer argument is NULL",
-        ELICIT_ERR_UTF8 => "a text input is not valid UTF-8",
-        ELICIT_ERR_BUFFER_TOO_SMALL => "the output buffer is too small; *out_len holds the size needed",
-        ELICIT_ERR_WRONG_STEP => "the call does not fit the round's current step; poll and follow the step",
-        ELICIT_ERR_WORKSPACE_FULL => "the round's workspace is full; use a larger workspace_size",
-        ELICIT_ERR_INDEX => "an index is out of range",
-        ELICIT_ERR_INVALID_ARGUMENT => "an argument has a value the call does not accept",
-        ELICIT_ERR_NOT_FOUND => "no parameter has that name",
-        ELICIT_ERR_TOO_LARGE => "the requested size cannot be allocated",
-        ELICIT_ERR_RESOLVER_ANSWER => "the host's resolver answer is invalid",
-        ELICIT_ERR_WRONG_TYPE => "the value has another JSON type than the call reads",
-        ELICIT_ERR_MEMORY_TOO_SMALL => "the memory given is smaller than the *_size() query says",
-        ELICIT_ERR_MEMORY_ALIGN => "the memory given is not aligned to ELICIT_NOALLOC_ALIGN",
-        ELICIT_ERR_DECLARATION_JSON => "the declaration is not valid JSON",
-        ELICIT_ERR_DECLARATION => "the declaration is invalid",
-        ELICIT_ERR_DUPLICATE_NAME => "two parameters share a name",
-        ELICIT_ERR_UNKNOWN_NEED => "a resolver needs a name that is not a parameter",
-        ELICIT_ERR_CYCLE => "resolvers need each other in a cycle",
-        ELICIT_ERR_DECLARED_TYPE_MISMATCH => "a resolver's declared type contradicts its parameter",
-        ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED => "elicited parameters and a hand-returned InputRequiredResult",
-        ELICIT_ERR_UNSUPPORTED_SCHEMA => "an answer type outside the MCP elicitation subset",
-        ELICIT_ERR_CAPACITY => "a fixed capacity was exceeded",
-        ELICIT_ERR_ARGUMENTS => "the call's arguments are not a JSON object",
-        ELICIT_ERR_MISSING_ARGUMENT => "an argument a resolver needs is missing",
-        ELICIT_ERR_INPUT_RESPONSES => "inputResponses is malformed (JSON-RPC -32602)",
-        ELICIT_ERR_REQUEST_STATE => "Invalid or expired requestState",
-        ELICIT_ERR_MISSING_CAPABILITY => "the client did not declare a capability the round needs (JSON-RPC -32021)",
-        ELICIT_ERR_WRONG_REPLY => "a reply is not the result its kind of request takes",
-        ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT => "an accepted answer carries no content",
-        ELICIT_ERR_SCHEMA_MISMATCH => "an answer does not match the requested schema",
-        ELICIT_ERR_DECLINED => "a required parameter was declined",
-        ELICIT_ERR_CANCELLED => "a required parameter was cancelled",
-        ELICIT_ERR_RESOLVER_DEPENDENCY => "a resolver's dependency could not be built",
-        ELICIT_ERR_PANIC => "a panic occurred inside the library; the handle is poisoned",
-        ELICIT_ERR_POISONED => "the handle is poisoned by an earlier panic",
-        ELICIT_ERR_OTHER => "an engine error this ABI version has no code for",
-    }
+    out
+}
+
+/// Every code, its name and its description, as three tables built from one list (each
+/// name and description at compile time from the constant's name, so they cannot
+/// drift). The names and the descriptions are each one static array of NUL-terminated
+/// strings rather than string literals: literals share one section with every other
+/// literal of the library, which the linker keeps or drops whole, while an array has a
+/// section of its own, so an image that never asks for the descriptions
+/// (`elicit_result_str`, about 3 KB) does not link them.
+macro_rules! codes {
+    ($($name:ident => $sentence:literal,)*) => {
+        static CODES: &[elicit_result] = &[$($name,)*];
+        const NAMES_TEXT: &str = concat!($(stringify!($name), "\0",)*);
+        static NAMES: [u8; NAMES_TEXT.len()] = bytes(NAMES_TEXT);
+        const TEXTS_TEXT: &str = concat!($(stringify!($name), ": ", $sentence, "\0",)*);
+        static TEXTS: [u8; TEXTS_TEXT.len()] = bytes(TEXTS_TEXT);
+    };
+}
+
+codes! {
+    ELICIT_OK => "success",
+    ELICIT_ERR_NULL => "a required pointer argument is NULL",
+    ELICIT_ERR_UTF8 => "a text input is not valid UTF-8",
+    ELICIT_ERR_BUFFER_TOO_SMALL => "the output buffer is too small; *out_len holds the size needed",
+    ELICIT_ERR_WRONG_STEP => "the call does not fit the round's current step; poll and follow the step",
+    ELICIT_ERR_WORKSPACE_FULL => "the round's workspace is full; use a larger workspace_size",
+    ELICIT_ERR_INDEX => "an index is out of range",
+    ELICIT_ERR_INVALID_ARGUMENT => "an argument has a value the call does not accept",
+    ELICIT_ERR_NOT_FOUND => "no parameter has that name",
+    ELICIT_ERR_TOO_LARGE => "the requested size cannot be allocated",
+    ELICIT_ERR_RESOLVER_ANSWER => "the host's resolver answer is invalid",
+    ELICIT_ERR_WRONG_TYPE => "the value has another JSON type than the call reads",
+    ELICIT_ERR_MEMORY_TOO_SMALL => "the memory given is smaller than the *_size() query says",
+    ELICIT_ERR_MEMORY_ALIGN => "the memory given is not aligned to ELICIT_NOALLOC_ALIGN",
+    ELICIT_ERR_DECLARATION_JSON => "the declaration is not valid JSON",
+    ELICIT_ERR_DECLARATION => "the declaration is invalid",
+    ELICIT_ERR_DUPLICATE_NAME => "two parameters share a name",
+    ELICIT_ERR_UNKNOWN_NEED => "a resolver needs a name that is not a parameter",
+    ELICIT_ERR_CYCLE => "resolvers need each other in a cycle",
+    ELICIT_ERR_DECLARED_TYPE_MISMATCH => "a resolver's declared type contradicts its parameter",
+    ELICIT_ERR_MIXED_WITH_INPUT_REQUIRED => "elicited parameters and a hand-returned InputRequiredResult",
+    ELICIT_ERR_UNSUPPORTED_SCHEMA => "an answer type outside the MCP elicitation subset",
+    ELICIT_ERR_CAPACITY => "a fixed capacity was exceeded",
+    ELICIT_ERR_ARGUMENTS => "the call's arguments are not a JSON object",
+    ELICIT_ERR_MISSING_ARGUMENT => "an argument a resolver needs is missing",
+    ELICIT_ERR_INPUT_RESPONSES => "inputResponses is malformed (JSON-RPC -32602)",
+    ELICIT_ERR_REQUEST_STATE => "Invalid or expired requestState",
+    ELICIT_ERR_MISSING_CAPABILITY => "the client did not declare a capability the round needs (JSON-RPC -32021)",
+    ELICIT_ERR_WRONG_REPLY => "a reply is not the result its kind of request takes",
+    ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT => "an accepted answer carries no content",
+    ELICIT_ERR_SCHEMA_MISMATCH => "an answer does not match the requested schema",
+    ELICIT_ERR_DECLINED => "a required parameter was declined",
+    ELICIT_ERR_CANCELLED => "a required parameter was cancelled",
+    ELICIT_ERR_RESOLVER_DEPENDENCY => "a resolver's dependency could not be built",
+    ELICIT_ERR_PANIC => "a panic occurred inside the library; the handle is poisoned",
+    ELICIT_ERR_POISONED => "the handle is poisoned by an earlier panic",
+    ELICIT_ERR_OTHER => "reserved: no error maps to this code",
 }
 
 // ------------------------------------------------------------------------ steps
@@ -357,5 +394,104 @@ mod tests {
             );
         }
         assert_eq!(describe(12345), None);
+    }
+
+    /// Every `ELICIT_OK` / `ELICIT_ERR_*` constant the header declares has a distinct
+    /// value, a name and a description, and every engine error maps to one of them,
+    /// never to the reserved `ELICIT_ERR_OTHER`.
+    #[test]
+    fn the_header_codes_are_named_distinct_and_reached() {
+        extern crate std;
+        use std::collections::BTreeMap;
+        let header = include_str!("../include/elicit_noalloc.h");
+        let mut codes: BTreeMap<u32, &str> = BTreeMap::new();
+        for line in header.lines() {
+            let Some(rest) = line.strip_prefix("#define ELICIT_") else {
+                continue;
+            };
+            let mut parts = rest.split_whitespace();
+            let (Some(name), Some(value)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            if !(name == "OK" || name.starts_with("ERR_")) {
+                continue;
+            }
+            let value: u32 = value
+                .trim_matches(|c| c == '(' || c == ')')
+                .parse()
+                .unwrap();
+            assert!(codes.insert(value, name).is_none(), "{name} reuses {value}");
+            let (cname, _) = describe(value).unwrap_or_else(|| panic!("{name} has no text"));
+            assert_eq!(cname.to_str().unwrap(), std::format!("ELICIT_{name}"));
+        }
+        assert!(codes.len() >= 37, "{codes:?}");
+        for code in 0..1000 {
+            assert_eq!(
+                describe(code).is_some(),
+                codes.contains_key(&code),
+                "{code}"
+            );
+        }
+        let name = elicit_core::error::Name::truncated("x");
+        // A problem text as the engine makes one (arguments that are not an object).
+        let plan: elicit_core::Plan<'_, 4> = elicit_core::Plan::compile(
+            r#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#,
+        )
+        .unwrap();
+        let mut ws = [0u8; 16];
+        let inputs = elicit_core::Inputs::modern("[]", None, None);
+        let Err(Error::Arguments { problem }) =
+            elicit_core::Round::new(&plan, elicit_core::Era::Modern, inputs, &mut ws)
+        else {
+            panic!("arguments that are not an object");
+        };
+        let errors = [
+            Error::Arguments { problem },
+            Error::MissingArgument { name },
+            Error::InputResponses { key: name, problem },
+            Error::HandshakeInputs {
+                input: "requestState",
+            },
+            Error::MissingCapability {
+                param: name,
+                kind: elicit_core::InputKind::Url,
+                missing: elicit_core::Capabilities::NONE,
+            },
+            Error::WrongReply {
+                param: name,
+                kind: elicit_core::InputKind::Form,
+            },
+            Error::AcceptedWithoutContent { param: name },
+            Error::SchemaMismatch { param: name },
+            Error::Refused {
+                param: name,
+                cancelled: false,
+            },
+            Error::Refused {
+                param: name,
+                cancelled: true,
+            },
+            Error::ResolverDependency {
+                param: name,
+                dependency: name,
+            },
+            Error::WrongStep {
+                expected: "a",
+                got: "b",
+            },
+            Error::ResolverAnswer {
+                param: name,
+                problem,
+            },
+            Error::Workspace { needed: 1 },
+            Error::BufferTooSmall { needed: 1 },
+        ];
+        for e in errors {
+            let code = code_of(&e);
+            assert!(
+                codes.contains_key(&code) && code != ELICIT_ERR_OTHER,
+                "{e:?}"
+            );
+        }
     }
 }

@@ -28,9 +28,12 @@
 // The engine's errors are large by design (names inline, no heap).
 #![allow(clippy::result_large_err, clippy::large_enum_variant)]
 
-/// The calling-contract helpers (failures, output convention, error triples) the hosted
-/// library (elicit-ffi) shares with this surface, so the two follow one implementation
-/// of each convention. Not part of the C ABI.
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+/// The calling convention (the one failure type, the argument readers, the output
+/// convention, messages) the hosted library (elicit-ffi) shares with this surface, so
+/// the two follow one implementation of each. Not part of the C ABI.
 #[doc(hidden)]
 pub mod abi;
 mod codes;

@@ -6,8 +6,8 @@ use core::ptr::addr_of_mut;
 use elicit_core::{Capabilities, Era, Inputs, Round, Style};
 
 use crate::abi::{
-    check_out, construct, memory, optional_text, out_param, text, write_display, write_out,
-    Contract, Fail,
+    buffer, check_out, construct, memory, optional_text, out_param, text, write_message, write_out,
+    Contract, Fail, Figure,
 };
 use crate::codes::{
     elicit_result, step_code, ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL,
@@ -39,8 +39,8 @@ pub struct elicit_noalloc_round {
 }
 
 /// What a round keeps of a failure: a round's calls fail with contract errors or engine
-/// errors only (a `Fail` would also hold a plan's compile error and make every round
-/// larger by its size).
+/// errors only (a whole `Fail` would also hold a plan's compile error and make every
+/// round larger by its size). Turned back into a `Fail` to write its message.
 #[derive(Debug)]
 enum Last {
     Abi(Contract),
@@ -57,17 +57,14 @@ impl Last {
                 code: other.code(),
                 what: "the call",
                 problem: "failed (see its code)",
-                needed: None,
+                figure: None,
             }),
         }
     }
-}
-
-impl core::fmt::Display for Last {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+    fn fail(&self) -> Fail {
         match self {
-            Last::Abi(fail) => fail.fmt(f),
-            Last::Engine(e) => e.fmt(f),
+            Last::Abi(c) => Fail::Abi(*c),
+            Last::Engine(e) => Fail::Engine(*e),
         }
     }
 }
@@ -117,25 +114,9 @@ unsafe fn init(
     // None: form elicitation only, the engine's default (as the hosted constructors).
     let capabilities =
         client_capabilities.map_or(Capabilities::FORM, Capabilities::from_client_json);
-    let workspace: &'static mut [u8] = if workspace.0.is_null() {
-        if workspace.1 != 0 {
-            return Err(Fail::abi(
-                ELICIT_ERR_NULL,
-                "workspace",
-                "is NULL with a non-zero length; pass NULL with length 0 for none",
-            ));
-        }
-        &mut []
-    } else if workspace.1 > isize::MAX as usize {
-        return Err(Fail::abi(
-            ELICIT_ERR_INVALID_ARGUMENT,
-            "workspace_len",
-            "is larger than PTRDIFF_MAX",
-        ));
-    } else {
-        // SAFETY: non-NULL, bounded; the caller gives the round these bytes for its life.
-        unsafe { core::slice::from_raw_parts_mut(workspace.0, workspace.1) }
-    };
+    // SAFETY: the caller gives the round these bytes for its life.
+    let workspace: &'static mut [u8] =
+        unsafe { buffer(workspace.0, workspace.1, "workspace", "workspace_len") }?;
     let inputs = match era {
         Era::Modern => Inputs::modern(arguments, request_state, input_responses),
         Era::Handshake => Inputs::handshake(arguments),
@@ -315,16 +296,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_poll(
     param: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            let step = out_param(step, "step")?;
-            let param = out_param(param, "param")?;
-            let (kind, index) = step_code(r.poll()?);
-            *step = kind;
-            *param = index;
-            Ok(())
-        })
-    }
+    unsafe { with_round(round, |r| poll(r, step, param)) }
 }
 
 /// Heap-free surface: during `ELICIT_STEP_RESOLVE`, the resolver's inputs (a JSON
@@ -340,12 +312,8 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_inputs(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            write_out(buf, cap, out_len, &|s| r.write_resolve_inputs(s))
-        })
-    }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+        .write_resolve_inputs(s))
 }
 
 /// Heap-free surface: answer `ELICIT_STEP_RESOLVE` with the resolver's value (UTF-8
@@ -359,12 +327,8 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_value(
     value: *const u8,
     value_len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            Ok(r.resolve_value(text(value, value_len, "value")?)?)
-        })
-    }
+    crate::answer!(with_round, round, value, value_len, "value", |r, t| r
+        .resolve_value(t))
 }
 
 /// Heap-free surface: answer `ELICIT_STEP_RESOLVE` with the resolver's question (UTF-8
@@ -378,12 +342,14 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_question(
     question: *const u8,
     question_len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            Ok(r.resolve_question(text(question, question_len, "question")?)?)
-        })
-    }
+    crate::answer!(
+        with_round,
+        round,
+        question,
+        question_len,
+        "question",
+        |r, t| r.resolve_question(t)
+    )
 }
 
 /// Heap-free surface: fail `ELICIT_STEP_RESOLVE` (the resolver's dependency `dependency`
@@ -397,12 +363,14 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_failed(
     dependency: *const u8,
     dependency_len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            Ok(r.resolve_failed(text(dependency, dependency_len, "dependency")?)?)
-        })
-    }
+    crate::answer!(
+        with_round,
+        round,
+        dependency,
+        dependency_len,
+        "dependency",
+        |r, t| r.resolve_failed(t)
+    )
 }
 
 /// Heap-free surface: during `ELICIT_STEP_ASK`, the `elicitation/create` params; as
@@ -417,8 +385,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_ask(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe { with_round(round, |r| write_out(buf, cap, out_len, &|s| r.write_ask(s))) }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r.write_ask(s))
 }
 
 /// Heap-free surface: answer `ELICIT_STEP_ASK` with the client's ElicitResult (UTF-8
@@ -432,12 +399,14 @@ pub unsafe extern "C" fn elicit_noalloc_round_answer(
     elicit_result_json: *const u8,
     len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            Ok(r.answer(text(elicit_result_json, len, "elicit_result_json")?)?)
-        })
-    }
+    crate::answer!(
+        with_round,
+        round,
+        elicit_result_json,
+        len,
+        "elicit_result_json",
+        |r, t| r.answer(t)
+    )
 }
 
 /// Heap-free surface: after `ELICIT_STEP_DONE`, the elicited values (a JSON object); as
@@ -452,12 +421,8 @@ pub unsafe extern "C" fn elicit_noalloc_round_values(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            write_out(buf, cap, out_len, &|s| r.write_values(Style::WIRE, s))
-        })
-    }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+        .write_values(Style::WIRE, s))
 }
 
 /// Heap-free surface: after `ELICIT_STEP_DONE`, the value of parameter `param`; as
@@ -474,17 +439,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_value_of(
     out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            check_out(buf, cap, out_len)?;
-            if param >= r.plan().len() {
-                return Err(Fail::abi(ELICIT_ERR_INDEX, "param", "is out of range"));
-            }
-            write_out(buf, cap, out_len, &|s| {
-                r.write_value_of(param, Style::WIRE, s)
-            })
-        })
-    }
+    unsafe { with_round(round, |r| value_of(r, param, (buf, cap, out_len))) }
 }
 
 /// Heap-free surface: after `ELICIT_STEP_INPUT_REQUIRED`, the `inputRequests` object;
@@ -501,22 +456,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_input_requests(
     out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            check_out(buf, cap, out_len)?;
-            if flags & !ELICIT_REQUESTS_CLIENT_VIEW != 0 {
-                return Err(Fail::abi(
-                    ELICIT_ERR_INVALID_ARGUMENT,
-                    "flags",
-                    "has unknown bits (only ELICIT_REQUESTS_CLIENT_VIEW is defined)",
-                ));
-            }
-            let client_view = flags & ELICIT_REQUESTS_CLIENT_VIEW != 0;
-            write_out(buf, cap, out_len, &|s| {
-                r.write_input_requests(client_view, s)
-            })
-        })
-    }
+    unsafe { with_round(round, |r| input_requests(r, flags, (buf, cap, out_len))) }
 }
 
 /// Heap-free surface: after `ELICIT_STEP_INPUT_REQUIRED`, the plaintext `requestState`
@@ -532,12 +472,8 @@ pub unsafe extern "C" fn elicit_noalloc_round_request_state(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            write_out(buf, cap, out_len, &|s| r.write_request_state(s))
-        })
-    }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+        .write_request_state(s))
 }
 
 /// Heap-free surface: after `elicit_noalloc_round_poll` returned
@@ -556,22 +492,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_required_capabilities(
     out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            let Some(elicit_core::Error::MissingCapability { missing, .. }) = r.error() else {
-                return Err(Fail::abi(
-                    ELICIT_ERR_WRONG_STEP,
-                    "round",
-                    "did not fail with ELICIT_ERR_MISSING_CAPABILITY",
-                ));
-            };
-            let missing = *missing;
-            write_out(buf, cap, out_len, &|s| {
-                missing.write_json(s);
-                Ok(())
-            })
-        })
-    }
+    unsafe { with_round(round, |r| required_capabilities(r, (buf, cap, out_len))) }
 }
 
 /// Heap-free surface: the message of the most recent call on this round that failed
@@ -593,14 +514,118 @@ pub unsafe extern "C" fn elicit_noalloc_round_last_error(
     let Some(h) = (unsafe { round.as_ref() }) else {
         return ELICIT_ERR_NULL;
     };
-    let written = match &h.last {
-        // SAFETY: forwarded from the caller's contract.
-        Some(fail) => unsafe { write_display(buf, cap, out_len, fail) },
-        // SAFETY: forwarded from the caller's contract.
-        None => unsafe { write_display(buf, cap, out_len, &"") },
-    };
-    match written {
+    let last = h.last.as_ref().map(Last::fail);
+    // SAFETY: forwarded from the caller's contract.
+    match unsafe { write_message(buf, cap, out_len, last.as_ref()) } {
         Ok(()) => ELICIT_OK,
         Err(fail) => fail.code(),
+    }
+}
+
+// ----------------------------------------------------- bodies both surfaces share
+
+/// The body of `*_round_poll` (both surfaces): the step and its parameter.
+///
+/// # Safety
+/// `step` and `param` NULL or valid for writes.
+#[doc(hidden)]
+pub unsafe fn poll<const N: usize>(
+    r: &mut Round<'_, '_, N>,
+    step: *mut u32,
+    param: *mut usize,
+) -> Result<(), Fail> {
+    // SAFETY: forwarded from the caller's contract.
+    let (step, param) = unsafe { (out_param(step, "step")?, out_param(param, "param")?) };
+    let (kind, index) = step_code(r.poll()?);
+    *step = kind;
+    *param = index;
+    Ok(())
+}
+
+/// The body of `*_round_value_of` (both surfaces).
+///
+/// # Safety
+/// `buf` NULL or valid for `cap` writable bytes; `out_len` NULL or writable.
+#[doc(hidden)]
+pub unsafe fn value_of<const N: usize>(
+    r: &mut Round<'_, '_, N>,
+    param: usize,
+    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+) -> Result<(), Fail> {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { check_out(buf, cap, out_len) }?;
+    if param >= r.plan().len() {
+        return Err(Fail::Abi(Contract {
+            code: ELICIT_ERR_INDEX,
+            what: "param",
+            problem: "is out of range",
+            figure: Some(Figure {
+                before: " (the plan has ",
+                n: r.plan().len(),
+                after: " parameters)",
+            }),
+        }));
+    }
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        write_out(buf, cap, out_len, &|s| {
+            r.write_value_of(param, Style::WIRE, s)
+        })
+    }
+}
+
+/// The body of `*_round_input_requests` (both surfaces).
+///
+/// # Safety
+/// As [`value_of`].
+#[doc(hidden)]
+pub unsafe fn input_requests<const N: usize>(
+    r: &mut Round<'_, '_, N>,
+    flags: u32,
+    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+) -> Result<(), Fail> {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { check_out(buf, cap, out_len) }?;
+    if flags & !ELICIT_REQUESTS_CLIENT_VIEW != 0 {
+        return Err(Fail::abi(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            "flags",
+            "has unknown bits (only ELICIT_REQUESTS_CLIENT_VIEW is defined)",
+        ));
+    }
+    let client_view = flags & ELICIT_REQUESTS_CLIENT_VIEW != 0;
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        write_out(buf, cap, out_len, &|s| {
+            r.write_input_requests(client_view, s)
+        })
+    }
+}
+
+/// The body of `*_round_required_capabilities` (both surfaces).
+///
+/// # Safety
+/// As [`value_of`].
+#[doc(hidden)]
+pub unsafe fn required_capabilities<const N: usize>(
+    r: &mut Round<'_, '_, N>,
+    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+) -> Result<(), Fail> {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { check_out(buf, cap, out_len) }?;
+    let Some(elicit_core::Error::MissingCapability { missing, .. }) = r.error() else {
+        return Err(Fail::abi(
+            ELICIT_ERR_WRONG_STEP,
+            "round",
+            "has not failed with ELICIT_ERR_MISSING_CAPABILITY",
+        ));
+    };
+    let missing = *missing;
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        write_out(buf, cap, out_len, &|s| {
+            missing.write_json(s);
+            Ok(())
+        })
     }
 }

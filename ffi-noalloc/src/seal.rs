@@ -11,9 +11,14 @@ use elicit_core::seal::{
 
 use crate::abi::{construct, input, memory, optional_text, out_param, text, Fail};
 use crate::codes::{
-    elicit_result, result_cstr, ELICIT_ERR_BUFFER_TOO_SMALL, ELICIT_ERR_INVALID_ARGUMENT,
-    ELICIT_ERR_NULL, ELICIT_ERR_TOO_LARGE, ELICIT_OK,
+    elicit_result, ELICIT_ERR_BUFFER_TOO_SMALL, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL,
+    ELICIT_ERR_TOO_LARGE, ELICIT_OK,
 };
+
+/// A sealing call's failure with its static detail.
+const fn sealing(code: elicit_result, detail: &'static CStr) -> Fail {
+    Fail::Sealing { code, detail }
+}
 use crate::ELICIT_NOALLOC_MAX_KEYS;
 
 /// cbindgen:ignore
@@ -62,9 +67,6 @@ pub fn reason_cstr(reason: Reason) -> &'static CStr {
         Reason::PrincipalDrift => c"principal drift",
         Reason::Principal => c"principal",
         Reason::TooLarge { .. } => c"too large",
-        // `Reason` is #[non_exhaustive]: a reason added to the engine later is logged
-        // generically until this ABI names it.
-        _ => c"rejected",
     }
 }
 
@@ -124,27 +126,10 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_init(
         // SAFETY: forwarded from the caller's contract.
         let out = unsafe { out_param(out, "out") }?;
         let at = memory::<elicit_noalloc_sealer>(mem, mem_len)?;
-        if key_count == 0 || key_count > ELICIT_NOALLOC_MAX_KEYS {
-            return Err(Fail::abi(
-                ELICIT_ERR_INVALID_ARGUMENT,
-                "key_count",
-                "must be 1 to ELICIT_NOALLOC_MAX_KEYS (2)",
-            ));
-        }
-        if keys.is_null() {
-            return Err(Fail::null("keys"));
-        }
-        if key_lens.is_null() {
-            return Err(Fail::null("key_lens"));
-        }
         let mut secrets: [&[u8]; ELICIT_NOALLOC_MAX_KEYS] = [&[]; ELICIT_NOALLOC_MAX_KEYS];
-        for (i, secret) in secrets.iter_mut().enumerate().take(key_count) {
-            // SAFETY: the caller guarantees `key_count` readable entries in each array.
-            let (ptr, len) = unsafe { (*keys.add(i), *key_lens.add(i)) };
-            // SAFETY: forwarded from the caller's contract.
-            *secret = unsafe { input(ptr, len, "keys[i]") }?;
-        }
-        let ring = KeyRing::new(secrets.get(..key_count).unwrap_or(&[])).map_err(|_| {
+        // SAFETY: forwarded from the caller's contract.
+        let secrets = unsafe { crate::abi::keys(keys, key_lens, key_count, &mut secrets) }?;
+        let ring = KeyRing::new(secrets).map_err(|_| {
             Fail::abi(
                 ELICIT_ERR_INVALID_ARGUMENT,
                 "keys",
@@ -187,18 +172,26 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_wipe(sealer: *mut elicit_noalloc_
     }
 }
 
-/// The request a token is bound to, read from the caller's texts.
-struct Request<'a> {
-    binding: Binding<'a>,
-    principal: Option<&'a str>,
-    now: UnixTime,
+/// The request a token is bound to, read from the caller's texts (both surfaces).
+#[doc(hidden)]
+pub struct Request<'a> {
+    /// What the token is bound to.
+    pub binding: Binding<'a>,
+    /// The request's params, parsed (`None` when not given).
+    pub params: Option<Value<'a>>,
+    /// The authenticated principal, if one.
+    pub principal: Option<&'a str>,
+    /// The time.
+    pub now: UnixTime,
 }
 
-/// Read `method`, `params`, `principal` and `now` as `elicit_sealer_seal` does.
+/// Read `method`, `params`, `principal` and `now` as `elicit_sealer_seal` and
+/// `elicit_noalloc_sealer_seal_in_place` document them.
 ///
 /// # Safety
 /// Each `(ptr, len)` pair NULL or valid for `len` readable bytes for `'a`.
-unsafe fn request<'a>(
+#[doc(hidden)]
+pub unsafe fn request<'a>(
     method: (*const u8, usize),
     params: (*const u8, usize),
     principal: (*const u8, usize),
@@ -212,34 +205,57 @@ unsafe fn request<'a>(
             optional_text(principal.0, principal.1, "principal")?,
         )
     };
-    let now = UnixTime::from_secs_f64(now).ok_or(Fail::abi(
+    let now = UnixTime::from_secs_f64(now).ok_or(sealing(
         ELICIT_ERR_INVALID_ARGUMENT,
-        "now",
-        "is not a finite, non-negative number of Unix seconds",
+        c"now is not a finite, non-negative number of Unix seconds",
     ))?;
     let params = params
         .map(|p| {
             Value::parse(p).map_err(|_| {
-                Fail::abi(
+                sealing(
                     ELICIT_ERR_INVALID_ARGUMENT,
-                    "params",
-                    "is not valid JSON; pass the request's params object",
+                    c"params is not valid JSON; pass the request's params object",
                 )
             })
         })
         .transpose()?;
     let binding = Binding::from_params(method, params).map_err(|_| {
-        Fail::abi(
+        sealing(
             ELICIT_ERR_INVALID_ARGUMENT,
-            "params",
-            "has a name (uri for resources/read) that is not a string",
+            c"params.name (params.uri for resources/read) is not a string",
         )
     })?;
     Ok(Request {
         binding,
+        params,
         principal,
         now,
     })
+}
+
+/// The randomness of one seal from `(random, random_len)`: exactly
+/// `ELICIT_SEAL_RANDOM_LEN` bytes, the nonce then the principal salt (both surfaces).
+///
+/// # Safety
+/// `random` NULL or valid for `random_len` readable bytes.
+#[doc(hidden)]
+pub unsafe fn entropy(random: *const u8, random_len: usize) -> Result<Entropy, Fail> {
+    // SAFETY: forwarded from the caller's contract.
+    let random = unsafe { input(random, random_len, "random") }?;
+    // Fixed-size arrays from the bytes, without a panicking copy.
+    (random.len() == ELICIT_SEAL_RANDOM_LEN)
+        .then(|| random.split_at_checked(NONCE_LEN))
+        .flatten()
+        .and_then(|(n, s)| {
+            Some(Entropy {
+                nonce: <[u8; NONCE_LEN]>::try_from(n).ok()?,
+                principal_salt: <[u8; PRINCIPAL_SALT_LEN]>::try_from(s).ok()?,
+            })
+        })
+        .ok_or(sealing(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            c"random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes",
+        ))
 }
 
 /// Run `f` on a sealer: NULL check, the code, the optional static detail.
@@ -249,21 +265,21 @@ unsafe fn request<'a>(
 unsafe fn with_sealer(
     sealer: *const elicit_noalloc_sealer,
     detail: *mut *const c_char,
-    f: impl FnOnce(&CoreSealer) -> Result<(), (elicit_result, &'static CStr)>,
+    f: impl FnOnce(&CoreSealer) -> Result<(), Fail>,
 ) -> elicit_result {
     // SAFETY: the caller guarantees NULL or a live sealer.
     let result = match unsafe { sealer.as_ref() } {
         Some(s) => f(&s.sealer),
-        None => Err((ELICIT_ERR_NULL, c"sealer is NULL")),
+        None => Err(sealing(ELICIT_ERR_NULL, c"sealer is NULL")),
     };
     match result {
         Ok(()) => ELICIT_OK,
-        Err((code, text)) => {
+        Err(fail) => {
             // SAFETY: the caller guarantees NULL or writable.
             if let Some(d) = unsafe { detail.as_mut() } {
-                *d = text.as_ptr();
+                *d = fail.detail().as_ptr();
             }
-            code
+            fail.code()
         }
     }
 }
@@ -277,21 +293,15 @@ unsafe fn in_place<'b>(
     buf: *mut u8,
     n: usize,
     too_large: &'static CStr,
-) -> Result<&'b mut [u8], (elicit_result, &'static CStr)> {
+) -> Result<&'b mut [u8], Fail> {
     if buf.is_null() {
-        return Err(coded(Fail::null("buf")));
+        return Err(Fail::null("buf"));
     }
     if n > isize::MAX as usize {
-        return Err((ELICIT_ERR_INVALID_ARGUMENT, too_large));
+        return Err(sealing(ELICIT_ERR_INVALID_ARGUMENT, too_large));
     }
     // SAFETY: non-NULL, bounded, the caller guarantees `n` writable bytes.
     Ok(unsafe { core::slice::from_raw_parts_mut(buf, n) })
-}
-
-/// A generic failure as a code and its static description.
-fn coded(f: Fail) -> (elicit_result, &'static CStr) {
-    let code = f.code();
-    (code, result_cstr(code))
 }
 
 /// Heap-free surface: seal, in place, the plaintext state the round wrote at the start
@@ -334,32 +344,15 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_seal_in_place(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_sealer(sealer, detail, |s| {
-            let out_len = out_param(out_len, "out_len").map_err(coded)?;
+            let out_len = out_param(out_len, "out_len")?;
             let bytes = in_place(buf, cap, c"cap is larger than PTRDIFF_MAX")?;
             let req = request(
                 (method, method_len),
                 (params, params_len),
                 (principal, principal_len),
                 now,
-            )
-            .map_err(coded)?;
-            let random = input(random, random_len, "random").map_err(coded)?;
-            // Fixed-size arrays from the bytes, without a panicking copy.
-            let split = (random.len() == ELICIT_SEAL_RANDOM_LEN)
-                .then(|| random.split_at_checked(NONCE_LEN))
-                .flatten()
-                .and_then(|(n, s)| {
-                    Some(Entropy {
-                        nonce: <[u8; NONCE_LEN]>::try_from(n).ok()?,
-                        principal_salt: <[u8; PRINCIPAL_SALT_LEN]>::try_from(s).ok()?,
-                    })
-                });
-            let Some(entropy) = split else {
-                return Err((
-                    ELICIT_ERR_INVALID_ARGUMENT,
-                    c"random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes",
-                ));
-            };
+            )?;
+            let entropy = entropy(random, random_len)?;
             match s.seal_in_place(
                 bytes,
                 state_len,
@@ -374,16 +367,19 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_seal_in_place(
                 }
                 Err(SealError::BufferTooSmall { needed }) => {
                     *out_len = needed;
-                    Err((
+                    Err(sealing(
                         ELICIT_ERR_BUFFER_TOO_SMALL,
-                        result_cstr(ELICIT_ERR_BUFFER_TOO_SMALL),
+                        c"cap is too small for the token; *out_len holds the size needed",
                     ))
                 }
-                Err(SealError::InvalidState) => Err((
+                Err(SealError::InvalidState) => Err(sealing(
                     ELICIT_ERR_INVALID_ARGUMENT,
                     c"the state in buf is not UTF-8 text of state_len bytes within cap",
                 )),
-                Err(_) => Err((ELICIT_ERR_TOO_LARGE, c"the state is too large for AES-GCM")),
+                Err(SealError::PayloadTooLarge) => Err(sealing(
+                    ELICIT_ERR_TOO_LARGE,
+                    c"the state is too large for AES-GCM",
+                )),
             }
         })
     }
@@ -426,22 +422,18 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_unseal_in_place(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_sealer(sealer, detail, |s| {
-            let state = out_param(state, "state").map_err(coded)?;
-            let state_len = out_param(state_len, "state_len").map_err(coded)?;
+            let state = out_param(state, "state")?;
+            let state_len = out_param(state_len, "state_len")?;
             let bytes = in_place(buf, len, c"len is larger than PTRDIFF_MAX")?;
             let req = request(
                 (method, method_len),
                 (params, params_len),
                 (principal, principal_len),
                 now,
-            )
-            .map_err(coded)?;
+            )?;
             let plain = s
                 .unseal_in_place(bytes, len, &req.binding, req.principal, req.now)
-                .map_err(|e| {
-                    let f = Fail::Unseal(e.reason());
-                    (f.code(), reason_cstr(e.reason()))
-                })?;
+                .map_err(|e| Fail::Unseal(e.reason()))?;
             *state = plain.as_ptr();
             *state_len = plain.len();
             Ok(())

@@ -5,9 +5,9 @@
 
 use elicit_core::json::{self, Kind, Number, Value};
 
-use crate::round::{elicit_round, with_round, RoundInner};
+use crate::round::{elicit_round, with_round, Engine};
 use crate::{
-    check_out_args, elicit_result, input, optional_input, out_param, utf8, write_text, Failure,
+    check_out, elicit_result, optional_text, out_param, text, write_text, Fail,
     ELICIT_ERR_NOT_FOUND, ELICIT_ERR_WRONG_TYPE,
 };
 
@@ -39,13 +39,9 @@ pub unsafe extern "C" fn elicit_round_resolve_question_text(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_round(round, |r| {
-            let message = utf8(input(message, message_len, "message")?, "message")?;
-            let title = optional_input(title, title_len, "title")?
-                .map(|t| utf8(t, "title"))
-                .transpose()?;
-            let description = optional_input(description, description_len, "description")?
-                .map(|d| utf8(d, "description"))
-                .transpose()?;
+            let message = text(message, message_len, "message")?;
+            let title = optional_text(title, title_len, "title")?;
+            let description = optional_text(description, description_len, "description")?;
             let mut question: Vec<u8> = Vec::new();
             question.extend_from_slice(b"{\"message\":");
             json::write_str(message, false, &mut question);
@@ -58,9 +54,9 @@ pub unsafe extern "C" fn elicit_round_resolve_question_text(
                 }
             }
             question.push(b'}');
-            let text = core::str::from_utf8(&question)
-                .map_err(|_| Failure::new(crate::ELICIT_ERR_OTHER, "question is not UTF-8"))?;
-            Ok(r.engine.resolve_question(text)?)
+            // Written from UTF-8 texts by the JSON writer, so UTF-8 itself.
+            let question = crate::utf8(&question, "question")?;
+            Ok(r.resolve_question(question)?)
         })
     }
 }
@@ -70,20 +66,26 @@ const TWO_63: f64 = 9_223_372_036_854_775_808.0;
 
 /// The current resolver's inputs, rendered once (`ELICIT_ERR_WRONG_STEP` outside
 /// `ELICIT_STEP_RESOLVE`).
-fn inputs_of(r: &RoundInner) -> Result<String, Failure> {
+fn inputs_of(r: &Engine<'_>) -> Result<String, Fail> {
     let mut out: Vec<u8> = Vec::new();
-    r.engine.write_resolve_inputs(&mut out)?;
-    String::from_utf8(out)
-        .map_err(|_| Failure::new(crate::ELICIT_ERR_OTHER, "resolver inputs are not UTF-8"))
+    r.write_resolve_inputs(&mut out)?;
+    // The engine writes UTF-8 JSON.
+    Ok(crate::utf8(&out, "the resolver's inputs")?.to_owned())
 }
 
 /// Find input `name` in the inputs object `text`.
-fn find<'t>(text: &'t str, name: &str) -> Result<Value<'t>, Failure> {
-    let inputs = Value::parse(text)
-        .map_err(|_| Failure::new(crate::ELICIT_ERR_OTHER, "resolver inputs are not JSON"))?;
+fn find<'t>(text: &'t str, name: &str) -> Result<Value<'t>, Fail> {
+    // The engine writes the inputs as a JSON object: parsing it back does not fail.
+    let inputs = Value::parse(text).map_err(|_| {
+        Fail::abi(
+            ELICIT_ERR_NOT_FOUND,
+            "the resolver's inputs",
+            "could not be read back",
+        )
+    })?;
     inputs.get(name).ok_or_else(|| {
         let names: Vec<&str> = inputs.members().map(|(k, _)| k.raw()).collect();
-        Failure::new(
+        Fail::owned(
             ELICIT_ERR_NOT_FOUND,
             format!(
                 "the resolver has no input named {name:?}; its inputs are [{}]",
@@ -93,7 +95,7 @@ fn find<'t>(text: &'t str, name: &str) -> Result<Value<'t>, Failure> {
     })
 }
 
-fn wrong_type(name: &str, wanted: &str, v: Value<'_>) -> Failure {
+fn wrong_type(name: &str, wanted: &str, v: Value<'_>) -> Fail {
     let kind = match v.kind() {
         Kind::Null => "null",
         Kind::Bool => "a boolean",
@@ -102,7 +104,7 @@ fn wrong_type(name: &str, wanted: &str, v: Value<'_>) -> Failure {
         Kind::Array => "an array",
         Kind::Object => "an object",
     };
-    Failure::new(
+    Fail::owned(
         ELICIT_ERR_WRONG_TYPE,
         format!("input {name:?} is {kind}, not {wanted}; read it with elicit_round_resolve_input"),
     )
@@ -118,14 +120,14 @@ unsafe fn with_input(
     round: *mut elicit_round,
     name: *const u8,
     name_len: usize,
-    check_out: impl FnOnce() -> Result<(), Failure>,
-    f: impl FnOnce(&str, Value<'_>) -> Result<(), Failure>,
+    check_out: impl FnOnce() -> Result<(), Fail>,
+    f: impl FnOnce(&str, Value<'_>) -> Result<(), Fail>,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_round(round, |r| {
             check_out()?;
-            let name = utf8(input(name, name_len, "name")?, "name")?;
+            let name = text(name, name_len, "name")?;
             let text = inputs_of(r)?;
             let value = find(&text, name)?;
             f(name, value)
@@ -157,7 +159,7 @@ pub unsafe extern "C" fn elicit_round_resolve_input(
             round,
             name,
             name_len,
-            || check_out_args(buf, cap, out_len).map(|_| ()),
+            || check_out(buf, cap, out_len).map(|_| ()),
             |_, v| write_text(buf, cap, out_len, v.raw()),
         )
     }
@@ -184,7 +186,7 @@ pub unsafe extern "C" fn elicit_round_resolve_input_text(
             round,
             name,
             name_len,
-            || check_out_args(buf, cap, out_len).map(|_| ()),
+            || check_out(buf, cap, out_len).map(|_| ()),
             |name, v| {
                 let s = v.as_str().ok_or_else(|| wrong_type(name, "a string", v))?;
                 let text: String = s
@@ -192,7 +194,7 @@ pub unsafe extern "C" fn elicit_round_resolve_input_text(
                     .map(char::from_u32)
                     .collect::<Option<String>>()
                     .ok_or_else(|| {
-                        Failure::new(
+                        Fail::owned(
                             ELICIT_ERR_WRONG_TYPE,
                             format!(
                                 "input {name:?} holds a lone UTF-16 surrogate, which UTF-8 cannot \

@@ -1,13 +1,12 @@
 //! `elicit_plan`: a compiled declaration.
 
-use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use elicit_core::{InputKind, Plan};
 
 use crate::{
-    catch, elicit_result, input, out_param, utf8, write_error_message, Failure, ELICIT_ERR_INDEX,
+    catch, construct, elicit_result, out_param, text, Fail, ELICIT_ERR_INDEX,
     ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED,
     ELICIT_MAX_PARAMS, ELICIT_OK,
 };
@@ -39,47 +38,30 @@ pub(crate) fn kind_code(kind: InputKind) -> u32 {
     }
 }
 
-/// The engine's plan type at the ABI's capacity.
+/// The engine's plan type at the ABI's capacity, borrowing text of lifetime `'a`.
 ///
 /// cbindgen:ignore
-pub(crate) type CorePlan = Plan<'static, ELICIT_MAX_PARAMS>;
+pub(crate) type CorePlan<'a> = Plan<'a, ELICIT_MAX_PARAMS>;
 
-/// The compiled plan and the declaration text it borrows, freed together when the last
-/// handle or round referring to them goes away.
-pub(crate) struct PlanInner {
-    /// Borrows `text`; dropped before it.
-    plan: ManuallyDrop<CorePlan>,
-    /// A `Box<str>` turned into a raw pointer so `plan` can borrow it as `'static`.
-    text: *mut str,
-}
-
-// SAFETY: `text` is an owned, never-mutated heap string (as a `Box<str>` would be,
-// which is Send + Sync); `plan` is Send + Sync (asserted below).
-unsafe impl Send for PlanInner {}
-// SAFETY: as above; nothing in PlanInner is mutated after construction.
-unsafe impl Sync for PlanInner {}
+self_cell::self_cell!(
+    /// The compiled plan and the declaration text it borrows, freed together when the
+    /// last handle or round referring to them goes away.
+    pub(crate) struct PlanInner {
+        owner: Box<str>,
+        #[covariant]
+        dependent: CorePlan,
+    }
+);
 
 /// The plan a round shares between threads must be Send + Sync by itself.
-#[allow(dead_code)]
-fn plan_is_send_and_sync() {
-    fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<CorePlan>();
-}
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<PlanInner>();
+};
 
 impl PlanInner {
-    pub(crate) fn plan(&self) -> &CorePlan {
-        &self.plan
-    }
-}
-
-impl Drop for PlanInner {
-    fn drop(&mut self) {
-        // SAFETY: `plan` is dropped exactly once, here, before the text it borrows;
-        // `text` came from Box::into_raw and is reclaimed exactly once.
-        unsafe {
-            ManuallyDrop::drop(&mut self.plan);
-            drop(Box::from_raw(self.text));
-        }
+    pub(crate) fn plan(&self) -> &CorePlan<'_> {
+        self.borrow_dependent()
     }
 }
 
@@ -102,7 +84,7 @@ pub struct elicit_plan {
 /// `plan` must be NULL or a live handle from `elicit_plan_new`.
 pub(crate) unsafe fn with_plan(
     plan: *const elicit_plan,
-    f: impl FnOnce(&elicit_plan) -> Result<(), Failure>,
+    f: impl FnOnce(&elicit_plan) -> Result<(), Fail>,
 ) -> elicit_result {
     // SAFETY: the caller guarantees NULL or a live handle.
     let Some(h) = (unsafe { plan.as_ref() }) else {
@@ -113,7 +95,7 @@ pub(crate) unsafe fn with_plan(
     }
     match catch(|| f(h)) {
         Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(fail)) => fail.code,
+        Ok(Err(fail)) => fail.code(),
         Err(_) => {
             h.poisoned.store(true, Ordering::Release);
             ELICIT_ERR_PANIC
@@ -122,15 +104,20 @@ pub(crate) unsafe fn with_plan(
 }
 
 impl elicit_plan {
-    pub(crate) fn plan(&self) -> &CorePlan {
+    /// Whether a call on this handle panicked.
+    pub(crate) fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn plan(&self) -> &CorePlan<'_> {
         self.inner.plan()
     }
 
-    fn param_index(&self, index: usize) -> Result<usize, Failure> {
+    fn param_index(&self, index: usize) -> Result<usize, Fail> {
         if index < self.plan().len() {
             Ok(index)
         } else {
-            Err(Failure::new(
+            Err(Fail::owned(
                 ELICIT_ERR_INDEX,
                 format!(
                     "parameter index {index} is out of range (the plan has {})",
@@ -167,43 +154,20 @@ pub unsafe extern "C" fn elicit_plan_new(
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
-    let run = || -> Result<(), Failure> {
+    let run = || -> Result<(), Fail> {
         // SAFETY: forwarded from the caller's contract.
         let out = unsafe { out_param(out, "out") }?;
         // SAFETY: forwarded from the caller's contract.
-        let bytes = unsafe { input(declaration, declaration_len, "declaration") }?;
-        let text = utf8(bytes, "declaration")?;
-        let raw: *mut str = Box::into_raw(Box::<str>::from(text));
-        // SAFETY: `raw` is a fresh allocation, alive until PlanInner reclaims it, and
-        // never mutated; the plan borrowing it is dropped before it.
-        let text: &'static str = unsafe { &*raw };
-        match CorePlan::compile(text) {
-            Ok(plan) => {
-                let handle = Box::new(elicit_plan {
-                    inner: Arc::new(PlanInner {
-                        plan: ManuallyDrop::new(plan),
-                        text: raw,
-                    }),
-                    poisoned: AtomicBool::new(false),
-                });
-                *out = Box::into_raw(handle);
-                Ok(())
-            }
-            Err(e) => {
-                // SAFETY: nothing borrows the text any more (the error owns its data).
-                drop(unsafe { Box::from_raw(raw) });
-                Err(Failure::from(e))
-            }
-        }
-    };
-    let (code, message) = match catch(run) {
-        Ok(Ok(())) => return ELICIT_OK,
-        Ok(Err(f)) => (f.code, f.message),
-        Err(m) => (ELICIT_ERR_PANIC, m),
+        let text = unsafe { text(declaration, declaration_len, "declaration") }?;
+        let inner = PlanInner::try_new(Box::from(text), |t| CorePlan::compile(t))?;
+        *out = Box::into_raw(Box::new(elicit_plan {
+            inner: Arc::new(inner),
+            poisoned: AtomicBool::new(false),
+        }));
+        Ok(())
     };
     // SAFETY: forwarded from the caller's contract.
-    unsafe { write_error_message(&message, err_buf, err_cap, err_len) };
-    code
+    unsafe { construct(run, (err_buf, err_cap, err_len)) }
 }
 
 /// Release a plan handle. NULL is accepted and ignored. Rounds created from the plan
@@ -307,13 +271,13 @@ pub unsafe extern "C" fn elicit_plan_param_index(
     unsafe {
         with_plan(plan, |h| {
             let index = out_param(index, "index")?;
-            let wanted = utf8(input(name, name_len, "name")?, "name")?;
+            let wanted = text(name, name_len, "name")?;
             match h.plan().index_of(wanted) {
                 Some(i) => {
                     *index = i;
                     Ok(())
                 }
-                None => Err(Failure::new(
+                None => Err(Fail::owned(
                     ELICIT_ERR_NOT_FOUND,
                     format!("no parameter is called {wanted:?}"),
                 )),
@@ -397,7 +361,7 @@ pub unsafe extern "C" fn elicit_plan_param_kind(
                     *kind = kind_code(k);
                     Ok(())
                 }
-                None => Err(Failure::new(
+                None => Err(Fail::owned(
                     ELICIT_ERR_INVALID_ARGUMENT,
                     format!(
                         "parameter {:?} is a model-supplied argument: it is not asked, so it has no kind",

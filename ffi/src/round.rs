@@ -1,17 +1,16 @@
 //! `elicit_round`: one round of one call.
 
-use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use elicit_core::{Capabilities, Era, Error, Inputs as RoundInputs, Round, Style};
+use elicit_core::{Capabilities, Era, Inputs as RoundInputs, Round, Style};
+use elicit_ffi_noalloc::abi;
+use self_cell::MutBorrow;
 
-use crate::plan::{elicit_plan, with_plan, PlanInner};
+use crate::plan::{elicit_plan, PlanInner};
 use crate::{
-    catch, check_out_args, elicit_result, input, optional_input, out_param, utf8,
-    write_error_message, write_out, write_text, Failure, ELICIT_DEFAULT_WORKSPACE,
-    ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
-    ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_ERR_WRONG_STEP, ELICIT_MAX_PARAMS, ELICIT_OK,
-    ELICIT_REQUESTS_CLIENT_VIEW,
+    catch, check_out, construct, elicit_result, optional_input, out_param, utf8, write_text, Fail,
+    ELICIT_DEFAULT_WORKSPACE, ELICIT_ERR_INDEX, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
+    ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_MAX_PARAMS, ELICIT_OK,
 };
 
 // ------------------------------------------------------------------------ constants
@@ -23,31 +22,30 @@ pub const ELICIT_NOTE_INFO: u32 = 20;
 
 // ------------------------------------------------------------------------- handle
 
+/// The engine's round over the data of lifetime `'a` it borrows.
+///
 /// cbindgen:ignore
-type CoreRound = Round<'static, 'static, ELICIT_MAX_PARAMS>;
+pub(crate) type Engine<'a> = Round<'a, 'a, ELICIT_MAX_PARAMS>;
 
-/// The engine's round, the single allocation it borrows (copies of the inputs followed
-/// by the workspace) and the plan it runs.
-pub(crate) struct RoundInner {
-    /// Borrows `storage` and `plan`; dropped first.
-    pub(crate) engine: ManuallyDrop<CoreRound>,
-    /// A `Box<[u8]>` turned into a raw pointer so `engine` can borrow it as `'static`.
-    storage: *mut [u8],
-    /// Keeps the plan alive for `engine`; dropped last.
+/// What a round owns and its engine borrows: the plan (shared with its handle and other
+/// rounds), one copy of the input texts, and the workspace.
+pub(crate) struct RoundOwner {
     plan: Arc<PlanInner>,
+    /// The arguments, the state and the responses, one after the other.
+    texts: Box<str>,
+    /// The lengths of the three in `texts`; `None` for an input not given.
+    lens: [Option<usize>; 3],
+    workspace: MutBorrow<Box<[u8]>>,
 }
 
-impl Drop for RoundInner {
-    fn drop(&mut self) {
-        // SAFETY: `engine` is dropped exactly once, here, before what it borrows;
-        // `storage` came from Box::into_raw and is reclaimed exactly once. `plan` is
-        // dropped after this function returns.
-        unsafe {
-            ManuallyDrop::drop(&mut self.engine);
-            drop(Box::from_raw(self.storage));
-        }
+self_cell::self_cell!(
+    /// The engine's round and what it borrows, freed together.
+    pub(crate) struct RoundInner {
+        owner: RoundOwner,
+        #[covariant]
+        dependent: Engine,
     }
-}
+);
 
 /// One round of one tool call (opaque).
 ///
@@ -66,14 +64,14 @@ pub struct elicit_round {
     poisoned: bool,
 }
 
-/// Run `f` on a round handle: NULL and poison checks, the panic wrapper, recording the
-/// message of a failure, poisoning on panic.
+/// Run `f` on a round's engine: NULL and poison checks, the panic wrapper, recording
+/// the message of a failure, poisoning on panic.
 ///
 /// # Safety
 /// `round` must be NULL or a live handle, not in use by another thread.
 pub(crate) unsafe fn with_round(
     round: *mut elicit_round,
-    f: impl FnOnce(&mut RoundInner) -> Result<(), Failure>,
+    f: impl FnOnce(&mut Engine<'_>) -> Result<(), Fail>,
 ) -> elicit_result {
     // SAFETY: the caller guarantees NULL or a live, unshared handle.
     let Some(h) = (unsafe { round.as_mut() }) else {
@@ -83,15 +81,15 @@ pub(crate) unsafe fn with_round(
         return ELICIT_ERR_POISONED;
     }
     let inner = &mut h.inner;
-    match catch(|| f(inner)) {
+    match catch(|| inner.with_dependent_mut(|_, engine| f(engine))) {
         Ok(Ok(())) => ELICIT_OK,
         Ok(Err(fail)) => {
-            h.last_error = fail.message;
-            fail.code
+            h.last_error = fail.message();
+            fail.code()
         }
-        Err(message) => {
+        Err(panic) => {
             h.poisoned = true;
-            h.last_error = message;
+            h.last_error = panic.message();
             ELICIT_ERR_PANIC
         }
     }
@@ -106,104 +104,88 @@ struct Inputs<'i> {
     workspace: usize,
 }
 
-fn new_round(
-    plan: &elicit_plan,
-    modern: bool,
-    inputs: Inputs<'_>,
-) -> Result<Box<elicit_round>, Failure> {
+fn new_round(plan: &elicit_plan, era: Era, inputs: Inputs<'_>) -> Result<RoundInner, Fail> {
     let workspace = if inputs.workspace == 0 {
         ELICIT_DEFAULT_WORKSPACE
     } else {
         inputs.workspace
     };
     let lens = [
-        inputs.arguments.len(),
-        inputs.request_state.map_or(0, <[u8]>::len),
-        inputs.input_responses.map_or(0, <[u8]>::len),
+        Some(inputs.arguments.len()),
+        inputs.request_state.map(<[u8]>::len),
+        inputs.input_responses.map(<[u8]>::len),
     ];
     let too_large = || {
-        Failure::new(
+        Fail::owned(
             ELICIT_ERR_TOO_LARGE,
             format!(
                 "cannot allocate the round's inputs ({} bytes) and workspace ({workspace} bytes)",
-                lens.iter().sum::<usize>()
+                lens.iter().flatten().sum::<usize>()
             ),
         )
     };
     let total = lens
         .iter()
+        .flatten()
         .try_fold(workspace, |a, b| a.checked_add(*b))
         .filter(|t| *t <= isize::MAX as usize)
         .ok_or_else(too_large)?;
     let mut bytes: Vec<u8> = Vec::new();
-    bytes.try_reserve_exact(total).map_err(|_| too_large())?;
-    bytes.extend_from_slice(inputs.arguments);
-    bytes.extend_from_slice(inputs.request_state.unwrap_or(&[]));
-    bytes.extend_from_slice(inputs.input_responses.unwrap_or(&[]));
-    bytes.resize(total, 0);
-    // Validate the copies (a caller buffer could change under a check of the original).
-    let (a, rest) = bytes.split_at(lens[0]);
-    let (s, rest) = rest.split_at(lens[1]);
-    let (r, _) = rest.split_at(lens[2]);
-    utf8(a, "arguments")?;
-    utf8(s, "request_state")?;
-    utf8(r, "input_responses")?;
-
-    let storage: *mut [u8] = Box::into_raw(bytes.into_boxed_slice());
-    // SAFETY: `storage` is a fresh allocation owned by the RoundInner built below (or
-    // reclaimed on the error path); the engine borrowing it is dropped before it.
-    let all: &'static mut [u8] = unsafe { &mut *storage };
-    let (a, rest) = all.split_at_mut(lens[0]);
-    let (s, rest) = rest.split_at_mut(lens[1]);
-    let (r, workspace) = rest.split_at_mut(lens[2]);
-    // Validated above; from_utf8 again keeps this free of unchecked conversions.
-    let texts = (
-        core::str::from_utf8(a),
-        core::str::from_utf8(s),
-        core::str::from_utf8(r),
-    );
-    let (Ok(a), Ok(s), Ok(r)) = texts else {
-        // SAFETY: nothing borrows `storage` any more.
-        drop(unsafe { Box::from_raw(storage) });
-        return Err(Failure::new(
-            crate::ELICIT_ERR_UTF8,
-            "input changed while being copied",
-        ));
+    bytes
+        .try_reserve_exact(total - workspace)
+        .map_err(|_| too_large())?;
+    let mut space: Vec<u8> = Vec::new();
+    space
+        .try_reserve_exact(workspace)
+        .map_err(|_| too_large())?;
+    space.resize(workspace, 0);
+    // Each text is validated as it is copied (a caller buffer could change under a check
+    // of the original), so the copy is UTF-8 part by part and as a whole.
+    for (text, what) in [
+        (Some(inputs.arguments), "arguments"),
+        (inputs.request_state, "request_state"),
+        (inputs.input_responses, "input_responses"),
+    ] {
+        let start = bytes.len();
+        bytes.extend_from_slice(text.unwrap_or(&[]));
+        utf8(bytes.get(start..).unwrap_or(&[]), what)?;
+    }
+    let texts = String::from_utf8(bytes)
+        .map_err(|_| {
+            Fail::abi(
+                crate::ELICIT_ERR_UTF8,
+                "an input",
+                "changed while being copied",
+            )
+        })?
+        .into_boxed_str();
+    let owner = RoundOwner {
+        plan: Arc::clone(&plan.inner),
+        texts,
+        lens,
+        workspace: MutBorrow::new(space.into_boxed_slice()),
     };
-    let arc = Arc::clone(&plan.inner);
-    let plan_ptr: *const crate::plan::CorePlan = arc.plan();
-    // SAFETY: the Arc stored next to the engine keeps the plan alive (and unmoved: it
-    // lives in the Arc's allocation) until after the engine is dropped.
-    let core_plan: &'static crate::plan::CorePlan = unsafe { &*plan_ptr };
-    let era = if modern { Era::Modern } else { Era::Handshake };
-    // The handshake constructor passes no state and no replies (null pointers above).
-    let round_inputs = if modern {
-        RoundInputs::modern(
-            a,
-            inputs.request_state.map(|_| s),
-            inputs.input_responses.map(|_| r),
-        )
-    } else {
-        RoundInputs::handshake(a)
-    }
-    .with_capabilities(inputs.capabilities);
-    let made = CoreRound::new(core_plan, era, round_inputs, workspace);
-    match made {
-        Ok(engine) => Ok(Box::new(elicit_round {
-            inner: RoundInner {
-                engine: ManuallyDrop::new(engine),
-                storage,
-                plan: arc,
-            },
-            last_error: String::new(),
-            poisoned: false,
-        })),
-        Err(e) => {
-            // SAFETY: the failed constructor returned no borrower of `storage`.
-            drop(unsafe { Box::from_raw(storage) });
-            Err(Failure::from(e))
+    let capabilities = inputs.capabilities;
+    Ok(RoundInner::try_new(owner, |o| {
+        // The three texts, each at a character boundary (validated one by one above).
+        let mut rest: &str = &o.texts;
+        let mut part = |len: Option<usize>| {
+            let len = len?;
+            let (head, tail) = rest.split_at_checked(len)?;
+            rest = tail;
+            Some(head)
+        };
+        let arguments = part(o.lens[0]).unwrap_or("");
+        let request_state = part(o.lens[1]);
+        let input_responses = part(o.lens[2]);
+        let round_inputs = match era {
+            Era::Modern => RoundInputs::modern(arguments, request_state, input_responses),
+            // The handshake constructor passes no state and no replies.
+            Era::Handshake => RoundInputs::handshake(arguments),
         }
-    }
+        .with_capabilities(capabilities);
+        Engine::new(o.plan.plan(), era, round_inputs, o.workspace.borrow_mut())
+    })?)
 }
 
 /// The kinds a client declared, from its ClientCapabilities JSON; NULL (with length 0)
@@ -211,13 +193,10 @@ fn new_round(
 ///
 /// # Safety
 /// `(ptr, len)` NULL or valid for `len` readable bytes.
-unsafe fn capabilities((ptr, len): (*const u8, usize)) -> Result<Capabilities, Failure> {
+unsafe fn capabilities((ptr, len): (*const u8, usize)) -> Result<Capabilities, Fail> {
     // SAFETY: forwarded from the caller's contract.
-    let bytes = unsafe { optional_input(ptr, len, "client_capabilities") }?;
-    Ok(match bytes {
-        None => Capabilities::FORM,
-        Some(b) => Capabilities::from_client_json(utf8(b, "client_capabilities")?),
-    })
+    let text = unsafe { crate::optional_text(ptr, len, "client_capabilities") }?;
+    Ok(text.map_or(Capabilities::FORM, Capabilities::from_client_json))
 }
 
 /// Shared body of the two constructors.
@@ -225,9 +204,9 @@ unsafe fn capabilities((ptr, len): (*const u8, usize)) -> Result<Capabilities, F
 /// # Safety
 /// The pointer contracts of `elicit_round_new_modern`.
 #[allow(clippy::too_many_arguments)]
-unsafe fn construct(
+unsafe fn new_in(
     plan: *const elicit_plan,
-    modern: bool,
+    era: Era,
     arguments: (*const u8, usize),
     request_state: (*const u8, usize),
     input_responses: (*const u8, usize),
@@ -236,41 +215,41 @@ unsafe fn construct(
     out: *mut *mut elicit_round,
     err: (*mut u8, usize, *mut usize),
 ) -> elicit_result {
-    let mut message = String::new();
-    // SAFETY: forwarded from the caller's contract.
-    let code = unsafe {
-        with_plan(plan, |h| {
-            let run = || -> Result<(), Failure> {
-                let out = out_param(out, "out")?;
-                let inputs = Inputs {
-                    arguments: input(arguments.0, arguments.1, "arguments")?,
-                    request_state: optional_input(
-                        request_state.0,
-                        request_state.1,
-                        "request_state",
-                    )?,
-                    input_responses: optional_input(
-                        input_responses.0,
-                        input_responses.1,
-                        "input_responses",
-                    )?,
-                    capabilities: capabilities(client_capabilities)?,
-                    workspace: workspace_size,
-                };
-                *out = Box::into_raw(new_round(h, modern, inputs)?);
-                Ok(())
-            };
-            run().inspect_err(|f| message.clone_from(&f.message))
-        })
-    };
-    if code != ELICIT_OK {
-        if message.is_empty() {
-            message = crate::result_cstr(code).to_string_lossy().into_owned();
+    let run = || -> Result<(), Fail> {
+        // SAFETY: the caller guarantees NULL or a live handle.
+        let h = unsafe { plan.as_ref() }.ok_or(Fail::null("plan"))?;
+        if h.is_poisoned() {
+            return Err(Fail::abi(
+                ELICIT_ERR_POISONED,
+                "plan",
+                "is poisoned by an earlier panic",
+            ));
         }
         // SAFETY: forwarded from the caller's contract.
-        unsafe { write_error_message(&message, err.0, err.1, err.2) };
-    }
-    code
+        let out = unsafe { out_param(out, "out") }?;
+        // SAFETY: forwarded from the caller's contract.
+        let inputs = unsafe {
+            Inputs {
+                arguments: crate::input(arguments.0, arguments.1, "arguments")?,
+                request_state: optional_input(request_state.0, request_state.1, "request_state")?,
+                input_responses: optional_input(
+                    input_responses.0,
+                    input_responses.1,
+                    "input_responses",
+                )?,
+                capabilities: capabilities(client_capabilities)?,
+                workspace: workspace_size,
+            }
+        };
+        *out = Box::into_raw(Box::new(elicit_round {
+            inner: new_round(h, era, inputs)?,
+            last_error: String::new(),
+            poisoned: false,
+        }));
+        Ok(())
+    };
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { construct(run, err) }
 }
 
 /// Start a 2026-07-28 (modern era) round of a call to the plan's tool.
@@ -329,9 +308,9 @@ pub unsafe extern "C" fn elicit_round_new_modern(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        construct(
+        new_in(
             plan,
-            true,
+            Era::Modern,
             (arguments, arguments_len),
             (request_state, request_state_len),
             (input_responses, input_responses_len),
@@ -366,9 +345,9 @@ pub unsafe extern "C" fn elicit_round_new_handshake(
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        construct(
+        new_in(
             plan,
-            false,
+            Era::Handshake,
             (arguments, arguments_len),
             (core::ptr::null(), 0),
             (core::ptr::null(), 0),
@@ -422,16 +401,7 @@ pub unsafe extern "C" fn elicit_round_poll(
     param: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            let step = out_param(step, "step")?;
-            let param = out_param(param, "param")?;
-            let (kind, index) = crate::step_code(r.engine.poll()?);
-            *step = kind;
-            *param = index;
-            Ok(())
-        })
-    }
+    unsafe { with_round(round, |r| abi::poll(r, step, param)) }
 }
 
 /// During `ELICIT_STEP_RESOLVE`: the resolver's inputs, a JSON object
@@ -453,12 +423,8 @@ pub unsafe extern "C" fn elicit_round_resolve_inputs(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            write_out(buf, cap, out_len, &|s| r.engine.write_resolve_inputs(s))
-        })
-    }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+        .write_resolve_inputs(s))
 }
 
 /// Answer the current `ELICIT_STEP_RESOLVE` with the value the resolver returned (any
@@ -476,13 +442,8 @@ pub unsafe extern "C" fn elicit_round_resolve_value(
     value: *const u8,
     value_len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            let text = utf8(input(value, value_len, "value")?, "value")?;
-            Ok(r.engine.resolve_value(text)?)
-        })
-    }
+    crate::answer!(with_round, round, value, value_len, "value", |r, t| r
+        .resolve_value(t))
 }
 
 /// Answer the current `ELICIT_STEP_RESOLVE` with the question the resolver decided to
@@ -508,13 +469,14 @@ pub unsafe extern "C" fn elicit_round_resolve_question(
     question: *const u8,
     question_len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            let text = utf8(input(question, question_len, "question")?, "question")?;
-            Ok(r.engine.resolve_question(text)?)
-        })
-    }
+    crate::answer!(
+        with_round,
+        round,
+        question,
+        question_len,
+        "question",
+        |r, t| r.resolve_question(t)
+    )
 }
 
 /// Fail the current `ELICIT_STEP_RESOLVE`: the resolver's own dependency `dependency`
@@ -530,16 +492,14 @@ pub unsafe extern "C" fn elicit_round_resolve_failed(
     dependency: *const u8,
     dependency_len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            let name = utf8(
-                input(dependency, dependency_len, "dependency")?,
-                "dependency",
-            )?;
-            Ok(r.engine.resolve_failed(name)?)
-        })
-    }
+    crate::answer!(
+        with_round,
+        round,
+        dependency,
+        dependency_len,
+        "dependency",
+        |r, t| r.resolve_failed(t)
+    )
 }
 
 /// During `ELICIT_STEP_ASK` (handshake era): the params of the request to send, with
@@ -566,12 +526,7 @@ pub unsafe extern "C" fn elicit_round_ask(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            write_out(buf, cap, out_len, &|s| r.engine.write_ask(s))
-        })
-    }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r.write_ask(s))
 }
 
 /// Answer the current `ELICIT_STEP_ASK` with the client's result for the request's
@@ -595,16 +550,14 @@ pub unsafe extern "C" fn elicit_round_answer(
     elicit_result_json: *const u8,
     len: usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            let text = utf8(
-                input(elicit_result_json, len, "elicit_result_json")?,
-                "elicit_result_json",
-            )?;
-            Ok(r.engine.answer(text)?)
-        })
-    }
+    crate::answer!(
+        with_round,
+        round,
+        elicit_result_json,
+        len,
+        "elicit_result_json",
+        |r, t| r.answer(t)
+    )
 }
 
 /// After `ELICIT_STEP_DONE`: the elicited parameters' values, a JSON object
@@ -620,14 +573,8 @@ pub unsafe extern "C" fn elicit_round_values(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            write_out(buf, cap, out_len, &|s| {
-                r.engine.write_values(Style::WIRE, s)
-            })
-        })
-    }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+        .write_values(Style::WIRE, s))
 }
 
 /// After `ELICIT_STEP_DONE`: the value of parameter `param` (signature index, elicited
@@ -646,20 +593,7 @@ pub unsafe extern "C" fn elicit_round_value_of(
     out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            check_out_args(buf, cap, out_len)?;
-            if param >= r.plan.plan().len() {
-                return Err(Failure::new(
-                    ELICIT_ERR_INDEX,
-                    format!("parameter index {param} is out of range"),
-                ));
-            }
-            write_out(buf, cap, out_len, &|s| {
-                r.engine.write_value_of(param, Style::WIRE, s)
-            })
-        })
-    }
+    unsafe { with_round(round, |r| abi::value_of(r, param, (buf, cap, out_len))) }
 }
 
 /// After `ELICIT_STEP_INPUT_REQUIRED`: the `inputRequests` object,
@@ -683,19 +617,7 @@ pub unsafe extern "C" fn elicit_round_input_requests(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_round(round, |r| {
-            check_out_args(buf, cap, out_len)?;
-            if flags & !ELICIT_REQUESTS_CLIENT_VIEW != 0 {
-                return Err(Failure::new(
-                    ELICIT_ERR_INVALID_ARGUMENT,
-                    format!(
-                        "unknown flags {flags:#x} (only ELICIT_REQUESTS_CLIENT_VIEW is defined)"
-                    ),
-                ));
-            }
-            let client_view = flags & ELICIT_REQUESTS_CLIENT_VIEW != 0;
-            write_out(buf, cap, out_len, &|s| {
-                r.engine.write_input_requests(client_view, s)
-            })
+            abi::input_requests(r, flags, (buf, cap, out_len))
         })
     }
 }
@@ -713,12 +635,8 @@ pub unsafe extern "C" fn elicit_round_request_state(
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
-    // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_round(round, |r| {
-            write_out(buf, cap, out_len, &|s| r.engine.write_request_state(s))
-        })
-    }
+    crate::read!(with_round, round, buf, cap, out_len, |r, s| r
+        .write_request_state(s))
 }
 
 /// After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the
@@ -740,19 +658,7 @@ pub unsafe extern "C" fn elicit_round_required_capabilities(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_round(round, |r| {
-            check_out_args(buf, cap, out_len)?;
-            let Some(Error::MissingCapability { missing, .. }) = r.engine.error() else {
-                return Err(Failure::new(
-                    ELICIT_ERR_WRONG_STEP,
-                    "elicit_round_required_capabilities: the round has not failed with \
-                     ELICIT_ERR_MISSING_CAPABILITY",
-                ));
-            };
-            let missing = *missing;
-            write_out(buf, cap, out_len, &|s| {
-                missing.write_json(s);
-                Ok(())
-            })
+            abi::required_capabilities(r, (buf, cap, out_len))
         })
     }
 }
@@ -771,7 +677,7 @@ pub unsafe extern "C" fn elicit_round_note_count(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_round(round, |r| {
-            *out_param(count, "count")? = r.engine.notes().len();
+            *out_param(count, "count")? = r.notes().len();
             Ok(())
         })
     }
@@ -800,10 +706,10 @@ pub unsafe extern "C" fn elicit_round_note(
         with_round(round, |r| {
             let level = out_param(level, "level")?;
             let param = out_param(param, "param")?;
-            check_out_args(buf, cap, out_len)?;
-            let notes = r.engine.notes();
+            check_out(buf, cap, out_len)?;
+            let notes = r.notes();
             let Some(note) = notes.get(index) else {
-                return Err(Failure::new(
+                return Err(Fail::owned(
                     ELICIT_ERR_INDEX,
                     format!(
                         "note index {index} is out of range (the round has {})",
@@ -812,7 +718,7 @@ pub unsafe extern "C" fn elicit_round_note(
                 ));
             };
             let mut line = String::new();
-            let pname = r.plan.plan().name(note.param()).unwrap_or("");
+            let pname = r.plan().name(note.param()).unwrap_or("");
             let _ = note.write_message(pname, &mut line);
             write_text(buf, cap, out_len, &line)?;
             *level = if note.level() == "INFO" {
@@ -849,8 +755,7 @@ pub unsafe extern "C" fn elicit_round_last_error(
     // SAFETY: forwarded from the caller's contract.
     match catch(|| unsafe { write_text(buf, cap, out_len, &h.last_error) }) {
         Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(f)) => f.code,
-        Err(_) => ELICIT_ERR_PANIC,
+        Ok(Err(f)) | Err(f) => f.code(),
     }
 }
 

@@ -3,23 +3,18 @@
 //! module.
 
 use std::ffi::{c_char, CStr};
-use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use elicit_core::json::Value;
-use elicit_core::seal::{
-    Binding, Entropy, KeyRing, SealError, Sealer, UnixTime, UnsealError, NONCE_LEN,
-    PRINCIPAL_SALT_LEN,
-};
+use elicit_core::seal::{KeyRing, SealError, Sealer, UnixTime};
 use zeroize::Zeroizing;
 
+use crate::ELICIT_DEFAULT_TTL_SECS;
 use crate::{
-    catch, check_out_args, elicit_result, input, optional_input, out_param, utf8,
-    write_error_message, write_text, Failure, ELICIT_ERR_BUFFER_TOO_SMALL,
-    ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED,
-    ELICIT_ERR_REQUEST_STATE, ELICIT_ERR_TOO_LARGE, ELICIT_OK, ELICIT_SEAL_RANDOM_LEN,
+    catch, check_out, construct, elicit_result, optional_text, out_param, text, write_text, Fail,
+    ELICIT_ERR_BUFFER_TOO_SMALL, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
+    ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_OK,
 };
-use crate::{reason_cstr, ELICIT_DEFAULT_TTL_SECS};
+use elicit_ffi_noalloc::abi::{entropy, request};
 
 // ------------------------------------------------------------------------ constants
 
@@ -46,30 +41,28 @@ pub struct elicit_key_ring {
     poisoned: AtomicBool,
 }
 
+/// The engine's sealer, borrowing an audience text of lifetime `'a`.
+///
 /// cbindgen:ignore
-type CoreSealer = Sealer<'static, ELICIT_MAX_KEYS>;
+type CoreSealer<'a> = Sealer<'a, ELICIT_MAX_KEYS>;
+
+self_cell::self_cell!(
+    /// A sealer and the audience text it borrows, freed together.
+    struct SealerInner {
+        owner: Option<Box<str>>,
+        #[covariant]
+        dependent: CoreSealer,
+    }
+);
 
 /// Build the engine's ring from the secrets (validating them).
-fn build_ring(secrets: &[&[u8]]) -> Result<KeyRing<ELICIT_MAX_KEYS>, Failure> {
-    KeyRing::new(secrets).map_err(|e| Failure::new(ELICIT_ERR_INVALID_ARGUMENT, e.to_string()))
+fn build_ring(secrets: &[&[u8]]) -> Result<KeyRing<ELICIT_MAX_KEYS>, Fail> {
+    KeyRing::new(secrets).map_err(|e| Fail::owned(ELICIT_ERR_INVALID_ARGUMENT, e.to_string()))
 }
 
-/// Run `f` on a constructor: the panic wrapper and the optional error message triple.
-///
-/// # Safety
-/// `err_buf` NULL or valid for `err_cap` writable bytes; `err_len` NULL or writable.
-unsafe fn construct(
-    f: impl FnOnce() -> Result<(), Failure>,
-    err: (*mut u8, usize, *mut usize),
-) -> elicit_result {
-    let (code, message) = match catch(f) {
-        Ok(Ok(())) => return ELICIT_OK,
-        Ok(Err(f)) => (f.code, f.message),
-        Err(m) => (ELICIT_ERR_PANIC, m),
-    };
-    // SAFETY: forwarded from the caller's contract.
-    unsafe { write_error_message(&message, err.0, err.1, err.2) };
-    code
+/// A sealing call's failure with its static detail.
+const fn fail(code: elicit_result, detail: &'static CStr) -> Fail {
+    Fail::Sealing { code, detail }
 }
 
 /// Create a key ring from `key_count` keys: `keys[i]` points to `key_lens[i]` bytes of
@@ -97,11 +90,11 @@ pub unsafe extern "C" fn elicit_key_ring_new(
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
-    let run = || -> Result<(), Failure> {
+    let run = || -> Result<(), Fail> {
         // SAFETY: forwarded from the caller's contract.
         let out = unsafe { out_param(out, "out") }?;
         if key_count > ELICIT_MAX_KEYS {
-            return Err(Failure::new(
+            return Err(Fail::owned(
                 ELICIT_ERR_INVALID_ARGUMENT,
                 format!(
                     "key_count is {key_count}; a key ring holds at most {ELICIT_MAX_KEYS} keys"
@@ -109,27 +102,17 @@ pub unsafe extern "C" fn elicit_key_ring_new(
             ));
         }
         if key_count == 0 {
-            return Err(Failure::new(
+            return Err(Fail::owned(
                 ELICIT_ERR_INVALID_ARGUMENT,
                 "key_count is 0; a key ring needs at least one key",
             ));
         }
-        if keys.is_null() {
-            return Err(Failure::null("keys"));
-        }
-        if key_lens.is_null() {
-            return Err(Failure::null("key_lens"));
-        }
-        let mut secrets = Vec::with_capacity(key_count);
-        for i in 0..key_count {
-            // SAFETY: the caller guarantees `key_count` readable entries in each array.
-            let (ptr, len) = unsafe { (*keys.add(i), *key_lens.add(i)) };
-            // SAFETY: forwarded from the caller's contract.
-            let bytes = unsafe { input(ptr, len, &format!("keys[{i}]")) }?;
-            secrets.push(Zeroizing::new(bytes.to_vec()));
-        }
-        let refs: Vec<&[u8]> = secrets.iter().map(|s| s.as_slice()).collect();
-        build_ring(&refs)?;
+        let mut read: [&[u8]; ELICIT_MAX_KEYS] = [&[]; ELICIT_MAX_KEYS];
+        // SAFETY: forwarded from the caller's contract.
+        let read = unsafe { elicit_ffi_noalloc::abi::keys(keys, key_lens, key_count, &mut read) }?;
+        build_ring(read)?;
+        let secrets: Vec<Zeroizing<Vec<u8>>> =
+            read.iter().map(|k| Zeroizing::new(k.to_vec())).collect();
         *out = Box::into_raw(Box::new(elicit_key_ring {
             secrets,
             poisoned: AtomicBool::new(false),
@@ -168,33 +151,15 @@ pub unsafe extern "C" fn elicit_key_ring_free(ring: *mut elicit_key_ring) {
 /// the host passes the time and the random bytes (`elicit_os_time` and
 /// `elicit_os_random` read the operating system's).
 pub struct elicit_sealer {
-    /// Borrows `audience`; dropped before it.
-    sealer: ManuallyDrop<CoreSealer>,
-    /// A `Box<str>` turned into a raw pointer so `sealer` can borrow it as `'static`
-    /// (NULL-equivalent `None` when the sealer has no audience).
-    audience: Option<*mut str>,
+    sealer: SealerInner,
     poisoned: AtomicBool,
 }
 
-// SAFETY: `audience` is an owned, never-mutated heap string (as a `Box<str>` would be,
-// which is Send + Sync); the sealer holds keys and plain data and is not mutated after
-// construction.
-unsafe impl Send for elicit_sealer {}
-// SAFETY: as above.
-unsafe impl Sync for elicit_sealer {}
-
-impl Drop for elicit_sealer {
-    fn drop(&mut self) {
-        // SAFETY: `sealer` is dropped exactly once, here, before the text it borrows;
-        // `audience` came from Box::into_raw and is reclaimed exactly once.
-        unsafe {
-            ManuallyDrop::drop(&mut self.sealer);
-            if let Some(a) = self.audience {
-                drop(Box::from_raw(a));
-            }
-        }
-    }
-}
+/// Sealers are shared between threads.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<elicit_sealer>();
+};
 
 /// Run `f` on a handle with a poison flag: NULL and poison checks, the panic wrapper,
 /// poisoning on panic, and the optional static detail string.
@@ -205,7 +170,7 @@ unsafe fn with_shared<H>(
     handle: *const H,
     poisoned: impl Fn(&H) -> &AtomicBool,
     detail: *mut *const c_char,
-    f: impl FnOnce(&H) -> Result<(), SealFailure>,
+    f: impl FnOnce(&H) -> Result<(), Fail>,
 ) -> elicit_result {
     let set_detail = |text: &'static CStr| {
         // SAFETY: the caller guarantees NULL or writable.
@@ -225,40 +190,14 @@ unsafe fn with_shared<H>(
     match catch(|| f(h)) {
         Ok(Ok(())) => ELICIT_OK,
         Ok(Err(fail)) => {
-            set_detail(fail.detail);
-            fail.code
+            set_detail(fail.detail());
+            fail.code()
         }
         Err(_) => {
             poisoned(h).store(true, Ordering::Release);
             set_detail(c"a panic occurred inside the library; the handle is poisoned");
             ELICIT_ERR_PANIC
         }
-    }
-}
-
-/// A failed seal or unseal: the code and a static detail for the host's log.
-struct SealFailure {
-    code: elicit_result,
-    detail: &'static CStr,
-}
-
-fn fail(code: elicit_result, detail: &'static CStr) -> SealFailure {
-    SealFailure { code, detail }
-}
-
-/// The static detail of a generic failure's code (its `elicit_result_str`).
-impl From<Failure> for SealFailure {
-    fn from(f: Failure) -> Self {
-        SealFailure {
-            code: f.code,
-            detail: crate::result_cstr(f.code),
-        }
-    }
-}
-
-impl From<UnsealError> for SealFailure {
-    fn from(e: UnsealError) -> Self {
-        fail(ELICIT_ERR_REQUEST_STATE, reason_cstr(e.reason()))
     }
 }
 
@@ -291,11 +230,11 @@ pub unsafe extern "C" fn elicit_sealer_new(
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
-    let run = || -> Result<(), Failure> {
+    let run = || -> Result<(), Fail> {
         // SAFETY: the caller guarantees NULL or a live handle.
-        let ring = unsafe { ring.as_ref() }.ok_or_else(|| Failure::null("ring"))?;
+        let ring = unsafe { ring.as_ref() }.ok_or(Fail::null("ring"))?;
         if ring.poisoned.load(Ordering::Acquire) {
-            return Err(Failure::new(
+            return Err(Fail::owned(
                 ELICIT_ERR_POISONED,
                 "ring is poisoned by an earlier panic",
             ));
@@ -303,32 +242,32 @@ pub unsafe extern "C" fn elicit_sealer_new(
         // SAFETY: forwarded from the caller's contract.
         let out = unsafe { out_param(out, "out") }?;
         // SAFETY: forwarded from the caller's contract.
-        let audience = unsafe { optional_input(audience, audience_len, "audience") }?
-            .map(|a| utf8(a, "audience"))
-            .transpose()?;
+        let audience = unsafe { optional_text(audience, audience_len, "audience") }?;
         let ttl = if ttl_secs == 0.0 {
             f64::from(ELICIT_DEFAULT_TTL_SECS)
         } else {
             ttl_secs
         };
         if !(ttl.is_finite() && ttl > 0.0) {
-            return Err(Failure::new(
+            return Err(Fail::owned(
                 ELICIT_ERR_INVALID_ARGUMENT,
                 format!("ttl_secs is {ttl_secs}; pass a positive finite number of seconds, or 0 for the default 600"),
             ));
         }
         let refs: Vec<&[u8]> = ring.secrets.iter().map(|s| s.as_slice()).collect();
         let keys = build_ring(&refs)?;
-        let audience: Option<*mut str> = audience.map(|a| Box::into_raw(Box::<str>::from(a)));
-        // SAFETY: a fresh allocation, alive until the handle's Drop reclaims it, never
-        // mutated; the sealer borrowing it is dropped before it.
-        let borrowed: Option<&'static str> = audience.map(|a| unsafe { &*a });
-        let sealer = Sealer::new(keys, borrowed)
-            .with_ttl(ttl)
-            .expect("ttl checked above");
+        let sealer = SealerInner::try_new(audience.map(Box::from), |a| {
+            Sealer::new(keys, a.as_deref()).with_ttl(ttl)
+        })
+        .map_err(|_| {
+            Fail::abi(
+                ELICIT_ERR_INVALID_ARGUMENT,
+                "ttl_secs",
+                "must be a positive finite number of seconds, or 0 for the default 600",
+            )
+        })?;
         *out = Box::into_raw(Box::new(elicit_sealer {
-            sealer: ManuallyDrop::new(sealer),
-            audience,
+            sealer,
             poisoned: AtomicBool::new(false),
         }));
         Ok(())
@@ -349,63 +288,6 @@ pub unsafe extern "C" fn elicit_sealer_free(sealer: *mut elicit_sealer) {
     }
     // SAFETY: a live handle from Box::into_raw, freed once by contract.
     let _ = catch(|| drop(unsafe { Box::from_raw(sealer) }));
-}
-
-/// The request a token is bound to, read from the caller's texts.
-struct Request<'a> {
-    binding: Binding<'a>,
-    params: Option<Value<'a>>,
-    principal: Option<&'a str>,
-    now: UnixTime,
-}
-
-/// Read `method`, `params`, `principal` and `now`.
-///
-/// # Safety
-/// Each `(ptr, len)` pair NULL or valid for `len` readable bytes for `'a`.
-unsafe fn request<'a>(
-    method: (*const u8, usize),
-    params: (*const u8, usize),
-    principal: (*const u8, usize),
-    now: f64,
-) -> Result<Request<'a>, SealFailure> {
-    // SAFETY: forwarded from the caller's contract.
-    let method = unsafe { input(method.0, method.1, "method") }?;
-    let method = utf8(method, "method")?;
-    // SAFETY: forwarded from the caller's contract.
-    let params = unsafe { optional_input(params.0, params.1, "params") }?
-        .map(|p| utf8(p, "params"))
-        .transpose()?;
-    // SAFETY: forwarded from the caller's contract.
-    let principal = unsafe { optional_input(principal.0, principal.1, "principal") }?
-        .map(|p| utf8(p, "principal"))
-        .transpose()?;
-    let now = UnixTime::from_secs_f64(now).ok_or(fail(
-        ELICIT_ERR_INVALID_ARGUMENT,
-        c"now is not a finite, non-negative number of Unix seconds",
-    ))?;
-    let params = params
-        .map(|p| {
-            Value::parse(p).map_err(|_| {
-                fail(
-                    ELICIT_ERR_INVALID_ARGUMENT,
-                    c"params is not valid JSON; pass the request's params object",
-                )
-            })
-        })
-        .transpose()?;
-    let binding = Binding::from_params(method, params).map_err(|_| {
-        fail(
-            ELICIT_ERR_INVALID_ARGUMENT,
-            c"params.name (params.uri for resources/read) is not a string",
-        )
-    })?;
-    Ok(Request {
-        binding,
-        params,
-        principal,
-        now,
-    })
 }
 
 /// Seal `state` (the plaintext from `elicit_round_request_state`, any UTF-8) into a
@@ -462,28 +344,16 @@ pub unsafe extern "C" fn elicit_sealer_seal(
             |h| &h.poisoned,
             detail,
             |h| {
-                let out_len = check_out_args(buf, cap, out_len)?;
+                let out_len = check_out(buf, cap, out_len)?;
                 let req = request(
                     (method, method_len),
                     (params, params_len),
                     (principal, principal_len),
                     now,
                 )?;
-                let random = input(random, random_len, "random")?;
-                if random.len() != ELICIT_SEAL_RANDOM_LEN {
-                    return Err(fail(
-                        ELICIT_ERR_INVALID_ARGUMENT,
-                        c"random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes",
-                    ));
-                }
-                let state = utf8(input(state, state_len, "state")?, "state")?;
-                let mut entropy = Entropy {
-                    nonce: [0; NONCE_LEN],
-                    principal_salt: [0; PRINCIPAL_SALT_LEN],
-                };
-                entropy.nonce.copy_from_slice(&random[..NONCE_LEN]);
-                entropy.principal_salt.copy_from_slice(&random[NONCE_LEN..]);
-                let s = &h.sealer;
+                let entropy = entropy(random, random_len)?;
+                let state = text(state, state_len, "state")?;
+                let s = h.sealer.borrow_dependent();
                 let needed = s.sealed_len(state, &req.binding, req.principal, req.now);
                 if buf.is_null() {
                     *out_len = needed;
@@ -506,7 +376,13 @@ pub unsafe extern "C" fn elicit_sealer_seal(
                             ELICIT_ERR_BUFFER_TOO_SMALL,
                             crate::result_cstr(ELICIT_ERR_BUFFER_TOO_SMALL),
                         ),
-                        _ => fail(ELICIT_ERR_TOO_LARGE, c"the state is too large for AES-GCM"),
+                        SealError::PayloadTooLarge => {
+                            fail(ELICIT_ERR_TOO_LARGE, c"the state is too large for AES-GCM")
+                        }
+                        // Only sealing in place reads the state from the buffer.
+                        SealError::InvalidState => {
+                            fail(ELICIT_ERR_INVALID_ARGUMENT, c"state is not UTF-8 text")
+                        }
                     })?;
                 *out_len = token.len();
                 Ok(())
@@ -567,7 +443,7 @@ pub unsafe extern "C" fn elicit_sealer_unseal(
             detail,
             |h| {
                 let has_state = out_param(has_state, "has_state")?;
-                check_out_args(buf, cap, out_len)?;
+                check_out(buf, cap, out_len)?;
                 let req = request(
                     (method, method_len),
                     (params, params_len),
@@ -576,13 +452,11 @@ pub unsafe extern "C" fn elicit_sealer_unseal(
                 )?;
                 let raw = req.params.and_then(|p| p.get("requestState"));
                 let mut work = Zeroizing::new(vec![0u8; raw.map_or(1, |v| v.raw().len().max(1))]);
-                let state = h.sealer.unseal_param(
-                    raw,
-                    &req.binding,
-                    req.principal,
-                    req.now,
-                    &mut work[..],
-                )?;
+                let state = h
+                    .sealer
+                    .borrow_dependent()
+                    .unseal_param(raw, &req.binding, req.principal, req.now, &mut work[..])
+                    .map_err(|e| Fail::Unseal(e.reason()))?;
                 write_text(buf, cap, out_len, state.unwrap_or(""))?;
                 *has_state = state.is_some();
                 Ok(())
@@ -601,13 +475,13 @@ pub unsafe extern "C" fn elicit_sealer_unseal(
 /// `now` valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_os_time(now: *mut f64) -> elicit_result {
-    let run = || -> Result<(), Failure> {
+    let run = || -> Result<(), Fail> {
         // SAFETY: forwarded from the caller's contract.
         let now = unsafe { out_param(now, "now") }?;
         let since = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_err(|_| {
-                Failure::new(
+                Fail::owned(
                     ELICIT_ERR_INVALID_ARGUMENT,
                     "the system clock is before 1970",
                 )
@@ -618,8 +492,7 @@ pub unsafe extern "C" fn elicit_os_time(now: *mut f64) -> elicit_result {
     };
     match catch(run) {
         Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(f)) => f.code,
-        Err(_) => ELICIT_ERR_PANIC,
+        Ok(Err(f)) | Err(f) => f.code(),
     }
 }
 
@@ -632,16 +505,16 @@ pub unsafe extern "C" fn elicit_os_time(now: *mut f64) -> elicit_result {
 /// `buf` NULL (with `len` 0) or valid for `len` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_os_random(buf: *mut u8, len: usize) -> elicit_result {
-    let run = || -> Result<(), Failure> {
+    let run = || -> Result<(), Fail> {
         if buf.is_null() {
             return if len == 0 {
                 Ok(())
             } else {
-                Err(Failure::null("buf"))
+                Err(Fail::null("buf"))
             };
         }
         if len > isize::MAX as usize {
-            return Err(Failure::new(
+            return Err(Fail::owned(
                 ELICIT_ERR_INVALID_ARGUMENT,
                 format!("len {len} is larger than PTRDIFF_MAX"),
             ));
@@ -649,7 +522,7 @@ pub unsafe extern "C" fn elicit_os_random(buf: *mut u8, len: usize) -> elicit_re
         // SAFETY: non-NULL, bounded, the caller guarantees `len` writable bytes.
         let out = unsafe { core::slice::from_raw_parts_mut(buf, len) };
         getrandom::fill(out).map_err(|e| {
-            Failure::new(
+            Fail::owned(
                 ELICIT_ERR_INVALID_ARGUMENT,
                 format!("the operating system's random source failed: {e}"),
             )
@@ -657,8 +530,7 @@ pub unsafe extern "C" fn elicit_os_random(buf: *mut u8, len: usize) -> elicit_re
     };
     match catch(run) {
         Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(f)) => f.code,
-        Err(_) => ELICIT_ERR_PANIC,
+        Ok(Err(f)) | Err(f) => f.code(),
     }
 }
 
@@ -666,8 +538,8 @@ pub unsafe extern "C" fn elicit_os_random(buf: *mut u8, len: usize) -> elicit_re
 mod tests {
     use super::*;
     use crate::{
-        ELICIT_REQUEST_STATE_ERROR_CODE, ELICIT_REQUEST_STATE_ERROR_JSON,
-        ELICIT_REQUEST_STATE_ERROR_MESSAGE,
+        ELICIT_ERR_REQUEST_STATE, ELICIT_REQUEST_STATE_ERROR_CODE, ELICIT_REQUEST_STATE_ERROR_JSON,
+        ELICIT_REQUEST_STATE_ERROR_MESSAGE, ELICIT_SEAL_RANDOM_LEN,
     };
     use core::ptr::{null, null_mut};
 

@@ -1,6 +1,14 @@
 //! The input kinds through the C ABI: `elicit_plan_param_kind`, the client's
 //! capabilities given to the round constructors, `ELICIT_ERR_MISSING_CAPABILITY` with
 //! `elicit_round_required_capabilities`, and replies of each kind.
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::ptr::{null, null_mut};
 

@@ -2,6 +2,14 @@
 //! (`elicit_noalloc_round_*`, caller memory) are two doors to one engine: the same
 //! conversations through each give the same bytes, every step, every output and every
 //! sealed token.
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};

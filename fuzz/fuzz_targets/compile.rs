@@ -3,6 +3,14 @@
 //! kinds are theirs), renders JSON for its literal questions of every kind, and starts
 //! rounds in both eras, for a client that declared every kind and for one that
 //! declared form elicitation only.
+// A fuzz harness: a failed unwrap, expect, index or panic is a bug found, as a test's
+// assertion is (the targets check the engine's invariants by panicking).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![no_main]
 use elicit_core::{Capabilities, Era, Inputs, Plan, Round};
 use elicit_fuzz::{check_json, run_canned};

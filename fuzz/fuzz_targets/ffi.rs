@@ -33,6 +33,14 @@
 //!   change nothing; a 3xx/4xx failure is sticky; notes survive failure;
 //! - a request state written by a round starts a new round with the same arguments;
 //! - every handle is released at the end of the input (LeakSanitizer checks the rest).
+// A fuzz harness: a failed unwrap, expect, index or panic is a bug found, as a test's
+// assertion is (the targets check the engine's invariants by panicking).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![no_main]
 
 use std::ptr::{null, null_mut};
@@ -216,7 +224,9 @@ fn is_sticky(code: u32) -> bool {
 
 /// A failure that ends the round (the call's inputs or resolution).
 fn is_round_failure(code: u32) -> bool {
-    (300..=302).contains(&code) || code == ELICIT_ERR_MISSING_CAPABILITY || (400..=405).contains(&code)
+    (300..=302).contains(&code)
+        || code == ELICIT_ERR_MISSING_CAPABILITY
+        || (400..=405).contains(&code)
 }
 
 /// `(ptr, len)` of an optional kept text.
@@ -1438,8 +1448,7 @@ impl World {
             let ok = code == ELICIT_OK
                 || code == ELICIT_ERR_WRONG_STEP
                 || (which == 1 && code == ELICIT_ERR_MISSING_CAPABILITY)
-                || (which == 3
-                    && (code == ELICIT_ERR_WORKSPACE_FULL || is_round_failure(code)));
+                || (which == 3 && (code == ELICIT_ERR_WORKSPACE_FULL || is_round_failure(code)));
             assert!(ok, "{what} before a poll: {code}");
         }
         if code == ELICIT_OK {
@@ -1505,7 +1514,9 @@ impl World {
                     let text = match (choice % 4, kind) {
                         (0, _) => r#""CDG""#.to_string(),
                         (1 | 2, Some(ELICIT_KIND_URL)) => {
-                            format!(r#"{{"message":"Sign in","url":"https://id.example/{choice}"}}"#)
+                            format!(
+                                r#"{{"message":"Sign in","url":"https://id.example/{choice}"}}"#
+                            )
                         }
                         (1 | 2, Some(ELICIT_KIND_SAMPLING)) => format!(
                             r#"{{"sampling":{{"messages":[{{"role":"user","content":{{"type":"text","text":"{choice}"}}}}],"maxTokens":9}}}}"#
@@ -1656,7 +1667,9 @@ impl World {
         let code = match r.u8() % 3 {
             0 => r.u16() as u32 % 1000,
             1 => u32::from_le_bytes([r.u8(), r.u8(), r.u8(), r.u8()]),
-            _ => [0, 100, 110, 200, 208, 300, 303, 304, 400, 405, 900, 901, 999][r.u8() as usize % 13],
+            _ => [
+                0, 100, 110, 200, 208, 300, 303, 304, 400, 405, 900, 901, 999,
+            ][r.u8() as usize % 13],
         };
         // SAFETY: always callable; the result is a static C string.
         let s = unsafe { std::ffi::CStr::from_ptr(elicit_result_str(code)) };

@@ -24,6 +24,14 @@
 //!   written past `cap` or past `*out_len`, and a size reported as needed is accepted;
 //! - outputs are UTF-8, and JSON where the header promises JSON;
 //! - memory below `elicit_noalloc_*_size()` or misaligned is refused with its own code.
+// A fuzz harness: a failed unwrap, expect, index or panic is a bug found, as a test's
+// assertion is (the targets check the engine's invariants by panicking).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![no_main]
 
 use std::ffi::CStr;
@@ -173,7 +181,7 @@ impl Mem {
     fn refused(&self, size: usize) -> Option<elicit_result> {
         if self.len < size {
             Some(ELICIT_ERR_MEMORY_TOO_SMALL)
-        } else if self.offset % 16 != 0 {
+        } else if !self.offset.is_multiple_of(16) {
             Some(ELICIT_ERR_MEMORY_ALIGN)
         } else {
             None
@@ -465,7 +473,8 @@ fn run(data: &[u8]) {
         match op {
             0 | 1 => {
                 let (mut step, mut param) = (u32::MAX, UNSET);
-                let code = known(unsafe { elicit_noalloc_round_poll(round, &mut step, &mut param) });
+                let code =
+                    known(unsafe { elicit_noalloc_round_poll(round, &mut step, &mut param) });
                 if code == ELICIT_OK {
                     assert!((1..=4).contains(&step), "unknown step {step}");
                     if handshake {

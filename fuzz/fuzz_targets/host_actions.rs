@@ -8,6 +8,14 @@
 //! resolve_question, resolve_failed, answer, or "what the step asks". After every call:
 //! an error either failed the round for good (the same error from then on) or changed
 //! nothing; every output the step allows is JSON; outputs of other steps are refused.
+// A fuzz harness: a failed unwrap, expect, index or panic is a bug found, as a test's
+// assertion is (the targets check the engine's invariants by panicking).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![no_main]
 use elicit_core::{Capabilities, Era, Inputs, Plan, Round};
 use elicit_fuzz::{caps_of, drive, parts, KINDS, KINDS_ARGS, POOL, RICH, RICH_ARGS};
@@ -49,7 +57,12 @@ fuzz_target!(|data: &[u8]| {
     }
     let handshake = script.first().is_some_and(|b| b & 1 != 0);
     let round = if handshake {
-        Round::new(&plan, Era::Handshake, Inputs::handshake(args).with_capabilities(caps), &mut ws)
+        Round::new(
+            &plan,
+            Era::Handshake,
+            Inputs::handshake(args).with_capabilities(caps),
+            &mut ws,
+        )
     } else {
         let inputs = Inputs::modern(args, state, replies).with_capabilities(caps);
         Round::new(&plan, Era::Modern, inputs, &mut ws)

@@ -2,6 +2,14 @@
 //! of the first round (of the rich declaration, and of the every-kind declaration with
 //! every kind declared: ElicitResults, CreateMessageResults and ListRootsResults) never
 //! panic; errors are the protocol's, outputs are JSON.
+// A fuzz harness: a failed unwrap, expect, index or panic is a bug found, as a test's
+// assertion is (the targets check the engine's invariants by panicking).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![no_main]
 use std::sync::OnceLock;
 
@@ -19,7 +27,12 @@ fn first_state(plan: &Plan<'static, CAP>, args: &str) -> String {
 
 fn states() -> &'static [String; 2] {
     static S: OnceLock<[String; 2]> = OnceLock::new();
-    S.get_or_init(|| [first_state(&rich(), RICH_ARGS), first_state(&kinds(), KINDS_ARGS)])
+    S.get_or_init(|| {
+        [
+            first_state(&rich(), RICH_ARGS),
+            first_state(&kinds(), KINDS_ARGS),
+        ]
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -27,9 +40,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut wss = [vec![0u8; 1 << 14], vec![0u8; 1 << 14]];
-    for ((plan, args), state) in [(rich(), RICH_ARGS), (kinds(), KINDS_ARGS)].iter().zip(states()) {
+    for ((plan, args), state) in [(rich(), RICH_ARGS), (kinds(), KINDS_ARGS)]
+        .iter()
+        .zip(states())
+    {
         for (s, ws) in [Some(state.as_str()), None].into_iter().zip(wss.iter_mut()) {
-            let inputs = Inputs::modern(args, s, Some(replies)).with_capabilities(Capabilities::ALL);
+            let inputs =
+                Inputs::modern(args, s, Some(replies)).with_capabilities(Capabilities::ALL);
             if let Ok(mut round) = Round::new(plan, Era::Modern, inputs, ws) {
                 let _ = run_canned(&mut round, false);
             }

@@ -2,6 +2,14 @@
 //! replies after a NUL byte, and the client's ClientCapabilities after a second one)
 //! for the rich declaration and the every-kind declaration never panics, and every
 //! output is JSON (the state we write reads back).
+// A fuzz harness: a failed unwrap, expect, index or panic is a bug found, as a test's
+// assertion is (the targets check the engine's invariants by panicking).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #![no_main]
 use elicit_core::{Capabilities, Era, Inputs, Round};
 use elicit_fuzz::{kinds, parts, rich, run_canned, KINDS_ARGS, RICH_ARGS};
@@ -20,7 +28,12 @@ fuzz_target!(|data: &[u8]| {
     let mut wss = [vec![0u8; 1 << 14], vec![0u8; 1 << 14]];
     let plan = rich();
     for (value_first, ws) in [false, true].into_iter().zip(wss.iter_mut()) {
-        if let Ok(mut round) = Round::new(&plan, Era::Modern, Inputs::modern(RICH_ARGS, state, replies), ws) {
+        if let Ok(mut round) = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern(RICH_ARGS, state, replies),
+            ws,
+        ) {
             let _ = run_canned(&mut round, value_first);
         }
     }

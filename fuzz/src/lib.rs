@@ -1,6 +1,16 @@
 //! Shared pieces of the fuzz targets: a declaration that uses every answer type, one
 //! that uses every input kind, a canned host, and the invariants checked after every
 //! call.
+// A fuzz harness: a failed unwrap, expect, index or panic is a bug found, as a test's
+// assertion is (the targets check the engine's invariants by panicking).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+// The engine's errors are large by design (names inline, no heap), as in core.
+#![allow(clippy::result_large_err)]
 
 use elicit_core::json::{Style, Value};
 use elicit_core::{Capabilities, Era, Error, InputKind, Inputs, Plan, Round, Step};
@@ -161,7 +171,10 @@ pub fn check_outputs<const N: usize>(round: &Round<'_, '_, N>, step: Option<Step
     if let Some(Error::MissingCapability { missing, kind, .. }) = round.error() {
         // requiredCapabilities: a non-empty ClientCapabilities object that reads back
         // as the same set, naming the kind the message names.
-        assert!(!missing.is_empty() && missing.contains(*kind), "{missing:?}");
+        assert!(
+            !missing.is_empty() && missing.contains(*kind),
+            "{missing:?}"
+        );
         out.clear();
         missing.write_json(&mut out);
         check_json("required capabilities", &out);
@@ -208,7 +221,12 @@ fn check_methods<const N: usize>(plan: &Plan<'_, N>, requests: &[u8]) {
 fn check_state_round_trips<const N: usize>(plan: &Plan<'_, N>, state: &[u8]) {
     let text = std::str::from_utf8(state).expect("state is UTF-8");
     let mut ws = vec![0u8; 1 << 14];
-    let round = Round::new(plan, Era::Modern, Inputs::modern(RICH_ARGS_OR_EMPTY, Some(text), None), &mut ws);
+    let round = Round::new(
+        plan,
+        Era::Modern,
+        Inputs::modern(RICH_ARGS_OR_EMPTY, Some(text), None),
+        &mut ws,
+    );
     assert!(
         round.is_ok(),
         "a written state must start a round: {:?}",

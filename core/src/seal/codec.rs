@@ -22,7 +22,7 @@ pub const NONCE_LEN: usize = 12;
 /// Length of the AES-GCM authentication tag.
 pub const TAG_LEN: usize = 16;
 /// Shortest operator secret a [`KeyRing`] accepts (the SDK refuses shorter ones).
-pub const MIN_KEY_LEN: usize = 32;
+pub const MIN_KEY_LEN: usize = crate::keyring::MIN_KEY_LEN;
 
 const KDF_INFO: &[u8] = b"mcp/request-state/v1/aes-256-gcm";
 const KID_INFO: &[u8] = b"mcp/request-state/v1/kid:";

@@ -101,7 +101,9 @@ const DIGEST_LEN: usize = 22;
 ///
 /// [`Reason::as_str`] gives the SDK's log strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
+// Not #[non_exhaustive]: the C ABI maps every variant to a named code by an exhaustive
+// match (elicit-ffi-noalloc's seal.rs: the log reason), so a new variant must fail to compile there
+// until it has its code.
 pub enum Reason {
     /// `requestState` is present and not `null`, but not a string.
     NonString,
@@ -198,7 +200,8 @@ impl core::error::Error for UnsealError {}
 
 /// Why sealing failed. The SDK answers these with `-32603 "Internal error"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
+// Not #[non_exhaustive]: the C ABI maps every variant to a named code by an exhaustive
+// match (elicit-ffi-noalloc's seal.rs and elicit-ffi's).
 pub enum SealError {
     /// The output buffer is too small.
     BufferTooSmall {

@@ -14,24 +14,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use elicit_core::decl::{AnswerType, Param, Tool};
+use booking_fixture::{decl, resolver, text as fixture_text, Template};
 use elicit_core::json::{Kind, Value};
 use elicit_core::{Era, Inputs, Plan, Round, Step};
-
-/// The seed docs' `book_flight` tool.
-fn declaration() -> String {
-    Tool::new("book_flight")
-        .param(Param::ask("destination", "Where would you like to fly?"))
-        .param(Param::ask("date", "When would you like to fly?"))
-        .param(Param::resolver("airport", &["destination"]))
-        .param(Param::resolver("proceed", &["destination", "date"]).ty(AnswerType::Boolean))
-        .param(
-            Param::ask("seat", "Window or aisle?")
-                .ty(AnswerType::choice(["window", "aisle"]))
-                .default_json("null"),
-        )
-        .to_json()
-}
 
 fn text(v: Value<'_>) -> String {
     match v.as_str() {
@@ -43,32 +28,41 @@ fn text(v: Value<'_>) -> String {
 fn quote(s: &str) -> String {
     let mut out = Vec::new();
     elicit_core::json::write_str(s, false, &mut out);
-    String::from_utf8(out).expect("utf8")
+    // The JSON writer writes UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The host's resolvers: a value (JSON) or a question (JSON).
+/// Resolver input `name` as text (the engine passes every input a resolver needs).
+fn input(inputs: Value<'_>, name: &str) -> String {
+    inputs.get(name).map(text).unwrap_or_default()
+}
+
+/// The question `template` asks with these `inputs`, as resolver question JSON.
+fn ask(template: Template, inputs: Value<'_>) -> String {
+    let values: Vec<(&str, String)> = inputs.members().map(|(k, v)| (k.raw(), text(v))).collect();
+    let value = |n: &str| {
+        values
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map_or("", |(_, v)| v.as_str())
+    };
+    let message = template.fill(value).to_string();
+    format!("{{\"message\":{}}}", quote(&message))
+}
+
+/// The host's resolvers (the fixture's rules): a value (JSON) or a question (JSON).
 fn resolve(name: &str, inputs: Value<'_>) -> Result<String, String> {
     match name {
-        "airport" => {
-            let dest = text(inputs.get("destination").expect("needs destination"));
-            if dest == "London" {
-                Ok("\"LHR\"".into())
-            } else {
-                Err(format!(
-                    "{{\"message\":{}}}",
-                    quote(&format!("Which airport in {dest}?"))
-                ))
-            }
-        }
-        "proceed" => {
-            let dest = text(inputs.get("destination").expect("needs destination"));
-            let date = text(inputs.get("date").expect("needs date"));
-            Err(format!(
-                "{{\"message\":{}}}",
-                quote(&format!("Book a flight to {dest} on {date}?"))
-            ))
-        }
-        other => panic!("no resolver for {other}"),
+        "airport" => match resolver::AIRPORT.known_answer(&input(inputs, "destination")) {
+            Some(airport) => Ok(quote(airport)),
+            None => Err(ask(resolver::AIRPORT.ask, inputs)),
+        },
+        "proceed" => Err(ask(resolver::PROCEED.ask, inputs)),
+        // The plan has no other resolver; should it gain one, the user is asked.
+        other => Err(format!(
+            "{{\"message\":{}}}",
+            quote(&format!("What should {other} be?"))
+        )),
     }
 }
 
@@ -81,9 +75,11 @@ enum Client {
 impl Client {
     /// The ElicitResult for one question (`params` = the request's params JSON).
     fn answer(&self, name: &str, params: Value<'_>) -> String {
-        let message = text(params.get("message").expect("message"));
-        let schema = params.get("requestedSchema").expect("schema");
-        let value_schema = schema.get("properties").and_then(|p| p.get("value"));
+        let message = params.get("message").map(text).unwrap_or_default();
+        let value_schema = params
+            .get("requestedSchema")
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get("value"));
         let ty = value_schema
             .and_then(|v| v.get("type"))
             .map(text)
@@ -147,7 +143,9 @@ fn run_resolve(
     plan: &Plan<'_, 16>,
     param: usize,
 ) -> Result<(), String> {
-    let name = plan.name(param).expect("param");
+    let name = plan
+        .name(param)
+        .ok_or("a step for a parameter the plan lacks")?;
     let inputs = round.resolve_inputs_json().map_err(|e| e.to_string())?;
     let inputs_v = Value::parse(&inputs).map_err(|e| format!("{e:?}"))?;
     let r = match resolve(name, inputs_v) {
@@ -196,7 +194,8 @@ fn modern(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
                 let mut answers = Vec::new();
                 for (k, req) in reqs.members() {
                     let name: String = k.units().filter_map(char::from_u32).collect();
-                    let answer = client.answer(&name, req.get("params").expect("params"));
+                    let params = req.get("params").ok_or("a request without params")?;
+                    let answer = client.answer(&name, params);
                     answers.push(format!("{}:{answer}", quote(&name)));
                 }
                 // The round borrows this round's state and replies; end it first.
@@ -223,7 +222,9 @@ fn handshake(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
         match round.poll().map_err(|e| e.to_string())? {
             Step::Resolve { param } => run_resolve(&mut round, plan, param)?,
             Step::Ask { param } => {
-                let name = plan.name(param).expect("param");
+                let name = plan
+                    .name(param)
+                    .ok_or("a step for a parameter the plan lacks")?;
                 let params = round.ask_json().map_err(|e| e.to_string())?;
                 println!("-- elicitation/create for {name}");
                 let answer =
@@ -257,8 +258,7 @@ fn main() {
         Some("handshake") => Era::Handshake,
         _ => Era::Modern,
     };
-    let decl = declaration();
-    let plan: Plan<'_, 16> = match Plan::compile(&decl) {
+    let plan: Plan<'_, 16> = match Plan::compile(decl::BOOK_FLIGHT) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("declaration rejected: {e}");
@@ -276,21 +276,24 @@ fn main() {
     match result {
         Ok(values) => {
             println!("== resolved: {values}");
-            let v = Value::parse(&values).expect("values are JSON");
-            let get = |k: &str| v.get(k).map(text).unwrap_or_default();
-            if v.get("proceed").and_then(|p| p.as_bool()) == Some(false) {
-                println!("Cancelled");
+            let v = Value::parse(&values).ok();
+            let field = |k: &str| v.and_then(|v| v.get(k));
+            let get = |k: &str| field(k).map(text).unwrap_or_default();
+            if field("proceed").and_then(|p| p.as_bool()) == Some(false) {
+                println!("{}", fixture_text::CANCELLED);
             } else {
-                let seat = match v.get("seat") {
+                let seat = match field("seat") {
                     Some(s) if s.kind() != Kind::Null => text(s),
-                    _ => "no preference".into(),
+                    _ => fixture_text::NO_PREFERENCE.into(),
                 };
-                println!(
-                    "Booked {} ({}) on {}, seat {seat}",
-                    get("destination"),
-                    get("airport"),
-                    get("date")
-                );
+                let fields = ["destination", "airport", "date"].map(|k| (k, get(k)));
+                let result = booking_fixture::entry::BOOK_FLIGHT
+                    .result
+                    .fill(|n| match n {
+                        "seat" => seat.as_str(),
+                        n => fields.iter().find(|(k, _)| *k == n).map_or("", |(_, v)| v),
+                    });
+                println!("{result}");
             }
         }
         Err(e) => {

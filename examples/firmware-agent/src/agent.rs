@@ -28,8 +28,9 @@ use elicit_core::{Capabilities, Era, Error, Inputs, Plan, Round, Sink, SliceSink
 use crate::board::Uart;
 #[cfg(feature = "seal")]
 use crate::provision::{Clock, Nonces, MAX_KEYS};
-use crate::rpc::{self, py_repr, Escaped, Line, Message};
+use crate::rpc::{self, Escaped, Line, Message};
 use crate::tools::{self, Resolved, Tool, N};
+use elicit_core::write_py_repr;
 
 /// The only modern protocol version.
 const MODERN: &str = "2026-07-28";
@@ -131,7 +132,7 @@ impl Agent {
         loop {
             match rpc::read_line(&mut self.uart, &mut b.line) {
                 Line::TooLong => self.too_long(&b.line),
-                Line::Text(n) => match core::str::from_utf8(&b.line[..n]) {
+                Line::Text(n) => match core::str::from_utf8(b.line.get(..n).unwrap_or(&[])) {
                     Ok(text) => self.handle(text, &mut b.aux, &mut b.token, &mut b.ws),
                     Err(_) => rpc::error(&mut self.uart, "null", rpc::PARSE_ERROR, "Parse error"),
                 },
@@ -242,7 +243,7 @@ impl Agent {
             s.put(b"Client did not declare the ");
             s.put(kind.capability_name().as_bytes());
             s.put(b" capability required by resolver ");
-            py_repr(param.chars(), s);
+            write_py_repr(param.chars().map(u32::from), s);
         });
         self.uart.put(br#","data":{"requiredCapabilities":"#);
         missing.write_json(&mut self.uart);
@@ -280,7 +281,12 @@ impl Agent {
         } else {
             u.put(b"{\"_meta\":{");
             if modern {
-                u.put(&SERVER_META.as_bytes()[1..SERVER_META.len() - 1]);
+                u.put(
+                    SERVER_META
+                        .as_bytes()
+                        .get(1..SERVER_META.len() - 1)
+                        .unwrap_or(&[]),
+                );
                 u.put(b",");
             }
             u.put(b"\"fastmcp\":{\"wrap_result\":true}},");
@@ -372,18 +378,21 @@ impl Agent {
                     u.put(b"}\n");
                     match self.await_answer(ask, aux) {
                         Answer::Result(at, len) => {
-                            let reply = core::str::from_utf8(&aux[at..at + len]).unwrap_or("");
+                            let reply = core::str::from_utf8(aux.get(at..at + len).unwrap_or(&[]))
+                                .unwrap_or("");
                             if let Err(e) = round.answer(reply) {
                                 return self
                                     .tool_error(id, false, &mut |s| tools::write_error(&e, s));
                             }
                         }
                         Answer::Error(at, len) => {
-                            let message = core::str::from_utf8(&aux[at..at + len]).unwrap_or("");
+                            let message =
+                                core::str::from_utf8(aux.get(at..at + len).unwrap_or(&[]))
+                                    .unwrap_or("");
                             // The message is raw JSON string contents: written as is.
                             return self.tool_result(id, false, true, &mut |s| {
                                 Escaped(s).put(b"Error calling tool ");
-                                py_repr(tool.name.chars(), &mut Escaped(s));
+                                write_py_repr(tool.name.chars().map(u32::from), &mut Escaped(s));
                                 s.put(b": ");
                                 s.put(message.as_bytes());
                             });
@@ -391,7 +400,7 @@ impl Agent {
                         Answer::TooLong => {
                             return self.tool_error(id, false, &mut |s| {
                                 s.put(b"Error calling tool ");
-                                py_repr(tool.name.chars(), s);
+                                write_py_repr(tool.name.chars().map(u32::from), s);
                                 s.put(b": the client's answer is longer than the agent's ");
                                 write_i64(AUX_CAP as i64, s);
                                 s.put(b"-byte line buffer");
@@ -417,7 +426,7 @@ impl Agent {
                 Line::TooLong => return Answer::TooLong,
                 Line::Text(len) => len,
             };
-            let Ok(text) = core::str::from_utf8(&buf[..len]) else {
+            let Ok(text) = core::str::from_utf8(buf.get(..len).unwrap_or(&[])) else {
                 rpc::error(&mut self.uart, "null", rpc::PARSE_ERROR, "Parse error");
                 continue;
             };
@@ -427,7 +436,7 @@ impl Agent {
                 Err(f) => rpc::error(&mut self.uart, "null", f.code, f.message),
                 Ok(Message::Notification) => {}
                 Ok(Message::Response { id, result, error }) => {
-                    if id.raw().as_bytes() != &digits[..n] {
+                    if Some(id.raw().as_bytes()) != digits.get(..n) {
                         continue;
                     }
                     if let Some(r) = result {
@@ -594,7 +603,7 @@ impl Agent {
                     }
                 };
                 #[cfg(not(feature = "seal"))]
-                let sealed = core::str::from_utf8(&token[..len]).ok();
+                let sealed = core::str::from_utf8(token.get(..len).unwrap_or(&[])).ok();
                 let Some(token) = sealed else {
                     return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
                 };
@@ -637,7 +646,7 @@ impl Agent {
         let Some(tool) = tools::find(name) else {
             self.tool_error(id, modern, &mut |s| {
                 s.put(b"Unknown tool: ");
-                py_repr(rpc::chars(name), s);
+                write_py_repr(name.units(), s);
             });
             return None;
         };
@@ -688,7 +697,7 @@ impl Agent {
         let Ok(Ok(len)) = written else {
             return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
         };
-        let values = core::str::from_utf8(&buf[..len])
+        let values = core::str::from_utf8(buf.get(..len).unwrap_or(&[]))
             .ok()
             .and_then(|t| Value::parse(t).ok());
         let Some(values) = values else {
@@ -729,7 +738,7 @@ fn run_resolver(round: &mut Round<'_, '_, N>, tool: &Tool, param: &str) -> Resul
     let n = s
         .finish()
         .map_err(|needed| Error::BufferTooSmall { needed })?;
-    let text = core::str::from_utf8(&inputs[..n]).unwrap_or("{}");
+    let text = core::str::from_utf8(inputs.get(..n).unwrap_or(&[])).unwrap_or("{}");
     // The round wrote JSON: a parse failure cannot happen (reported as the buffer).
     let Ok(inputs) = Value::parse(text) else {
         return Err(Error::BufferTooSmall { needed: n });
@@ -740,7 +749,7 @@ fn run_resolver(round: &mut Round<'_, '_, N>, tool: &Tool, param: &str) -> Resul
     let m = s
         .finish()
         .map_err(|needed| Error::BufferTooSmall { needed })?;
-    let text = core::str::from_utf8(&answer[..m]).unwrap_or("null");
+    let text = core::str::from_utf8(answer.get(..m).unwrap_or(&[])).unwrap_or("null");
     match kind {
         Resolved::Value => round.resolve_value(text),
         Resolved::Question => round.resolve_question(text),
@@ -763,7 +772,9 @@ fn plaintext_state<'b>(v: Option<Value<'_>>, buf: &'b mut [u8]) -> Result<Option
         c.encode_utf8(dst);
         len += n;
     }
-    core::str::from_utf8(&buf[..len]).map(Some).map_err(|_| ())
+    core::str::from_utf8(buf.get(..len).unwrap_or(&[]))
+        .map(Some)
+        .map_err(|_| ())
 }
 
 /// How a handshake ask ended.

@@ -11,7 +11,7 @@
 //! | 7 | 1 | zero |
 //! | 8 | 8 | Unix time in seconds when the launcher started QEMU |
 //! | 16 | 8 | boot seed: 8 bytes from the host's CSPRNG, fresh for every boot |
-//! | 24 | … | each key: its length (1 byte, 32 to [`MAX_KEY_LEN`]), then its bytes |
+//! | 24 | … | each key: its length (1 byte, 32 to 128: `elicit_core::keyring`'s limits), then its bytes |
 //!
 //! # Time
 //!
@@ -47,8 +47,10 @@ use crate::board;
 
 /// Most keys in the ring (rotation: the new key and the old one).
 pub const MAX_KEYS: usize = 2;
-/// Longest key secret the block carries.
-pub const MAX_KEY_LEN: usize = 128;
+// Shortest and longest key secret the block carries: the key ring's limits
+// (elicit_core::keyring, which the launcher's checks follow).
+#[cfg(feature = "seal")]
+use elicit_core::keyring::{MAX_KEY_LEN, MIN_KEY_LEN};
 
 const MAGIC: &[u8; 4] = b"ELAG";
 const VERSION: u8 = 1;
@@ -88,8 +90,8 @@ impl Provision {
             }
             let mut at = 24;
             for key in keys.iter_mut().take(count) {
-                let len = usize::from(block[at]);
-                if !(32..=MAX_KEY_LEN).contains(&len) || at + 1 + len > block.len() {
+                let len = usize::from(block.get(at).copied().unwrap_or(0));
+                if !(MIN_KEY_LEN..=MAX_KEY_LEN).contains(&len) || at + 1 + len > block.len() {
                     return Err("a provisioned key must be 32 to 128 bytes");
                 }
                 *key = (at + 1, len);
@@ -113,8 +115,8 @@ impl Provision {
     #[cfg(feature = "seal")]
     pub fn ring(&self, block: &[u8; board::PROVISION_LEN]) -> Result<KeyRing<MAX_KEYS>, Refused> {
         let k = |i: usize| {
-            let (at, len) = self.keys[i];
-            &block[at..at + len]
+            let (at, len) = self.keys.get(i).copied().unwrap_or((0, 0));
+            block.get(at..at + len).unwrap_or(&[])
         };
         let secrets: &[&[u8]] = if self.key_count == 1 {
             &[k(0)]

@@ -44,10 +44,10 @@ pub fn read_line(uart: &mut Uart, buf: &mut [u8]) -> Line {
         if too_long {
             return Line::TooLong;
         }
-        if len > 0 && buf[len - 1] == b'\r' {
+        if len > 0 && buf.get(len - 1) == Some(&b'\r') {
             len -= 1;
         }
-        if buf[..len].iter().any(|b| !b.is_ascii_whitespace()) {
+        if buf.iter().take(len).any(|b| !b.is_ascii_whitespace()) {
             return Line::Text(len);
         }
     }
@@ -56,6 +56,9 @@ pub fn read_line(uart: &mut Uart, buf: &mut [u8]) -> Line {
 /// The `id` of a request whose line was too long, read from the line's first bytes: the
 /// first member named `id` at the top level, when its whole value (a number, or a string
 /// without escapes) lies in `prefix`. Best effort: without it the error goes to id null.
+// Every index is checked against `prefix.len()` by the loop condition before it is read
+// (`i`, `j`, `k`, `e`), and the slices run between such checked indices.
+#[allow(clippy::indexing_slicing)]
 pub fn id_in_prefix(prefix: &[u8]) -> Option<&str> {
     let mut depth = 0u32;
     let mut i = 0;
@@ -229,6 +232,9 @@ pub fn error(out: &mut Uart, id: &str, code: i32, message: &str) {
 pub struct Escaped<'s>(pub &'s mut dyn Sink);
 
 impl Sink for Escaped<'_> {
+    // `HEX` is indexed by a nibble (below 16); `run` and `i` are positions in `bytes`
+    // from its own enumeration (`run <= i < bytes.len()`, or `run <= bytes.len()`).
+    #[allow(clippy::indexing_slicing)]
     fn put(&mut self, bytes: &[u8]) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut run = 0;
@@ -255,44 +261,4 @@ impl Sink for Escaped<'_> {
         }
         self.0.put(&bytes[run..]);
     }
-}
-
-/// Python's `repr` of a string given as its characters (as core's `PyRepr`),
-/// written to `out` (unescaped text: wrap `out` in [`Escaped`] inside JSON).
-pub fn py_repr(chars: impl Iterator<Item = char> + Clone, out: &mut dyn Sink) {
-    let (mut single, mut double) = (false, false);
-    for c in chars.clone() {
-        single |= c == '\'';
-        double |= c == '"';
-    }
-    let quote = if single && !double { '"' } else { '\'' };
-    put_char(quote, out);
-    for c in chars {
-        match c {
-            '\\' => out.put(b"\\\\"),
-            '\n' => out.put(b"\\n"),
-            '\r' => out.put(b"\\r"),
-            '\t' => out.put(b"\\t"),
-            c if c == quote => {
-                out.put(b"\\");
-                put_char(c, out);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let v = c as u32 as usize;
-                out.put(&[b'\\', b'x', HEX[v >> 4], HEX[v & 15]]);
-            }
-            c => put_char(c, out),
-        }
-    }
-    put_char(quote, out);
-}
-
-/// The decoded characters of a JSON string (a lone surrogate as U+FFFD).
-pub fn chars(s: elicit_core::json::Str<'_>) -> impl Iterator<Item = char> + Clone + '_ {
-    s.units().map(|u| char::from_u32(u).unwrap_or('\u{fffd}'))
-}
-
-fn put_char(c: char, out: &mut dyn Sink) {
-    out.put(c.encode_utf8(&mut [0u8; 4]).as_bytes());
 }

@@ -9,7 +9,7 @@ pub(crate) static BOOKING_PLAN: &[u8] =
 #[cfg(not(feature = "json-plan"))]
 pub(crate) static SURVEY_PLAN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/survey16.plan"));
 #[cfg(feature = "json-plan")]
-pub(crate) static BOOKING_JSON: &str = include_str!("../decl/book_flight.json");
+pub(crate) static BOOKING_JSON: &str = booking_fixture::decl::BOOK_FLIGHT;
 #[cfg(feature = "json-plan")]
 pub(crate) static SURVEY_JSON: &str = include_str!("../decl/survey16.json");
 

@@ -65,30 +65,27 @@ pub(crate) struct Tool<const N: usize> {
     pub(crate) resolve: Resolver,
 }
 
-/// The seed docs' resolvers: LHR for London, else ask; always confirm.
+/// The seed docs' resolvers, as the booking fixture's rules write them: LHR for London,
+/// else ask; always confirm.
 pub(crate) fn booking_resolve(param: &str, inputs: Value<'_>, out: &mut SliceSink<'_>) -> Resolved {
+    use booking_fixture::resolver::{AIRPORT, PROCEED};
     let get = |k: &str| inputs.get(k).and_then(|v| v.as_str());
+    // book_flight's two resolvers (named, not looked up: no table of every rule in flash).
+    let rule = if param == AIRPORT.param {
+        &AIRPORT
+    } else {
+        &PROCEED
+    };
     // The strings' raw JSON contents go straight into the question's JSON string.
-    let raw = |k: &str| get(k).map(|s| s.raw()).unwrap_or("");
-    match param {
-        "airport" if get("destination").is_some_and(|d| d.eq_str("London")) => {
-            out.put(b"\"LHR\"");
-            Resolved::Value
-        }
-        "airport" => {
-            out.put(b"{\"message\":\"Which airport in ");
-            out.put(raw("destination").as_bytes());
-            out.put(b"?\"}");
-            Resolved::Question
-        }
-        _ => {
-            out.put(b"{\"message\":\"Book a flight to ");
-            out.put(raw("destination").as_bytes());
-            out.put(b" on ");
-            out.put(raw("date").as_bytes());
-            out.put(b"?\"}");
-            Resolved::Question
-        }
+    let value = rule.write_json(
+        |v| get(rule.input).is_some_and(|s| s.eq_str(v)),
+        |k| get(k).map_or("", |s| s.raw()),
+        |b| out.put(b),
+    );
+    if value {
+        Resolved::Value
+    } else {
+        Resolved::Question
     }
 }
 
@@ -210,19 +207,26 @@ fn run_resolver<const N: usize>(
     let mut sink = SliceSink::new(&mut inputs);
     round.write_resolve_inputs(&mut sink)?;
     let n = sink_len(&sink)?;
-    let v = Value::parse(utf8(&inputs[..n]))
+    let v = Value::parse(utf8(inputs.get(..n).unwrap_or(&[])))
         .map_err(|_| Fail::Protocol("resolver inputs are not JSON"))?;
     let mut answer = [0u8; 128];
     let mut sink = SliceSink::new(&mut answer);
     let kind = (tool.resolve)(name, v, &mut sink);
     let m = sink_len(&sink)?;
-    let text = utf8(&answer[..m]);
+    let text = utf8(answer.get(..m).unwrap_or(&[]));
     let what = if kind == Resolved::Value {
         ") -> value "
     } else {
         ") -> question "
     };
-    log.line(&["  resolver ", name, "(", utf8(&inputs[..n]), what, text]);
+    log.line(&[
+        "  resolver ",
+        name,
+        "(",
+        utf8(inputs.get(..n).unwrap_or(&[])),
+        what,
+        text,
+    ]);
     match kind {
         Resolved::Value => round.resolve_value(text)?,
         Resolved::Question => round.resolve_question(text)?,
@@ -246,7 +250,12 @@ fn ask_client<const N: usize>(
     round.write_ask(&mut sink)?;
     let n = sink_len(&sink)?;
     let answer = scripted(script, name);
-    log.line(&["-- elicitation/create for ", name, ": ", utf8(&ask[..n])]);
+    log.line(&[
+        "-- elicitation/create for ",
+        name,
+        ": ",
+        utf8(ask.get(..n).unwrap_or(&[])),
+    ]);
     log.line(&["  client -> ", answer]);
     log.asks_out += n;
     log.replies_in += answer.len();
@@ -351,12 +360,21 @@ pub(crate) fn modern_round<const N: usize>(
         Some((buf, len)) => Some(unseal(seal, buf, len, &binding)?),
     };
     #[cfg(not(feature = "seal"))]
-    let (state, _) = (echoed.map(|(buf, len)| utf8(&buf[..len])), seal);
+    let (state, _) = (
+        echoed.map(|(buf, len)| utf8(buf.get(..len).unwrap_or(&[]))),
+        seal,
+    );
 
     // Built in place: returning a `Round<16>` (1.6 KB) would put a second copy of it on
     // the stack while it is created.
     let mut slot = None;
-    let round = Round::new_in(&mut slot, &tool.plan, Era::Modern, Inputs::modern(args, state, replies), ws)?;
+    let round = Round::new_in(
+        &mut slot,
+        &tool.plan,
+        Era::Modern,
+        Inputs::modern(args, state, replies),
+        ws,
+    )?;
     match drive(round, tool, None, log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
@@ -408,7 +426,13 @@ pub(crate) fn handshake_call<const N: usize, const WS: usize>(
 ) -> Result<usize, Fail> {
     let mut ws = [0u8; WS];
     let mut slot = None;
-    let round = Round::new_in(&mut slot, &tool.plan, Era::Handshake, Inputs::handshake(args), &mut ws)?;
+    let round = Round::new_in(
+        &mut slot,
+        &tool.plan,
+        Era::Handshake,
+        Inputs::handshake(args),
+        &mut ws,
+    )?;
     match drive(round, tool, Some(script), log)? {
         Step::Done => {
             let mut s = SliceSink::new(out);
@@ -424,9 +448,17 @@ pub(crate) fn handshake_call<const N: usize, const WS: usize>(
 /// `book_flight`, 1 is `survey16`.
 pub(crate) fn load_plan<const N: usize>(index: usize) -> Result<Plan<'static, N>, CompileError> {
     #[cfg(not(feature = "json-plan"))]
-    return Plan::from_postcard([BOOKING_PLAN, SURVEY_PLAN][index]);
+    return Plan::from_postcard(if index == 0 {
+        BOOKING_PLAN
+    } else {
+        SURVEY_PLAN
+    });
     #[cfg(feature = "json-plan")]
-    return Plan::compile([BOOKING_JSON, SURVEY_JSON][index]);
+    return Plan::compile(if index == 0 {
+        BOOKING_JSON
+    } else {
+        SURVEY_JSON
+    });
 }
 
 /// The scripted client: the `inputResponses` object answering every request of

@@ -44,7 +44,7 @@ pub fn run() -> bool {
     let mut log = Log::new(&mut log_buf);
     ok &= matches!(
         handshake_call::<BOOKING_N, HANDSHAKE_WS>(&booking, "{}", LONDON, &mut out, &mut log),
-        Ok(n) if &out[..n] == LONDON_VALUES.as_bytes()
+        Ok(n) if out.get(..n) == Some(LONDON_VALUES.as_bytes())
     );
     ok &= conversation(&survey, &mut [0; SURVEY_WS], SURVEY, SURVEY_VALUES, &ctx);
     ok
@@ -72,7 +72,7 @@ fn conversation<'s, const N: usize>(
             ws,
             "{}",
             carried_len.map(|l| (&mut carried[..], l)),
-            replies_len.map(|l| utf8(&replies[..l])),
+            replies_len.map(|l| utf8(replies.get(..l).unwrap_or(&[]))),
             &ctx(),
             &mut out,
             &mut state_out,
@@ -80,7 +80,9 @@ fn conversation<'s, const N: usize>(
             &mut log,
         );
         match r {
-            Ok(Outcome::Done { values, .. }) => return &out[..values] == expected.as_bytes(),
+            Ok(Outcome::Done { values, .. }) => {
+                return out.get(..values) == Some(expected.as_bytes())
+            }
             Ok(Outcome::InputRequired {
                 requests,
                 state,
@@ -92,9 +94,11 @@ fn conversation<'s, const N: usize>(
                 } else {
                     (&state_out, state)
                 };
-                carried[..n].copy_from_slice(&src[..n]);
+                if let (Some(d), Some(s)) = (carried.get_mut(..n), src.get(..n)) {
+                    d.copy_from_slice(s);
+                }
                 carried_len = Some(n);
-                let Ok(reqs) = Value::parse(utf8(&out[..requests])) else {
+                let Ok(reqs) = Value::parse(utf8(out.get(..requests).unwrap_or(&[]))) else {
                     return false;
                 };
                 match client_replies(script, reqs, &mut replies) {

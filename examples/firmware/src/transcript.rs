@@ -48,7 +48,7 @@ impl Transcript {
 
     fn flush(&mut self) {
         if let Some(h) = self.host.as_mut() {
-            let _ = h.write_all(&self.buf[..self.len]);
+            let _ = h.write_all(self.buf.get(..self.len).unwrap_or(&[]));
         }
         self.len = 0;
     }
@@ -78,7 +78,9 @@ impl fmt::Write for Transcript {
                 #[cfg(not(feature = "stub"))]
                 self.sha.update([b]);
             }
-            self.buf[self.len] = b;
+            if let Some(slot) = self.buf.get_mut(self.len) {
+                *slot = b;
+            }
             self.len += 1;
             if b == b'\n' {
                 self.line_start = true;

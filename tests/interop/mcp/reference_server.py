@@ -40,7 +40,14 @@ SERVER_NAME = "booking"
 
 
 def state_keys(text: str) -> list[bytes]:
-    """ELICIT_STATE_KEYS as the Rust servers read it: comma-separated hex secrets."""
+    """ELICIT_STATE_KEYS as the Rust servers read it: comma-separated hex secrets.
+
+    Not through elicit_core::keyring (the one parser, which sets the limits: 1 to 8 keys of
+    32 to 128 bytes): this is the reference the Rust side is measured against, a FastMCP
+    program with no Rust build under it, and its keys go straight to the MCP SDK's
+    RequestStateSecurity, which enforces the SDK's own rules (32 bytes at least). The
+    syntax and the words of its errors are the parser's.
+    """
     keys = []
     for i, part in enumerate(text.split(",")):
         part = part.strip()

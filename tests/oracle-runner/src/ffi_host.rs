@@ -315,19 +315,13 @@ pub fn one_round(
                 let mut cv = Vec::new();
                 let reqs_v = Value::parse(&reqs).map_err(|_| "bad requests")?;
                 for (k, r) in reqs_v.members() {
-                    let params = r.get("params").expect("params");
+                    let params = r.get("params").ok_or("a request without params")?;
                     let mut input = Vec::new();
                     write_value(params, Style::DIGEST, &mut input);
                     let key = format!("\"{}\"", k.raw());
-                    di.push(format!(
-                        "{key}:{}",
-                        jstr(std::str::from_utf8(&input).expect("ascii"))
-                    ));
+                    di.push(format!("{key}:{}", jstr(&String::from_utf8_lossy(&input))));
                     let d = digest_params(params);
-                    dg.push(format!(
-                        "{key}:\"{}\"",
-                        std::str::from_utf8(&d).expect("ascii")
-                    ));
+                    dg.push(format!("{key}:\"{}\"", &*String::from_utf8_lossy(&d)));
                 }
                 let cv_text = round.input_requests(true)?;
                 let cv_v = Value::parse(&cv_text).map_err(|_| "bad client view")?;
@@ -335,7 +329,7 @@ pub fn one_round(
                     cv.push(format!(
                         "\"{}\":{}",
                         k.raw(),
-                        wire(r.get("params").expect("params"))
+                        wire(r.get("params").ok_or("a request without params")?)
                     ));
                 }
                 dbg.push(format!("\"digest_inputs\":{{{}}}", di.join(",")));

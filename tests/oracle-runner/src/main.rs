@@ -82,13 +82,13 @@ fn process(doc: Value<'_>) -> Result<String, String> {
 fn wire(v: Value<'_>) -> String {
     let mut out = Vec::new();
     write_value(v, Style::WIRE, &mut out);
-    String::from_utf8(out).expect("utf8")
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn jstr(s: &str) -> String {
     let mut out = Vec::new();
     write_str(s, false, &mut out);
-    String::from_utf8(out).expect("utf8")
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn text_of(v: Value<'_>) -> Option<String> {
@@ -138,7 +138,7 @@ fn map_type(spec: Value<'_>) -> Result<String, String> {
                 let key = format!("\"{}\"", k.raw());
                 let (ty, default) = if fspec.kind() == Kind::Object && fspec.get("type").is_some() {
                     (
-                        map_type(fspec.get("type").expect("type"))?,
+                        map_type(fspec.get("type").ok_or("a field without a type")?)?,
                         fspec.get("default"),
                     )
                 } else {
@@ -294,7 +294,11 @@ fn run_resolver(spec: Value<'_>, inputs: Value<'_>) -> Result<Decision, String> 
     let input = |name: &str| inputs.get_last(name);
     if let Some(known) = spec.get("known") {
         if known.kind() == Kind::Object && !depends.is_empty() {
-            let key = input(&depends[0]).map(placeholder).unwrap_or_default();
+            let key = depends
+                .first()
+                .and_then(|d| input(d))
+                .map(placeholder)
+                .unwrap_or_default();
             if let Some(v) = known.get_last(&key) {
                 return Ok(Decision::Value(wire(v)));
             }
@@ -366,7 +370,7 @@ fn scenario(sc: Value<'_>) -> Result<String, String> {
     let mut arguments = sc.get("arguments").map(wire).unwrap_or_else(|| "{}".into());
     let mut prev_state: Option<String> = None;
     let mut rounds_out = Vec::new();
-    let default_rounds = Value::parse("[{}]").expect("static");
+    let default_rounds = Value::parse("[{}]").map_err(|_| "the default rounds")?;
     let rounds = sc.get("rounds").unwrap_or(default_rounds);
     for rnd in rounds.items() {
         if let Some(p) = rnd.get("parameters") {
@@ -450,7 +454,9 @@ fn one_round(
         match round.poll() {
             Err(e) => break Err(e),
             Ok(Step::Resolve { param }) => {
-                let pname = plan.name(param).expect("param");
+                let pname = plan
+                    .name(param)
+                    .ok_or("a step for a parameter the plan lacks")?;
                 let spec_text = &sticky
                     .resolvers
                     .iter()
@@ -486,7 +492,7 @@ fn one_round(
                 .write_values(Style::WIRE, &mut v)
                 .map_err(|e| e.to_string())?;
             (
-                format!("{{\"values\":{}", String::from_utf8(v).expect("utf8")),
+                format!("{{\"values\":{}", String::from_utf8_lossy(&v).into_owned()),
                 None,
             )
         }
@@ -499,39 +505,33 @@ fn one_round(
             round
                 .write_request_state(&mut st)
                 .map_err(|e| e.to_string())?;
-            let state = String::from_utf8(st).expect("ascii");
-            let reqs = String::from_utf8(reqs).expect("utf8");
+            let state = String::from_utf8_lossy(&st).into_owned();
+            let reqs = String::from_utf8_lossy(&reqs).into_owned();
             if debug {
                 let mut di = Vec::new();
                 let mut dg = Vec::new();
                 let mut cv = Vec::new();
                 let reqs_v = Value::parse(&reqs).map_err(|_| "bad requests")?;
                 for (k, r) in reqs_v.members() {
-                    let params = r.get("params").expect("params");
+                    let params = r.get("params").ok_or("a request without params")?;
                     let mut input = Vec::new();
                     write_value(params, Style::DIGEST, &mut input);
                     let key = format!("\"{}\"", k.raw());
-                    di.push(format!(
-                        "{key}:{}",
-                        jstr(std::str::from_utf8(&input).expect("ascii"))
-                    ));
+                    di.push(format!("{key}:{}", jstr(&String::from_utf8_lossy(&input))));
                     let d = digest_params(params);
-                    dg.push(format!(
-                        "{key}:\"{}\"",
-                        std::str::from_utf8(&d).expect("ascii")
-                    ));
+                    dg.push(format!("{key}:\"{}\"", &*String::from_utf8_lossy(&d)));
                 }
                 let mut cv_reqs = Vec::new();
                 round
                     .write_input_requests(true, &mut cv_reqs)
                     .map_err(|e| e.to_string())?;
-                let cv_text = String::from_utf8(cv_reqs).expect("utf8");
+                let cv_text = String::from_utf8_lossy(&cv_reqs).into_owned();
                 let cv_v = Value::parse(&cv_text).map_err(|_| "bad client view")?;
                 for (k, r) in cv_v.members() {
                     cv.push(format!(
                         "\"{}\":{}",
                         k.raw(),
-                        wire(r.get("params").expect("params"))
+                        wire(r.get("params").ok_or("a request without params")?)
                     ));
                 }
                 dbg.push(format!("\"digest_inputs\":{{{}}}", di.join(",")));
@@ -586,10 +586,10 @@ fn digest(doc: Value<'_>) -> Result<String, String> {
         }
         format!("{{{}}}", fields.join(","))
     } else {
-        let ty = map_type(
-            doc.get("type")
-                .unwrap_or(Value::parse("\"str\"").expect("static")),
-        )?;
+        let ty = match doc.get("type") {
+            Some(t) => map_type(t)?,
+            None => map_type(Value::parse("\"str\"").map_err(|_| "the default type")?)?,
+        };
         let mut e = vec![format!(
             "\"message\":{}",
             doc.get("message")
@@ -608,17 +608,17 @@ fn digest(doc: Value<'_>) -> Result<String, String> {
         let plan = Plan::<4>::compile(&decl).map_err(|e| e.to_string())?;
         let mut w = Vec::new();
         plan.write_literal_params(0, false, &mut w);
-        String::from_utf8(w).expect("utf8")
+        String::from_utf8_lossy(&w).into_owned()
     };
     let params = Value::parse(&params_json).map_err(|_| "bad params")?;
     let mut input = Vec::new();
     write_value(params, Style::DIGEST, &mut input);
-    let input = String::from_utf8(input).expect("ascii");
+    let input = String::from_utf8_lossy(&input).into_owned();
     let hex: String = input.bytes().map(|b| format!("{b:02x}")).collect();
     let d = digest_params(params);
     Ok(format!(
         "{{\"request\":{{\"method\":\"elicitation/create\",\"params\":{params_json}}},\"digest_input\":{},\"digest_input_utf8_hex\":\"{hex}\",\"digest\":\"{}\"}}",
         jstr(&input),
-        std::str::from_utf8(&d).expect("ascii")
+        &*String::from_utf8_lossy(&d)
     ))
 }

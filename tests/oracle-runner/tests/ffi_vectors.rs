@@ -4,6 +4,14 @@
 //! `extern "C"` functions), and the two outputs (stdout and exit status) must be
 //! identical. A missing or empty vector folder fails the test. (`vectors.rs` checks the
 //! outputs against the golden files.)
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::fmt::Write as _;
 use std::io::Write as _;

@@ -7,6 +7,14 @@
 //! One trailing `\n` is trimmed from stdout and from the golden file before
 //! comparing; nothing else is normalised. Every vector is run and every
 //! mismatch is reported before the test fails.
+// A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
+// allow-*-in-tests exempts #[test] functions; this exempts their helpers too.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::fmt::Write as _;
 use std::io::Write as _;

@@ -14,6 +14,13 @@ use std::hint::black_box;
 use elicit_core::Plan;
 
 // The benchmark's own case definitions, so both run the very same rounds.
+// The benchmarks' generated cases: a failure there is a broken benchmark, as in a test.
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 #[path = "../../../core/benches/support/cases.rs"]
 mod cases;
 use cases::{run_round, Case, Kind, CAP, CASES, OUT, WORKSPACE};
@@ -60,11 +67,10 @@ fn main() {
         ),
         "compile" => {
             for _ in 0..iters {
-                black_box(
-                    Plan::<CAP>::compile(black_box(&case.declaration))
-                        .expect("compiles")
-                        .len(),
-                );
+                // The generated cases compile (core's benchmarks and tests run them).
+                #[allow(clippy::expect_used)]
+                let plan = Plan::<CAP>::compile(black_box(&case.declaration)).expect("compiles");
+                black_box(plan.len());
             }
             println!("{label} compile x{iters}");
             return;
@@ -92,6 +98,8 @@ fn repeat<const N: usize>(
     replies: Option<&str>,
     iters: usize,
 ) -> Option<cases::Outcome> {
+    // The generated cases compile (core's benchmarks and tests run them).
+    #[allow(clippy::expect_used)]
     let plan = Plan::<N>::compile(declaration).expect("compiles");
     let mut ws = vec![0u8; WORKSPACE];
     let mut out = vec![0u8; OUT];

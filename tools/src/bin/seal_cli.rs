@@ -111,12 +111,12 @@ fn handle(req: &J) -> Result<J, String> {
     }
 }
 
-fn main() {
+fn main() -> std::io::Result<()> {
     let stdin = std::io::stdin();
     let mut out = BufWriter::new(std::io::stdout().lock());
     let mut failed = false;
     for line in stdin.lock().lines() {
-        let line = line.expect("read stdin");
+        let line = line?;
         if line.trim().is_empty() {
             continue;
         }
@@ -127,10 +127,11 @@ fn main() {
                 failed = true;
                 json!({ "error": e })
             });
-        writeln!(out, "{answer}").expect("write stdout");
+        writeln!(out, "{answer}")?;
     }
-    out.flush().expect("flush stdout");
+    out.flush()?;
     if failed {
         std::process::exit(2);
     }
+    Ok(())
 }
