@@ -20,7 +20,8 @@ ROOT = os.path.dirname(HERE)
 ORACLE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     ROOT, "..", "shared", "reference", "oracle", "vectors")
 if not os.path.isdir(ORACLE):
-    ORACLE = "/work/shared/reference/oracle/vectors"
+    # A worktree one folder further down.
+    ORACLE = os.path.join(ROOT, "..", "..", "shared", "reference", "oracle", "vectors")
 
 
 def dumps(v):

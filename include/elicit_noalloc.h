@@ -98,11 +98,10 @@
 #define ELICIT_ABI_VERSION_MAJOR 0
 
 /**
- * Minor version of the C ABI. Before 1.0 a minor version may change signatures (0.3
- * added the client's capabilities to the round constructors); check
- * `elicit_abi_version()` at start-up.
+ * Minor version of the C ABI. Before 1.0 a minor version may change signatures
+ * (CHANGELOG.md says what each one changed); check `elicit_abi_version()` at start-up.
  */
-#define ELICIT_ABI_VERSION_MINOR 3
+#define ELICIT_ABI_VERSION_MINOR 4
 
 /**
  * Patch version of the C ABI: fixes with no interface change.

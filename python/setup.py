@@ -11,19 +11,29 @@ one wheel serves every Python 3 on the platform. The library keeps its own name,
 ``libelicit_ffi.so`` (``.dylib``, ``elicit_ffi.dll``), beside ``__init__.py``, where the
 loader looks first.
 
-Building needs cargo (the toolchain pinned by ``rust-toolchain.toml``) and the whole
-workspace around this folder: ``pip install python/`` from a checkout or a copy of one.
+Building needs cargo (Rust 1.95 or later) and the Rust sources of the library. In a
+checkout they are the workspace around this folder (``pip install python/``). The sdist
+carries them: its ``rust/`` folder holds ``core/``, ``ffi/`` and ``ffi-noalloc/`` (links
+followed, so the headers are files) and a workspace manifest with the checkout's build
+settings; building from it writes only inside the unpacked sdist (``rust/target``).
+
+Manylinux wheels (scripts/release.sh): ``CARGO=cargo-zigbuild`` and
+``CARGO_BUILD_TARGET=<arch>-unknown-linux-gnu.2.17`` build the library against glibc
+2.17 with zig as the linker; the wheel is tagged for that target's architecture, and
+``auditwheel repair`` checks the library and gives the wheel its manylinux tag.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
-from typing import Tuple
+from typing import List, Tuple
 
 from setuptools import setup
 from setuptools.command.bdist_wheel import bdist_wheel
+from setuptools.command.sdist import sdist
 from setuptools_rust import Binding, RustExtension
 from setuptools_rust.build import build_rust
 
@@ -40,15 +50,44 @@ def library_filename() -> str:
 class BuildLibrary(build_rust):
     """Copy the library under its own name (not an extension-module name)."""
 
+    def run(self) -> None:
+        cargo = os.environ.get("CARGO", "cargo")
+        if shutil.which(cargo) is None:
+            raise SystemExit(
+                f"elicit-mcp: building from source needs cargo (Rust 1.95 or later), and "
+                f"'{cargo}' is not on PATH. Install Rust (https://rustup.rs) and retry, or "
+                f"install a prebuilt wheel: pip install --only-binary elicit-mcp elicit-mcp"
+            )
+        super().run()
+
     def get_dylib_ext_path(self, ext: RustExtension, target_fname: str) -> str:
         module_path: str = super().get_dylib_ext_path(ext, target_fname)
         return os.path.join(os.path.dirname(module_path), library_filename())
 
 
+# The platform tag of a wheel whose library cargo builds for another target
+# (CARGO_BUILD_TARGET, a glibc suffix such as ".2.17" aside): auditwheel repair then
+# turns linux_<arch> into the manylinux tag the library qualifies for.
+CROSS_PLATFORMS = {
+    "x86_64-unknown-linux-gnu": "linux_x86_64",
+    "aarch64-unknown-linux-gnu": "linux_aarch64",
+}
+
+
 class PlatformWheel(bdist_wheel):
-    """Tag the wheel ``py3-none-<platform>`` (any Python 3, this platform)."""
+    """Tag the wheel ``py3-none-<platform>`` (any Python 3, the library's platform)."""
 
     def finalize_options(self) -> None:
+        target = os.environ.get("CARGO_BUILD_TARGET")
+        if target and self.plat_name is None:
+            triple = target.split(".")[0]
+            if triple not in CROSS_PLATFORMS:
+                raise SystemExit(
+                    f"elicit-mcp: CARGO_BUILD_TARGET={target}: no wheel platform tag known "
+                    f"for it (known: {', '.join(CROSS_PLATFORMS)}); unset it to build for "
+                    f"this machine"
+                )
+            self.plat_name = CROSS_PLATFORMS[triple]
         super().finalize_options()
         self.root_is_pure = False
 
@@ -57,10 +96,52 @@ class PlatformWheel(bdist_wheel):
         return "py3", "none", platform
 
 
+# The crates the library is built from, as an sdist carries them (rust/, in the order
+# they depend on each other) and the workspace files beside them.
+CRATES = ("core", "ffi-noalloc", "ffi")
+WORKSPACE_FILES = ("Cargo.lock", "LICENSE-MIT", "LICENSE-APACHE")
+FIXTURES = ("include", os.path.join("tests", "vectors"))
+
+
+class SourceWithCrates(sdist):
+    """Put the library's Rust sources into the sdist's ``rust/`` folder."""
+
+    def make_release_tree(self, base_dir: str, files: List[str]) -> None:
+        super().make_release_tree(base_dir, files)
+        if os.path.isdir(os.path.join(HERE, "rust")):
+            # Made from an unpacked sdist: rust/ is in the manifest already.
+            return
+        root = os.path.join(HERE, "..")
+        rust = os.path.join(base_dir, "rust")
+        # Not needed to build the library: C contract tests (tests/c) and the device library
+        # (ffi-noalloc/staticlib, its own workspace).
+        skip = shutil.ignore_patterns("target", "__pycache__", "c", "staticlib")
+        for crate in CRATES:
+            shutil.copytree(os.path.join(root, crate), os.path.join(rust, crate), ignore=skip)
+        for name in WORKSPACE_FILES:
+            shutil.copy(os.path.join(root, name), os.path.join(rust, name))
+        # What the package's tests read from a checkout (tests/conftest.py: ELICIT_REPO):
+        # the headers and the reference vectors. With ELICIT_REPO=rust they run from the
+        # unpacked sdist.
+        for folder in FIXTURES:
+            shutil.copytree(os.path.join(root, folder), os.path.join(rust, folder))
+        # The checkout's workspace manifest (versions, profiles, lints) with these crates
+        # as its only members.
+        with open(os.path.join(root, "Cargo.toml"), encoding="utf-8") as f:
+            manifest = f.read()
+        members = "[" + ", ".join(f'"{c}"' for c in CRATES) + "]"
+        manifest = re.sub(r"(?m)^(members|default-members) = \[.*\]$", rf"\1 = {members}", manifest)
+        manifest = re.sub(r"(?m)^exclude = \[.*\]$", "", manifest)
+        with open(os.path.join(rust, "Cargo.toml"), "w", encoding="utf-8") as f:
+            f.write(manifest)
+
+
 # Build products (setuptools' build/ and egg-info) go to the cargo target folder, which
-# also holds the library's build, not into this source folder.
+# also holds the library's build, not into this source folder. In a checkout that is the
+# workspace's target/; in an unpacked sdist, rust/target inside it.
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(HERE, "..", "target")
+RUST = os.path.join(HERE, "rust") if os.path.isdir(os.path.join(HERE, "rust")) else os.path.join(HERE, "..")
+TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(RUST, "target")
 BUILD_BASE = os.path.join(TARGET, "python")
 os.makedirs(BUILD_BASE, exist_ok=True)
 # egg_info records the absolute paths of the checkout it was made in (egg_base lies
@@ -81,11 +162,11 @@ setup(
     rust_extensions=[
         RustExtension(
             "elicit_mcp.libelicit_ffi",
-            path=os.path.join("..", "ffi", "Cargo.toml"),
+            path=os.path.relpath(os.path.join(RUST, "ffi", "Cargo.toml"), HERE),
             binding=Binding.NoBinding,
             # The release profile: optimized, no debug info (see the workspace Cargo.toml).
             debug=False,
         )
     ],
-    cmdclass={"build_rust": BuildLibrary, "bdist_wheel": PlatformWheel},
+    cmdclass={"build_rust": BuildLibrary, "bdist_wheel": PlatformWheel, "sdist": SourceWithCrates},
 )

@@ -29,7 +29,8 @@ export RUSTUP_AUTO_INSTALL=0
 ROOT=$PWD
 ORACLE_DIR="${ORACLE_DIR:-}"
 if [ -z "$ORACLE_DIR" ]; then
-  for d in "$ROOT/../shared/reference/oracle" /work/shared/reference/oracle; do
+  # The reference beside the checkout (or beside a worktree folder one level down).
+  for d in "$ROOT/../shared/reference/oracle" "$ROOT/../../shared/reference/oracle"; do
     [ -f "$d/bench.py" ] && ORACLE_DIR="$d" && break
   done
 fi

@@ -7,13 +7,15 @@
 # when the pinned packages are present, and re-copies the overlay) into
 # ${ORACLE_VENV:-$HOME/.cache/oracle-venv}. install.sh's progress goes to
 # stderr; stdout is only the interpreter path.
-#   ORACLE_DIR      the oracle checkout (default /work/shared/reference/oracle)
+#   ORACLE_DIR      the oracle checkout (default: shared/reference/oracle beside the
+#                   checkout, or beside the folder holding it)
 #   ORACLE_OFFLINE  passed through to install.sh (1: never call pip)
 set -euo pipefail
-ORACLE_DIR="${ORACLE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../shared/reference/oracle" 2>/dev/null && pwd || echo /work/shared/reference/oracle)}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ORACLE_DIR="${ORACLE_DIR:-$(cd "$HERE/../../shared/reference/oracle" 2>/dev/null || cd "$HERE/../../../shared/reference/oracle" 2>/dev/null && pwd)}"
 VENV="${ORACLE_VENV:-$HOME/.cache/oracle-venv}"
 if [[ ! -x "$ORACLE_DIR/install.sh" ]]; then
-  echo "oracle-env: no install.sh in $ORACLE_DIR" >&2
+  echo "dev-oracle-env: no install.sh in ${ORACLE_DIR:-shared/reference/oracle beside the checkout} (set ORACLE_DIR)" >&2
   exit 2
 fi
 "$ORACLE_DIR/install.sh" "$VENV" >&2

@@ -238,4 +238,4 @@ arm-none-eabi-nm -C -S "$FW/c-firmware.elf" | awk -v lib="$lib_flash" '
   END { for (c in s) printf "    %7d B  %s\n", s[c], c
         printf "    %7d B  no symbol: string literals (messages, JSON keys, error texts) and tables\n", lib - t }' | sort -rn
 echo
-echo "run-c-firmware: all checks passed"
+echo "test-c-firmware: all checks passed"

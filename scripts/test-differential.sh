@@ -9,6 +9,6 @@
 # is explained by a documented deviation, 1 otherwise, 2 on setup problems.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-export ORACLE_DIR="${ORACLE_DIR:-$(cd "$HERE/../../shared/reference/oracle" 2>/dev/null && pwd || echo /work/shared/reference/oracle)}"
+export ORACLE_DIR="${ORACLE_DIR:-$(cd "$HERE/../../shared/reference/oracle" 2>/dev/null || cd "$HERE/../../../shared/reference/oracle" 2>/dev/null && pwd)}"
 PY="$("$HERE/dev-oracle-env.sh")"
 exec "$PY" "$HERE/../tests/differential/differential.py" --oracle-python "$PY" --oracle-dir "$ORACLE_DIR" "$@"

@@ -45,7 +45,7 @@ NM=$(pick llvm-nm nm)
 SIZE=$(pick llvm-size size)
 OBJCOPY=$(pick llvm-objcopy objcopy)
 [ -n "$NM" ] && [ -n "$SIZE" ] && [ -n "$OBJCOPY" ] ||
-  { echo "run-firmware: nm, size and objcopy are needed (binutils)" >&2; exit 1; }
+  { echo "test-firmware: nm, size and objcopy are needed (binutils)" >&2; exit 1; }
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target/firmware}
 OUT=$CARGO_TARGET_DIR/firmware-variants
@@ -252,6 +252,6 @@ for v in plain seal; do
 done
 
 echo
-if [ "$failed" -ne 0 ]; then echo "run-firmware: FAILED"; exit 1; fi
-if [ "$strict" = 1 ] && [ "$miss" -ne 0 ]; then echo "run-firmware: a size target was missed (--strict)"; exit 1; fi
-echo "run-firmware: ok"
+if [ "$failed" -ne 0 ]; then echo "test-firmware: FAILED"; exit 1; fi
+if [ "$strict" = 1 ] && [ "$miss" -ne 0 ]; then echo "test-firmware: a size target was missed (--strict)"; exit 1; fi
+echo "test-firmware: ok"

@@ -43,6 +43,7 @@ rustup component add --toolchain "$TOOLCHAIN" rustfmt clippy >/dev/null ||
 need_target thumbv7em-none-eabihf || exit 1
 
 step "cargo fmt --check" cargo fmt --all --check
+step "docs: links, paths of this machine, README length, stale names" bash scripts/test-docs.sh
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-features -- -D warnings
 step "duplicate scan (jscpd): the C ABIs, the test runners; python/ and examples/ reported" bash scripts/test-duplicates.sh
 step "cargo test (workspace)" cargo test --workspace --all-features
@@ -75,9 +76,13 @@ step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static
 # target/agent stays: the MCP interop step runs that image.
 tidy target/agent-plain target/agent-size
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
-# Installs cargo-c 0.10.24 once (cargo install --locked, a few minutes on a fresh machine).
-step "install: cargo-c prefix (shared, static, pkg-config) and the Python wheel in fresh venvs" \
+step "versions: crates, C header, pkg-config, Python metadata and CHANGELOG agree" bash scripts/test-versions.sh
+# scripts/release.sh builds every artifact into dist/ (installs cargo-c 0.10.24, zig and
+# cargo-zigbuild, auditwheel, an arm64 sysroot once); each one is installed outside the
+# tree and run.
+step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 under qemu), sdist install and run" \
   bash scripts/test-install.sh
+tidy target/release-c target/release-wheels target/release-tools target/arm64-sysroot target/package
 if [ -z "${QUICK:-}" ]; then
   step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
   # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build

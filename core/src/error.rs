@@ -314,7 +314,7 @@ pub(crate) fn detail(s: &str) -> Detail {
 }
 
 /// Why a declaration (or a compiled plan's bytes) was rejected: the error of
-/// [`crate::Plan::compile`] and [`crate::Plan::from_postcard`].
+/// [`crate::Plan::compile`] and `Plan::from_postcard` (feature `serde`).
 ///
 /// Kept apart from the round's [`Error`] because it carries several names, a cycle path
 /// and rendered types inline (no heap), which would make every `Result` of the round

@@ -1,6 +1,7 @@
 //! elicit-core: the engine for MCP declared elicitation.
 //!
-//! The guide is the repository's README; the round machine is [`Round`].
+//! The guide is the crate's README (its examples are compiled as doctests); the round
+//! machine is [`Round`].
 //!
 //! # Build settings
 //!
@@ -59,7 +60,8 @@ pub use types::TypeKind;
 #[cfg(feature = "seal")]
 pub mod seal;
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(all(doctest, feature = "std"))]
-#[doc = include_str!("../../README.md")]
+/// The crate README's examples, compiled and run as doctests (the repository's README
+/// shows the same code; scripts/test-docs.sh checks that it stays identical).
+#[cfg(all(doctest, feature = "std", feature = "seal"))]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -943,7 +943,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     /// Answer the current [`Step::Resolve`] with the question the resolver decided to
-    /// ask, in the shape of its kind (see [`crate::question`]): a form question
+    /// ask, in the shape of its kind: a form question
     /// `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
     /// (`type` defaults to the parameter's type), `{"message": "...", "url": "..."}`,
     /// `{"sampling": {...}}` or `{"roots": {...}}`.

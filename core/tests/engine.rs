@@ -1,5 +1,5 @@
 //! Behaviour of the engine beyond the seed's tests: the deliberate deviations from the
-//! reference (DESIGN.md §3), outcome parameters, the two eras on the booking tool, host
+//! reference (docs/deviations.md), outcome parameters, the two eras on the booking tool, host
 //! misuse of the step API, memory limits, malformed inputs, compile errors, and the
 //! answer types.
 // A test crate: a failed unwrap, expect, index or panic is a failed test. (clippy.toml's
@@ -68,7 +68,7 @@ fn schema_of(host: &Host<'_>) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// Deliberate deviations (DESIGN.md §3)
+// Deliberate deviations (docs/deviations.md)
 // ---------------------------------------------------------------------------------------
 
 mod deviations {

@@ -1,4 +1,5 @@
-//! The calling convention both C surfaces share: the one failure type ([`Fail`]), the
+//! The calling convention both C surfaces share: the one failure type
+//! ([`Fail`](crate::abi::Fail)), the
 //! argument readers (inputs, texts, out-params, caller memory), the output-buffer
 //! convention and the messages. Without an allocator; with the `alloc` feature (the
 //! hosted library) a failure may also carry an owned message.

@@ -5,7 +5,7 @@
 //! for C readers.
 //!
 //! This is the only crate of the workspace with `unsafe` code. The rules it follows
-//! (DESIGN.md §5): opaque handles; UTF-8 JSON in as `(ptr, len)`; output into caller
+//! (docs/c-abi.md): opaque handles; UTF-8 JSON in as `(ptr, len)`; output into caller
 //! buffers as `(buf, cap, out_len)`; `uint32_t` result codes mapped from the engine's
 //! errors (compile and round) by exhaustive `match`es (in elicit-ffi-noalloc, shared with
 //! the heap-free surface); every entry point checks its

@@ -84,7 +84,7 @@ from .errors import (
     code_name,
 )
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 """The package version."""
 
 

@@ -149,7 +149,9 @@ def test_header_defines_match_the_constants() -> None:
             continue
         short = name[len("ELICIT_") :]
         if name == "ELICIT_ABI_VERSION":
-            assert elicit_mcp.ABI_VERSION == (0 << 16) | (3 << 8) | 0
+            parts = (int(defines[f"ELICIT_ABI_VERSION_{p}"]) for p in ("MAJOR", "MINOR", "PATCH"))
+            major, minor, patch = parts
+            assert elicit_mcp.ABI_VERSION == (major << 16) | (minor << 8) | patch
             assert "ELICIT_ABI_VERSION_MAJOR << 16" in value
         elif name == "ELICIT_NO_PARAM":
             assert value == "(size_t)~0"

@@ -79,7 +79,14 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_ORACLE_DIR = Path(os.environ.get("ORACLE_DIR", "/work/shared/reference/oracle"))
+# The reference beside the checkout, or beside the folder holding it (a worktree).
+DEFAULT_ORACLE_DIR = Path(
+    os.environ.get("ORACLE_DIR")
+    or next(
+        (p for p in (REPO.parent / "shared/reference/oracle", REPO.parent.parent / "shared/reference/oracle") if p.is_dir()),
+        REPO.parent / "shared/reference/oracle",
+    )
+)
 DEFAULT_ORACLE_PY = os.environ.get(
     "ORACLE_PY", str(Path(os.environ.get("ORACLE_VENV", Path.home() / ".cache/oracle-venv")) / "bin/python")
 )

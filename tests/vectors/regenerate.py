@@ -4,8 +4,8 @@
     ORACLE_PY=$HOME/.cache/oracle-venv/bin/python python3 tests/vectors/regenerate.py
     (or: scripts/dev-oracle-env.sh prints the interpreter path)
 
-For every /work/shared/reference/oracle/vectors/*.json ({name, note, input,
-expected}) this writes
+For every oracle/vectors/*.json of the reference ({name, note, input, expected};
+ORACLE_DIR, default: shared/reference/oracle beside the checkout) this writes
 
     NAME.input.json     the vector's input (pretty JSON, UTF-8, non-ASCII kept)
     NAME.expected.txt   exactly `scenario.py --compact` for that input (one line)
@@ -34,7 +34,15 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORACLE_DIR = Path(os.environ.get("ORACLE_DIR", "/work/shared/reference/oracle"))
+REPO = HERE.parents[1]
+# The reference beside the checkout, or beside the folder holding it (a worktree).
+ORACLE_DIR = Path(
+    os.environ.get("ORACLE_DIR")
+    or next(
+        (p for p in (REPO.parent / "shared/reference/oracle", REPO.parent.parent / "shared/reference/oracle") if p.is_dir()),
+        REPO.parent / "shared/reference/oracle",
+    )
+)
 ORACLE_PY = os.environ.get(
     "ORACLE_PY", str(Path.home() / ".cache/oracle-venv/bin/python")
 )

@@ -21,7 +21,7 @@ use rmcp::{RoleServer, ServerHandler};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// `serverInfo.name`, and the audience of sealed state (booking-server's too).
+/// `serverInfo.name`, and the audience of sealed state.
 pub const SERVER_NAME: &str = "booking";
 /// The server's version.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");

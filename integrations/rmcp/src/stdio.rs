@@ -3,7 +3,7 @@
 //! rmcp's own stdio transport drops a line that is not JSON (or not UTF-8) without a
 //! reply (rust-sdk#938: replying could start an error storm with a peer that echoes).
 //! Reproduce with `printf '{oops\n' | server --stdio`: nothing comes back. MCP servers
-//! of the Python SDK, and booking-server, answer `-32700 Parse error` with `id: null`
+//! of the Python SDK answer `-32700 Parse error` with `id: null`
 //! and keep the connection; [`stdio`] does the same in front of rmcp: each line is
 //! checked first, unreadable ones are answered here, the rest go to rmcp unchanged.
 //! Lines longer than `max_line` bytes are dropped unread and answered `-32600`.

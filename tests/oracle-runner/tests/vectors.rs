@@ -26,7 +26,7 @@ const EXPECTED_FILES: usize = 42;
 /// Number of scenario documents inside them: 38 files hold one document, the
 /// list inputs 18 (4), 19 (4), 24 (4) and 36 (3) hold 15, so 38 + 15 = 53.
 const EXPECTED_DOCUMENTS: usize = 53;
-/// Vectors that carry a `.deviation.txt` (deviations 1-4 and 6 of README.md).
+/// Vectors that carry a `.deviation.txt` (deviations 1-4 and 6 of docs/deviations.md).
 const EXPECTED_DEVIATIONS: &[&str] = &[
     "07_cancel_required",
     "19_state_version_lax_coercion",

@@ -1,0 +1,1 @@
+../../include/elicit_noalloc.h
