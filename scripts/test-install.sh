@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
-# test-install.sh: the C library installs like one (cargo-c, as rustls-ffi does), and the
-# Python package installs as a wheel.
+# test-install.sh: every release artifact installs the way its ecosystem installs things,
+# outside the checkout, and runs.
 #
-# C (cargo-c 0.10.24, installed with `cargo install --locked` when missing):
-#  1. `cargo cinstall` into two temporary prefixes, one with the shared library only and
-#     one with the static library only;
-#  2. checks the layout: include/elicit.h and elicit_noalloc.h (the committed headers), lib/libelicit.so.$VERSION
-#     with SONAME libelicit.so.0 and its links, lib/libelicit.a, lib/pkgconfig/elicit.pc;
-#     and that the release artifacts carry no debug info of their own (no .debug_*
-#     sections in the shared object; the static archive's objects from this workspace
-#     have none either: what remains in it is the Rust standard library's line tables);
-#  3. builds examples/c/booking.c, ffi/tests/c/contract_test.c and
-#     examples/cpp/booking.cpp from each prefix with `pkg-config --cflags --libs elicit`
-#     (`--static` for the static prefix) and nothing else, and runs them: the shared
-#     builds resolve libelicit.so.0 from the prefix (LD_LIBRARY_PATH=<prefix>/lib, as for
-#     any library in a non-system prefix), the static builds need no libelicit at all.
+#   scripts/test-install.sh [PART...]    PART: crates c wheels sdist (default: all)
 #
-# Python (a venv outside the checkout, no environment variable for the library):
-#  4. builds the wheel (pip wheel python/) and checks it is a platform wheel carrying
-#     libelicit_ffi.so, without debug info;
-#  5. in a fresh venv in a temporary folder: pip install the wheel, then `import elicit_mcp`
-#     and run python/booking.py (copied out of the checkout);
-#  6. in another fresh venv: pip install a copy of the source (the working tree's
-#     tracked and unignored files, copied to a temporary folder), and the same booking
-#     run; the copy's python/ folder gains no build products.
+# First scripts/release.sh --allow-dirty builds the artifacts into dist/ (DIST=...), then:
+#
+# crates  the .crate files unpacked into a temporary workspace whose [patch.crates-io]
+#         points at the unpacked siblings (nothing from the checkout): `cargo test` of
+#         every crate; each crate's docs as docs.rs builds them (`cargo doc --no-deps`,
+#         RUSTDOCFLAGS=-D warnings, for each feature set the crate documents); package
+#         contents checked (licences and README in each, the headers in elicit-ffi, no
+#         fuzz corpora, build output or binaries).
+# c       the C SDK archive unpacked in a temporary folder: layout (SONAME, links, no
+#         debug sections, static library under 8 MB); examples/c/booking.c and
+#         examples/cpp/booking.cpp (copied out of the checkout) built and run four ways:
+#         a CMake project with find_package(elicit) linking elicit::elicit and
+#         elicit::elicit_static, and a Makefile with pkg-config (elicit, elicit-static).
+# wheels  auditwheel show reports manylinux_2_17 for both wheels. x86_64: pip install in a
+#         fresh venv, booking.py, the package's tests (pytest) and mypy --strict on
+#         booking.py (also with --python-version 3.10, the floor). aarch64: the wheel
+#         unpacked into a folder and the package's tests run by Debian's arm64 CPython
+#         3.11 under qemu-aarch64 (-L: a sysroot of Debian arm64 packages, unpacked with
+#         dpkg -x; binfmt is not available here), after booking.py.
+# sdist   pip install of the sdist tarball in a fresh venv, outside the checkout: cargo
+#         builds the library inside pip's build folder (no CARGO_TARGET_DIR; the checkout
+#         and the folder holding the tarball gain nothing); booking.py and the tests from
+#         the sdist's own files. Without cargo on PATH the install fails with the
+#         package's message naming cargo. And `pip install ./python` from the checkout
+#         (the README's developer install) leaves nothing in python/.
 #
 # Exits non-zero on any failure.
 set -euo pipefail
@@ -31,165 +36,341 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-CARGO_C_VERSION=0.10.24
-# The C library's version (cargo-c's [package.metadata.capi.library] in ffi/Cargo.toml).
-VERSION=$(sed -n '/^\[package.metadata.capi.library\]/,/^\[/s/^version = "\(.*\)"/\1/p' ffi/Cargo.toml)
 PY=${PYTHON:-python3}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
+PARTS=("$@")
+[ ${#PARTS[@]} -gt 0 ] || PARTS=(crates c wheels sdist)
+VERSION=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+MAJOR=${VERSION%%.*}
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+export DIST=${DIST:-$ROOT/dist}
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/elicit-install.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 step() { printf '\n==> %s\n' "$*"; }
 fail() { echo "test-install.sh: $*" >&2; exit 1; }
+has_part() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+venv() { "$PY" -m venv "$1" 2>/dev/null || { apt_install python3-venv && "$PY" -m venv "$1"; }; }
 
-# ------------------------------------------------------------------------- cargo-c
-step "cargo-c $CARGO_C_VERSION"
-if [ "$(cargo cinstall --version 2>/dev/null | awk '{print $2}')" != "$CARGO_C_VERSION" ]; then
-    cargo install --locked "cargo-c@$CARGO_C_VERSION"
-fi
-cargo cinstall --version
-for tool in pkg-config readelf; do
-    if ! command -v "$tool" >/dev/null; then
-        pkg=$tool
-        [ "$tool" = readelf ] && pkg=binutils
-        apt-get install -y "$pkg" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$pkg" >/dev/null; }
+release_parts=()
+for p in "${PARTS[@]}"; do
+  case "$p" in
+    crates | c | sdist) release_parts+=("$p") ;;
+    wheels) has_part sdist || release_parts+=(sdist); release_parts+=(wheels) ;;
+    *) fail "unknown part '$p' (crates c wheels sdist)" ;;
+  esac
+done
+step "scripts/release.sh --allow-dirty ${release_parts[*]}"
+bash scripts/release.sh --allow-dirty "${release_parts[@]}"
+
+# ---------------------------------------------------------------------------- crates
+test_crates() {
+  local ws="$TMP/crates" crate name names=() members=() patches=()
+  mkdir -p "$ws"
+  step "crates: contents"
+  for crate in "$DIST"/crates/*.crate; do
+    name=$(basename "$crate" "-$VERSION.crate")
+    names+=("$name")
+    tar -tzf "$crate" >"$TMP/$name.list"
+    for f in LICENSE-MIT LICENSE-APACHE README.md Cargo.toml; do
+      grep -qx "$name-$VERSION/$f" "$TMP/$name.list" || fail "$name: no $f in the package"
+    done
+    if grep -E '/(fuzz|target|corpus|artifacts)/|\.(o|a|so|rlib|rmeta|whl|crate)$' "$TMP/$name.list"; then
+      fail "$name: build output or fuzz data in the package (above)"
     fi
-done
-
-# --------------------------------------------------------------- 1. cargo cinstall
-SHARED="$TMP/shared"
-STATIC="$TMP/static"
-step "cargo cinstall (shared) --prefix $SHARED"
-cargo cinstall -p elicit-ffi --release --library-type cdylib --prefix "$SHARED" --libdir lib
-step "cargo cinstall (static) --prefix $STATIC"
-cargo cinstall -p elicit-ffi --release --library-type staticlib --prefix "$STATIC" --libdir lib
-
-# ------------------------------------------------------------------------ 2. layout
-step "installed layout"
-for prefix in "$SHARED" "$STATIC"; do
-    cmp "$prefix/include/elicit.h" include/elicit.h || fail "$prefix/include/elicit.h differs from include/elicit.h"
-    cmp "$prefix/include/elicit_noalloc.h" include/elicit_noalloc.h ||
-        fail "$prefix/include/elicit_noalloc.h differs from include/elicit_noalloc.h (elicit.h includes it)"
-    cmp "$prefix/include/elicit.hpp" include/elicit.hpp || fail "$prefix/include/elicit.hpp differs from include/elicit.hpp"
-    [ -f "$prefix/lib/pkgconfig/elicit.pc" ] || fail "no $prefix/lib/pkgconfig/elicit.pc"
-done
-SO="$SHARED/lib/libelicit.so.$VERSION"
-[ -f "$SO" ] || fail "no $SO (found: $(ls "$SHARED/lib"))"
-[ "$(readlink "$SHARED/lib/libelicit.so.0")" = libelicit.so.$VERSION ] || fail "libelicit.so.0 does not link to libelicit.so.$VERSION"
-[ "$(readlink "$SHARED/lib/libelicit.so")" = libelicit.so.$VERSION ] || fail "libelicit.so does not link to libelicit.so.$VERSION"
-soname=$(readelf -d "$SO" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-[ "$soname" = libelicit.so.0 ] || fail "SONAME is '$soname', not libelicit.so.0"
-A="$STATIC/lib/libelicit.a"
-[ -f "$A" ] || fail "no $A"
-[ ! -e "$STATIC/lib/libelicit.so" ] || fail "the static prefix has a shared library"
-debug_sections=$(readelf -S -W "$SO" | grep -c ' \.debug_' || true)
-[ "$debug_sections" = 0 ] || fail "$SO has $debug_sections .debug_* sections"
-# The archive's objects from this workspace (elicit_ffi, elicit_core) carry no debug info.
-mkdir "$TMP/ar" && (cd "$TMP/ar" && ar x "$A")
-own_debug=0
-for o in "$TMP"/ar/elicit_ffi-*.o "$TMP"/ar/elicit_core-*.o; do
-    [ -e "$o" ] || continue
-    n=$(readelf -S -W "$o" | grep -c ' \.debug_info' || true)
-    own_debug=$((own_debug + n))
-done
-[ "$own_debug" = 0 ] || fail "the workspace's objects in $A carry debug info"
-echo "elicit.pc:"; sed 's/^/    /' "$SHARED/lib/pkgconfig/elicit.pc"
-echo "$(basename "$SO"): SONAME $soname, $(stat -c %s "$SO") bytes, no debug sections"
-echo "libelicit.a: $(stat -c %s "$A") bytes (workspace objects without debug info)"
-
-# ----------------------------------------------------- 3. build and run from prefixes
-# build PREFIX STATIC_FLAG NAME LANG SOURCE
-build() {
-    local prefix=$1 static=$2 name=$3 lang=$4 src=$5 compiler std cflags libs
-    if [ "$lang" = c ]; then compiler=$CC; std=-std=c99; else compiler=$CXX; std=-std=c++17; fi
-    cflags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags $static elicit)
-    libs=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs $static elicit)
-    # shellcheck disable=SC2086 # pkg-config output is a list of flags
-    "$compiler" $std -Wall -Wextra -Werror -pedantic $cflags "$src" $libs -pthread -o "$TMP/$name"
+    tar -xzf "$crate" -C "$ws"
+    members+=("\"$name-$VERSION\"")
+    patches+=("$name = { path = \"$name-$VERSION\" }")
+    echo "ok  $name: $(wc -l <"$TMP/$name.list") files, $(stat -c %s "$crate") bytes"
+  done
+  for h in elicit.h elicit_noalloc.h elicit.hpp; do
+    grep -qx "elicit-ffi-$VERSION/include/$h" "$TMP/elicit-ffi.list" || fail "elicit-ffi: no include/$h"
+  done
+  # A workspace of the unpacked crates only; the checkout's lock file keeps the dependency
+  # versions CI tested (cargo drops what these crates do not use), and the checkout's dev
+  # profile keeps the dependencies' builds the same as the workspace's.
+  {
+    echo "[workspace]"
+    echo "resolver = \"2\""
+    echo "members = [$(IFS=,; echo "${members[*]}")]"
+    echo
+    echo "[patch.crates-io]"
+    printf '%s\n' "${patches[@]}"
+    echo
+    sed -n '/^\[profile.dev\]/,/^$/p' Cargo.toml
+  } >"$ws/Cargo.toml"
+  cp Cargo.lock "$ws/"
+  step "crates: cargo test in $ws (the packaged sources alone)"
+  # The checkout's target folder: the workspace's debug builds of the dependencies are
+  # reused; the unpacked crates build apart (other paths, other hashes).
+  if ! (cd "$ws" && CARGO_TARGET_DIR="$ROOT/target" cargo test --workspace >"$TMP/crates-test.log" 2>&1); then
+    grep -E '^(error|test .* FAILED|---- )|panicked' "$TMP/crates-test.log" | head -n 40
+    fail "cargo test of the packaged crates failed"
+  fi
+  echo "ok  $(grep -c '^test result: ok' "$TMP/crates-test.log") test binaries and doctest runs, $(grep -o '[0-9]* passed' "$TMP/crates-test.log" | awk '{n += $1} END {print n}') tests passed"
+  step "crates: docs as docs.rs builds them (cargo doc --no-deps, -D warnings)"
+  local feats
+  for name in "${names[@]}"; do
+    # The default features, none, and the set in [package.metadata.docs.rs].
+    feats=$("$PY" -c 'import sys, tomllib; m = tomllib.load(open(sys.argv[1], "rb")); print(",".join(m.get("package", {}).get("metadata", {}).get("docs", {}).get("rs", {}).get("features", [])))' "$ws/$name-$VERSION/Cargo.toml")
+    for set in default none "$feats"; do
+      [ -n "$set" ] || continue
+      local args=()
+      case "$set" in
+        default) ;;
+        none) args=(--no-default-features) ;;
+        *) args=(--features "$set") ;;
+      esac
+      (cd "$ws" && RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR="$ROOT/target" \
+        cargo doc -q --no-deps -p "$name" "${args[@]}") || fail "cargo doc -p $name ${args[*]}"
+      echo "ok  docs: $name ($set)"
+    done
+  done
 }
-PROGRAMS=("booking_c c examples/c/booking.c" "contract_test c ffi/tests/c/contract_test.c" "booking_cpp cpp examples/cpp/booking.cpp")
-for entry in "${PROGRAMS[@]}"; do
-    read -r name lang src <<<"$entry"
-    step "$name: shared, then static, with pkg-config only"
-    build "$SHARED" "" "$name.shared" "$lang" "$src"
-    deps=$(LD_LIBRARY_PATH="$SHARED/lib" ldd "$TMP/$name.shared")
-    grep -q "libelicit.so.0 => $SHARED/lib/libelicit.so.0" <<<"$deps" ||
-        fail "$name.shared does not load libelicit.so.0 from the prefix: $deps"
-    LD_LIBRARY_PATH="$SHARED/lib" "$TMP/$name.shared" >"$TMP/$name.shared.log" 2>&1 ||
-        { cat "$TMP/$name.shared.log"; fail "$name.shared failed"; }
-    echo "ok  $name.shared: $(tail -n 1 "$TMP/$name.shared.log")"
-    build "$STATIC" --static "$name.static" "$lang" "$src"
-    deps=$(ldd "$TMP/$name.static")
-    if grep -q libelicit <<<"$deps"; then fail "$name.static depends on a shared libelicit"; fi
-    "$TMP/$name.static" >"$TMP/$name.static.log" 2>&1 ||
-        { cat "$TMP/$name.static.log"; fail "$name.static failed"; }
-    echo "ok  $name.static: $(tail -n 1 "$TMP/$name.static.log")"
-done
 
-# ------------------------------------------------------------------ 4. the wheel
-venv() {
-    if ! "$PY" -m venv "$1" 2>/dev/null; then
-        rm -rf "$1"
-        apt-get install -y python3-venv >/dev/null 2>&1 ||
-            { apt-get update >/dev/null && apt-get install -y python3-venv >/dev/null; }
-        "$PY" -m venv "$1"
-    fi
-}
-step "pip wheel python/"
-venv "$TMP/build-venv"
-"$TMP/build-venv/bin/python" -m pip wheel -q --no-deps -w "$TMP/wheels" ./python
-WHEEL=$(ls "$TMP"/wheels/elicit_mcp-*.whl)
-case "$(basename "$WHEEL")" in
-    elicit_mcp-*-py3-none-linux_*.whl) ;;
-    *) fail "not a py3-none platform wheel: $(basename "$WHEEL")" ;;
-esac
-"$TMP/build-venv/bin/python" - "$WHEEL" "$TMP/unzipped" <<'EOF'
-import sys, zipfile
-names = zipfile.ZipFile(sys.argv[1]).namelist()
-assert "elicit_mcp/libelicit_ffi.so" in names, names
-assert "elicit_mcp/py.typed" in names, names
-zipfile.ZipFile(sys.argv[1]).extract("elicit_mcp/libelicit_ffi.so", sys.argv[2])
+# --------------------------------------------------------------------------------- c
+test_c() {
+  local name="elicit-$VERSION-$HOST" sdk
+  step "C SDK: $name.tar.gz"
+  tar -xzf "$DIST/$name.tar.gz" -C "$TMP"
+  sdk="$TMP/$name"
+  for f in include/elicit.h include/elicit_noalloc.h include/elicit.hpp lib/libelicit.a \
+    lib/pkgconfig/elicit.pc lib/pkgconfig/elicit-static.pc lib/cmake/elicit/elicitConfig.cmake \
+    lib/cmake/elicit/elicitConfigVersion.cmake LICENSE-MIT LICENSE-APACHE README.md; do
+    [ -f "$sdk/$f" ] || fail "the archive has no $f"
+  done
+  cmp "$sdk/include/elicit.h" include/elicit.h || fail "the archive's elicit.h differs from include/elicit.h"
+  local so="$sdk/lib/libelicit.so.$VERSION" soname a_size
+  [ "$(readlink "$sdk/lib/libelicit.so.$MAJOR")" = "libelicit.so.$VERSION" ] || fail "libelicit.so.$MAJOR does not link to libelicit.so.$VERSION"
+  [ "$(readlink "$sdk/lib/libelicit.so")" = "libelicit.so.$VERSION" ] || fail "libelicit.so does not link to libelicit.so.$VERSION"
+  soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+  [ "$soname" = "libelicit.so.$MAJOR" ] || fail "SONAME is '$soname', not libelicit.so.$MAJOR"
+  [ "$(readelf -S -W "$so" | grep -c ' \.debug_' || true)" = 0 ] || fail "$so has .debug_* sections"
+  mkdir "$TMP/ar" && (cd "$TMP/ar" && ar x "$sdk/lib/libelicit.a")
+  [ "$(cat "$TMP"/ar/*.o | wc -c)" -gt 0 ] || fail "libelicit.a is empty"
+  for o in "$TMP"/ar/*.o; do
+    [ "$(readelf -S -W "$o" | grep -c ' \.debug_' || true)" = 0 ] || fail "$(basename "$o") in libelicit.a has debug sections"
+  done
+  a_size=$(stat -c %s "$sdk/lib/libelicit.a")
+  [ "$a_size" -le $((8 * 1024 * 1024)) ] || fail "libelicit.a is $a_size bytes, over 8 MiB"
+  echo "ok  layout: SONAME $soname, libelicit.so.$VERSION $(stat -c %s "$so") B, libelicit.a $a_size B, no debug sections"
+
+  # The consumers: the examples copied out of the checkout.
+  local app="$TMP/app"
+  mkdir -p "$app"
+  cp examples/c/booking.c examples/cpp/booking.cpp "$app/"
+  cat >"$app/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.16)
+project(elicit_consumer C CXX)
+find_package(elicit 0.4 CONFIG REQUIRED COMPONENTS shared static)
+set(CMAKE_CXX_STANDARD 17)
+add_executable(booking_c_shared booking.c)
+target_link_libraries(booking_c_shared PRIVATE elicit::elicit)
+add_executable(booking_c_static booking.c)
+target_link_libraries(booking_c_static PRIVATE elicit::elicit_static)
+add_executable(booking_cpp_shared booking.cpp)
+target_link_libraries(booking_cpp_shared PRIVATE elicit::elicit)
+add_executable(booking_cpp_static booking.cpp)
+target_link_libraries(booking_cpp_static PRIVATE elicit::elicit_static)
 EOF
-debug_sections=$(readelf -S -W "$TMP/unzipped/elicit_mcp/libelicit_ffi.so" | grep -c ' \.debug_' || true)
-[ "$debug_sections" = 0 ] || fail "the wheel's library has $debug_sections .debug_* sections"
-[ -z "$(git status --porcelain --ignored python/ | grep -v '^!! python/.*__pycache__' || true)" ] ||
-    fail "building the wheel left files in python/: $(git status --porcelain --ignored python/)"
-echo "$(basename "$WHEEL"): $(stat -c %s "$WHEEL") bytes, library without debug sections"
+  sed -i "s/find_package(elicit 0.4 /find_package(elicit ${VERSION%.*} /" "$app/CMakeLists.txt"
+  cat >"$app/Makefile" <<'EOF'
+# PKG_CONFIG_PATH=<sdk>/lib/pkgconfig make
+CFLAGS += -std=c99 -Wall -Wextra -Werror -pedantic $(shell pkg-config --cflags elicit)
+CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -pedantic $(shell pkg-config --cflags elicit)
+all: booking_c_shared booking_c_static booking_cpp_shared booking_cpp_static
+booking_c_shared: booking.c
+	$(CC) $(CFLAGS) $< $(shell pkg-config --libs elicit) -o $@
+booking_c_static: booking.c
+	$(CC) $(CFLAGS) $< $(shell pkg-config --libs elicit-static) -o $@
+booking_cpp_shared: booking.cpp
+	$(CXX) $(CXXFLAGS) $< $(shell pkg-config --libs elicit) -o $@
+booking_cpp_static: booking.cpp
+	$(CXX) $(CXXFLAGS) $< $(shell pkg-config --libs elicit-static) -o $@
+EOF
+  need_cmd cmake cmake
+  step "C SDK: CMake find_package(elicit) (shared and static)"
+  cmake -S "$app" -B "$app/build-cmake" -DCMAKE_PREFIX_PATH="$sdk" -DCMAKE_BUILD_TYPE=Release >"$TMP/cmake.log" 2>&1 ||
+    { cat "$TMP/cmake.log"; fail "cmake configure"; }
+  cmake --build "$app/build-cmake" -j2 >>"$TMP/cmake.log" 2>&1 || { cat "$TMP/cmake.log"; fail "cmake build"; }
+  step "C SDK: Makefile with pkg-config (elicit, elicit-static)"
+  mkdir -p "$app/build-make"
+  PKG_CONFIG_PATH="$sdk/lib/pkgconfig" make -s -C "$app" -f Makefile CC="$CC" CXX="$CXX" \
+    VPATH="$app" >"$TMP/make.log" 2>&1 || { cat "$TMP/make.log"; fail "make"; }
+  mv "$app"/booking_c_* "$app"/booking_cpp_* "$app/build-make/"
+  local dir bin deps
+  for dir in build-cmake build-make; do
+    for bin in booking_c_shared booking_c_static booking_cpp_shared booking_cpp_static; do
+      deps=$(ldd "$app/$dir/$bin")
+      case "$bin" in
+        *_static) if grep -q libelicit <<<"$deps"; then fail "$dir/$bin loads a shared libelicit"; fi ;;
+        *_shared)
+          # CMake writes the SDK's lib folder as rpath; the Makefile build needs the path.
+          deps=$(LD_LIBRARY_PATH="$sdk/lib" ldd "$app/$dir/$bin")
+          grep -q "libelicit.so.$MAJOR => $sdk/lib/libelicit.so.$MAJOR" <<<"$deps" ||
+            fail "$dir/$bin does not load libelicit.so.$MAJOR from the SDK: $deps" ;;
+      esac
+      LD_LIBRARY_PATH="$sdk/lib" "$app/$dir/$bin" >"$TMP/$dir-$bin.log" 2>&1 ||
+        { cat "$TMP/$dir-$bin.log"; fail "$dir/$bin failed"; }
+      echo "ok  $dir/$bin: $(tail -n 1 "$TMP/$dir-$bin.log")"
+    done
+  done
+}
 
-# ---------------------------------------------------------- 5. and 6. fresh venvs
-run_booking() {
-    local venv=$1 work=$2
-    mkdir -p "$work"
-    cp python/booking.py "$work/"
-    # Outside the checkout, no ELICIT_LIB, no PYTHONPATH: the installed package alone.
-    (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$venv/bin/python" - <<'EOF'
+# ----------------------------------------------------------------------- Python helpers
+# The package's tests read the headers and the reference vectors (tests/conftest.py:
+# ELICIT_REPO); outside the checkout they come from the sdist's rust/ folder.
+SDIST="$DIST/elicit_mcp-$VERSION.tar.gz"
+unpack_sdist() {
+  [ -d "$TMP/sdist/elicit_mcp-$VERSION" ] || { mkdir -p "$TMP/sdist" && tar -xzf "$SDIST" -C "$TMP/sdist"; }
+  echo "$TMP/sdist/elicit_mcp-$VERSION"
+}
+run_booking() { # VENV_PYTHON WORKDIR
+  local python=$1 work=$2
+  mkdir -p "$work"
+  cp python/booking.py "$work/"
+  (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$python" - <<'EOF'
 import elicit_mcp, pathlib
 lib = elicit_mcp._ffi.load().path
 pkg = pathlib.Path(elicit_mcp.__file__).resolve().parent
 assert lib.parent == pkg, (lib, pkg)
 print(f"elicit_mcp {elicit_mcp.__version__}: library {lib}")
 EOF
-    ) || fail "import elicit_mcp in $venv"
-    (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$venv/bin/python" booking.py >booking.log 2>&1) ||
-        { cat "$work/booking.log"; fail "booking.py in $venv"; }
-    echo "ok  booking.py: $(tail -n 1 "$work/booking.log")"
+  ) || fail "import elicit_mcp with $python"
+  (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$python" booking.py >booking.log 2>&1) ||
+    { cat "$work/booking.log"; fail "booking.py with $python"; }
+  echo "ok  booking.py: $(tail -n 1 "$work/booking.log")"
 }
-step "fresh venv: pip install the wheel"
-venv "$TMP/wheel-venv"
-"$TMP/wheel-venv/bin/python" -m pip install -q "$WHEEL"
-run_booking "$TMP/wheel-venv" "$TMP/run-wheel"
+run_tests() { # VENV WORKDIR (pytest from the sdist's tests, against the installed package)
+  local venv=$1 work=$2 src
+  src=$(unpack_sdist)
+  rm -rf "$work/tests" && mkdir -p "$work" && cp -r "$src/tests" "$work/tests"
+  "$venv/bin/python" -m pip install -q pytest
+  (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH ELICIT_REPO="$src/rust" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests 2>&1 | tail -n 3) ||
+    fail "pytest with $venv"
+  (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH ELICIT_REPO="$src/rust" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests >/dev/null 2>&1) ||
+    fail "pytest with $venv"
+}
 
-step "fresh venv: pip install a copy of the source"
-mkdir "$TMP/src"
-git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c '[ ! -e "$1" ] || printf "%s\0" "$1"' _ {} |
-    tar --null -T - -cf - | tar -x -C "$TMP/src"
-venv "$TMP/src-venv"
-# (The checkout's cargo target folder is reused so the copy does not rebuild every
-# dependency; the copy's own sources are what cargo compiles.)
-CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" "$TMP/src-venv/bin/python" -m pip install -q "$TMP/src/python"
-run_booking "$TMP/src-venv" "$TMP/run-src"
-[ -z "$(ls "$TMP/src/python" | grep -v -x -e README.md -e booking.py -e elicit_mcp -e leak_check.py -e pyproject.toml -e setup.py -e tests)" ] ||
-    fail "pip install left files in the source copy: $(ls "$TMP/src/python")"
+# ---------------------------------------------------------------------------- wheels
+SYSROOT=${ELICIT_ARM64_SYSROOT:-$ROOT/target/arm64-sysroot}
+# Debian 12's arm64 CPython 3.11 and what it and ctypes load.
+ARM64_PACKAGES=(libc6 libgcc-s1 libstdc++6 zlib1g libexpat1 libffi8 libbz2-1.0 liblzma5
+  libuuid1 libssl3 libsqlite3-0 libncursesw6 libtinfo6 libreadline8 libdb5.3 libgdbm6
+  libcrypt1 libmpdec3 libnsl2 libtirpc3 libgssapi-krb5-2 libkrb5-3 libk5crypto3
+  libkrb5support0 libcom-err2 libkeyutils1
+  python3.11-minimal libpython3.11-minimal libpython3.11-stdlib)
+arm64_sysroot() {
+  [ -x "$SYSROOT/usr/bin/python3.11" ] && return 0
+  need_cmd qemu-aarch64 qemu-user
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    dpkg --add-architecture arm64
+    apt-get update -qq >/dev/null
+  fi
+  local dl="$TMP/arm64-debs" p
+  mkdir -p "$dl"
+  (cd "$dl" && apt-get download -qq "${ARM64_PACKAGES[@]/%/:arm64}" >/dev/null 2>&1) ||
+    { apt-get update -qq >/dev/null && (cd "$dl" && apt-get download -qq "${ARM64_PACKAGES[@]/%/:arm64}" >/dev/null); } ||
+    fail "apt-get download of the arm64 packages failed"
+  rm -rf "$SYSROOT.new" && mkdir -p "$SYSROOT.new"
+  for p in "$dl"/*.deb; do dpkg -x "$p" "$SYSROOT.new"; done
+  rm -rf "$SYSROOT" && mv "$SYSROOT.new" "$SYSROOT"
+}
 
-step "test-install.sh: the C library (shared and static, pkg-config) and the Python wheel install and run"
+test_wheels() {
+  local arch whl
+  step "wheels: auditwheel show"
+  for arch in x86_64 aarch64; do
+    whl=$(ls "$DIST"/elicit_mcp-"$VERSION"-py3-none-*manylinux*_"$arch".whl)
+    "$ROOT/target/release-tools/bin/auditwheel" show "$whl" >"$TMP/audit-$arch.txt"
+    grep -q "manylinux_2_17_$arch" "$TMP/audit-$arch.txt" || { cat "$TMP/audit-$arch.txt"; fail "$(basename "$whl"): auditwheel does not report manylinux_2_17_$arch"; }
+    "$PY" - "$whl" <<'EOF' || fail "$(basename "$whl"): contents"
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+for want in ("elicit_mcp/libelicit_ffi.so", "elicit_mcp/py.typed", "elicit_mcp/__init__.py"):
+    assert want in names, (want, names)
+assert any(n.endswith("licenses/LICENSE-MIT") for n in names), names
+assert any(n.endswith("licenses/LICENSE-APACHE") for n in names), names
+EOF
+    echo "ok  $(basename "$whl"): $(stat -c %s "$whl") bytes, $(grep -o "manylinux_2_17_$arch" "$TMP/audit-$arch.txt" | head -n 1)"
+  done
+
+  step "wheels: x86_64 in a fresh venv (booking.py, pytest, mypy --strict)"
+  whl=$(ls "$DIST"/elicit_mcp-"$VERSION"-py3-none-*manylinux*_x86_64.whl)
+  venv "$TMP/wheel-venv"
+  "$TMP/wheel-venv/bin/python" -m pip install -q "$whl"
+  run_booking "$TMP/wheel-venv/bin/python" "$TMP/run-wheel"
+  run_tests "$TMP/wheel-venv" "$TMP/run-wheel"
+  "$TMP/wheel-venv/bin/python" -m pip install -q mypy
+  for pyv in 3.11 3.10; do
+    (cd "$TMP/run-wheel" && "$TMP/wheel-venv/bin/python" -m mypy --strict --no-incremental --python-version "$pyv" booking.py) ||
+      fail "mypy --strict --python-version $pyv booking.py against the installed wheel"
+  done
+
+  step "wheels: aarch64 under qemu-aarch64 (Debian 12 arm64 CPython 3.11 in $SYSROOT)"
+  arm64_sysroot
+  whl=$(ls "$DIST"/elicit_mcp-"$VERSION"-py3-none-*manylinux*_aarch64.whl)
+  local site="$TMP/arm64-site" work="$TMP/run-arm64" src
+  mkdir -p "$site" "$work"
+  "$PY" -m zipfile -e "$whl" "$site"
+  # pytest is pure Python: installed for the arm64 interpreter by the host's pip.
+  "$PY" -m pip install -q --no-compile --target "$site" pytest
+  readelf -h "$site/elicit_mcp/libelicit_ffi.so" | grep -q 'AArch64' || fail "the aarch64 wheel's library is not AArch64"
+  cp python/booking.py "$work/"
+  local qpy=(timeout 900 qemu-aarch64 -L "$SYSROOT" "$SYSROOT/usr/bin/python3.11")
+  (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" "${qpy[@]}" -c 'import elicit_mcp, platform; print(platform.machine(), elicit_mcp.__version__, elicit_mcp._ffi.load().path)') ||
+    fail "import elicit_mcp under qemu-aarch64"
+  (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" "${qpy[@]}" booking.py >booking.log 2>&1) ||
+    { cat "$work/booking.log"; fail "booking.py under qemu-aarch64"; }
+  echo "ok  aarch64 booking.py: $(tail -n 1 "$work/booking.log")"
+  src=$(unpack_sdist)
+  cp -r "$src/tests" "$work/tests"
+  (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" ELICIT_REPO="$src/rust" "${qpy[@]}" -m pytest -q -p no:cacheprovider tests >pytest.log 2>&1) ||
+    { tail -n 30 "$work/pytest.log"; fail "pytest under qemu-aarch64"; }
+  echo "ok  aarch64 pytest: $(tail -n 1 "$work/pytest.log")"
+}
+
+# ----------------------------------------------------------------------------- sdist
+test_sdist() {
+  step "sdist: without cargo, pip install fails naming cargo"
+  venv "$TMP/nocargo-venv"
+  if env -u CARGO PATH="$TMP/nocargo-venv/bin:/usr/bin:/bin" "$TMP/nocargo-venv/bin/python" -m pip install -q "$SDIST" >"$TMP/nocargo.log" 2>&1; then
+    fail "pip install of the sdist succeeded without cargo on PATH"
+  fi
+  grep -q "elicit-mcp: building from source needs cargo" "$TMP/nocargo.log" ||
+    { cat "$TMP/nocargo.log"; fail "no clear message naming cargo"; }
+  echo "ok  $(grep -o "elicit-mcp: building from source needs cargo[^.]*" "$TMP/nocargo.log" | head -n 1)"
+
+  step "sdist: pip install $(basename "$SDIST") in a fresh venv (cargo builds in pip's build folder)"
+  local copy="$TMP/sdist-copy" before after
+  mkdir -p "$copy" && cp "$SDIST" "$copy/"
+  before=$(git status --porcelain --ignored -- . ':!target' ':!dist' | sort)
+  venv "$TMP/sdist-venv"
+  (cd "$TMP" && env -u CARGO_TARGET_DIR -u CARGO_BUILD_TARGET TMPDIR="$TMP/pip-tmp" \
+    bash -c 'mkdir -p "$TMPDIR" && "$0" -m pip install -q "$1"' "$TMP/sdist-venv/bin/python" "$copy/$(basename "$SDIST")") ||
+    fail "pip install of the sdist"
+  [ "$(ls -A "$copy")" = "$(basename "$SDIST")" ] || fail "the sdist's folder gained files: $(ls -A "$copy")"
+  after=$(git status --porcelain --ignored -- . ':!target' ':!dist' | sort)
+  [ "$before" = "$after" ] || fail "installing the sdist changed the checkout: $(diff <(echo "$before") <(echo "$after"))"
+  run_booking "$TMP/sdist-venv/bin/python" "$TMP/run-sdist"
+  run_tests "$TMP/sdist-venv" "$TMP/run-sdist"
+
+  step "pip install ./python from the checkout (the developer install)"
+  venv "$TMP/dev-venv"
+  CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" "$TMP/dev-venv/bin/python" -m pip install -q ./python
+  run_booking "$TMP/dev-venv/bin/python" "$TMP/run-dev"
+  [ -z "$(git status --porcelain --ignored python/ | grep -v '^!! python/.*__pycache__' || true)" ] ||
+    fail "pip install ./python left files in python/: $(git status --porcelain --ignored python/)"
+}
+
+for part in crates c wheels sdist; do
+  has_part "$part" || continue
+  case "$part" in
+    crates) test_crates ;;
+    c) test_c ;;
+    wheels) test_wheels ;;
+    sdist) test_sdist ;;
+  esac
+done
+step "test-install.sh: ${PARTS[*]} installed and ran outside the checkout"
