@@ -22,10 +22,10 @@
 #   3. README.md is at most 250 lines (the front door; the guides and docs/ hold the rest).
 #   4. Stale names, in every file: what was renamed or never existed (a DESIGN.md, the
 #      retired examples/mcp-server and booking-server, the ffi-static crate and its
-#      elicit_static_* symbols and header, the scripts' old names), and commit hashes in prose (a
-#      lowercase hex word of 7 to 40 digits holding a letter and a digit, not a float
-#      such as 1e16, outside markdown code blocks, which may show hex data): what changed
-#      when belongs in CHANGELOG.md.
+#      elicit_static_* symbols and header, the scripts' old names), and commit hashes in
+#      prose (a lowercase hex word of 7 to 40 digits holding a letter and a digit, not a
+#      float such as 1e16, outside markdown code blocks, which may show hex data): what
+#      changed when belongs in CHANGELOG.md.
 #   5. README.md's Rust examples are ones core/README.md compiles as elicit-core's
 #      doctests: each rust code block of README.md appears verbatim in core/README.md.
 #
