@@ -24,8 +24,9 @@
 #      retired examples/mcp-server and booking-server, the ffi-static crate and its
 #      elicit_static_* symbols and header, the scripts' old names), and commit hashes in
 #      prose (a lowercase hex word of 7 to 40 digits holding a letter and a digit, not a
-#      float such as 1e16, outside markdown code blocks, which may show hex data): what
-#      changed when belongs in CHANGELOG.md.
+#      float such as 1e16, outside markdown code blocks, which may show hex data, and
+#      naming a commit of this repository, so a hex constant is not one): what changed
+#      when belongs in CHANGELOG.md.
 #   5. README.md's Rust examples are ones core/README.md compiles as elicit-core's
 #      doctests: each rust code block of README.md appears verbatim in core/README.md.
 #
@@ -59,6 +60,7 @@ SKIP = {"CHANGELOG.md", "scripts/test-docs.sh"}
 METHOD = re.compile(r"^(tools|prompts|resources|roots|sampling|elicitation|notifications|completion|logging)/[a-zA-Z_]+$")
 
 problems = []
+hex_candidates = []  # (path, line, word): reported only when the word names a commit
 def bad(path, n, what):
     problems.append(f"{path}:{n}: {what}")
 
@@ -109,7 +111,7 @@ for path in files:
         for m in ([] if fenced else hexword.finditer(line)):
             w = m.group(1)
             if re.search(r"[a-f]", w) and re.search(r"[0-9]", w) and not sci.match(w) and w not in "0123456789abcdef":
-                bad(path, n, f"commit hash '{w}' in prose (history belongs in CHANGELOG.md)")
+                hex_candidates.append((path, n, w))
         # 1. links
         if is_md:
             for m in md_link.finditer(line):
@@ -159,6 +161,16 @@ if os.path.isfile("README.md") and os.path.isfile("core/README.md"):
 
 for p in problems:
     print(p)
+# A hex word is a commit hash when this repository has a commit by that name (so a hex
+# constant such as a protocol magic is not one).
+if hex_candidates:
+    words = sorted({w for _, _, w in hex_candidates})
+    out = subprocess.run(["git", "cat-file", "--batch-check=%(objecttype)"],
+                         input="".join(w + "\n" for w in words), capture_output=True, text=True).stdout.split("\n")
+    commits = {w for w, kind in zip(words, out) if kind == "commit"}
+    for path, n, w in hex_candidates:
+        if w in commits:
+            bad(path, n, f"commit hash '{w}' in prose (history belongs in CHANGELOG.md)")
 print(f"test-docs: {len(files)} files checked, {len(problems)} problem(s)")
 sys.exit(1 if problems else 0)
 PY
