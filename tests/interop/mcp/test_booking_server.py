@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pathlib
+import tomllib
 
 import httpx2
 import mcp_types
@@ -635,6 +637,12 @@ def test_http_modern_post_without_mcp_method_is_32020(http_server):
     assert r.json()["error"] == {"code": -32020, "message": "missing required Mcp-Method header"}
 
 
+# The server reports its crate's version (env!("CARGO_PKG_VERSION")), which is the workspace's.
+WORKSPACE_VERSION = tomllib.loads(
+    (pathlib.Path(__file__).resolve().parents[3] / "Cargo.toml").read_text()
+)["workspace"]["package"]["version"]
+
+
 @rust_only
 def test_http_modern_tools_call_is_plain_json(http_server):
     r = _post(
@@ -646,7 +654,7 @@ def test_http_modern_tools_call_is_plain_json(http_server):
     assert r.headers["content-type"] == "application/json"
     result = r.json()["result"]
     assert result["resultType"] == "input_required"
-    assert result["_meta"] == {"io.modelcontextprotocol/serverInfo": {"name": "booking", "version": "0.1.0"}}
+    assert result["_meta"] == {"io.modelcontextprotocol/serverInfo": {"name": "booking", "version": WORKSPACE_VERSION}}
 
 
 def test_http_missing_capability_is_400(http_server):
