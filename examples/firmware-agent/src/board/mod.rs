@@ -17,6 +17,7 @@ use core::ptr::{read_volatile, write_volatile};
 
 use elicit_core::Sink;
 
+mod mem;
 #[cfg(board = "microbit")]
 mod microbit;
 #[cfg(board = "mps2-an386")]
