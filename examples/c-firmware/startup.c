@@ -3,8 +3,8 @@
  * the vector table, a reset handler (copy .data, zero .bss, paint the stack, turn on the
  * FPU, run main, exit), and semihosting for output and exit (QEMU runs with
  * -semihosting-config enable=on,target=native, so the host's stdout is the UART here).
- * No C library start-up code is linked (-nostartfiles); newlib only supplies memcpy and
- * friends.
+ * No C library start-up code is linked (-nostartfiles); memcpy and memset are here too
+ * (below); newlib only supplies what is left (strlen, ...).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +59,63 @@ void abort(void) {
     for (;;) {
     }
 }
+
+/* The memory routines the compiler and the library call (memcpy, memset, memcmp and the
+ * Arm run-time ABI's __aeabi_memcpy*, __aeabi_memset*, __aeabi_memclr*), one byte at a
+ * time: they replace libelicit_noalloc.a's (compiler_builtins' word-at-a-time versions,
+ * weak definitions: 2,058 B less flash) and newlib's. This firmware copies at most a few KB per
+ * round, so a byte per loop turn costs microseconds. GCC would turn these loops back
+ * into calls to memcpy/memset (themselves) without no-tree-loop-distribute-patterns. */
+#define BYTEWISE __attribute__((optimize("no-tree-loop-distribute-patterns")))
+void *memcpy(void *restrict dst, const void *restrict src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+void __aeabi_memcpy(void *dst, const void *src, size_t n);
+void __aeabi_memcpy4(void *dst, const void *src, size_t n);
+void __aeabi_memcpy8(void *dst, const void *src, size_t n);
+void __aeabi_memset(void *dst, size_t n, int c);
+void __aeabi_memset4(void *dst, size_t n, int c);
+void __aeabi_memset8(void *dst, size_t n, int c);
+void __aeabi_memclr(void *dst, size_t n);
+void __aeabi_memclr4(void *dst, size_t n);
+void __aeabi_memclr8(void *dst, size_t n);
+
+BYTEWISE void *memcpy(void *restrict dst, const void *restrict src, size_t n) {
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    while (n--) {
+        *d++ = *s++;
+    }
+    return dst;
+}
+
+BYTEWISE void *memset(void *dst, int c, size_t n) {
+    unsigned char *d = dst;
+    while (n--) {
+        *d++ = (unsigned char)c;
+    }
+    return dst;
+}
+
+int memcmp(const void *a, const void *b, size_t n) {
+    const unsigned char *x = a, *y = b;
+    for (; n; n--, x++, y++) {
+        if (*x != *y) {
+            return *x - *y;
+        }
+    }
+    return 0;
+}
+
+void __aeabi_memcpy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+void __aeabi_memcpy4(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+void __aeabi_memcpy8(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+void __aeabi_memset(void *dst, size_t n, int c) { memset(dst, c, n); }
+void __aeabi_memset4(void *dst, size_t n, int c) { memset(dst, c, n); }
+void __aeabi_memset8(void *dst, size_t n, int c) { memset(dst, c, n); }
+void __aeabi_memclr(void *dst, size_t n) { memset(dst, 0, n); }
+void __aeabi_memclr4(void *dst, size_t n) { memset(dst, 0, n); }
+void __aeabi_memclr8(void *dst, size_t n) { memset(dst, 0, n); }
 
 #define STACK_PAINT 0xC0DEC0DEu
 
