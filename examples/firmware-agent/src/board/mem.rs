@@ -3,10 +3,10 @@
 //! time.
 //!
 //! They replace compiler_builtins' word-at-a-time versions (its definitions are weak):
-//! 1,436 B less flash on mps2-an386 (those were 1,580 B: `memcpy` alone 730 B, and an
-//! entry of 150 to 210 B per alignment variant), at the cost of copying a byte per loop
-//! turn. The agent copies at most one line (2,560 B) per request, so that cost is
-//! microseconds against a UART's milliseconds. Every entry calls `copy` or `fill`, whose
+//! 1,492 B less flash on mps2-an386 (those were 1,696 B: `memcpy` alone 730 B, an entry
+//! of 150 to 210 B per alignment variant, `memcmp` 116 B), at the cost of a byte per loop
+//! turn. The agent copies buffers of a request's size (a few KB per request at most), so
+//! that cost is microseconds against a UART's milliseconds. Every entry calls `copy` or `fill`, whose
 //! loops use volatile accesses: the optimiser neither recognises them as a copy nor
 //! treats a call to them as one, so none of them turns into a call to itself (a call to
 //! a function named `memcpy` would be read as the copy intrinsic and lowered to
