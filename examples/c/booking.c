@@ -22,6 +22,7 @@
  * London (the airport resolver knows the answer, "LHR", and asks nothing).
  *
  * Build: cc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude booking.c libelicit_ffi.a
+ * (booking_decl.h, beside this file, is generated from the booking fixture)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +30,14 @@
 
 #include "elicit.h"
 
+#include "booking_decl.h"
+
+/* The booking fixture's book_flight (examples/fixture/decl/book_flight.json, as string
+ * literals in booking_decl.h: destination, date, airport, proceed, seat), plus two
+ * parameters showing the other input kinds: the fare paid by URL-mode elicitation and a
+ * travel tip by sampling. */
 static const char DECLARATION[] =
-    "{\"tool\":\"book_flight\",\"parameters\":["
-    "{\"name\":\"destination\",\"elicit\":{\"message\":\"Where would you like to fly?\"}},"
-    "{\"name\":\"date\",\"elicit\":{\"message\":\"When would you like to fly?\"}},"
-    "{\"name\":\"airport\",\"elicit\":{\"needs\":[\"destination\"]}},"
-    "{\"name\":\"proceed\",\"type\":\"boolean\","
-    "\"elicit\":{\"needs\":[\"destination\",\"date\"]}},"
-    "{\"name\":\"seat\",\"type\":{\"enum\":[\"window\",\"aisle\"]},\"default\":null,"
-    "\"elicit\":{\"message\":\"Window or aisle?\"}},"
+    "{\"tool\":\"" BOOK_FLIGHT_TOOL "\",\"parameters\":[" BOOK_FLIGHT_PARAMETERS ","
     "{\"name\":\"payment\",\"elicit\":{\"message\":\"Pay the fare\","
     "\"url\":\"https://pay.example/fare\"}},"
     "{\"name\":\"tip\",\"elicit\":{\"needs\":[\"destination\"],\"kind\":\"sampling\"}}"
