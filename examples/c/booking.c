@@ -343,9 +343,12 @@ static int modern_call(const elicit_plan *plan, const elicit_sealer *sealer, int
         expect(strncmp(*out, "v1.", 3) == 0, "a sealed token");
         free(plain);
         if (number == 1) {
-            expect(strstr(requests, "Where would you like to fly?") != NULL, "asks destination");
-            expect(strstr(requests, "When would you like to fly?") != NULL, "asks date");
-            expect(strstr(requests, "Window or aisle?") != NULL, "asks seat");
+            expect(strstr(requests, "\"destination\":{\"method\":\"elicitation/create\"") != NULL,
+                   "asks destination");
+            expect(strstr(requests, "\"date\":{\"method\":\"elicitation/create\"") != NULL,
+                   "asks date");
+            expect(strstr(requests, "\"seat\":{\"method\":\"elicitation/create\"") != NULL,
+                   "asks seat");
             expect(strstr(requests, "\"payment\":{\"method\":\"elicitation/create\","
                                     "\"params\":{\"mode\":\"url\"") != NULL,
                    "asks payment in URL mode");
