@@ -24,7 +24,9 @@ London (the airport resolver knows the answer, "LHR", and asks nothing); the sea
 declined, so it takes its default (null).
 
 Run: python python/booking.py   (with the package installed, or from the checkout after
-cargo build --release -p elicit-ffi)
+cargo build --release -p elicit-ffi). The declaration is the booking fixture's
+(examples/fixture/decl/book_flight.json); a copy of booking.py elsewhere needs that file
+beside it.
 """
 
 from __future__ import annotations
@@ -32,27 +34,30 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import elicit_mcp
 
-DECLARATION: Dict[str, Any] = {
-    "tool": "book_flight",
-    "parameters": [
-        {"name": "destination", "elicit": {"message": "Where would you like to fly?"}},
-        {"name": "date", "elicit": {"message": "When would you like to fly?"}},
-        {"name": "airport", "elicit": {"needs": ["destination"]}},
-        {"name": "proceed", "type": "boolean", "elicit": {"needs": ["destination", "date"]}},
-        {
-            "name": "seat",
-            "type": {"enum": ["window", "aisle"]},
-            "default": None,
-            "elicit": {"message": "Window or aisle?"},
-        },
-        {"name": "payment", "elicit": {"message": "Pay the fare", "url": "https://pay.example/fare"}},
-        {"name": "tip", "elicit": {"needs": ["destination"], "kind": "sampling"}},
-    ],
-}
+
+def fixture_path(name: str) -> Path:
+    """A file of the booking fixture: beside this script (a copy), in the checkout
+    (examples/fixture/decl) or in the unpacked sdist (rust/examples/fixture/decl)."""
+    here = Path(__file__).resolve().parent
+    for place in (here, here.parent / "examples" / "fixture" / "decl", here / "rust" / "examples" / "fixture" / "decl"):
+        if (place / name).is_file():
+            return place / name
+    raise SystemExit(f"booking: {name} not found beside {here} nor in examples/fixture/decl: copy it beside booking.py")
+
+
+#: The book_flight declaration every surface serves (examples/fixture/decl/book_flight.json:
+#: destination, date, airport, proceed, seat), plus two parameters showing the other
+#: input kinds: the fare paid by URL-mode elicitation and a travel tip by sampling.
+DECLARATION: Dict[str, Any] = json.loads(fixture_path("book_flight.json").read_text(encoding="utf-8"))
+DECLARATION["parameters"] += [
+    {"name": "payment", "elicit": {"message": "Pay the fare", "url": "https://pay.example/fare"}},
+    {"name": "tip", "elicit": {"needs": ["destination"], "kind": "sampling"}},
+]
 
 #: What the client declared: form and URL-mode elicitation, and sampling.
 CLIENT_CAPABILITIES: Dict[str, Any] = {"elicitation": {"form": {}, "url": {}}, "sampling": {}}

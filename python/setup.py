@@ -100,7 +100,7 @@ class PlatformWheel(bdist_wheel):
 # they depend on each other) and the workspace files beside them.
 CRATES = ("core", "ffi-noalloc", "ffi")
 WORKSPACE_FILES = ("Cargo.lock", "LICENSE-MIT", "LICENSE-APACHE")
-FIXTURES = ("include", os.path.join("tests", "vectors"))
+FIXTURES = ("include", os.path.join("tests", "vectors"), os.path.join("examples", "fixture"))
 
 
 class SourceWithCrates(sdist):
@@ -121,10 +121,11 @@ class SourceWithCrates(sdist):
         for name in WORKSPACE_FILES:
             shutil.copy(os.path.join(root, name), os.path.join(rust, name))
         # What the package's tests read from a checkout (tests/conftest.py: ELICIT_REPO):
-        # the headers and the reference vectors. With ELICIT_REPO=rust they run from the
-        # unpacked sdist.
+        # the headers, the reference vectors and the booking fixture's JSON (also what
+        # booking.py reads). With ELICIT_REPO=rust they run from the unpacked sdist.
+        data_only = shutil.ignore_patterns("target", "src", "*.rs", "Cargo.toml")
         for folder in FIXTURES:
-            shutil.copytree(os.path.join(root, folder), os.path.join(rust, folder))
+            shutil.copytree(os.path.join(root, folder), os.path.join(rust, folder), ignore=data_only)
         # The checkout's workspace manifest (versions, profiles, lints) with these crates
         # as its only members.
         with open(os.path.join(root, "Cargo.toml"), encoding="utf-8") as f:

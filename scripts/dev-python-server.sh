@@ -34,5 +34,6 @@ export ELICIT_LIB="$TARGET_DIR/release/libelicit_ffi.so"
 if [ -z "${ELICIT_PY_SERVER_NO_BUILD:-}" ] || [ ! -f "$ELICIT_LIB" ]; then
     cargo build --quiet --release -p elicit-ffi >&2
 fi
-export PYTHONPATH="$ROOT/python:$ROOT/examples/python-server"
+# examples/fixture: booking_texts.py, the booking fixture the server serves.
+export PYTHONPATH="$ROOT/python:$ROOT/examples/python-server:$ROOT/examples/fixture"
 exec "$VPY" "$ROOT/examples/python-server/booking_server.py" "$@"

@@ -2,9 +2,10 @@
 # test-c.sh: prove the C ABI.
 #
 #  1. builds elicit-ffi (release: staticlib, cdylib, rlib);
-#  2. regenerates include/elicit.h and include/elicit_noalloc.h with cbindgen 0.29.4 into
-#     temporary files and fails on any difference from the committed headers
-#     (--update-header rewrites them instead);
+#  2. regenerates include/elicit.h and include/elicit_noalloc.h with cbindgen 0.29.4, and
+#     examples/c/booking_decl.h (the booking fixture's declaration for the C and C++
+#     examples) with tools' c_decl, into temporary files and fails on any difference from
+#     the committed headers (--update-header rewrites them instead);
 #  3. builds examples/c/booking.c, ffi/tests/c/contract_test.c (-std=c99) and
 #     examples/cpp/booking.cpp (-std=c++17), all with -Wall -Wextra -Werror -pedantic,
 #     each linked once against the staticlib and once against the cdylib, and runs them;
@@ -31,7 +32,8 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$TARGET/c-abi"
 LIBDIR="$TARGET/release"
 CFLAGS=(-std=c99 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
-CXXFLAGS=(-std=c++17 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
+# examples/c: booking_decl.h, the booking fixture's declaration (C finds it beside booking.c).
+CXXFLAGS=(-std=c++17 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include" -I"$ROOT/examples/c")
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -71,6 +73,19 @@ header() {
 }
 header ffi elicit.h
 header ffi-noalloc elicit_noalloc.h
+
+step "checking examples/c/booking_decl.h against examples/fixture/decl/book_flight.json"
+# The C and C++ examples' declaration: the booking fixture's, as C string literals.
+cargo run -q -p elicit-tools --bin c_decl -- examples/fixture/decl/book_flight.json BOOK_FLIGHT >"$OUT/booking_decl.h"
+if [ "$UPDATE_HEADER" = 1 ]; then
+    cp "$OUT/booking_decl.h" examples/c/booking_decl.h
+    echo "examples/c/booking_decl.h regenerated"
+elif ! diff -u examples/c/booking_decl.h "$OUT/booking_decl.h"; then
+    echo "examples/c/booking_decl.h is stale: run scripts/test-c.sh --update-header and commit it" >&2
+    exit 1
+else
+    echo "examples/c/booking_decl.h is up to date"
+fi
 
 # ---------------------------------------------------------------- 3. build and run
 # build NAME LANG SOURCE LINK EXTRA...   (LINK: static | dynamic)

@@ -14,9 +14,10 @@
 #         fuzz corpora, build output or binaries).
 # c       the C SDK archive unpacked in a temporary folder: layout (SONAME, links, no
 #         debug sections, static library under 8 MB); examples/c/booking.c and
-#         examples/cpp/booking.cpp (copied out of the checkout) built and run four ways:
-#         a CMake project with find_package(elicit) linking elicit::elicit and
-#         elicit::elicit_static, and a Makefile with pkg-config (elicit, elicit-static).
+#         examples/cpp/booking.cpp (copied out of the checkout, with the generated
+#         examples/c/booking_decl.h) built and run four ways: a CMake project with
+#         find_package(elicit) linking elicit::elicit and elicit::elicit_static, and a
+#         Makefile with pkg-config (elicit, elicit-static).
 # wheels  auditwheel show reports manylinux_2_17 for both wheels. x86_64: pip install in a
 #         fresh venv with its test extra, booking.py, the package's tests (pytest) and
 #         mypy --strict on booking.py (also with --python-version 3.10, the floor).
@@ -161,7 +162,7 @@ test_c() {
   # The consumers: the examples copied out of the checkout.
   local app="$TMP/app"
   mkdir -p "$app"
-  cp examples/c/booking.c examples/cpp/booking.cpp "$app/"
+  cp examples/c/booking.c examples/c/booking_decl.h examples/cpp/booking.cpp "$app/"
   cat >"$app/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.16)
 project(elicit_consumer C CXX)
@@ -235,7 +236,8 @@ unpack_sdist() {
 run_booking() { # VENV_PYTHON WORKDIR
   local python=$1 work=$2
   mkdir -p "$work"
-  cp python/booking.py "$work/"
+  # booking.py reads the booking fixture's declaration beside itself outside the checkout.
+  cp python/booking.py examples/fixture/decl/book_flight.json "$work/"
   (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$python" - <<'EOF'
 import elicit_mcp, pathlib
 lib = elicit_mcp._ffi.load().path
@@ -333,7 +335,8 @@ EOF
   "$ROOT/target/release-tools/bin/python" -m pip install -q --no-compile --target "$site" \
     --platform manylinux_2_17_aarch64 --only-binary=:all: --python-version 3.11 --implementation cp "$whl[test]"
   readelf -h "$site/elicit_mcp/libelicit_ffi.so" | grep -q 'AArch64' || fail "the aarch64 wheel's library is not AArch64"
-  cp python/booking.py "$work/"
+  # booking.py reads the booking fixture's declaration beside itself outside the checkout.
+  cp python/booking.py examples/fixture/decl/book_flight.json "$work/"
   local qpy=(timeout 900 qemu-aarch64 -L "$SYSROOT" "$SYSROOT/usr/bin/python3.11")
   (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" "${qpy[@]}" -c 'import elicit_mcp, platform; print(platform.machine(), elicit_mcp.__version__, elicit_mcp._ffi.load().path)') ||
     fail "import elicit_mcp under qemu-aarch64"

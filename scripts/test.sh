@@ -45,7 +45,7 @@ need_target thumbv7em-none-eabihf || exit 1
 step "cargo fmt --check" cargo fmt --all --check
 step "docs: links, paths of this machine, README length, stale names" bash scripts/test-docs.sh
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-features -- -D warnings
-step "duplicate scan (jscpd): the C ABIs, the test runners; python/ and examples/ reported" bash scripts/test-duplicates.sh
+step "duplicate scan (jscpd): the C ABIs, the test runners, python/, examples/" bash scripts/test-duplicates.sh
 step "cargo test (workspace)" cargo test --workspace --all-features
 # --all-features turns on small-float: test core's parser and ryu path (the default) too.
 step "cargo test elicit-core (default features)" cargo test -p elicit-core

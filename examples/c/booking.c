@@ -22,6 +22,7 @@
  * London (the airport resolver knows the answer, "LHR", and asks nothing).
  *
  * Build: cc -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude booking.c libelicit_ffi.a
+ * (booking_decl.h, beside this file, is generated from the booking fixture)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +30,14 @@
 
 #include "elicit.h"
 
+#include "booking_decl.h"
+
+/* The booking fixture's book_flight (examples/fixture/decl/book_flight.json, as string
+ * literals in booking_decl.h: destination, date, airport, proceed, seat), plus two
+ * parameters showing the other input kinds: the fare paid by URL-mode elicitation and a
+ * travel tip by sampling. */
 static const char DECLARATION[] =
-    "{\"tool\":\"book_flight\",\"parameters\":["
-    "{\"name\":\"destination\",\"elicit\":{\"message\":\"Where would you like to fly?\"}},"
-    "{\"name\":\"date\",\"elicit\":{\"message\":\"When would you like to fly?\"}},"
-    "{\"name\":\"airport\",\"elicit\":{\"needs\":[\"destination\"]}},"
-    "{\"name\":\"proceed\",\"type\":\"boolean\","
-    "\"elicit\":{\"needs\":[\"destination\",\"date\"]}},"
-    "{\"name\":\"seat\",\"type\":{\"enum\":[\"window\",\"aisle\"]},\"default\":null,"
-    "\"elicit\":{\"message\":\"Window or aisle?\"}},"
+    "{\"tool\":\"" BOOK_FLIGHT_TOOL "\",\"parameters\":[" BOOK_FLIGHT_PARAMETERS ","
     "{\"name\":\"payment\",\"elicit\":{\"message\":\"Pay the fare\","
     "\"url\":\"https://pay.example/fare\"}},"
     "{\"name\":\"tip\",\"elicit\":{\"needs\":[\"destination\"],\"kind\":\"sampling\"}}"
@@ -343,9 +343,12 @@ static int modern_call(const elicit_plan *plan, const elicit_sealer *sealer, int
         expect(strncmp(*out, "v1.", 3) == 0, "a sealed token");
         free(plain);
         if (number == 1) {
-            expect(strstr(requests, "Where would you like to fly?") != NULL, "asks destination");
-            expect(strstr(requests, "When would you like to fly?") != NULL, "asks date");
-            expect(strstr(requests, "Window or aisle?") != NULL, "asks seat");
+            expect(strstr(requests, "\"destination\":{\"method\":\"elicitation/create\"") != NULL,
+                   "asks destination");
+            expect(strstr(requests, "\"date\":{\"method\":\"elicitation/create\"") != NULL,
+                   "asks date");
+            expect(strstr(requests, "\"seat\":{\"method\":\"elicitation/create\"") != NULL,
+                   "asks seat");
             expect(strstr(requests, "\"payment\":{\"method\":\"elicitation/create\","
                                     "\"params\":{\"mode\":\"url\"") != NULL,
                    "asks payment in URL mode");

@@ -15,8 +15,9 @@
 // (elicit::MissingCapabilityError, JSON-RPC -32021), and a declined required answer,
 // which fails the call with the reference's message (elicit::Error, a 4xx code).
 //
-// Build: c++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude
-//        booking.cpp libelicit_ffi.a
+// Build: c++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude -Iexamples/c
+//        booking.cpp libelicit_ffi.a   (examples/c/booking_decl.h: the booking fixture's
+//        declaration, generated)
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -26,17 +27,17 @@
 #include <string_view>
 #include <vector>
 
+#include "booking_decl.h"
 #include "elicit.hpp"
 
 namespace {
 
-constexpr std::string_view kDeclaration = R"({"tool":"book_flight","parameters":[
-  {"name":"destination","elicit":{"message":"Where would you like to fly?"}},
-  {"name":"date","elicit":{"message":"When would you like to fly?"}},
-  {"name":"airport","elicit":{"needs":["destination"]}},
-  {"name":"proceed","type":"boolean","elicit":{"needs":["destination","date"]}},
-  {"name":"seat","type":{"enum":["window","aisle"]},"default":null,
-   "elicit":{"message":"Window or aisle?"}},
+// The booking fixture's book_flight (examples/fixture/decl/book_flight.json, as string
+// literals in examples/c/booking_decl.h: destination, date, airport, proceed, seat), plus
+// two parameters showing the other input kinds: the fare paid by URL-mode elicitation
+// and a travel tip by sampling.
+constexpr std::string_view kDeclaration =
+    R"({"tool":")" BOOK_FLIGHT_TOOL R"(","parameters":[)" BOOK_FLIGHT_PARAMETERS R"(,
   {"name":"payment","elicit":{"message":"Pay the fare","url":"https://pay.example/fare"}},
   {"name":"tip","elicit":{"needs":["destination"],"kind":"sampling"}}
 ]})";

@@ -27,18 +27,12 @@ from mcp.server.mcpserver import MCPServer
 import elicit_mcp
 from elicit_mcp import Elicit, Question
 from elicit_mcp.mcp import Elicitation
+from booking_texts import ENTRIES, OUTPUT_SCHEMA, TEXTS, Q, ask, known_answer, result  # examples/fixture
 
 #: serverInfo.name, and the audience of sealed state (the Rust server's too).
 SERVER_NAME = "booking"
-ITINERARY_URI = "booking://itinerary"
 
 #: Every tool's listing extras, as FastMCP 4.1.6 writes them (the Rust server's too).
-WRAPPED_OUTPUT = {
-    "properties": {"result": {"type": "string"}},
-    "required": ["result"],
-    "type": "object",
-    "x-fastmcp-wrap-result": True,
-}
 FASTMCP_META = {"fastmcp": {"tags": []}}
 
 
@@ -51,25 +45,30 @@ def wrapped(text: str) -> Dict[str, Any]:
     }
 
 
+# The resolvers, by the booking fixture's rules (examples/fixture/booking.json).
+
+
 def pick_airport(destination: str) -> Union[str, Question]:
-    return "LHR" if destination == "London" else Question(f"Which airport in {destination}?")
+    return known_answer("airport", destination) or Question(ask("airport", destination=destination))
 
 
 def confirm(destination: str, date: str) -> Question:
-    return Question(f"Book a flight to {destination} on {date}?")
+    return Question(ask("proceed", destination=destination, date=date))
 
 
 def how_many(item: str) -> Question:
-    return Question(f"How many {item}?")
+    return Question(ask("quantity", item=item))
 
 
 def which_airport(destination: str) -> Question:
-    return Question(f"Which airport in {destination}?")
+    # The itinerary asks for every destination, as elicit-rmcp-server's does.
+    return Question(ask("airport", destination=destination))
 
 
 def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServer:
     """The server: the conformance fixtures first (with ``conformance``), then the
-    booking tools, the welcome prompt and the itinerary resource."""
+    booking fixture's tools, the welcome prompt and the itinerary resource (their texts
+    from examples/fixture)."""
     server = MCPServer(SERVER_NAME, version=elicit_mcp.__version__)
     elicit = Elicitation(server, keys=keys, ttl=ttl)
     if conformance:
@@ -77,39 +76,42 @@ def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServ
 
         register(elicit)
 
-    def listed(title: str, description: str) -> Any:
-        return elicit.tool(title=title, description=description, meta=FASTMCP_META, output_schema=WRAPPED_OUTPUT)
+    def listed(name: str) -> Any:
+        entry = ENTRIES[name]
+        return elicit.tool(
+            title=entry["title"], description=entry["description"], meta=FASTMCP_META, output_schema=OUTPUT_SCHEMA
+        )
 
-    @listed("Book Flight", "Book a flight. Asks the user for the destination, date, airport, confirmation and seat.")
+    @listed("book_flight")
     def book_flight(
-        destination: Annotated[str, Elicit("Where would you like to fly?")],
-        date: Annotated[str, Elicit("When would you like to fly?")],
+        destination: Annotated[str, Elicit(Q["destination"])],
+        date: Annotated[str, Elicit(Q["date"])],
         airport: Annotated[str, Elicit(resolver=pick_airport)],
         proceed: Annotated[bool, Elicit(resolver=confirm)],
-        seat: Annotated[Optional[Literal["window", "aisle"]], Elicit("Window or aisle?")] = None,
+        seat: Annotated[Optional[Literal["window", "aisle"]], Elicit(Q["seat"])] = None,
     ) -> Dict[str, Any]:
         if not proceed:
-            return wrapped("Cancelled")
-        return wrapped(f"Booked {destination} ({airport}) on {date}, seat {seat or 'no preference'}")
+            return wrapped(TEXTS["CANCELLED"])
+        return wrapped(result("book_flight", destination=destination, airport=airport, date=date, seat=seat))
 
-    @listed("Greet", "Greet the user by the name they enter.")
-    def greet(name: Annotated[str, Elicit("Enter your name:")]) -> Dict[str, Any]:
-        return wrapped(f"Hello, {name}")
+    @listed("greet")
+    def greet(name: Annotated[str, Elicit(Q["name"])]) -> Dict[str, Any]:
+        return wrapped(result("greet", name=name))
 
-    @listed("Order", "Order an item. Asks the user how many.")
+    @listed("order")
     def order(item: str, quantity: Annotated[int, Elicit(resolver=how_many)]) -> Dict[str, Any]:
-        return wrapped(f"Ordered {quantity} x {item}")
+        return wrapped(result("order", item=item, quantity=quantity))
 
-    @elicit.prompt(description="A welcome message for the user, by the name they enter.")
-    def welcome(name: Annotated[str, Elicit("Enter your name:")]) -> str:
-        return f"Welcome aboard, {name}!"
+    @elicit.prompt(description=ENTRIES["welcome"]["description"])
+    def welcome(name: Annotated[str, Elicit(Q["name"])]) -> str:
+        return result("welcome", name=name)
 
-    @elicit.resource(ITINERARY_URI, name="itinerary")
+    @elicit.resource(ENTRIES["itinerary"]["uri"], name="itinerary")
     def itinerary(
-        destination: Annotated[str, Elicit("Where would you like to fly?")],
+        destination: Annotated[str, Elicit(Q["destination"])],
         airport: Annotated[str, Elicit(resolver=which_airport)],
     ) -> str:
-        return f"Itinerary: {destination} via {airport}"
+        return result("itinerary", destination=destination, airport=airport)
 
     return server
 

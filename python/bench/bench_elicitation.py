@@ -56,15 +56,19 @@ from elicit_mcp import Elicit, Question
 from elicit_mcp.declare import Declared
 from elicit_mcp.mcp import Elicitation, SealingMiddleware
 
+# The booking fixture's questions and rules (python/tests/booking_fixture.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from booking_fixture import Q, ask, book_flight_tool, known_answer, result  # noqa: E402
+
 KEY = bytes(range(32))
 N_SURVEY = 16
 
 ANSWERS: Dict[str, Any] = {
-    "Where would you like to fly?": "Paris",
-    "When would you like to fly?": "2026-08-01",
-    "Which airport in Paris?": "CDG",
-    "Book a flight to Paris on 2026-08-01?": True,
-    "Window or aisle?": "window",
+    Q["destination"]: "Paris",
+    Q["date"]: "2026-08-01",
+    ask("airport", destination="Paris"): "CDG",
+    ask("proceed", destination="Paris", date="2026-08-01"): True,
+    Q["seat"]: "window",
 }
 ANSWERS.update({f"Question {i}?": f"answer {i}" for i in range(1, N_SURVEY + 1)})
 
@@ -84,27 +88,28 @@ class Seat(BaseModel):
 
 
 async def ask_destination() -> SdkElicit[Text]:
-    return SdkElicit("Where would you like to fly?", Text)
+    return SdkElicit(Q["destination"], Text)
 
 
 async def ask_date() -> SdkElicit[Text]:
-    return SdkElicit("When would you like to fly?", Text)
+    return SdkElicit(Q["date"], Text)
 
 
 async def ask_seat() -> SdkElicit[Seat]:
-    return SdkElicit("Window or aisle?", Seat)
+    return SdkElicit(Q["seat"], Seat)
 
 
 async def ask_airport(destination: Annotated[Text, Resolve(ask_destination)]) -> Union[SdkElicit[Text], Text]:
-    if destination.value == "London":
-        return Text(value="LHR")
-    return SdkElicit(f"Which airport in {destination.value}?", Text)
+    known = known_answer("airport", destination.value)
+    if known is not None:
+        return Text(value=known)
+    return SdkElicit(ask("airport", destination=destination.value), Text)
 
 
 async def ask_proceed(
     destination: Annotated[Text, Resolve(ask_destination)], date: Annotated[Text, Resolve(ask_date)]
 ) -> SdkElicit[Flag]:
-    return SdkElicit(f"Book a flight to {destination.value} on {date.value}?", Flag)
+    return SdkElicit(ask("proceed", destination=destination.value, date=date.value), Flag)
 
 
 def sdk_server() -> MCPServer:
@@ -118,7 +123,7 @@ def sdk_server() -> MCPServer:
         proceed: Annotated[Flag, Resolve(ask_proceed)],
         seat: Annotated[Seat, Resolve(ask_seat)],
     ) -> str:
-        return f"Booked {destination.value} ({airport.value}) on {date.value}, seat {seat.value}"
+        return result("book_flight", destination=destination.value, airport=airport.value, date=date.value, seat=seat.value)
 
     def asker(i: int) -> Callable[[], Awaitable[SdkElicit[Text]]]:
         async def ask() -> SdkElicit[Text]:
@@ -139,26 +144,18 @@ def sdk_server() -> MCPServer:
 
 
 def pick_airport(destination: str) -> Union[str, Question]:
-    return "LHR" if destination == "London" else Question(f"Which airport in {destination}?")
+    return known_answer("airport", destination) or Question(ask("airport", destination=destination))
 
 
 def confirm(destination: str, date: str) -> Question:
-    return Question(f"Book a flight to {destination} on {date}?")
+    return Question(ask("proceed", destination=destination, date=date))
 
 
 def elicit_server() -> MCPServer:
     server = MCPServer("bench")
     elicit = Elicitation(server, keys=elicit_mcp.KeyRing([KEY]))
 
-    @elicit.tool
-    async def book_flight(
-        destination: Annotated[str, Elicit("Where would you like to fly?")],
-        date: Annotated[str, Elicit("When would you like to fly?")],
-        airport: Annotated[str, Elicit(resolver=pick_airport)],
-        proceed: Annotated[bool, Elicit(resolver=confirm)],
-        seat: Annotated[Optional[Literal["window", "aisle"]], Elicit("Window or aisle?")] = None,
-    ) -> str:
-        return f"Booked {destination} ({airport}) on {date}, seat {seat}"
+    book_flight_tool(elicit.tool, pick_airport, confirm)
 
     params = ", ".join(f"q{i}: Annotated[str, Elicit('Question {i}?')]" for i in range(1, N_SURVEY + 1))
     namespace: Dict[str, Any] = {"Annotated": Annotated, "Elicit": Elicit}

@@ -621,6 +621,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: What a decorator called with its options (``@tool(title=...)``) returns: the decorator
+#: that compiles the function into a :class:`Declared`.
+Decorator = Callable[[Callable[..., Any]], Declared]
+
+
+# jscpd:ignore-start: typing.overload signatures (scripts/test-duplicates.sh)
 @typing.overload
 def tool(fn: Callable[..., Any]) -> Declared: ...
 
@@ -632,7 +638,7 @@ def tool(
     name: Optional[str] = None,
     title: Optional[str] = None,
     description: Optional[str] = None,
-) -> Callable[[Callable[..., Any]], Declared]: ...
+) -> Decorator: ...
 
 
 def tool(
@@ -641,7 +647,8 @@ def tool(
     name: Optional[str] = None,
     title: Optional[str] = None,
     description: Optional[str] = None,
-) -> Union[Declared, Callable[[Callable[..., Any]], Declared]]:
+) -> Union[Declared, Decorator]:
+    # jscpd:ignore-end
     """Compile ``fn``'s signature into a :class:`Declared` (``@tool`` or
     ``@tool(name=..., title=..., description=...)``; the description defaults to the
     docstring). Declaration mistakes raise :class:`~elicit_mcp.DeclarationError` here."""

@@ -43,7 +43,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ._seal import KeyRing, Sealer
 from .constants import DEFAULT_TTL_SECS, INTERNAL_ERROR_CODE
-from .declare import ArgumentsError, Declared, Finished, Pending
+from .declare import ArgumentsError, Declared, Decorator, Finished, Pending
 from .errors import ElicitError, RequestStateError, ResolutionError
 
 __all__ = ["ClientError", "Elicitation", "SealingMiddleware", "mcp_error"]
@@ -111,6 +111,11 @@ class SealingMiddleware:
         return result
 
 
+def _declared(f: Callable[..., Any], *, name: Optional[str], title: Optional[str], description: Optional[str]) -> Declared:
+    """``f`` if it is declared already, else its declaration with these options."""
+    return f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+
+
 def _lowlevel(server: Any) -> Server[Any]:
     if isinstance(server, Server):
         return server
@@ -161,6 +166,7 @@ class Elicitation:
 
     # ------------------------------------------------------------ registration
 
+    # jscpd:ignore-start: typing.overload signatures (scripts/test-duplicates.sh)
     @overload
     def tool(self, fn: Callable[..., Any]) -> Declared: ...
 
@@ -174,7 +180,7 @@ class Elicitation:
         description: Optional[str] = None,
         meta: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
-    ) -> Callable[[Callable[..., Any]], Declared]: ...
+    ) -> Decorator: ...
 
     def tool(
         self,
@@ -185,17 +191,19 @@ class Elicitation:
         description: Optional[str] = None,
         meta: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
-    ) -> Union[Declared, Callable[[Callable[..., Any]], Declared]]:
+    ) -> Union[Declared, Decorator]:
+        # jscpd:ignore-end
         """Declare and serve a tool (``@elicit.tool`` or ``@elicit.tool(...)``); a
         :class:`~elicit_mcp.declare.Declared` is also taken as it is."""
 
         def wrap(f: Callable[..., Any]) -> Declared:
-            d = f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+            d = _declared(f, name=name, title=title, description=description)
             self.tools[d.name] = _Entry(d, meta=meta, output_schema=output_schema, uri=None)
             return d
 
         return wrap(fn) if fn is not None else wrap
 
+    # jscpd:ignore-start: typing.overload signatures (scripts/test-duplicates.sh)
     @overload
     def prompt(self, fn: Callable[..., Any]) -> Declared: ...
 
@@ -207,7 +215,7 @@ class Elicitation:
         name: Optional[str] = None,
         title: Optional[str] = None,
         description: Optional[str] = None,
-    ) -> Callable[[Callable[..., Any]], Declared]: ...
+    ) -> Decorator: ...
 
     def prompt(
         self,
@@ -216,12 +224,13 @@ class Elicitation:
         name: Optional[str] = None,
         title: Optional[str] = None,
         description: Optional[str] = None,
-    ) -> Union[Declared, Callable[[Callable[..., Any]], Declared]]:
+    ) -> Union[Declared, Decorator]:
+        # jscpd:ignore-end
         """Declare and serve a prompt: the function returns the prompt's text (a user
         message), a list of messages or a ``GetPromptResult``."""
 
         def wrap(f: Callable[..., Any]) -> Declared:
-            d = f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+            d = _declared(f, name=name, title=title, description=description)
             self.prompts[d.name] = _Entry(d, meta=None, output_schema=None, uri=None)
             return d
 
@@ -235,12 +244,12 @@ class Elicitation:
         title: Optional[str] = None,
         description: Optional[str] = None,
         mime_type: Optional[str] = None,
-    ) -> Callable[[Callable[..., Any]], Declared]:
+    ) -> Decorator:
         """Declare and serve the resource at ``uri``: the function returns its text (or
         a ``ReadResourceResult``)."""
 
         def wrap(f: Callable[..., Any]) -> Declared:
-            d = f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+            d = _declared(f, name=name, title=title, description=description)
             entry = _Entry(d, meta={"mimeType": mime_type} if mime_type else None, output_schema=None, uri=uri)
             self.resources[uri] = entry
             return d

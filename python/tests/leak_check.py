@@ -19,27 +19,7 @@ import time
 from typing import Any, Dict, Optional
 
 import elicit_mcp
-
-DECLARATION: Dict[str, Any] = {
-    "tool": "book_flight",
-    "parameters": [
-        {"name": "destination", "elicit": {"message": "Where would you like to fly?"}},
-        {"name": "date", "elicit": {"message": "When would you like to fly?"}},
-        {"name": "airport", "elicit": {"needs": ["destination"]}},
-        {"name": "proceed", "type": "boolean", "elicit": {"needs": ["destination", "date"]}},
-        {
-            "name": "seat",
-            "type": {"enum": ["window", "aisle"]},
-            "default": None,
-            "elicit": {"message": "Window or aisle?"},
-        },
-    ],
-}
-
-
-def accept(value: Any) -> Dict[str, Any]:
-    return {"action": "accept", "content": {"value": value}}
-
+from booking_fixture import BOOKING, accept, booking_resolver
 
 def rss_bytes() -> int:
     """The current resident set size (Linux /proc; else the peak from getrusage)."""
@@ -51,17 +31,6 @@ def rss_bytes() -> int:
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024
-
-
-def resolve(step: elicit_mcp.Resolve) -> None:
-    inputs = step.inputs()
-    if step.name == "airport":
-        if inputs["destination"] == "London":
-            step.value("LHR")
-        else:
-            step.question(f"Which airport in {inputs['destination']}?")
-    else:
-        step.question(f"Book a flight to {inputs['destination']} on {inputs['date']}?")
 
 
 class Driver:
@@ -87,7 +56,7 @@ class Driver:
         with self.plan.modern({}, request_state=self.state, input_responses=replies) as rnd:
             for step in rnd.steps():
                 if isinstance(step, elicit_mcp.Resolve):
-                    resolve(step)
+                    booking_resolver(step)
                 elif isinstance(step, elicit_mcp.InputRequired):
                     step.input_requests()
                     self.state = step.request_state()
@@ -105,7 +74,7 @@ class Driver:
             try:
                 for step in rnd.steps():
                     if isinstance(step, elicit_mcp.Resolve):
-                        resolve(step)
+                        booking_resolver(step)
                     elif isinstance(step, elicit_mcp.Ask):
                         if step.name == "destination":
                             step.decline() if decline else step.accept("London")
@@ -133,7 +102,7 @@ class Driver:
             elicit_mcp.Plan({"parameters": [{"name": "a"}, {"name": "a"}]})
         except elicit_mcp.DeclarationError:
             self.errors += 1
-        with elicit_mcp.Plan(DECLARATION) as other:
+        with elicit_mcp.Plan(BOOKING) as other:
             other.modern().poll()  # a round left to the garbage collector
         self.rounds += 2
 
@@ -153,7 +122,7 @@ def main() -> int:
     parser.add_argument("--limit-mb", type=float, default=50.0)
     args = parser.parse_args()
 
-    with elicit_mcp.Plan(DECLARATION) as plan:
+    with elicit_mcp.Plan(BOOKING) as plan:
         d = Driver(plan)
         i = 0
         while d.rounds < args.warmup:

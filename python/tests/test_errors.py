@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import contextlib
+from typing import Any, Dict, Iterator, Tuple
 
 import pytest
 
@@ -20,6 +21,15 @@ SIMPLE: Dict[str, Any] = {
         {"name": "n", "type": "integer", "elicit": {"message": "How many?"}},
     ],
 }
+
+
+@contextlib.contextmanager
+def airport_step() -> Iterator[Tuple[elicit_mcp.Round, elicit_mcp.Resolve]]:
+    """A modern round of SIMPLE (city Oslo) at its first step: the airport resolver."""
+    with elicit_mcp.Plan(SIMPLE) as plan, plan.modern({"city": "Oslo"}) as rnd:
+        step = rnd.poll()
+        assert isinstance(step, elicit_mcp.Resolve)
+        yield rnd, step
 
 
 @pytest.mark.parametrize(
@@ -132,9 +142,7 @@ def test_missing_argument_fails_the_round() -> None:
 
 
 def test_resolver_answer_not_json_can_be_answered_again() -> None:
-    with elicit_mcp.Plan(SIMPLE) as plan, plan.modern({"city": "Oslo"}) as rnd:
-        step = rnd.poll()
-        assert isinstance(step, elicit_mcp.Resolve)
+    with airport_step() as (rnd, step):
         with pytest.raises(elicit_mcp.UsageError) as e:
             step.value_json("{not json")
         assert e.value.code == Result.ERR_RESOLVER_ANSWER
@@ -149,9 +157,7 @@ def test_resolver_answer_not_json_can_be_answered_again() -> None:
 
 
 def test_unusable_question_fails_the_round() -> None:
-    with elicit_mcp.Plan(SIMPLE) as plan, plan.modern({"city": "Oslo"}) as rnd:
-        step = rnd.poll()
-        assert isinstance(step, elicit_mcp.Resolve)
+    with airport_step() as (rnd, step):
         with pytest.raises(elicit_mcp.UsageError) as e:
             step.question({"message": "?", "type": "bogus"})
         assert e.value.code == Result.ERR_RESOLVER_ANSWER
@@ -286,9 +292,7 @@ def test_modern_reply_that_is_not_an_elicit_result() -> None:
 
 
 def test_resolver_dependency_failure() -> None:
-    with elicit_mcp.Plan(SIMPLE) as plan, plan.modern({"city": "Oslo"}) as rnd:
-        step = rnd.poll()
-        assert isinstance(step, elicit_mcp.Resolve)
+    with airport_step() as (rnd, step):
         with pytest.raises(elicit_mcp.ResolutionError) as e:
             step.fail("database")
         assert e.value.code == Result.ERR_RESOLVER_DEPENDENCY

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, Annotated, Dict, List, Literal, Optional, Union
+from typing import Any, Annotated, Dict, List, Literal, Union
 
 import pytest
 
@@ -20,6 +20,7 @@ from mcp.server.request_state import RequestStateSecurity  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from elicit_mcp.mcp import Elicitation  # noqa: E402
+from booking_fixture import ENTRIES, book_flight_tool  # noqa: E402
 
 KEY = bytes(range(32))
 ERAS = ["auto", "legacy"]
@@ -44,18 +45,7 @@ def quantity(item: str) -> Question:
 def make(server: Any) -> Elicitation:
     elicit = Elicitation(server, keys=elicit_mcp.KeyRing([KEY]))
 
-    @elicit.tool(title="Book Flight")
-    async def book_flight(
-        destination: Annotated[str, Elicit("Where would you like to fly?")],
-        date: Annotated[str, Elicit("When would you like to fly?")],
-        airport: Annotated[str, Elicit(resolver=pick_airport)],
-        proceed: Annotated[bool, Elicit(resolver=confirm)],
-        seat: Annotated[Optional[Literal["window", "aisle"]], Elicit("Window or aisle?")] = None,
-    ) -> str:
-        """Book a flight."""
-        if not proceed:
-            return "Cancelled"
-        return f"Booked {destination} ({airport}) on {date}, seat {seat or 'no preference'}"
+    book_flight_tool(elicit.tool, pick_airport, confirm)
 
     @elicit.tool
     def order(item: str, count: Annotated[int, Elicit(resolver=quantity)]) -> str:
@@ -116,7 +106,7 @@ def test_both_eras_serve_every_declared_kind_of_request(server: Any, mode: str) 
             tools = {t.name: t for t in (await c.list_tools()).tools}
             assert tools["book_flight"].input_schema["properties"] == {}
             assert tools["book_flight"].title == "Book Flight"
-            assert tools["book_flight"].description == "Book a flight."
+            assert tools["book_flight"].description == ENTRIES["book_flight"]["description"]
             assert tools["order"].input_schema["properties"] == {"item": {"type": "string"}}
             assert tools["order"].input_schema["required"] == ["item"]
             r = await c.call_tool("book_flight", {})

@@ -69,7 +69,6 @@ pub(crate) struct Tool<const N: usize> {
 /// else ask; always confirm.
 pub(crate) fn booking_resolve(param: &str, inputs: Value<'_>, out: &mut SliceSink<'_>) -> Resolved {
     use booking_fixture::resolver::{AIRPORT, PROCEED};
-    let get = |k: &str| inputs.get(k).and_then(|v| v.as_str());
     // book_flight's two resolvers (named, not looked up: no table of every rule in flash).
     let rule = if param == AIRPORT.param {
         &AIRPORT
@@ -77,12 +76,7 @@ pub(crate) fn booking_resolve(param: &str, inputs: Value<'_>, out: &mut SliceSin
         &PROCEED
     };
     // The strings' raw JSON contents go straight into the question's JSON string.
-    let value = rule.write_json(
-        |v| get(rule.input).is_some_and(|s| s.eq_str(v)),
-        |k| get(k).map_or("", |s| s.raw()),
-        |b| out.put(b),
-    );
-    if value {
+    if rule.write_json_for(inputs, |b| out.put(b)) {
         Resolved::Value
     } else {
         Resolved::Question
