@@ -13,12 +13,11 @@ use elicit_rmcp::{
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorData, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    Implementation, JsonObject, ListPromptsResult, ListResourcesResult, ListToolsResult,
-    MetaObject, PaginatedRequestParams, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
+    ListPromptsResult, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer, ServerHandler};
@@ -274,15 +273,9 @@ impl ServerHandler for Booking {
         self.elicit.call_tool(request, context).await
     }
 
-    /// rmcp routes a request whose params do not parse (e.g. a non-string
-    /// `requestState`) here; answer it as the reference does, not `-32601`.
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        Err(self.elicit.unparsed_request(&request))
-    }
+    // rmcp routes a request whose params do not parse (e.g. a non-string
+    // `requestState`) here; answer it as the reference does, not `-32601`.
+    elicit_rmcp::hooks!(elicit);
 
     async fn list_prompts(
         &self,

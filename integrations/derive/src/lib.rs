@@ -292,19 +292,20 @@ fn elicit(input: &DeriveInput) -> syn::Result<Tokens> {
             Kind::Resolver(path, needs, k) => {
                 let needs: Vec<String> = needs.iter().filter_map(name_of).collect();
                 resolvers.push(quote!((#name, ::elicit_rmcp::resolver(#path))));
-                let input_kind =
-                    match k.to_string().as_str() {
-                        "form" => quote!(Form),
-                        "url" => quote!(Url),
-                        "sampling" => quote!(Sampling),
-                        "roots" => quote!(Roots),
-                        other => return err(
+                let input_kind = match k.to_string().as_str() {
+                    "form" => quote!(Form),
+                    "url" => quote!(Url),
+                    "sampling" => quote!(Sampling),
+                    "roots" => quote!(Roots),
+                    other => {
+                        return err(
                             k.span(),
                             format!(
                                 "field `{fid}`: kind {other:?}: use form, url, sampling or roots"
                             ),
-                        ),
-                    };
+                        )
+                    }
+                };
                 let t = if k == "form" && !a.outcome {
                     let t = answer(ty, fid)?;
                     quote!(.ty(#t))

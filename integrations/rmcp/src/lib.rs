@@ -1,73 +1,12 @@
-//! # elicit-rmcp — declared elicitation for rmcp servers
-//!
-//! An [rmcp](https://docs.rs/rmcp) server declares, per tool (or prompt, or resource),
-//! which parameters come from the user rather than the model — once, with
-//! elicit-core's declaration builder — and gets from that one declaration:
-//!
-//! * on **2026-07-28** requests: `CallToolResponse::InputRequired` (and the
-//!   `prompts/get` / `resources/read` equivalents) carrying every question that can be
-//!   asked now as batched `inputRequests`, plus a **sealed** `requestState`
-//!   (AES-256-GCM, see [`StateCodec`]); the settled values on the final round;
-//! * on **≤ 2025-11-25** connections: the same questions asked one at a time through
-//!   rmcp's server→client requests (`elicitation/create`) while the call runs;
-//! * **capability gating**: a client that did not declare the capability a question
-//!   needs gets `-32021` with `requiredCapabilities`, from the request's `_meta`
-//!   (2026-07-28) or its `initialize` (handshake era);
-//! * **resolvers** as async closures ([`Resolve`]) that see the other values by name and
-//!   the request context, and decide "value" or "question";
-//! * **typed bodies**: the tool body receives the model's arguments and the settled
-//!   values as one `serde::Deserialize` type.
-//!
-//! ```no_run
-//! use elicit_core::decl::{AnswerType, Param, Tool as Decl};
-//! use elicit_rmcp::{Elicit, ElicitTool, Resolution, StateCodec};
-//! use rmcp::model::{CallToolResult, ContentBlock, Implementation};
-//!
-//! #[derive(serde::Deserialize)]
-//! struct Order { item: String, quantity: i64 }
-//!
-//! let order = ElicitTool::new(
-//!     Decl::new("order")
-//!         .param(Param::argument("item").ty(AnswerType::String))
-//!         .param(Param::resolver("quantity", &["item"]).ty(AnswerType::Integer)),
-//! )
-//! .argument_schema("item", serde_json::json!({"type": "string"}))
-//! .resolver("quantity", |r| async move {
-//!     Ok(Resolution::ask(format!("How many {}?", r.text("item"))))
-//! })
-//! .run(|o: Order, _call| async move {
-//!     Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} x {}", o.quantity, o.item))]))
-//! })
-//! .unwrap();
-//! let (codec, _) = StateCodec::from_env("my-server", None).unwrap();
-//! let elicit = Elicit::new(Implementation::new("my-server", "1.0.0"), codec).tool(order);
-//! // In your `ServerHandler`: list with `elicit.tools()`, and answer `call_tool`
-//! // with `elicit.call_tool(params, context).await` when `elicit.has_tool(name)`.
-//! # let _ = elicit;
-//! ```
-//!
-//! Input kinds: a parameter is asked by form elicitation, URL-mode elicitation,
-//! sampling or roots, as its declaration says (elicit-core `Param::url`,
-//! `Param::sampling`, `Param::roots`, or a resolver of that `kind`); a sampling
-//! parameter settles to the `CreateMessageResult`, roots to the roots array, URL mode
-//! to `true`; on a handshake-era connection an accepted URL-mode question is followed by
-//! `notifications/elicitation/complete` once its out-of-band flow is done
-//! ([`Elicit::with_url_flow`]). The engine gates each round on the kinds the client declared
-//! (`Capabilities::from_client_json` of its ClientCapabilities); this crate only
-//! passes them in and answers the engine's refusal with `-32021`.
-//!
-//! One difference from elicit-core's own output: rmcp keeps `inputRequests` in a
-//! `BTreeMap`, so its keys reach the wire in name order, where elicit-core writes them in
-//! declaration (signature) order. JSON gives member order no meaning and the state is not
-//! affected; a host that must keep the order writes the result itself from
-//! `elicit_core::Round::write_input_requests`.
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod engine;
 mod state;
 pub mod stdio;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -384,6 +323,23 @@ pub trait ElicitArgs: DeserializeOwned + Send + 'static {
     fn check() -> Result<(), String> {
         Self::declared().as_ref().map(|_| ()).map_err(Clone::clone)
     }
+}
+
+/// The `ServerHandler` hooks an elicit server needs, inside `impl ServerHandler`
+/// (beside rmcp's `#[tool_handler]`): `on_custom_request` answering requests rmcp could
+/// not parse ([`Elicit::unparsed_request`]: a non-string `requestState` is the frozen
+/// `-32602`, not `-32601`). `$field` is the server struct's `Arc<Elicit>` field.
+#[macro_export]
+macro_rules! hooks {
+    ($field:ident) => {
+        async fn on_custom_request(
+            &self,
+            request: $crate::rmcp::model::CustomRequest,
+            _context: $crate::rmcp::service::RequestContext<$crate::rmcp::RoleServer>,
+        ) -> ::core::result::Result<$crate::rmcp::model::CustomResult, $crate::ErrorData> {
+            ::core::result::Result::Err(self.$field.unparsed_request(&request))
+        }
+    };
 }
 
 /// A unit enum that is a single-select answer (`#[derive(Choice)]`).

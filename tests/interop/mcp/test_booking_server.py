@@ -193,16 +193,17 @@ def test_refused_seat_takes_its_default(connect, transport, mode, refusal):
 @both_transports
 @both_eras
 @pytest.mark.parametrize(
-    "refusal,word", [(DECLINE, "declined"), (CANCEL, "cancelled")], ids=["decline", "cancel"]
+    "refusal,did",
+    [(DECLINE, "declined to answer"), (CANCEL, "cancelled the question for")],
+    ids=["decline", "cancel"],
 )
-def test_refused_required_answer_fails_the_call(connect, transport, mode, refusal, word):
+def test_refused_required_answer_fails_the_call(connect, transport, mode, refusal, did):
+    # The end user's text (docs/deviations.md, "elicit-rmcp's end-user texts"); the
+    # reference's developer advice goes to the server's log.
     script = Script({**PARIS, "Where would you like to fly?": refusal})
     with pytest.raises(ToolError) as e:
         run(call(connect(transport, mode, script), "book_flight", mode=mode))
-    assert str(e.value) == (
-        f"Cannot continue without 'destination': the request was {word}. "
-        "Give the parameter a default to make it optional."
-    )
+    assert str(e.value) == f"Not done: you {did} 'destination', which is required."
     if mode == "legacy":
         # The handshake era stops at the first refusal.
         assert script.asked == ["Where would you like to fly?"]
@@ -221,7 +222,7 @@ def test_answer_outside_the_schema_fails_the_call(connect, transport, mode):
 
     with pytest.raises(ToolError) as e:
         run(call(connect(transport, mode, handler), "book_flight", mode=mode))
-    assert str(e.value) == "The answer for 'proceed' does not match the requested schema"
+    assert str(e.value) == "Not done: the answer for 'proceed' was not of the kind asked for."
 
 
 # ---------------------------------------------------------------------------------------
