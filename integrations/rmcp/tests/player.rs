@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use elicit_rmcp::testing::{Era, Player};
 use elicit_rmcp::{Call, Elicit, ErrorData, Resolution, Resolve, StateCodec};
-use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, Implementation};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler};
 use serde_json::json;
@@ -31,7 +30,6 @@ async fn airport(r: Resolve) -> Result<Resolution, ErrorData> {
 #[derive(Clone)]
 struct Server {
     elicit: Arc<Elicit>,
-    tool_router: ToolRouter<Self>,
 }
 
 #[tool_router]
@@ -59,10 +57,7 @@ fn server() -> Server {
         Implementation::new("player-test", "1.0.0"),
         codec,
     ));
-    Server {
-        elicit,
-        tool_router: Server::tool_router(),
-    }
+    Server { elicit }
 }
 
 fn text(r: &CallToolResult) -> String {
