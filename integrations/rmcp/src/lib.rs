@@ -836,6 +836,23 @@ impl Tally {
     }
 }
 
+/// The telemetry name of a state rejection (elicit-core's `Reason`, snake case; a
+/// broken seal is `tampered`, an unreadable token or binding `malformed`).
+fn rejection(reason: &str) -> &'static str {
+    match reason {
+        "expired" => "expired",
+        "audience" => "audience",
+        "seal" => "tampered",
+        "unknown key" => "unknown_key",
+        "minted in the future" => "future",
+        "request binding" => "request_binding",
+        "principal drift" => "principal_drift",
+        "principal" => "principal",
+        "too large" => "too_large",
+        _ => "malformed",
+    }
+}
+
 /// The idempotency key of a final modern round (see [`Call::idempotency_key`]).
 fn idempotency_key(request: &Request<'_>) -> Option<String> {
     use sha2::Digest;
@@ -1226,7 +1243,7 @@ impl Elicit {
                         request.method,
                         request.target
                     );
-                    tracing::Span::current().record("rejection", why.0.as_str());
+                    tracing::Span::current().record("rejection", rejection(&why.0));
                     tally.rejected = true;
                     return Err(invalid_state());
                 }
@@ -1515,6 +1532,42 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("'paid'"), "{err}");
+    }
+
+    #[test]
+    fn rejections_have_their_telemetry_names() {
+        assert_eq!(rejection("seal"), "tampered");
+        assert_eq!(rejection("unknown key"), "unknown_key");
+        assert_eq!(rejection("expired"), "expired");
+        assert_eq!(rejection("non-string requestState"), "malformed");
+    }
+
+    /// The idempotency key: the same for the same token and replies whatever their key
+    /// order, another for another token or other replies, none without state.
+    #[test]
+    fn the_idempotency_key_follows_state_and_replies() {
+        let replies =
+            |v: Value| -> rmcp::model::InputResponses { serde_json::from_value(v).unwrap() };
+        let a = replies(json!({"x": {"action": "accept", "content": {"value": "1", "w": 2}}}));
+        let b = replies(json!({"x": {"content": {"w": 2, "value": "1"}, "action": "accept"}}));
+        let c = replies(json!({"x": {"action": "accept", "content": {"value": "2", "w": 2}}}));
+        let args = JsonObject::new();
+        let key = |state: Option<&str>, r: &rmcp::model::InputResponses| {
+            idempotency_key(&Request {
+                method: "tools/call",
+                target: "t",
+                arguments: &args,
+                bind_arguments: true,
+                input_responses: Some(r),
+                request_state: state,
+            })
+        };
+        let k = key(Some("tok"), &a).unwrap();
+        assert_eq!(k.len(), 64);
+        assert_eq!(key(Some("tok"), &b).as_deref(), Some(k.as_str()));
+        assert_ne!(key(Some("tok"), &c).as_deref(), Some(k.as_str()));
+        assert_ne!(key(Some("tok2"), &a).as_deref(), Some(k.as_str()));
+        assert_eq!(key(None, &a), None);
     }
 
     /// Names are quoted as Python's `repr` quotes them, C1 controls included
