@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer, ServerHandler};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// `serverInfo.name`, and the audience of sealed state.
 pub const SERVER_NAME: &str = "booking";
@@ -84,15 +84,11 @@ struct Itinerary {
 
 /// A resolver's answer from the fixture's rule: its known value, else its question.
 fn by_rule(rule: &booking_fixture::Resolver, r: &Resolve) -> Resolution {
-    let input = r.text(rule.input);
-    match rule.known_answer(&input) {
-        Some(v) => Resolution::value(v),
-        None => Resolution::ask(
-            rule.ask
-                .fill(|n| if n == rule.input { &input } else { "" })
-                .to_string(),
-        ),
+    if let Some(v) = rule.known_answer(&r.text(rule.input)) {
+        return Resolution::value(v);
     }
+    let value = |n| r.values.get(n).and_then(Value::as_str).unwrap_or_default();
+    Resolution::ask(rule.ask.fill(value).to_string())
 }
 
 async fn airport(r: Resolve) -> Result<Resolution, ErrorData> {
@@ -100,9 +96,7 @@ async fn airport(r: Resolve) -> Result<Resolution, ErrorData> {
 }
 
 async fn proceed(r: Resolve) -> Result<Resolution, ErrorData> {
-    let (destination, date) = (r.text("destination"), r.text("date"));
-    let ask = q::PROCEED.fill(|n| if n == "date" { &date } else { &destination });
-    Ok(Resolution::ask(ask.to_string()))
+    Ok(by_rule(&rule::PROCEED, &r))
 }
 
 async fn quantity(r: Resolve) -> Result<Resolution, ErrorData> {

@@ -1237,12 +1237,10 @@ impl Elicit {
             let state = match self.open_state(request) {
                 Ok(state) => state,
                 Err(why) => {
-                    tracing::warn!(
+                    (self.log)(&format!(
                         "elicit-rmcp: requestState rejected ({}) on {} {:?}",
-                        why.0,
-                        request.method,
-                        request.target
-                    );
+                        why.0, request.method, request.target
+                    ));
                     tracing::Span::current().record("rejection", rejection(&why.0));
                     tally.rejected = true;
                     return Err(invalid_state());
