@@ -16,6 +16,7 @@ pub const MAX_KEYS: usize = 8;
 /// How the server protects `requestState`.
 pub struct StateCodec {
     inner: Inner,
+    key_id: Option<String>,
 }
 
 enum Inner {
@@ -49,6 +50,13 @@ impl Target<'_> {
         };
         Ok(Binding::new(self.method, self.target, args))
     }
+}
+
+/// The first 8 hex digits of SHA-256 of `key`.
+fn key_id(key: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(key);
+    digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
 }
 
 fn now() -> UnixTime {
@@ -113,6 +121,7 @@ impl StateCodec {
                 keys.len()
             ));
         }
+        let key_id = keys.first().map(|k| key_id(k));
         let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
         let ring =
             KeyRing::<MAX_KEYS>::new(&refs).map_err(|e| format!("ELICIT_STATE_KEYS: {e}"))?;
@@ -126,6 +135,7 @@ impl StateCodec {
         }
         Ok(StateCodec {
             inner: Inner::Sealed(Box::new(sealer)),
+            key_id,
         })
     }
 
@@ -151,7 +161,14 @@ impl StateCodec {
     pub fn insecure_plaintext() -> Self {
         StateCodec {
             inner: Inner::InsecurePlaintext,
+            key_id: None,
         }
+    }
+
+    /// The sealing key's short, non-secret id: the first 8 hex digits of its SHA-256
+    /// (`None` for plaintext state). Telemetry's `key_id`.
+    pub fn key_id(&self) -> Option<&str> {
+        self.key_id.as_deref()
     }
 
     /// Whether tokens are sealed.
