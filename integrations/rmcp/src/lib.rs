@@ -3,10 +3,14 @@
 #![warn(missing_docs)]
 
 mod engine;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod keys;
 mod state;
 pub mod stdio;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -29,7 +33,8 @@ use serde_json::{json, Map, Value};
 use tracing::Instrument;
 
 use engine::{Answer, Era, Need, Outcome, RoundDriver};
-pub use state::{parse_keys, Rejected, StateCodec, MAX_KEYS};
+pub use keys::{KeyError, StateKeys, MAX_KEYS};
+pub use state::{Rejected, StateCodec};
 
 pub use elicit_core as core;
 pub use elicit_derive::{Choice, Elicit};
@@ -897,12 +902,13 @@ struct Request<'a> {
 }
 
 impl Elicit {
-    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` should be
-    /// the codec's audience. `codec`: how `requestState` is protected.
+    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` is the
+    /// codec's audience unless the codec names another. `codec`: how `requestState` is
+    /// protected.
     pub fn new(server: Implementation, codec: StateCodec) -> Self {
         Elicit {
+            codec: codec.for_server(&server.name),
             server,
-            codec,
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
@@ -1332,6 +1338,8 @@ impl Elicit {
                 Ok(Outcome::InputRequired { requests, state }) => {
                     let token = self.seal_state(&state, request)?;
                     let mut input_requests = InputRequests::new();
+                    let mut meta = self.modern_meta(None);
+                    wire::record(&mut meta, requests.keys().map(String::as_str));
                     for (param, req) in requests {
                         let typed: InputRequest = serde_json::from_value(req).map_err(|e| {
                             ErrorData::internal_error(
@@ -1341,8 +1349,8 @@ impl Elicit {
                         })?;
                         input_requests.insert(param, typed);
                     }
-                    let result = InputRequiredResult::new(Some(input_requests), Some(token))
-                        .with_meta(self.modern_meta(None));
+                    let result =
+                        InputRequiredResult::new(Some(input_requests), Some(token)).with_meta(meta);
                     return Ok(Settled::InputRequired(result));
                 }
                 Err(Need::Resolve { param, values }) => {

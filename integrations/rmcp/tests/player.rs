@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use elicit_rmcp::testing::{Era, Player};
-use elicit_rmcp::{Call, Elicit, ErrorData, Resolution, Resolve, StateCodec};
+use elicit_rmcp::{Call, Elicit, ErrorData, Resolution, Resolve, StateCodec, StateKeys};
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, Implementation};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler};
 use serde_json::json;
@@ -52,7 +52,7 @@ impl ServerHandler for Server {
 }
 
 fn server() -> Server {
-    let codec = StateCodec::sealed(Some(vec![vec![7; 32]]), "player-test", None).unwrap();
+    let codec = StateCodec::sealed(StateKeys::from_bytes(&[&[7; 32]]).unwrap()).unwrap();
     let elicit = Arc::new(Elicit::new(
         Implementation::new("player-test", "1.0.0"),
         codec,
