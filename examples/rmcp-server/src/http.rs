@@ -1,5 +1,7 @@
 //! Streamable HTTP at `/mcp`: rmcp's `StreamableHttpService` (sessions for the
-//! handshake era, stateless single exchanges for 2026-07-28) served by hyper 1.
+//! handshake era, stateless single exchanges for 2026-07-28) served by hyper 1, beside
+//! the ops endpoints (`/health`, `/metrics`) and with a bounded drain on SIGTERM
+//! (src/ops.rs).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -13,12 +15,14 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tower_service::Service as _;
 
 use crate::booking::Booking;
+use crate::ops::{Drain, Ops};
 
 /// The browser origins allowed to call the server: the loopback names on any port.
 const LOOPBACK_ORIGINS: [&str; 6] = [
@@ -30,8 +34,24 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
     "https://[::1]:*",
 ];
 
-/// Serve until the process ends.
-pub async fn run(server: Arc<Booking>, addr: SocketAddr) -> std::io::Result<()> {
+fn plain(status: u16, content_type: &'static str, body: String) -> Response<BoxBody> {
+    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if let Ok(v) = hyper::header::HeaderValue::from_str(content_type) {
+        r.headers_mut().insert(hyper::header::CONTENT_TYPE, v);
+    }
+    r
+}
+
+type BoxBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+/// Serve until SIGTERM (or SIGINT), then drain as `drain` says and return.
+pub async fn run(
+    server: Arc<Booking>,
+    addr: SocketAddr,
+    ops: Arc<Ops>,
+    drain: Drain,
+) -> std::io::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     // Tests read this line to learn the port when started with port 0.
     eprintln!(
@@ -50,8 +70,29 @@ pub async fn run(server: Arc<Booking>, addr: SocketAddr) -> std::io::Result<()> 
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    let stop = {
+        let ops = ops.clone();
+        async move {
+            if let Err(e) = crate::ops::terminated().await {
+                eprintln!("elicit-rmcp-server: cannot listen for SIGTERM ({e}); no drain");
+                return std::future::pending().await;
+            }
+            ops.start_drain();
+            eprintln!(
+                "elicit-rmcp-server: draining: /health answers 503; closing the listener in {:?}",
+                drain.grace
+            );
+            tokio::time::sleep(drain.grace).await;
+        }
+    };
+    tokio::pin!(stop);
+    let graceful = GracefulShutdown::new();
     loop {
-        let (stream, _) = match listener.accept().await {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            () = &mut stop => break,
+        };
+        let (stream, _) = match accepted {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("elicit-rmcp-server: accept failed: {e}");
@@ -61,22 +102,39 @@ pub async fn run(server: Arc<Booking>, addr: SocketAddr) -> std::io::Result<()> 
         };
         let _ = stream.set_nodelay(true);
         let service = service.clone();
-        tokio::spawn(async move {
-            let svc = service_fn(move |req: Request<Incoming>| {
-                let mut service = service.clone();
-                async move {
-                    if req.uri().path() != "/mcp" {
-                        let mut r =
-                            Response::new(Full::new(Bytes::from_static(b"Not Found")).boxed());
-                        *r.status_mut() = StatusCode::NOT_FOUND;
-                        return Ok::<_, Infallible>(r);
+        let ops = ops.clone();
+        let svc = service_fn(move |req: Request<Incoming>| {
+            let mut service = service.clone();
+            let ops = ops.clone();
+            async move {
+                if req.method() == hyper::Method::GET {
+                    if let Some((status, ctype, body)) = ops.respond(req.uri().path()) {
+                        return Ok::<_, Infallible>(plain(status, ctype, body));
                     }
-                    service.call(req).await
                 }
-            });
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), svc)
-                .await;
+                if req.uri().path() != "/mcp" {
+                    return Ok(plain(404, "text/plain; charset=utf-8", "Not Found".into()));
+                }
+                let _counted = ops.request();
+                service.call(req).await
+            }
+        });
+        let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
         });
     }
+    // Drain: no new connections; idle keep-alive connections close, busy ones after the
+    // response in flight; at most `drain.timeout`.
+    drop(listener);
+    let open = graceful.count();
+    match tokio::time::timeout(drain.timeout, graceful.shutdown()).await {
+        Ok(()) => eprintln!("elicit-rmcp-server: drained ({open} connection(s) closed)"),
+        Err(_) => eprintln!(
+            "elicit-rmcp-server: drain timed out after {:?}; exiting with connections open",
+            drain.timeout
+        ),
+    }
+    Ok(())
 }

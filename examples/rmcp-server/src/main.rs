@@ -16,15 +16,18 @@
 mod booking;
 mod conformance;
 mod http;
+mod ops;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use elicit_rmcp::StateCodec;
 use rmcp::ServiceExt;
+use tracing_subscriber::layer::SubscriberExt as _;
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
 [--state-ttl SECS] [--insecure-plaintext-state] [--workers N] [--conformance]
+[--drain-grace SECS] [--drain-timeout SECS]
 
   --stdio                      serve MCP over stdin/stdout
   --http ADDR                  serve streamable HTTP at http://ADDR/mcp (loopback only;
@@ -51,6 +54,15 @@ struct Options {
     plaintext: bool,
     workers: Option<usize>,
     conformance: bool,
+    drain: ops::Drain,
+}
+
+fn seconds(flag: &str, v: Option<String>) -> Result<std::time::Duration, String> {
+    let v = v.ok_or_else(|| format!("{flag} needs seconds"))?;
+    v.parse::<f64>()
+        .ok()
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{flag}: {v:?} is not a number of seconds >= 0"))
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -60,6 +72,7 @@ fn parse_args() -> Result<Options, String> {
     let mut plaintext = false;
     let mut workers = None;
     let mut conformance = false;
+    let mut drain = ops::Drain::default();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--stdio" => transport = Some(Transport::Stdio),
@@ -90,6 +103,8 @@ fn parse_args() -> Result<Options, String> {
             }
             "--insecure-plaintext-state" => plaintext = true,
             "--conformance" => conformance = true,
+            "--drain-grace" => drain.grace = seconds("--drain-grace", args.next())?,
+            "--drain-timeout" => drain.timeout = seconds("--drain-timeout", args.next())?,
             "--workers" => {
                 let v = args.next().ok_or("--workers needs a number")?;
                 workers = Some(
@@ -110,6 +125,7 @@ fn parse_args() -> Result<Options, String> {
         plaintext,
         workers,
         conformance,
+        drain,
     })
 }
 
@@ -172,7 +188,12 @@ fn main() {
                 b.worker_threads(n.max(1));
             }
             let rt = b.enable_all().build().expect("tokio runtime");
-            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr)) {
+            // The rounds' spans feed /metrics (src/ops.rs).
+            let ops = ops::Ops::new();
+            let _ = tracing::subscriber::set_global_default(
+                tracing_subscriber::registry().with(ops.layer()),
+            );
+            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr, ops, opts.drain)) {
                 eprintln!("elicit-rmcp-server: {addr}: {e}");
                 std::process::exit(1);
             }
