@@ -72,7 +72,7 @@ for r in $replicas_list; do
   hpid=$!; pids+=("$hpid")
   # Until every replica is up at the balancer (health checks, rise 2).
   for _ in $(seq 200); do
-    up=$(curl -s "http://127.0.0.1:$ops_port/stats;csv" | awk -F, '$1=="replicas" && $2!="BACKEND" && $18 ~ /^UP/' | wc -l)
+    up=$({ curl -s "http://127.0.0.1:$ops_port/stats;csv" || true; } | awk -F, '$1=="replicas" && $2!="BACKEND" && $18 ~ /^UP/' | wc -l)
     [[ "$up" -eq "$r" ]] && break
     sleep 0.05
   done
