@@ -23,7 +23,6 @@ use std::sync::Arc;
 
 use elicit_rmcp::StateCodec;
 use rmcp::ServiceExt;
-use tracing_subscriber::layer::SubscriberExt as _;
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
 [--state-ttl SECS] [--insecure-plaintext-state] [--workers N] [--conformance]
@@ -188,11 +187,9 @@ fn main() {
                 b.worker_threads(n.max(1));
             }
             let rt = b.enable_all().build().expect("tokio runtime");
-            // The rounds' spans feed /metrics (src/ops.rs).
+            // The rounds' spans feed /metrics; warnings go to stderr (src/ops.rs).
             let ops = ops::Ops::new();
-            let _ = tracing::subscriber::set_global_default(
-                tracing_subscriber::registry().with(ops.layer()),
-            );
+            let _ = tracing::subscriber::set_global_default(ops.subscriber());
             if let Err(e) = rt.block_on(http::run(Arc::new(server), addr, ops, opts.drain)) {
                 eprintln!("elicit-rmcp-server: {addr}: {e}");
                 std::process::exit(1);

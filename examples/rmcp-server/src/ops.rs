@@ -179,6 +179,24 @@ impl Ops {
         }
     }
 
+    /// The process's tracing subscriber: the metrics layer (which sees the `elicit.round`
+    /// spans only), and warnings and errors on stderr (elicit-rmcp's refused states among
+    /// them). Nothing else is enabled, so the other spans and events cost nothing.
+    pub fn subscriber(&self) -> impl Subscriber + Send + Sync + 'static {
+        use tracing_subscriber::filter::{filter_fn, LevelFilter};
+        use tracing_subscriber::layer::SubscriberExt as _;
+        tracing_subscriber::registry()
+            .with(
+                self.layer()
+                    .with_filter(filter_fn(|m| m.is_span() && m.name() == ROUND_SPAN)),
+            )
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_filter(LevelFilter::WARN),
+            )
+    }
+
     /// Mark the replica as draining: `/health` answers 503 from now on.
     pub fn start_drain(&self) {
         self.draining.store(true, Ordering::SeqCst);
@@ -389,14 +407,12 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracing_subscriber::layer::SubscriberExt as _;
 
     /// Emit rounds as elicit-rmcp does (the span contract) under a subscriber with the
     /// layer; the metrics text after.
     fn metrics_after(emit: impl FnOnce()) -> (Arc<Ops>, String) {
         let ops = Ops::new();
-        let subscriber = tracing_subscriber::registry().with(ops.layer());
-        tracing::subscriber::with_default(subscriber, emit);
+        tracing::subscriber::with_default(ops.subscriber(), emit);
         let (status, ctype, body) = ops.respond(METRICS_PATH).unwrap();
         assert_eq!((status, ctype), (200, METRICS_CONTENT_TYPE));
         (ops, body)
