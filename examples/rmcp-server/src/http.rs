@@ -70,21 +70,7 @@ pub async fn run(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let stop = {
-        let ops = ops.clone();
-        async move {
-            if let Err(e) = crate::ops::terminated().await {
-                eprintln!("elicit-rmcp-server: cannot listen for SIGTERM ({e}); no drain");
-                return std::future::pending().await;
-            }
-            ops.start_drain();
-            eprintln!(
-                "elicit-rmcp-server: draining: /health answers 503; closing the listener in {:?}",
-                drain.grace
-            );
-            tokio::time::sleep(drain.grace).await;
-        }
-    };
+    let stop = crate::ops::stop_signal(ops.clone(), drain.grace);
     tokio::pin!(stop);
     let graceful = GracefulShutdown::new();
     loop {

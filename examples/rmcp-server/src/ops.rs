@@ -251,8 +251,23 @@ impl Drop for InFlight {
     }
 }
 
+/// The start of a drain, for the HTTP server's shutdown: resolves `grace` after the first
+/// SIGTERM or SIGINT, having turned `/health` to 503 at the signal. Never resolves when
+/// the signals cannot be watched (said on stderr).
+pub async fn stop_signal(ops: Arc<Ops>, grace: Duration) {
+    if let Err(e) = terminated().await {
+        eprintln!("elicit-rmcp-server: cannot listen for SIGTERM ({e}); no drain");
+        return std::future::pending().await;
+    }
+    ops.start_drain();
+    eprintln!(
+        "elicit-rmcp-server: draining: /health answers 503; closing the listener in {grace:?}"
+    );
+    tokio::time::sleep(grace).await;
+}
+
 /// Resolves on the first SIGTERM or SIGINT.
-pub async fn terminated() -> std::io::Result<()> {
+async fn terminated() -> std::io::Result<()> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
