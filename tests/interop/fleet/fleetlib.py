@@ -133,9 +133,13 @@ class Replica:
 class Balancer:
     """HAProxy running deploy/haproxy/haproxy.cfg with one server line per replica."""
 
-    def __init__(self, replicas: list[Replica], workdir: Path):
+    def __init__(self, replicas: list[Replica], workdir: Path, sticky: bool = True):
         self.port, self.ops_port = free_port(), free_port()
-        lines = [HAPROXY_CFG.read_text()]
+        cfg_text = HAPROXY_CFG.read_text()
+        if not sticky:
+            # The negative control: the same configuration without its `stick` lines.
+            cfg_text = "".join(l for l in cfg_text.splitlines(True) if not l.lstrip().startswith("stick"))
+        lines = [cfg_text]
         for i, r in enumerate(replicas):
             # The reference server has no /health: plain TCP reachability is its check
             # (`check` with no HTTP: the backend's httpchk would mark it down).
@@ -184,10 +188,10 @@ class Balancer:
 class Fleet:
     """Replicas behind one balancer; `with Fleet(...) as f:` kills them all on exit."""
 
-    def __init__(self, replicas: list[Replica], workdir: Path):
+    def __init__(self, replicas: list[Replica], workdir: Path, sticky: bool = True):
         self.replicas = replicas
         try:
-            self.balancer = Balancer(replicas, workdir)
+            self.balancer = Balancer(replicas, workdir, sticky)
             self.wait_up()
         except BaseException:
             self.close()

@@ -39,8 +39,8 @@ def report(capsys, what: str, load: Load) -> None:
 def fleet_of(tmp_path):
     made: list[Fleet] = []
 
-    def make(*replicas: Replica) -> Fleet:
-        made.append(Fleet(list(replicas), tmp_path))
+    def make(*replicas: Replica, sticky: bool = True) -> Fleet:
+        made.append(Fleet(list(replicas), tmp_path, sticky))
         return made[-1]
 
     yield make
@@ -120,6 +120,17 @@ def test_fastmcp_client_through_the_balancer(fleet_of, mode):
     # Both replicas served: 2026-07-28 rounds spread per request, handshake sessions
     # (pinned by Mcp-Session-Id) spread per session.
     assert all(n > 0 for n in served), served
+
+
+def test_handshake_sessions_fail_without_the_stick_table(fleet_of):
+    # The control for the test above: per-request round-robin without stickiness sends
+    # a session's requests to a replica that does not hold it.
+    f = fleet_of(Replica(OLD), Replica(OLD), sticky=False)
+    assert fastmcp_calls(f.balancer.url, "auto") == WANT
+    # rmcp answers 404 for a session it does not hold; the client reads it as the end of
+    # its session.
+    with pytest.raises(Exception, match="Session terminated"):
+        fastmcp_calls(f.balancer.url, "legacy")
 
 
 def test_rounds_of_one_call_land_on_different_replicas(fleet_of):
