@@ -10,6 +10,7 @@ replica appended. Every process is killed when the fleet closes.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import re
 import socket
@@ -304,16 +305,17 @@ class Load:
         async with httpx2.AsyncClient(transport=self.transport, timeout=30) as client:
             caller = Caller(client, [self.url])
             await caller.post("server/discover", {})
-            sem = asyncio.Semaphore(self.concurrency)
+            numbers = itertools.count()
 
-            async def one(n: int):
-                async with sem:
-                    if self.stopped:
+            async def worker():
+                while not self.stopped:
+                    n = next(numbers)
+                    if n >= self.calls:
                         return
                     self.started += 1
                     await book(caller, n, self.stats)
 
-            await asyncio.gather(*(one(n) for n in range(self.calls)))
+            await asyncio.gather(*(worker() for _ in range(self.concurrency)))
 
     def wait_progress(self, fraction: float, timeout: float = 120.0) -> None:
         """Until `fraction` of the calls completed (the moment to disturb the fleet)."""
