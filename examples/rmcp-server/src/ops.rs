@@ -240,6 +240,47 @@ impl Ops {
     }
 }
 
+/// `router` (the MCP endpoint's) with the ops endpoints beside it, and every request to
+/// the MCP endpoint counted in `/metrics`.
+pub fn routes(router: axum::Router, ops: Arc<Ops>) -> axum::Router {
+    use axum::extract::Request;
+    use axum::middleware::{self, Next};
+    use axum::routing::get;
+
+    fn reply(ops: &Ops, path: &str) -> axum::response::Response {
+        use axum::response::IntoResponse as _;
+        match ops.respond(path) {
+            Some((status, ctype, body)) => (
+                axum::http::StatusCode::from_u16(status)
+                    .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR),
+                [(axum::http::header::CONTENT_TYPE, ctype)],
+                body,
+            )
+                .into_response(),
+            None => axum::http::StatusCode::NOT_FOUND.into_response(),
+        }
+    }
+    let (health, metrics, count) = (ops.clone(), ops.clone(), ops);
+    router
+        .route(
+            HEALTH_PATH,
+            get(move || std::future::ready(reply(&health, HEALTH_PATH))),
+        )
+        .route(
+            METRICS_PATH,
+            get(move || std::future::ready(reply(&metrics, METRICS_PATH))),
+        )
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            let counted =
+                (request.uri().path() == elicit_rmcp::http::PATH).then(|| count.request());
+            async move {
+                let response = next.run(request).await;
+                drop(counted);
+                response
+            }
+        }))
+}
+
 /// Counts a request in flight until dropped.
 pub struct InFlight {
     metrics: Arc<Metrics>,

@@ -20,7 +20,7 @@
 //!
 //! ```no_run
 //! use elicit_core::decl::{AnswerType, Param, Tool as Decl};
-//! use elicit_rmcp::{Elicit, ElicitTool, Resolution, StateCodec};
+//! use elicit_rmcp::{Elicit, ElicitTool, Resolution, StateCodec, StateKeys};
 //! use rmcp::model::{CallToolResult, ContentBlock, Implementation};
 //!
 //! #[derive(serde::Deserialize)]
@@ -39,7 +39,8 @@
 //!     Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} x {}", o.quantity, o.item))]))
 //! })
 //! .unwrap();
-//! let (codec, _) = StateCodec::from_env("my-server", None).unwrap();
+//! // Keys from ELICIT_STATE_KEYS (or `StateKeys::from_file`); the audience is the name below.
+//! let codec = StateCodec::sealed(StateKeys::from_var("ELICIT_STATE_KEYS").unwrap()).unwrap();
 //! let elicit = Elicit::new(Implementation::new("my-server", "1.0.0"), codec).tool(order);
 //! // In your `ServerHandler`: list with `elicit.tools()`, and answer `call_tool`
 //! // with `elicit.call_tool(params, context).await` when `elicit.has_tool(name)`.
@@ -56,18 +57,20 @@
 //! (`Capabilities::from_client_json` of its ClientCapabilities); this crate only
 //! passes them in and answers the engine's refusal with `-32021`.
 //!
-//! One difference from elicit-core's own output: rmcp keeps `inputRequests` in a
-//! `BTreeMap`, so its keys reach the wire in name order, where elicit-core writes them in
-//! declaration (signature) order. JSON gives member order no meaning and the state is not
-//! affected; a host that must keep the order writes the result itself from
-//! `elicit_core::Round::write_input_requests`.
+//! rmcp keeps `inputRequests` in a `BTreeMap` (name order); the transports of this crate
+//! ([`stdio`], and `http` with the default feature of that name) put them back in
+//! declaration order on the wire ([`wire`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod engine;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod keys;
 mod state;
 pub mod stdio;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -89,7 +92,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use engine::{Answer, Era, Need, Outcome, RoundDriver};
-pub use state::{parse_keys, Rejected, StateCodec, MAX_KEYS};
+pub use keys::{KeyError, StateKeys, MAX_KEYS};
+pub use state::{Rejected, StateCodec};
 
 /// JSON-RPC code of "Missing Required Client Capability" (`data.requiredCapabilities`
 /// names what is missing, as a ClientCapabilities object).
@@ -642,12 +646,13 @@ struct Request<'a> {
 }
 
 impl Elicit {
-    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` should be
-    /// the codec's audience. `codec`: how `requestState` is protected.
+    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` is the
+    /// codec's audience unless the codec names another. `codec`: how `requestState` is
+    /// protected.
     pub fn new(server: Implementation, codec: StateCodec) -> Self {
         Elicit {
+            codec: codec.for_server(&server.name),
             server,
-            codec,
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
@@ -997,6 +1002,8 @@ impl Elicit {
                 Ok(Outcome::InputRequired { requests, state }) => {
                     let token = self.seal_state(&state, request)?;
                     let mut input_requests = InputRequests::new();
+                    let mut meta = self.modern_meta(None);
+                    wire::record(&mut meta, requests.keys().map(String::as_str));
                     for (param, req) in requests {
                         let typed: InputRequest = serde_json::from_value(req).map_err(|e| {
                             ErrorData::internal_error(
@@ -1006,8 +1013,8 @@ impl Elicit {
                         })?;
                         input_requests.insert(param, typed);
                     }
-                    let result = InputRequiredResult::new(Some(input_requests), Some(token))
-                        .with_meta(self.modern_meta(None));
+                    let result =
+                        InputRequiredResult::new(Some(input_requests), Some(token)).with_meta(meta);
                     return Ok(Settled::InputRequired(result));
                 }
                 Err(Need::Resolve { param, values }) => {

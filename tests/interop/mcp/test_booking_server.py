@@ -112,17 +112,17 @@ def test_book_flight_accepts_every_answer(connect, transport, mode):
 
 @both_transports
 def test_modern_rounds_batch_independent_questions(connect, transport):
-    """destination+date+seat arrive together in round 1, airport+proceed in round 2."""
+    """destination+date+seat arrive together in round 1, airport+proceed in round 2, each
+    round in declaration order (the client asks in the order received)."""
     script = Script(PARIS, delay=0.05)
     r = run(call(connect(transport, "auto", script), "book_flight", mode="auto"))
     assert r.data == PARIS_BOOKED
-    assert [sorted(x) for x in script.rounds] == [
-        sorted(["Where would you like to fly?", "When would you like to fly?", "Window or aisle?"]),
-        sorted(["Which airport in Paris?", "Book a flight to Paris on 2026-08-01?"]),
+    assert script.rounds == [
+        ["Where would you like to fly?", "When would you like to fly?", "Window or aisle?"],
+        ["Which airport in Paris?", "Book a flight to Paris on 2026-08-01?"],
     ]
-    # The inputRequests keys are the parameter names.
-    assert sorted(script.keys[:3]) == ["date", "destination", "seat"]
-    assert sorted(script.keys[3:]) == ["airport", "proceed"]
+    # The inputRequests keys are the parameter names, in declaration order.
+    assert script.keys == ["destination", "date", "seat", "airport", "proceed"]
 
 
 @both_transports
@@ -458,6 +458,26 @@ def test_bad_state_keys_are_refused_at_startup(server_bin, keys):
     )
     assert p.returncode == 2
     assert "ELICIT_STATE_KEYS" in p.stderr
+
+
+def test_http_without_a_ring_refuses_to_start_unless_alone(server_bin, tmp_path):
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "ELICIT_STATE_KEYS"}
+    p = subprocess.run(
+        [*SERVER_CMD, "--http", "127.0.0.1:0"], input="", capture_output=True, text=True, timeout=20, env=env
+    )
+    assert p.returncode == 2
+    assert "ELICIT_STATE_KEYS" in p.stderr and "--state-keys-file" in p.stderr and "--alone" in p.stderr
+    bad = tmp_path / "ring"
+    bad.write_text("ab" * 31 + "\n")
+    p = subprocess.run(
+        [*SERVER_CMD, "--http", "127.0.0.1:0", "--state-keys-file", str(bad)],
+        input="", capture_output=True, text=True, timeout=20, env=env,
+    )
+    assert p.returncode == 2
+    assert str(bad) in p.stderr and "ELICIT_STATE_KEYS" not in p.stderr.replace("--state-keys-file", "")
 
 
 @rust_only
