@@ -19,6 +19,7 @@
 mod booking;
 mod conformance;
 mod http;
+mod ops;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -28,7 +29,7 @@ use rmcp::ServiceExt;
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
 [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--insecure-plaintext-state] \
-[--workers N] [--conformance]
+[--workers N] [--conformance] [--drain-grace SECS] [--drain-timeout SECS]
 
   --stdio                      serve MCP over stdin/stdout
   --http ADDR                  serve streamable HTTP at http://ADDR/mcp (loopback only;
@@ -61,6 +62,15 @@ struct Options {
     plaintext: bool,
     workers: Option<usize>,
     conformance: bool,
+    drain: ops::Drain,
+}
+
+fn seconds(flag: &str, v: Option<String>) -> Result<std::time::Duration, String> {
+    let v = v.ok_or_else(|| format!("{flag} needs seconds"))?;
+    v.parse::<f64>()
+        .ok()
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{flag}: {v:?} is not a number of seconds >= 0"))
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -72,6 +82,7 @@ fn parse_args() -> Result<Options, String> {
     let mut plaintext = false;
     let mut workers = None;
     let mut conformance = false;
+    let mut drain = ops::Drain::default();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--stdio" => transport = Some(Transport::Stdio),
@@ -109,6 +120,8 @@ fn parse_args() -> Result<Options, String> {
             "--alone" => alone = true,
             "--insecure-plaintext-state" => plaintext = true,
             "--conformance" => conformance = true,
+            "--drain-grace" => drain.grace = seconds("--drain-grace", args.next())?,
+            "--drain-timeout" => drain.timeout = seconds("--drain-timeout", args.next())?,
             "--workers" => {
                 let v = args.next().ok_or("--workers needs a number")?;
                 workers = Some(
@@ -131,6 +144,7 @@ fn parse_args() -> Result<Options, String> {
         plaintext,
         workers,
         conformance,
+        drain,
     })
 }
 
@@ -223,7 +237,10 @@ fn main() {
                 b.worker_threads(n.max(1));
             }
             let rt = b.enable_all().build().expect("tokio runtime");
-            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr)) {
+            // The rounds' spans feed /metrics; warnings go to stderr (src/ops.rs).
+            let ops = ops::Ops::new();
+            let _ = tracing::subscriber::set_global_default(ops.subscriber());
+            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr, ops, opts.drain)) {
                 eprintln!("elicit-rmcp-server: {addr}: {e}");
                 std::process::exit(1);
             }
