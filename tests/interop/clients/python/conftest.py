@@ -6,10 +6,6 @@ scripts/test-mcp-clients.sh starts the server under test and sets:
   `CMD --stdio` themselves, one process per client, as a host application does;
 - ELICIT_INTEROP_URL: the streamable HTTP endpoint of one `CMD --http 127.0.0.1:0`
   process the runner started.
-
-The answers and the order the questions must reach the user come from the booking
-declaration (examples/fixture/decl/book_flight.json): destination, date, airport,
-proceed, seat.
 """
 
 from __future__ import annotations
@@ -22,27 +18,12 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-MODERN = "2026-07-28"
-HANDSHAKE = "2025-11-25"
-#: Client mode -> the protocol version it must settle on with the booking server.
-ERAS = {"auto": MODERN, "legacy": HANDSHAKE}
-
-DECLINE = object()
-CANCEL = object()
-
-PARIS = {
-    "Where would you like to fly?": "Paris",
-    "When would you like to fly?": "2026-08-01",
-    "Which airport in Paris?": "CDG",
-    "Book a flight to Paris on 2026-08-01?": True,
-    "Window or aisle?": "window",
-}
-PARIS_BOOKED = "Booked Paris (CDG) on 2026-08-01, seat window"
-
 
 class User:
-    """An elicitation callback that answers by question text and records, in the order
-    the client hands them over, the questions and their `requestedSchema`s."""
+    """An elicitation callback that answers by question text ("@decline" and "@cancel"
+    refuse; a question not in `answers` is declined) and records, in the order the client
+    hands them over, the questions and the request ids (on 2026-07-28 the inputRequests
+    keys)."""
 
     def __init__(self, answers: dict):
         self.answers = dict(answers)
@@ -52,11 +33,9 @@ class User:
     async def __call__(self, context, params: types.ElicitRequestParams):
         self.asked.append(params.message)
         self.ids.append(str(context.request_id))
-        answer = self.answers.get(params.message, DECLINE)
-        if answer is DECLINE:
-            return types.ElicitResult(action="decline")
-        if answer is CANCEL:
-            return types.ElicitResult(action="cancel")
+        answer = self.answers.get(params.message, "@decline")
+        if answer in ("@decline", "@cancel"):
+            return types.ElicitResult(action=answer[1:])
         return types.ElicitResult(action="accept", content={"value": answer})
 
 
