@@ -35,7 +35,7 @@ mkdir -p "$out"
 py=$(mcp_test_venv)
 need_cmd npm npm
 echo "test-mcp-clients: npm ci (the TypeScript SDK clients and Node 22)" >&2
-(cd "$clients/ts" && npm ci --no-audit --no-fund --loglevel=error >&2)
+(cd "$clients/ts" && timeout 600 npm ci --no-audit --no-fund --loglevel=error >&2)
 node="$clients/ts/node_modules/.bin/node"
 
 case "${ELICIT_INTEROP_SERVER:-}" in
