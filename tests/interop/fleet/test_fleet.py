@@ -11,6 +11,7 @@ as 502 and the client retries it (fleetlib.Retrying, counted and printed).
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -136,6 +137,10 @@ def test_handshake_sessions_fail_without_the_stick_table(fleet_of):
 def test_rounds_of_one_call_land_on_different_replicas(fleet_of):
     f = fleet_of(Replica(OLD), Replica(OLD))
     before = [r.requests() for r in f.replicas]
+    rounds = '{tool="order",era="2026-07-28",outcome="%s"}'
+    rounds_before = [
+        tuple(metric(r.metrics(), "elicit_rounds_total", rounds % o) for o in ("asked", "completed")) for r in f.replicas
+    ]
     params: dict = {"name": "order", "arguments": {"item": "pears"}}
     result = post(f.balancer.url, params)
     assert result["resultType"] == "input_required"
@@ -146,6 +151,15 @@ def test_rounds_of_one_call_land_on_different_replicas(fleet_of):
     served = [r.requests() - b for r, b in zip(f.replicas, before)]
     # Per-request round-robin: the call's two rounds went to the two replicas.
     assert served == [1, 1], served
+    # Each replica's elicit.round span says which round it served: one asked, the other
+    # completed the call; both sealed or opened with the same key.
+    outcomes = sorted(
+        tuple(metric(r.metrics(), "elicit_rounds_total", rounds % o) - b for o, b in zip(("asked", "completed"), base))
+        for r, base in zip(f.replicas, rounds_before)
+    )
+    assert outcomes == [(0.0, 1.0), (1.0, 0.0)], outcomes
+    key_ids = [re.findall(r'^elicit_sealing_key\{key_id="([0-9a-f]{8})"\} 1$', r.metrics(), re.M) for r in f.replicas]
+    assert key_ids[0] == key_ids[1] and len(key_ids[0]) == 1, key_ids
 
 
 def test_replica_sigkilled_mid_run_no_call_fails(fleet_of, capsys):
