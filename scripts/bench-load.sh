@@ -13,6 +13,11 @@
 #                                               the seed, tests/interop/mcp/reference_server.py,
 #                                               on the oracle venv from scripts/dev-oracle-env.sh)
 #   SERVER=mixed SERVERS=2 scripts/bench-load.sh  elicit-rmcp-server and the reference in turn
+#   SERVER=baseline scripts/bench-load.sh         the same tool on plain rmcp, questions written
+#                                               by hand (examples/rmcp-baseline, no elicit)
+#
+# After the run: each server process's CPU time (user + system, /proc/PID/stat) per round
+# (CALLS of a few thousand make the 10 ms clock tick negligible).
 #
 # The load client is examples/rmcp-server/src/bin/booking-load.rs (raw HTTP/1.1
 # keep-alive, the wire fastmcp.Client speaks). Loopback only; every loop is bounded by
@@ -30,9 +35,11 @@ servers="${SERVERS:-1}"
 server="${SERVER:-elicit-rmcp-server}"
 case "$server" in
     elicit-rmcp-server|mixed|reference) ;;
-    *) echo "load-mcp: SERVER must be elicit-rmcp-server, mixed or reference" >&2; exit 2 ;;
+    baseline) server=elicit-rmcp-baseline
+        [[ "$servers" == 1 ]] || { echo "load-mcp: the baseline's key is per process: SERVERS=1 only" >&2; exit 2; } ;;
+    *) echo "load-mcp: SERVER must be elicit-rmcp-server, baseline, mixed or reference" >&2; exit 2 ;;
 esac
-cargo build --quiet --release -p elicit-rmcp-server --bins
+cargo build --quiet --release -p elicit-rmcp-server -p elicit-rmcp-baseline --bins
 bin="$CARGO_TARGET_DIR/release"
 if [[ "$server" == reference || "$server" == mixed ]]; then
     reference=("$("$root/scripts/dev-oracle-env.sh")" "$root/tests/interop/mcp/reference_server.py")
@@ -68,8 +75,15 @@ for i in $(seq "$servers"); do
     urls+=(--url "$url")
 done
 
+cpu_ticks() { local t=0 p; for p in "${pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 echo "load-mcp: $server, $calls calls, $concurrency concurrent, $servers server(s), $(nproc) cores"
-"$bin/booking-load" "${urls[@]}" --calls "$calls" --concurrency "$concurrency"
+before=$(cpu_ticks)
+out="$("$bin/booking-load" "${urls[@]}" --calls "$calls" --concurrency "$concurrency")" || { echo "$out"; exit 1; }
+after=$(cpu_ticks)
+echo "$out"
+rounds=$(sed -n 's/.*all rounds: n=\([0-9]*\).*/\1/p' <<<"$out")
+awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$rounds" \
+    'BEGIN { printf "  server CPU: %.3f s for %d rounds = %.1f us/round\n", t / hz, n, 1e6 * t / hz / n }'
 
 if [[ -n "${PY_CLIENT:-}" ]]; then
     py="${ELICIT_MCP_VENV:-$root/.venv-mcp}/bin/python"

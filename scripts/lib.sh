@@ -66,19 +66,20 @@ need_cargo_tool() {
   fi
 }
 
-# The venv the MCP interop tests run on (the FastMCP 4.1.6 client, pytest): $ELICIT_MCP_VENV
-# if set, else .venv-mcp/ at the root; created or repaired on first use. Prints its python.
+# The venv the MCP interop tests run on (the FastMCP 4.1.6 client, the MCP Python SDK client
+# mcp 2.3.0, pytest): $ELICIT_MCP_VENV if set, else .venv-mcp/ at the root; created or
+# repaired on first use. Prints its python.
 mcp_test_venv() {
   local venv="${ELICIT_MCP_VENV:-$ROOT/.venv-mcp}"
   local py="$venv/bin/python"
   if [[ ! -x "$py" ]] || ! "$py" - <<'PY' 2>/dev/null
 import importlib.metadata as m, sys
-sys.exit(m.version("fastmcp") != "4.1.6" or not m.version("pytest"))
+sys.exit(m.version("fastmcp") != "4.1.6" or m.version("mcp") != "2.3.0" or not m.version("pytest"))
 PY
   then
-    echo "setting up $venv with fastmcp==4.1.6 and pytest" >&2
+    echo "setting up $venv with fastmcp==4.1.6, mcp==2.3.0 and pytest" >&2
     python3 -m venv "$venv" >&2
-    "$py" -m pip install --quiet --disable-pip-version-check "fastmcp==4.1.6" pytest >&2
+    "$py" -m pip install --quiet --disable-pip-version-check "fastmcp==4.1.6" "mcp==2.3.0" pytest >&2
   fi
   # Keep the environment out of git whatever the repository's .gitignore says.
   [[ -e "$venv/.gitignore" ]] || printf '*\n' >"$venv/.gitignore"

@@ -18,7 +18,8 @@
 #             signature tail of the same shape in both: 51 to 56 tokens. Real logic
 #             repeated across the crates is longer than that.
 #   tests     clones BETWEEN the test runners: tests/oracle-runner, tests/interop/mcp,
-#             tests/interop/seal, tests/differential (--skip-local). 50 tokens, 5 lines.
+#             tests/interop/seal, tests/interop/clients, tests/differential
+#             (--skip-local). 50 tokens, 5 lines.
 #   python    clones WITHIN python/ (the package, its tests and examples). 50 tokens.
 #   examples  clones WITHIN examples/. 50 tokens, 5 lines.
 #
@@ -84,7 +85,8 @@ scan() {
 
 echo "jscpd $JSCPD_VERSION; gated scopes: $GATE"
 scan c-abi 60 --skip-local ffi ffi-noalloc
-scan tests 50 --skip-local tests/oracle-runner tests/interop/mcp tests/interop/seal tests/differential
+scan tests 50 --skip-local tests/oracle-runner tests/interop/mcp tests/interop/seal \
+    tests/interop/clients tests/differential
 scan python 50 python
 scan examples 50 examples
 

@@ -112,6 +112,8 @@ test_crates() {
     fail "cargo test of the packaged crates failed"
   fi
   echo "ok  $(grep -c '^test result: ok' "$TMP/crates-test.log") test binaries and doctest runs, $(grep -o '[0-9]* passed' "$TMP/crates-test.log" | awk '{n += $1} END {print n}') tests passed"
+  step "crates: elicit-rmcp's quick start as a new project, serving its tool over stdio"
+  quickstart "$ws"
   step "crates: docs as docs.rs builds them (cargo doc --no-deps, -D warnings)"
   local feats
   for name in "${names[@]}"; do
@@ -130,6 +132,53 @@ test_crates() {
       echo "ok  docs: $name ($set)"
     done
   done
+}
+
+# A new cargo project beside the unpacked crates (not a member of their workspace): its
+# Cargo.toml carries the dependency lines of elicit-rmcp's README, [patch.crates-io] points
+# them at the unpacked packages, main.rs is the README's quick start. Built, then asked
+# over stdio: a 2026-07-28 tools/call of book_flight must come back input-required with
+# the README's first question.
+quickstart() {
+  local ws=$1 qs="$1/../quickstart" t0
+  t0=$(date +%s)
+  mkdir -p "$qs/src"
+  {
+    echo '[package]'
+    echo 'name = "quickstart"'
+    echo 'version = "0.1.0"'
+    echo 'edition = "2021"'
+    echo
+    sed -n '/^```toml$/,/^```$/p' "$ws/elicit-rmcp-$VERSION/README.md" | sed '1d;$d'
+    echo
+    echo '[patch.crates-io]'
+    for d in "$ws"/*-"$VERSION"; do
+      echo "$(basename "$d" "-$VERSION") = { path = \"$d\" }"
+    done
+  } >"$qs/Cargo.toml"
+  awk '/^```rust,no_run$/ {f=1; next} /^```$/ {f=0} f' "$ws/elicit-rmcp-$VERSION/README.md" >"$qs/src/main.rs"
+  cp Cargo.lock "$qs/"
+  (cd "$qs" && CARGO_TARGET_DIR="$ROOT/target" cargo build -q) || fail "the quick start does not build"
+  "$PY" - "$ROOT/target/debug/quickstart" <<'PYEOF' || fail "the quick start did not ask its question over stdio"
+import json, subprocess, sys
+p = subprocess.Popen([sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(m): p.stdin.write(json.dumps(m) + "\n"); p.stdin.flush()
+def reply(i):
+    for line in p.stdout:
+        m = json.loads(line)
+        if m.get("id") == i: return m
+    sys.exit(f"quick start: no answer to request {i}")
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+reply(1)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}, "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}}
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "book_flight", "arguments": {}, "_meta": meta}})
+r = reply(2)
+p.stdin.close(); p.wait(timeout=20)
+asked = [q["params"]["message"] for q in r["result"]["inputRequests"].values()]
+if asked != ["Where would you like to fly?"]: sys.exit(f"quick start asked {asked}: {r}")
+PYEOF
+  echo "ok  quick start: built from the packaged crates and asked over stdio ($(( $(date +%s) - t0 )) s)"
 }
 
 # --------------------------------------------------------------------------------- c

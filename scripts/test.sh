@@ -77,6 +77,7 @@ step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static
 tidy target/agent-plain target/agent-size
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 step "versions: crates, C header, pkg-config, Python metadata and CHANGELOG agree" bash scripts/test-versions.sh
+step "elicit-rmcp at both ends of its rmcp range (lower bound, newest on the registry)" bash scripts/test-rmcp-versions.sh
 # scripts/release.sh builds every artifact into dist/ (installs cargo-c 0.10.24, zig and
 # cargo-zigbuild, auditwheel, an arm64 sysroot once); each one is installed outside the
 # tree and run.
@@ -95,6 +96,11 @@ if [ -z "${QUICK:-}" ]; then
   # After the two above: reuses their Rust server (target/server) and the suite's npm install.
   step "Python MCP server on the SDK adapter: conformance suite, FastMCP client (both eras), mixed fleet" \
     bash scripts/test-python-server.sh
+  # After the two above: reuse the Rust server (target/server), .venv-mcp and Node 22.
+  step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order)" \
+    bash scripts/test-mcp-clients.sh
+  step "fleet: replicas behind HAProxy 2.6 (FastMCP both eras, SIGKILL and rolling key rotation under load, mixed fleet, health, metrics, drain)" \
+    bash scripts/test-fleet.sh
   tidy target/server target/agent
   step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
   tidy fuzz/target

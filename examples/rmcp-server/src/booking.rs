@@ -4,20 +4,23 @@
 
 use std::sync::Arc;
 
-use elicit_core::decl::{AnswerType, Param, Tool as Decl};
+use booking_fixture::{entry, q, resolver as rule, text, Entry, OUTPUT_SCHEMA};
+use elicit_core::decl::{Param, Tool as Decl};
 use elicit_rmcp::{
-    py_repr, Elicit, ElicitPrompt, ElicitResource, ElicitTool, Resolution, StateCodec,
+    py_repr, Call, Choice, Elicit, ElicitArgs, ElicitPrompt, ElicitResource, Resolution, Resolve,
+    StateCodec,
 };
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorData, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    Implementation, JsonObject, ListPromptsResult, ListResourcesResult, ListToolsResult,
-    MetaObject, PaginatedRequestParams, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
+    ListPromptsResult, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
-use rmcp::{RoleServer, ServerHandler};
+use rmcp::{tool, tool_router, RoleServer, ServerHandler};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -26,19 +29,48 @@ pub const SERVER_NAME: &str = "booking";
 /// The server's version.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The server: the elicited tools behind rmcp's handler.
+/// The server: the `#[tool_router]` tools, and the builder-declared prompt, resource and
+/// conformance fixtures.
 #[derive(Clone)]
 pub struct Booking {
     elicit: Arc<Elicit>,
+    tool_router: ToolRouter<Booking>,
 }
 
-#[derive(Deserialize)]
+/// The seat a traveller prefers.
+#[derive(Choice)]
+enum Seat {
+    Window,
+    Aisle,
+}
+
+/// book_flight's parameters: all asked of the user.
+#[derive(Deserialize, elicit_rmcp::Elicit)]
 struct BookFlight {
+    #[elicit(message = q::DESTINATION)]
     destination: String,
+    #[elicit(message = q::DATE)]
     date: String,
+    #[elicit(resolver = airport, needs = [destination])]
     airport: String,
+    #[elicit(resolver = proceed, needs = [destination, date])]
     proceed: bool,
-    seat: Option<String>,
+    #[elicit(message = q::SEAT)]
+    seat: Option<Seat>,
+}
+
+#[derive(Deserialize, elicit_rmcp::Elicit)]
+struct Greet {
+    #[elicit(message = q::NAME)]
+    name: String,
+}
+
+/// order's parameters: the model names the item, the user the quantity.
+#[derive(Deserialize, elicit_rmcp::Elicit)]
+struct Order {
+    item: String,
+    #[elicit(resolver = quantity, needs = [item])]
+    quantity: i64,
 }
 
 /// The URI of the elicited resource.
@@ -50,25 +82,25 @@ struct Itinerary {
     airport: String,
 }
 
-#[derive(Deserialize)]
-struct Greet {
-    name: String,
-}
-
-#[derive(Deserialize)]
-struct Order {
-    item: String,
-    quantity: serde_json::Number,
-}
-
-/// An integer answer as digits (the engine accepts `3.0` for an integer).
-fn integer_text(n: &serde_json::Number) -> String {
-    match (n.as_i64(), n.as_u64(), n.as_f64()) {
-        (Some(i), _, _) => i.to_string(),
-        (_, Some(u), _) => u.to_string(),
-        (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => format!("{}", f as i64),
-        _ => n.to_string(),
+/// A resolver's answer from the fixture's rule: its known value, else its question.
+fn by_rule(rule: &booking_fixture::Resolver, r: &Resolve) -> Resolution {
+    if let Some(v) = rule.known_answer(&r.text(rule.input)) {
+        return Resolution::value(v);
     }
+    let value = |n| r.values.get(n).and_then(Value::as_str).unwrap_or_default();
+    Resolution::ask(rule.ask.fill(value).to_string())
+}
+
+async fn airport(r: Resolve) -> Result<Resolution, ErrorData> {
+    Ok(by_rule(&rule::AIRPORT, &r))
+}
+
+async fn proceed(r: Resolve) -> Result<Resolution, ErrorData> {
+    Ok(by_rule(&rule::PROCEED, &r))
+}
+
+async fn quantity(r: Resolve) -> Result<Resolution, ErrorData> {
+    Ok(by_rule(&rule::QUANTITY, &r))
 }
 
 /// A successful result as FastMCP 4.1.6 writes it (wrapped string result).
@@ -82,107 +114,78 @@ fn success(text: String) -> CallToolResult {
     r
 }
 
-fn object(v: Value) -> JsonObject {
-    match v {
-        Value::Object(m) => m,
-        _ => JsonObject::new(),
-    }
+/// Every tool's `outputSchema` (FastMCP's wrapped string).
+fn output_schema() -> Arc<JsonObject> {
+    Arc::new(serde_json::from_str(OUTPUT_SCHEMA).unwrap_or_default())
 }
 
-/// Every tool's listing extras: FastMCP's `_meta` and wrapped-string `outputSchema`.
-fn fastmcp_shaped(tool: ElicitTool, title: &str, description: &str) -> ElicitTool {
+/// Every tool's listing `_meta` (FastMCP's tags).
+fn fastmcp_meta() -> MetaObject {
     let mut meta = MetaObject::new();
     meta.0.insert("fastmcp".into(), json!({"tags": []}));
-    tool.title(title)
-        .description(description)
-        .meta(meta)
-        .output_schema(object(json!({
-            "properties": {"result": {"type": "string"}},
-            "required": ["result"],
-            "type": "object",
-            "x-fastmcp-wrap-result": true
-        })))
+    meta
+}
+
+fn description(e: &Entry) -> &'static str {
+    e.description.unwrap_or_default()
+}
+
+#[tool_router]
+impl Booking {
+    #[tool(title = "Book Flight", description = description(&entry::BOOK_FLIGHT),
+           input_schema = BookFlight::input_schema(), output_schema = output_schema(),
+           meta = fastmcp_meta())]
+    async fn book_flight(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |b: BookFlight, _call| async move {
+                if !b.proceed {
+                    return Ok(success(text::CANCELLED.into()));
+                }
+                let seat = b.seat.map_or(text::NO_PREFERENCE, |s| match s {
+                    Seat::Window => "window",
+                    Seat::Aisle => "aisle",
+                });
+                Ok(success(format!(
+                    "Booked {} ({}) on {}, seat {seat}",
+                    b.destination, b.airport, b.date
+                )))
+            })
+            .await
+    }
+
+    #[tool(title = "Greet", description = description(&entry::GREET),
+           input_schema = Greet::input_schema(), output_schema = output_schema(),
+           meta = fastmcp_meta())]
+    async fn greet(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |g: Greet, _call| async move {
+                Ok(success(format!("Hello, {}", g.name)))
+            })
+            .await
+    }
+
+    #[tool(title = "Order", description = description(&entry::ORDER),
+           input_schema = Order::input_schema(), output_schema = output_schema(),
+           meta = fastmcp_meta())]
+    async fn order(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |o: Order, _call| async move {
+                Ok(success(format!("Ordered {} x {}", o.quantity, o.item)))
+            })
+            .await
+    }
 }
 
 impl Booking {
     /// The three tools, the prompt and the resource on `codec`; with `conformance`, the
     /// conformance suite's fixtures before them ([`crate::conformance`]).
     pub fn new(codec: StateCodec, conformance: bool) -> Result<Self, String> {
-        let book_flight = ElicitTool::new(
-            Decl::new("book_flight")
-                .param(Param::ask("destination", "Where would you like to fly?"))
-                .param(Param::ask("date", "When would you like to fly?"))
-                .param(Param::resolver("airport", &["destination"]))
-                .param(Param::resolver("proceed", &["destination", "date"]).ty(AnswerType::Boolean))
-                .param(
-                    Param::ask("seat", "Window or aisle?")
-                        .ty(AnswerType::choice(["window", "aisle"]))
-                        .default_json("null"),
-                ),
-        );
-        let book_flight = fastmcp_shaped(
-            book_flight,
-            "Book Flight",
-            "Book a flight. Asks the user for the destination, date, airport, confirmation \
-             and seat.",
-        )
-        .resolver("airport", |r| async move {
-            let destination = r.text("destination");
-            Ok(if destination == "London" {
-                Resolution::value("LHR")
-            } else {
-                Resolution::ask(format!("Which airport in {destination}?"))
-            })
-        })
-        .resolver("proceed", |r| async move {
-            Ok(Resolution::ask(format!(
-                "Book a flight to {} on {}?",
-                r.text("destination"),
-                r.text("date")
-            )))
-        })
-        .run(|b: BookFlight, _call| async move {
-            if !b.proceed {
-                return Ok(success("Cancelled".into()));
-            }
-            let seat = b.seat.unwrap_or_else(|| "no preference".into());
-            Ok(success(format!(
-                "Booked {} ({}) on {}, seat {seat}",
-                b.destination, b.airport, b.date
-            )))
-        })?;
-
-        let greet = fastmcp_shaped(
-            ElicitTool::new(Decl::new("greet").param(Param::ask("name", "Enter your name:"))),
-            "Greet",
-            "Greet the user by the name they enter.",
-        )
-        .run(|g: Greet, _call| async move { Ok(success(format!("Hello, {}", g.name))) })?;
-
-        let order = fastmcp_shaped(
-            ElicitTool::new(
-                Decl::new("order")
-                    .param(Param::argument("item").ty(AnswerType::String))
-                    .param(Param::resolver("quantity", &["item"]).ty(AnswerType::Integer)),
-            ),
-            "Order",
-            "Order an item. Asks the user how many.",
-        )
-        .argument_schema("item", json!({"type": "string"}))
-        .resolver("quantity", |r| async move {
-            Ok(Resolution::ask(format!("How many {}?", r.text("item"))))
-        })
-        .run(|o: Order, _call| async move {
-            Ok(success(format!(
-                "Ordered {} x {}",
-                integer_text(&o.quantity),
-                o.item
-            )))
-        })?;
-
+        BookFlight::check()?;
+        Greet::check()?;
+        Order::check()?;
         // A prompt and a resource asking the same way (prompts/get, resources/read).
         let welcome = ElicitPrompt::new(
-            Decl::new("welcome").param(Param::ask("name", "Enter your name:")),
+            Decl::new("welcome").param(Param::ask("name", q::NAME)),
             Some("A welcome message for the user, by the name they enter.".into()),
         )
         .run(|g: Greet, _call| async move {
@@ -193,7 +196,7 @@ impl Booking {
         })?;
         let itinerary = ElicitResource::new(
             Decl::new("itinerary")
-                .param(Param::ask("destination", "Where would you like to fly?"))
+                .param(Param::ask("destination", q::DESTINATION))
                 .param(Param::resolver("airport", &["destination"])),
             Resource::new(ITINERARY_URI, "itinerary"),
         )
@@ -215,14 +218,10 @@ impl Booking {
         if conformance {
             elicit = crate::conformance::register(elicit)?;
         }
-        let elicit = elicit
-            .tool(book_flight)
-            .tool(greet)
-            .tool(order)
-            .prompt(welcome)
-            .resource(itinerary);
+        let elicit = elicit.prompt(welcome).resource(itinerary);
         Ok(Booking {
             elicit: Arc::new(elicit),
+            tool_router: Self::tool_router(),
         })
     }
 }
@@ -244,7 +243,9 @@ impl ServerHandler for Booking {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.elicit.tools()))
+        let mut tools = self.elicit.tools();
+        tools.extend(self.tool_router.list_all());
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -252,6 +253,10 @@ impl ServerHandler for Booking {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.tool_router.has_route(&request.name) {
+            let call = ToolCallContext::new(self, request, context);
+            return self.tool_router.call(call).await;
+        }
         if !self.elicit.has_tool(&request.name) {
             return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                 "Unknown tool: {}",
@@ -262,15 +267,9 @@ impl ServerHandler for Booking {
         self.elicit.call_tool(request, context).await
     }
 
-    /// rmcp routes a request whose params do not parse (e.g. a non-string
-    /// `requestState`) here; answer it as the reference does, not `-32601`.
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        Err(self.elicit.unparsed_request(&request))
-    }
+    // rmcp routes a request whose params do not parse (e.g. a non-string
+    // `requestState`) here; answer it as the reference does, not `-32601`.
+    elicit_rmcp::hooks!(elicit);
 
     async fn list_prompts(
         &self,

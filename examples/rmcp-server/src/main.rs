@@ -10,25 +10,33 @@
 //! cargo run -q --release -p elicit-rmcp-server -- --http 127.0.0.1:8000   # endpoint /mcp
 //! ```
 //!
-//! Environment: `ELICIT_STATE_KEYS` — comma-separated hex secrets (≥ 32 bytes each); the
-//! first seals, all unseal. Unset: one ephemeral key per process.
+//! Keys: `ELICIT_STATE_KEYS` or `--state-keys-file PATH` — comma-separated hex secrets
+//! (32 to 128 bytes each, 1 to 8); the first seals, all open. Without either, stdio uses
+//! one ephemeral key (one process serves its client alone), and HTTP refuses to start
+//! unless `--alone` says this is the only instance (several instances behind a balancer
+//! must share a ring, or every round that lands elsewhere fails).
 
 mod booking;
 mod conformance;
 mod http;
+mod ops;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use elicit_rmcp::StateCodec;
+use elicit_rmcp::{StateCodec, StateKeys};
 use rmcp::ServiceExt;
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
-[--state-ttl SECS] [--insecure-plaintext-state] [--workers N] [--conformance]
+[--state-keys-file PATH] [--alone] [--state-ttl SECS] [--insecure-plaintext-state] \
+[--workers N] [--conformance] [--drain-grace SECS] [--drain-timeout SECS]
 
   --stdio                      serve MCP over stdin/stdout
   --http ADDR                  serve streamable HTTP at http://ADDR/mcp (loopback only;
                                port 0 picks a free port, printed on stderr)
+  --state-keys-file PATH       read the key ring from PATH (instead of ELICIT_STATE_KEYS)
+  --alone                      HTTP without a key ring: this is the only instance, seal
+                               with an ephemeral key (tokens die with the process)
   --state-ttl SECS             lifetime of a sealed requestState (default 600)
   --insecure-plaintext-state   DEVELOPMENT ONLY: do not seal requestState
   --workers N                  HTTP worker threads (default: available cores)
@@ -37,8 +45,9 @@ const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT)
                                first); scripts/test-mcp-conformance.sh runs the suite against them
 
 environment:
-  ELICIT_STATE_KEYS            comma-separated hex keys (>= 32 bytes each), first seals;
-                               unset: an ephemeral key per process";
+  ELICIT_STATE_KEYS            comma-separated hex keys (32 to 128 bytes each), the first
+                               seals, all open; unset: stdio uses an ephemeral key, HTTP
+                               needs it, --state-keys-file or --alone";
 
 enum Transport {
     Stdio,
@@ -48,18 +57,32 @@ enum Transport {
 struct Options {
     transport: Transport,
     ttl: Option<f64>,
+    keys_file: Option<String>,
+    alone: bool,
     plaintext: bool,
     workers: Option<usize>,
     conformance: bool,
+    drain: ops::Drain,
+}
+
+fn seconds(flag: &str, v: Option<String>) -> Result<std::time::Duration, String> {
+    let v = v.ok_or_else(|| format!("{flag} needs seconds"))?;
+    v.parse::<f64>()
+        .ok()
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{flag}: {v:?} is not a number of seconds >= 0"))
 }
 
 fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let mut transport = None;
     let mut ttl = None;
+    let mut keys_file = None;
+    let mut alone = false;
     let mut plaintext = false;
     let mut workers = None;
     let mut conformance = false;
+    let mut drain = ops::Drain::default();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--stdio" => transport = Some(Transport::Stdio),
@@ -88,8 +111,17 @@ fn parse_args() -> Result<Options, String> {
                 }
                 ttl = Some(secs);
             }
+            "--state-keys-file" => {
+                keys_file = Some(
+                    args.next()
+                        .ok_or("--state-keys-file needs a path to a key ring file")?,
+                );
+            }
+            "--alone" => alone = true,
             "--insecure-plaintext-state" => plaintext = true,
             "--conformance" => conformance = true,
+            "--drain-grace" => drain.grace = seconds("--drain-grace", args.next())?,
+            "--drain-timeout" => drain.timeout = seconds("--drain-timeout", args.next())?,
             "--workers" => {
                 let v = args.next().ok_or("--workers needs a number")?;
                 workers = Some(
@@ -107,9 +139,12 @@ fn parse_args() -> Result<Options, String> {
     Ok(Options {
         transport: transport.ok_or("choose a transport: --stdio or --http ADDR")?,
         ttl,
+        keys_file,
+        alone,
         plaintext,
         workers,
         conformance,
+        drain,
     })
 }
 
@@ -121,9 +156,39 @@ fn codec(opts: &Options) -> Result<StateCodec, String> {
         );
         return Ok(StateCodec::insecure_plaintext());
     }
-    let (codec, source) = StateCodec::from_env(booking::SERVER_NAME, opts.ttl)?;
-    eprintln!("elicit-rmcp-server: sealing requestState with {source}");
-    Ok(codec)
+    let from_var = StateKeys::from_var(elicit_rmcp::keys::ENV_VAR);
+    let keys = match (&opts.keys_file, from_var) {
+        (Some(_), Ok(_)) => {
+            return Err(format!(
+                "both {} and --state-keys-file give a key ring; give one",
+                elicit_rmcp::keys::ENV_VAR
+            ))
+        }
+        (Some(path), Err(e)) if e.is_missing() => StateKeys::from_file(path),
+        (_, Err(e)) if !e.is_missing() => Err(e),
+        (None, Ok(keys)) => Ok(keys),
+        (_, Err(_)) => match opts.transport {
+            Transport::Http(_) if !opts.alone => {
+                return Err(format!(
+                    "--http needs the key ring every instance shares: set {} (comma-separated \
+                     hex keys, the first seals) or pass --state-keys-file PATH; pass --alone \
+                     if this is the only instance (an ephemeral key: tokens die with the process)",
+                    elicit_rmcp::keys::ENV_VAR
+                ))
+            }
+            _ => StateKeys::ephemeral(),
+        },
+    }
+    .map_err(|e| e.to_string())?;
+    eprintln!(
+        "elicit-rmcp-server: sealing requestState with {}",
+        keys.describe()
+    );
+    let codec = StateCodec::sealed(keys).map_err(|e| e.to_string())?;
+    match opts.ttl {
+        Some(ttl) => codec.with_ttl(ttl),
+        None => Ok(codec),
+    }
 }
 
 fn main() {
@@ -172,7 +237,10 @@ fn main() {
                 b.worker_threads(n.max(1));
             }
             let rt = b.enable_all().build().expect("tokio runtime");
-            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr)) {
+            // The rounds' spans feed /metrics; warnings go to stderr (src/ops.rs).
+            let ops = ops::Ops::new();
+            let _ = tracing::subscriber::set_global_default(ops.subscriber());
+            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr, ops, opts.drain)) {
                 eprintln!("elicit-rmcp-server: {addr}: {e}");
                 std::process::exit(1);
             }

@@ -75,6 +75,26 @@ fn failed(e: Error) -> Outcome {
                     .unwrap_or_else(|_| Value::Object(Map::new())),
             }
         }
+        // What the end user reads is written for them; the engine's text (the
+        // reference's, with the developer's advice) goes to the log.
+        Error::Refused { param, cancelled } => {
+            tracing::info!("elicit-rmcp: {e}");
+            let did = match cancelled {
+                true => "cancelled the question for",
+                false => "declined to answer",
+            };
+            Outcome::Failed(format!(
+                "Not done: you {did} {}, which is required.",
+                elicit_core::PyRepr(&param)
+            ))
+        }
+        Error::SchemaMismatch { param } => {
+            tracing::info!("elicit-rmcp: {e}");
+            Outcome::Failed(format!(
+                "Not done: the answer for {} was not of the kind asked for.",
+                elicit_core::PyRepr(&param)
+            ))
+        }
         e => Outcome::Failed(e.to_string()),
     }
 }

@@ -1,73 +1,16 @@
-//! # elicit-rmcp — declared elicitation for rmcp servers
-//!
-//! An [rmcp](https://docs.rs/rmcp) server declares, per tool (or prompt, or resource),
-//! which parameters come from the user rather than the model — once, with
-//! elicit-core's declaration builder — and gets from that one declaration:
-//!
-//! * on **2026-07-28** requests: `CallToolResponse::InputRequired` (and the
-//!   `prompts/get` / `resources/read` equivalents) carrying every question that can be
-//!   asked now as batched `inputRequests`, plus a **sealed** `requestState`
-//!   (AES-256-GCM, see [`StateCodec`]); the settled values on the final round;
-//! * on **≤ 2025-11-25** connections: the same questions asked one at a time through
-//!   rmcp's server→client requests (`elicitation/create`) while the call runs;
-//! * **capability gating**: a client that did not declare the capability a question
-//!   needs gets `-32021` with `requiredCapabilities`, from the request's `_meta`
-//!   (2026-07-28) or its `initialize` (handshake era);
-//! * **resolvers** as async closures ([`Resolve`]) that see the other values by name and
-//!   the request context, and decide "value" or "question";
-//! * **typed bodies**: the tool body receives the model's arguments and the settled
-//!   values as one `serde::Deserialize` type.
-//!
-//! ```no_run
-//! use elicit_core::decl::{AnswerType, Param, Tool as Decl};
-//! use elicit_rmcp::{Elicit, ElicitTool, Resolution, StateCodec};
-//! use rmcp::model::{CallToolResult, ContentBlock, Implementation};
-//!
-//! #[derive(serde::Deserialize)]
-//! struct Order { item: String, quantity: i64 }
-//!
-//! let order = ElicitTool::new(
-//!     Decl::new("order")
-//!         .param(Param::argument("item").ty(AnswerType::String))
-//!         .param(Param::resolver("quantity", &["item"]).ty(AnswerType::Integer)),
-//! )
-//! .argument_schema("item", serde_json::json!({"type": "string"}))
-//! .resolver("quantity", |r| async move {
-//!     Ok(Resolution::ask(format!("How many {}?", r.text("item"))))
-//! })
-//! .run(|o: Order, _call| async move {
-//!     Ok(CallToolResult::success(vec![ContentBlock::text(format!("{} x {}", o.quantity, o.item))]))
-//! })
-//! .unwrap();
-//! let (codec, _) = StateCodec::from_env("my-server", None).unwrap();
-//! let elicit = Elicit::new(Implementation::new("my-server", "1.0.0"), codec).tool(order);
-//! // In your `ServerHandler`: list with `elicit.tools()`, and answer `call_tool`
-//! // with `elicit.call_tool(params, context).await` when `elicit.has_tool(name)`.
-//! # let _ = elicit;
-//! ```
-//!
-//! Input kinds: a parameter is asked by form elicitation, URL-mode elicitation,
-//! sampling or roots, as its declaration says (elicit-core `Param::url`,
-//! `Param::sampling`, `Param::roots`, or a resolver of that `kind`); a sampling
-//! parameter settles to the `CreateMessageResult`, roots to the roots array, URL mode
-//! to `true`; on a handshake-era connection an accepted URL-mode question is followed by
-//! `notifications/elicitation/complete` once its out-of-band flow is done
-//! ([`Elicit::with_url_flow`]). The engine gates each round on the kinds the client declared
-//! (`Capabilities::from_client_json` of its ClientCapabilities); this crate only
-//! passes them in and answers the engine's refusal with `-32021`.
-//!
-//! One difference from elicit-core's own output: rmcp keeps `inputRequests` in a
-//! `BTreeMap`, so its keys reach the wire in name order, where elicit-core writes them in
-//! declaration (signature) order. JSON gives member order no meaning and the state is not
-//! affected; a host that must keep the order writes the result itself from
-//! `elicit_core::Round::write_input_requests`.
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod engine;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod keys;
 mod state;
 pub mod stdio;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -78,18 +21,25 @@ use std::time::Duration;
 use elicit_core::{Capabilities, InputKind, Plan};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
-    CustomRequest, ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject,
-    MetaObject, Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ServerNotification, ServerRequest, Tool,
+    CustomRequest, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, MetaObject,
+    Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ServerNotification, ServerRequest, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
+use tracing::Instrument;
 
 use engine::{Answer, Era, Need, Outcome, RoundDriver};
-pub use state::{parse_keys, Rejected, StateCodec, MAX_KEYS};
+pub use keys::{KeyError, StateKeys, MAX_KEYS};
+pub use state::{Rejected, StateCodec};
+
+pub use elicit_core as core;
+pub use elicit_derive::{Choice, Elicit};
+pub use rmcp::model::ErrorData;
+pub use {rmcp, schemars, serde, serde_json};
 
 /// JSON-RPC code of "Missing Required Client Capability" (`data.requiredCapabilities`
 /// names what is missing, as a ClientCapabilities object).
@@ -206,20 +156,201 @@ impl Resolution {
     }
 }
 
-/// The call a body runs for: the request's context and the model's arguments as sent.
+/// One `tools/call` (or `prompts/get`, `resources/read`) round: an rmcp extractor, so a
+/// `#[tool]` function takes it as a parameter and hands it to [`Elicit::run`], which
+/// gives it back to the body.
 pub struct Call {
     /// The request being served.
     pub context: RequestContext<RoleServer>,
+    /// The tool (prompt, resource URI) called.
+    pub name: String,
     /// The model-supplied arguments, as the client sent them.
     pub arguments: JsonObject,
+    input_responses: Option<rmcp::model::InputResponses>,
+    request_state: Option<String>,
+    idempotency_key: Option<String>,
+}
+
+impl Call {
+    /// The call of `params` in `context` (what the extractor builds).
+    pub fn new(params: CallToolRequestParams, context: RequestContext<RoleServer>) -> Self {
+        Call {
+            context,
+            name: params.name.to_string(),
+            arguments: params.arguments.unwrap_or_default(),
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+            idempotency_key: None,
+        }
+    }
+
+    fn bare(name: String, arguments: JsonObject, context: RequestContext<RoleServer>) -> Self {
+        Call {
+            context,
+            name,
+            arguments,
+            input_responses: None,
+            request_state: None,
+            idempotency_key: None,
+        }
+    }
+
+    /// A stable key of this call, for the body to make its effect idempotent: the hex
+    /// SHA-256 of the sealed `requestState` the final round carried and of its
+    /// `inputResponses` (keys sorted). A retried or replayed final round gets the same
+    /// key; a new call that the user answers again gets another. `None` on the
+    /// handshake era and on a call that asked nothing (no state to derive it from).
+    /// Exactly-once still needs the application's own store: remember the keys of
+    /// effects done and skip a key seen before.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.idempotency_key.as_deref()
+    }
+}
+
+impl<S>
+    rmcp::handler::server::common::FromContextPart<
+        rmcp::handler::server::tool::ToolCallContext<'_, S>,
+    > for Call
+{
+    fn from_context_part(
+        c: &mut rmcp::handler::server::tool::ToolCallContext<'_, S>,
+    ) -> Result<Self, ErrorData> {
+        Ok(Call {
+            context: c.request_context.clone(),
+            name: c.name.to_string(),
+            arguments: c.arguments.take().unwrap_or_default(),
+            input_responses: c.input_responses.take(),
+            request_state: c.request_state.take(),
+            idempotency_key: None,
+        })
+    }
+}
+
+/// JSON with object keys sorted (the idempotency key's canonical `inputResponses`).
+fn canonical(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut members: Vec<(&String, &Value)> = m.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            let items: Vec<String> = members
+                .into_iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), canonical(v)))
+                .collect();
+            format!("{{{}}}", items.join(","))
+        }
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
 }
 
 /// A compiled declaration plus its resolvers: what tools, prompts and resources share.
-struct Declared {
+/// Built by `#[derive(Elicit)]` (see [`ElicitArgs`]) or by the builders.
+pub struct Declared {
     plan: Plan<'static, CAP>,
+    plan_text: &'static str,
     resolvers: HashMap<String, ResolverFn>,
     /// JSON Schemas of the model-supplied arguments, by name, in declaration order.
     arg_schemas: Vec<(String, Value)>,
+}
+
+/// A resolver as a declaration stores it (made by [`resolver`]).
+pub struct Resolver(ResolverFn);
+
+/// Store `f` as the resolver of a parameter: `async fn(Resolve) -> Result<Resolution,
+/// ErrorData>`. `#[derive(Elicit)]` calls it for `#[elicit(resolver = f)]`.
+pub fn resolver<F, Fut>(f: F) -> Resolver
+where
+    F: Fn(Resolve) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Resolution, ErrorData>> + Send + 'static,
+{
+    Resolver(Arc::new(move |r| Box::pin(f(r))))
+}
+
+/// The JSON Schema of a model argument's type, as rmcp lists it.
+pub fn schema_of<T: schemars::JsonSchema>() -> Value {
+    let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_else(|_| json!({}));
+    if let Value::Object(m) = &mut v {
+        m.remove("$schema");
+        m.remove("title");
+    }
+    v
+}
+
+impl Declared {
+    /// The declaration `text` (elicit-core declaration JSON, alive as long as the
+    /// program), its resolvers and its arguments' schemas, checked together: every
+    /// resolved parameter has exactly one resolver, every schema names an argument.
+    /// Errors name the declaration and the parameter.
+    pub fn build(
+        text: &'static str,
+        resolvers: Vec<(&str, Resolver)>,
+        schemas: Vec<(&str, Value)>,
+    ) -> Result<Declared, String> {
+        let plan = Plan::compile(text).map_err(|e| format!("declaration rejected: {e}"))?;
+        let what = format!("tool {:?}", plan.tool());
+        let d = Declared {
+            plan,
+            plan_text: text,
+            resolvers: resolvers
+                .into_iter()
+                .map(|(n, r)| (n.to_string(), r.0))
+                .collect(),
+            arg_schemas: schemas
+                .into_iter()
+                .map(|(n, s)| (n.to_string(), s))
+                .collect(),
+        };
+        d.check_resolvers(&what)?;
+        Ok(d)
+    }
+}
+
+/// A struct whose fields are one tool's parameters: implemented by
+/// `#[derive(Elicit)]`. The tool body receives the struct once every field is settled.
+pub trait ElicitArgs: DeserializeOwned + Send + 'static {
+    /// The compiled declaration (built once), or why it was refused, naming the field.
+    fn declared() -> &'static Result<Declared, String>;
+
+    /// The tool's `inputSchema`: the model arguments only, for
+    /// `#[tool(input_schema = T::input_schema())]`.
+    fn input_schema() -> Arc<JsonObject> {
+        Arc::new(match Self::declared() {
+            Ok(d) => d.input_schema(),
+            Err(_) => JsonObject::new(),
+        })
+    }
+
+    /// The startup check: call it where the server is built, so a declaration the
+    /// macro could not judge is refused before the first call.
+    fn check() -> Result<(), String> {
+        Self::declared().as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+}
+
+/// The `ServerHandler` hooks an elicit server needs, inside `impl ServerHandler`
+/// (beside rmcp's `#[tool_handler]`): `on_custom_request` answering requests rmcp could
+/// not parse ([`Elicit::unparsed_request`]: a non-string `requestState` is the frozen
+/// `-32602`, not `-32601`). `$field` is the server struct's `Arc<Elicit>` field.
+#[macro_export]
+macro_rules! hooks {
+    ($field:ident) => {
+        async fn on_custom_request(
+            &self,
+            request: $crate::rmcp::model::CustomRequest,
+            _context: $crate::rmcp::service::RequestContext<$crate::rmcp::RoleServer>,
+        ) -> ::core::result::Result<$crate::rmcp::model::CustomResult, $crate::ErrorData> {
+            ::core::result::Result::Err(self.$field.unparsed_request(&request))
+        }
+    };
+}
+
+/// A unit enum that is a single-select answer (`#[derive(Choice)]`).
+pub trait Choice {
+    /// The values the user chooses from, in declaration order.
+    const CHOICES: &'static [&'static str];
 }
 
 fn compile(decl: elicit_core::decl::Tool) -> Result<Declared, String> {
@@ -228,6 +359,7 @@ fn compile(decl: elicit_core::decl::Tool) -> Result<Declared, String> {
     let plan = Plan::compile(text).map_err(|e| format!("declaration rejected: {e}"))?;
     Ok(Declared {
         plan,
+        plan_text: text,
         resolvers: HashMap::new(),
         arg_schemas: Vec::new(),
     })
@@ -251,6 +383,14 @@ impl Declared {
                 ));
             }
         }
+        for (name, _) in &self.arg_schemas {
+            if !self.arguments().any(|a| a == name) {
+                return Err(format!(
+                    "{what}: an argument schema is given for {name:?}, which is not a model \
+                     argument of the declaration; fix the name or declare the argument"
+                ));
+            }
+        }
         for name in self.resolvers.keys() {
             if self.plan.index_of(name).is_none() {
                 return Err(format!(
@@ -260,6 +400,59 @@ impl Declared {
             }
         }
         Ok(())
+    }
+
+    /// A resolver's value against the parameter's declared type and enum; the error
+    /// names the resolver and the value (and goes to the log: it is the developer's).
+    fn check_value(&self, param: &str, v: &Value) -> Result<(), ErrorData> {
+        let decl: Value = serde_json::from_str(self.plan_text).unwrap_or(Value::Null);
+        let params = decl.get("parameters").and_then(Value::as_array);
+        let p = params.and_then(|ps| ps.iter().find(|p| p.get("name") == Some(&json!(param))));
+        let (ty, default) = match p {
+            Some(p) => (p.get("type"), p.get("default").is_some()),
+            None => (None, false),
+        };
+        let fits = match ty {
+            _ if v.is_null() && default => true,
+            Some(Value::String(t)) => json_type_matches(t, v),
+            Some(Value::Object(o)) => match o.get("enum").and_then(Value::as_array) {
+                Some(choices) => choices.contains(v),
+                None => true,
+            },
+            _ => true,
+        };
+        if fits {
+            return Ok(());
+        }
+        let declared = ty.map(Value::to_string).unwrap_or_default();
+        tracing::error!(
+            "elicit-rmcp: the resolver of {param:?} returned {v}, which is not a {declared}; \
+             return a value of the declared type (or ask)"
+        );
+        Err(ErrorData::internal_error(
+            format!("resolver of {param:?} returned {v}, outside its declared type {declared}"),
+            None,
+        ))
+    }
+
+    /// Whole numbers settled for integer parameters as integers (the engine accepts
+    /// `3.0` for an integer; a body's `i64` field reads `3`).
+    fn normalize(&self, values: &mut Map<String, Value>) {
+        let decl: Value = serde_json::from_str(self.plan_text).unwrap_or(Value::Null);
+        let Some(params) = decl.get("parameters").and_then(Value::as_array) else {
+            return;
+        };
+        for p in params
+            .iter()
+            .filter(|p| p.get("type") == Some(&json!("integer")))
+        {
+            let name = p.get("name").and_then(Value::as_str).unwrap_or_default();
+            if let Some(v) = values.get_mut(name) {
+                if let Some(f) = v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
+                    *v = json!(f as i64);
+                }
+            }
+        }
     }
 
     /// The model-supplied parameters, in declaration order.
@@ -425,6 +618,7 @@ impl ElicitTool {
                 Declared {
                     plan: Plan::compile(r#"{"tool":"invalid","parameters":[]}"#)
                         .expect("the empty declaration compiles"),
+                    plan_text: "{}",
                     resolvers: HashMap::new(),
                     arg_schemas: Vec::new(),
                 },
@@ -624,6 +818,72 @@ pub struct Elicit {
     url_flow: Option<UrlFlowFn>,
 }
 
+/// What one round did, for its `elicit.round` span.
+#[derive(Default)]
+struct Tally {
+    questions: u64,
+    /// The last `decline` or `cancel` among the user's replies.
+    action: Option<String>,
+    rejected: bool,
+}
+
+impl Tally {
+    /// Note the actions of replies (an object of reply objects, by parameter).
+    fn note_replies(&mut self, replies: Option<&Value>) {
+        let Some(Value::Object(m)) = replies else {
+            return;
+        };
+        for r in m.values() {
+            if let Some(a @ ("decline" | "cancel")) = r.get("action").and_then(Value::as_str) {
+                self.action = Some(a.to_string());
+            }
+        }
+    }
+}
+
+/// The telemetry name of a state rejection (elicit-core's `Reason`, snake case; a
+/// broken seal is `tampered`, an unreadable token or binding `malformed`).
+fn rejection(reason: &str) -> &'static str {
+    match reason {
+        "expired" => "expired",
+        "audience" => "audience",
+        "seal" => "tampered",
+        "unknown key" => "unknown_key",
+        "minted in the future" => "future",
+        "request binding" => "request_binding",
+        "principal drift" => "principal_drift",
+        "principal" => "principal",
+        "too large" => "too_large",
+        _ => "malformed",
+    }
+}
+
+/// The idempotency key of a final modern round (see [`Call::idempotency_key`]).
+fn idempotency_key(request: &Request<'_>) -> Option<String> {
+    use sha2::Digest;
+    let token = request.request_state?;
+    let replies = serde_json::to_value(request.input_responses?).ok()?;
+    let mut h = sha2::Sha256::new();
+    h.update(token.as_bytes());
+    h.update(b"\n");
+    h.update(canonical(&replies).as_bytes());
+    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The settled values as the body's input type; a mismatch names the call and what
+/// does not fit (the declaration and the struct disagree: a developer error).
+fn settled_input<T: DeserializeOwned>(
+    values: Map<String, Value>,
+    name: &str,
+) -> Result<T, ErrorData> {
+    serde_json::from_value(Value::Object(values)).map_err(|e| {
+        tracing::error!(
+            "elicit-rmcp: {name:?}: the settled values do not fit the body's input type: {e}"
+        );
+        ErrorData::internal_error("Internal error", None)
+    })
+}
+
 /// What settling one request's declared parameters came to.
 enum Settled {
     Values(Map<String, Value>),
@@ -642,12 +902,13 @@ struct Request<'a> {
 }
 
 impl Elicit {
-    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` should be
-    /// the codec's audience. `codec`: how `requestState` is protected.
+    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` is the
+    /// codec's audience unless the codec names another. `codec`: how `requestState` is
+    /// protected.
     pub fn new(server: Implementation, codec: StateCodec) -> Self {
         Elicit {
+            codec: codec.for_server(&server.name),
             server,
-            codec,
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
@@ -780,36 +1041,64 @@ impl Elicit {
             .ok_or_else(|| {
                 ErrorData::invalid_params(format!("Unknown tool: {}", py_repr(&params.name)), None)
             })?;
-        let modern = is_modern(&context);
-        let arguments = params.arguments.clone().unwrap_or_default();
+        self.run_tool(
+            &tool.declared,
+            Call::new(params, context),
+            |values, call| (tool.body)(values, call),
+        )
+        .await
+    }
+
+    /// Serve one round of the `#[tool]` function whose parameters are `T` (a
+    /// `#[derive(Elicit)]` struct): asks what is missing, or runs `body` with the
+    /// settled struct and the call. Results as [`Elicit::call_tool`] describes.
+    pub async fn run<T, F, Fut>(&self, call: Call, body: F) -> Result<CallToolResponse, ErrorData>
+    where
+        T: ElicitArgs,
+        F: FnOnce(T, Call) -> Fut,
+        Fut: Future<Output = Result<CallToolResult, ErrorData>>,
+    {
+        let declared = T::declared().as_ref().map_err(|e| {
+            tracing::error!("elicit-rmcp: {e}");
+            ErrorData::internal_error("Internal error", None)
+        })?;
+        self.run_tool(declared, call, |mut values, call| async move {
+            declared.normalize(&mut values);
+            body(settled_input(values, &call.name)?, call).await
+        })
+        .await
+    }
+
+    async fn run_tool<F, Fut>(
+        &self,
+        declared: &Declared,
+        mut call: Call,
+        body: F,
+    ) -> Result<CallToolResponse, ErrorData>
+    where
+        F: FnOnce(Map<String, Value>, Call) -> Fut,
+        Fut: Future<Output = Result<CallToolResult, ErrorData>>,
+    {
+        let modern = is_modern(&call.context);
         let request = Request {
             method: "tools/call",
-            target: &params.name,
-            arguments: &arguments,
+            target: &call.name,
+            arguments: &call.arguments,
             bind_arguments: true,
-            input_responses: params.input_responses.as_ref(),
-            request_state: params.request_state.as_deref(),
+            input_responses: call.input_responses.as_ref(),
+            request_state: call.request_state.as_deref(),
         };
-        // The state boundary runs first, as the SDK's middleware does: a bad token is
-        // refused whatever the call.
-        let state = self.open_state(&request)?;
-        if let Err(message) = tool
-            .declared
-            .check_arguments("tool", &params.name, &arguments)
+        match self
+            .round(declared, &request, &call.context, modern)
+            .await?
         {
-            return Ok(self.tool_error(message, modern).into());
-        }
-        let settled = self
-            .settle(&tool.declared, &request, state, &context, modern)
-            .await?;
-        match settled {
             Settled::Failed(message) => Ok(self.tool_error(message, modern).into()),
             Settled::InputRequired(r) => Ok(CallToolResponse::InputRequired(r)),
             Settled::Values(values) => {
-                let mut merged = arguments.clone();
+                call.idempotency_key = idempotency_key(&request);
+                let mut merged = call.arguments.clone();
                 merged.extend(values);
-                let call = Call { context, arguments };
-                let mut result = (tool.body)(merged, call).await?;
+                let mut result = body(merged, call).await?;
                 if modern {
                     result.meta = Some(self.modern_meta(result.meta));
                 }
@@ -845,13 +1134,8 @@ impl Elicit {
             input_responses: params.input_responses.as_ref(),
             request_state: params.request_state.as_deref(),
         };
-        let state = self.open_state(&request)?;
-        prompt
-            .declared
-            .check_arguments("prompt", &params.name, &arguments)
-            .map_err(|m| ErrorData::invalid_params(m, None))?;
         match self
-            .settle(&prompt.declared, &request, state, &context, modern)
+            .round(&prompt.declared, &request, &context, modern)
             .await?
         {
             Settled::Failed(message) => Err(ErrorData::invalid_params(message, None)),
@@ -859,7 +1143,8 @@ impl Elicit {
             Settled::Values(values) => {
                 let mut merged = arguments.clone();
                 merged.extend(values);
-                let mut result = (prompt.body)(merged, Call { context, arguments }).await?;
+                let call = Call::bare(params.name.to_string(), arguments, context);
+                let mut result = (prompt.body)(merged, call).await?;
                 if modern {
                     result.meta = Some(self.modern_meta(result.meta));
                 }
@@ -897,15 +1182,15 @@ impl Elicit {
             input_responses: params.input_responses.as_ref(),
             request_state: params.request_state.as_deref(),
         };
-        let state = self.open_state(&request)?;
         match self
-            .settle(&resource.declared, &request, state, &context, modern)
+            .round(&resource.declared, &request, &context, modern)
             .await?
         {
             Settled::Failed(message) => Err(ErrorData::invalid_params(message, None)),
             Settled::InputRequired(r) => Ok(ReadResourceResponse::InputRequired(r)),
             Settled::Values(values) => {
-                let mut result = (resource.body)(values, Call { context, arguments }).await?;
+                let call = Call::bare(params.uri.clone(), JsonObject::new(), context);
+                let mut result = (resource.body)(values, call).await?;
                 if modern {
                     result.meta = Some(self.modern_meta(result.meta));
                 }
@@ -922,7 +1207,7 @@ impl Elicit {
         r
     }
 
-    fn open_state(&self, request: &Request<'_>) -> Result<Option<String>, ErrorData> {
+    fn open_state(&self, request: &Request<'_>) -> Result<Option<String>, Rejected> {
         let args_text = request
             .bind_arguments
             .then(|| Value::Object(request.arguments.clone()).to_string());
@@ -931,15 +1216,67 @@ impl Elicit {
             target: request.target,
             arguments: args_text.as_deref(),
         };
-        self.codec
-            .open(request.request_state, &target)
-            .map_err(|why| {
-                (self.log)(&format!(
-                    "elicit-rmcp: requestState rejected ({}) on {} {:?}",
-                    why.0, request.method, request.target
-                ));
-                invalid_state()
-            })
+        self.codec.open(request.request_state, &target)
+    }
+
+    /// One round of one request, under the `elicit.round` span (see the crate docs):
+    /// the state boundary first (as the SDK's middleware: a bad token is refused
+    /// whatever the call), then the model arguments, then the declaration's round.
+    async fn round(
+        &self,
+        declared: &Declared,
+        request: &Request<'_>,
+        context: &RequestContext<RoleServer>,
+        modern: bool,
+    ) -> Result<Settled, ErrorData> {
+        let span = tracing::info_span!(
+            "elicit.round",
+            tool = request.target,
+            era = if modern { "2026-07-28" } else { "handshake" },
+            outcome = tracing::field::Empty,
+            questions = tracing::field::Empty,
+            rejection = tracing::field::Empty,
+            key_id = self.codec.key_id(),
+        );
+        let mut tally = Tally::default();
+        let result = async {
+            let state = match self.open_state(request) {
+                Ok(state) => state,
+                Err(why) => {
+                    (self.log)(&format!(
+                        "elicit-rmcp: requestState rejected ({}) on {} {:?}",
+                        why.0, request.method, request.target
+                    ));
+                    tracing::Span::current().record("rejection", rejection(&why.0));
+                    tally.rejected = true;
+                    return Err(invalid_state());
+                }
+            };
+            let kind = request.method.split('/').next().unwrap_or_default();
+            let kind = kind.strip_suffix('s').unwrap_or(kind);
+            if let Err(message) = declared.check_arguments(kind, request.target, request.arguments)
+            {
+                return Ok(Settled::Failed(message));
+            }
+            self.settle(declared, request, state, context, modern, &mut tally)
+                .await
+        }
+        .instrument(span.clone())
+        .await;
+        let outcome = match &result {
+            _ if tally.rejected => "rejected",
+            Ok(Settled::Values(_)) => "completed",
+            Ok(Settled::InputRequired(r)) => {
+                tally.questions = r.input_requests.as_ref().map_or(0, |q| q.len() as u64);
+                "asked"
+            }
+            Ok(Settled::Failed(_)) if tally.action.as_deref() == Some("decline") => "declined",
+            Ok(Settled::Failed(_)) if tally.action.as_deref() == Some("cancel") => "cancelled",
+            Ok(Settled::Failed(_)) | Err(_) => "error",
+        };
+        span.record("outcome", outcome);
+        span.record("questions", tally.questions);
+        result
     }
 
     fn seal_state(&self, plaintext: &str, request: &Request<'_>) -> Result<String, ErrorData> {
@@ -967,7 +1304,11 @@ impl Elicit {
         state: Option<String>,
         context: &RequestContext<RoleServer>,
         modern: bool,
+        tally: &mut Tally,
     ) -> Result<Settled, ErrorData> {
+        if let Some(r) = request.input_responses {
+            tally.note_replies(serde_json::to_value(r).ok().as_ref());
+        }
         let replies = match request.input_responses {
             Some(r) => Some(
                 serde_json::to_string(r)
@@ -997,6 +1338,8 @@ impl Elicit {
                 Ok(Outcome::InputRequired { requests, state }) => {
                     let token = self.seal_state(&state, request)?;
                     let mut input_requests = InputRequests::new();
+                    let mut meta = self.modern_meta(None);
+                    wire::record(&mut meta, requests.keys().map(String::as_str));
                     for (param, req) in requests {
                         let typed: InputRequest = serde_json::from_value(req).map_err(|e| {
                             ErrorData::internal_error(
@@ -1006,8 +1349,8 @@ impl Elicit {
                         })?;
                         input_requests.insert(param, typed);
                     }
-                    let result = InputRequiredResult::new(Some(input_requests), Some(token))
-                        .with_meta(self.modern_meta(None));
+                    let result =
+                        InputRequiredResult::new(Some(input_requests), Some(token)).with_meta(meta);
                     return Ok(Settled::InputRequired(result));
                 }
                 Err(Need::Resolve { param, values }) => {
@@ -1015,13 +1358,16 @@ impl Elicit {
                         ErrorData::internal_error(format!("no resolver for {param:?}"), None)
                     })?;
                     let resolution = resolver(Resolve {
-                        param,
+                        param: param.clone(),
                         values,
                         context: context.clone(),
                     })
                     .await?;
                     driver.give(match resolution {
-                        Resolution::Value(v) => Answer::Value(v.to_string()),
+                        Resolution::Value(v) => {
+                            declared.check_value(&param, &v)?;
+                            Answer::Value(v.to_string())
+                        }
                         Resolution::Question(q) => Answer::Question(q.to_string()),
                     });
                 }
@@ -1030,9 +1376,16 @@ impl Elicit {
                     kind,
                     request: ask,
                 }) => {
+                    tally.questions += 1;
                     let reply = self.ask(context, &ask).await;
                     match reply {
                         Ok(reply) => {
+                            tally.note_replies(
+                                serde_json::from_str::<Value>(&reply)
+                                    .ok()
+                                    .map(|r| json!({ "_": r }))
+                                    .as_ref(),
+                            );
                             if kind == InputKind::Url {
                                 self.url_accepted(param, &ask, &reply, context).await?;
                             }
@@ -1185,6 +1538,42 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("'paid'"), "{err}");
+    }
+
+    #[test]
+    fn rejections_have_their_telemetry_names() {
+        assert_eq!(rejection("seal"), "tampered");
+        assert_eq!(rejection("unknown key"), "unknown_key");
+        assert_eq!(rejection("expired"), "expired");
+        assert_eq!(rejection("non-string requestState"), "malformed");
+    }
+
+    /// The idempotency key: the same for the same token and replies whatever their key
+    /// order, another for another token or other replies, none without state.
+    #[test]
+    fn the_idempotency_key_follows_state_and_replies() {
+        let replies =
+            |v: Value| -> rmcp::model::InputResponses { serde_json::from_value(v).unwrap() };
+        let a = replies(json!({"x": {"action": "accept", "content": {"value": "1", "w": 2}}}));
+        let b = replies(json!({"x": {"content": {"w": 2, "value": "1"}, "action": "accept"}}));
+        let c = replies(json!({"x": {"action": "accept", "content": {"value": "2", "w": 2}}}));
+        let args = JsonObject::new();
+        let key = |state: Option<&str>, r: &rmcp::model::InputResponses| {
+            idempotency_key(&Request {
+                method: "tools/call",
+                target: "t",
+                arguments: &args,
+                bind_arguments: true,
+                input_responses: Some(r),
+                request_state: state,
+            })
+        };
+        let k = key(Some("tok"), &a).unwrap();
+        assert_eq!(k.len(), 64);
+        assert_eq!(key(Some("tok"), &b).as_deref(), Some(k.as_str()));
+        assert_ne!(key(Some("tok"), &c).as_deref(), Some(k.as_str()));
+        assert_ne!(key(Some("tok2"), &a).as_deref(), Some(k.as_str()));
+        assert_eq!(key(None, &a), None);
     }
 
     /// Names are quoted as Python's `repr` quotes them, C1 controls included

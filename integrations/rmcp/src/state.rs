@@ -10,18 +10,30 @@ use elicit_core::seal::{
     Binding, Entropy, KeyRing, Sealer, UnixTime, NONCE_LEN, PRINCIPAL_SALT_LEN,
 };
 
-/// Most keys a key ring may hold.
-pub const MAX_KEYS: usize = 8;
+use crate::keys::{KeyError, StateKeys, MAX_KEYS};
 
-/// How the server protects `requestState`.
+/// How the server protects `requestState`: sealed under a [`StateKeys`] ring for an
+/// audience (by default the server's name, set by `Elicit::new` from its
+/// `Implementation`), or, in development only, not at all.
 pub struct StateCodec {
     inner: Inner,
+    key_id: Option<String>,
 }
 
 enum Inner {
+    /// Keys given, the audience not yet: `Elicit::new` gives the server's name.
+    Keys {
+        ring: Box<KeyRing<MAX_KEYS>>,
+        audience: Option<String>,
+        ttl_secs: Option<f64>,
+    },
     Sealed(Box<Sealer<'static, MAX_KEYS>>),
+    /// Cannot seal (why): every token is refused.
+    Unusable(String),
     InsecurePlaintext,
 }
+
+const UNBOUND: &str = "the state codec has no audience yet: give it to Elicit::new";
 
 /// Why an inbound `requestState` was refused. The wire error is always the frozen
 /// `-32602 "Invalid or expired requestState"`; this reason is for the host's log.
@@ -51,6 +63,13 @@ impl Target<'_> {
     }
 }
 
+/// The first 8 hex digits of SHA-256 of `key`.
+fn key_id(key: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(key);
+    digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
+}
+
 fn now() -> UnixTime {
     let micros = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -66,84 +85,86 @@ fn random<const L: usize>() -> Result<[u8; L], String> {
     Ok(b)
 }
 
-/// Parse a key list in the form `ELICIT_STATE_KEYS` takes: comma-separated hex secrets,
-/// each at least 32 bytes; the first seals, every one unseals.
-pub fn parse_keys(text: &str) -> Result<Vec<Vec<u8>>, String> {
-    let mut keys = Vec::new();
-    for (i, part) in text.split(',').enumerate() {
-        let hex = part.trim();
-        if hex.is_empty() {
-            return Err(format!("ELICIT_STATE_KEYS: key {i} is empty"));
-        }
-        if hex.len() % 2 != 0 {
-            return Err(format!(
-                "ELICIT_STATE_KEYS: key {i} has an odd number of hex digits"
-            ));
-        }
-        let mut bytes = Vec::with_capacity(hex.len() / 2);
-        for pair in hex.as_bytes().chunks(2) {
-            let digits = std::str::from_utf8(pair)
-                .ok()
-                .and_then(|s| u8::from_str_radix(s, 16).ok())
-                .ok_or_else(|| format!("ELICIT_STATE_KEYS: key {i} is not hex"))?;
-            bytes.push(digits);
-        }
-        keys.push(bytes);
-    }
-    Ok(keys)
-}
-
 impl StateCodec {
-    /// A sealing codec for `audience` (the server's name: only servers with the same name
-    /// and a shared key accept each other's tokens). `keys`: the ring (first seals, all
-    /// unseal), or `None` for one ephemeral random key (tokens die with the process).
-    /// `ttl_secs`: token lifetime (default 600 s).
-    pub fn sealed(
-        keys: Option<Vec<Vec<u8>>>,
-        audience: &str,
-        ttl_secs: Option<f64>,
-    ) -> Result<Self, String> {
-        let keys = match keys {
-            Some(k) => k,
-            None => vec![random::<32>()?.to_vec()],
-        };
-        if keys.len() > MAX_KEYS {
-            return Err(format!(
-                "ELICIT_STATE_KEYS: {} keys given, at most {MAX_KEYS} are kept; drop retired ones",
-                keys.len()
-            ));
-        }
-        let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
-        let ring =
-            KeyRing::<MAX_KEYS>::new(&refs).map_err(|e| format!("ELICIT_STATE_KEYS: {e}"))?;
-        // The audience lives as long as the server; a codec is made once per process.
-        let audience: &'static str = Box::leak(audience.to_owned().into_boxed_str());
-        let mut sealer = Sealer::new(ring, Some(audience));
-        if let Some(ttl) = ttl_secs {
-            sealer = sealer
-                .with_ttl(ttl)
-                .map_err(|e| format!("state TTL {ttl}: {e}"))?;
-        }
+    /// A sealing codec on `keys` (the first seals, all open). Its audience is the
+    /// server's name unless [`StateCodec::with_audience`] says otherwise: only servers of
+    /// the same audience and a shared key open each other's tokens. Refuses a ring with a
+    /// key given twice (the error names where the keys came from).
+    pub fn sealed(keys: StateKeys) -> Result<Self, KeyError> {
+        let secrets = keys.secrets();
+        let ring = KeyRing::<MAX_KEYS>::new(&secrets)
+            .map_err(|e| KeyError::new(keys.origin(), e.to_string()))?;
         Ok(StateCodec {
-            inner: Inner::Sealed(Box::new(sealer)),
+            inner: Inner::Keys {
+                ring: Box::new(ring),
+                audience: None,
+                ttl_secs: None,
+            },
+            key_id: secrets.first().map(|k| key_id(k)),
         })
     }
 
-    /// A sealing codec with keys from the environment variable `ELICIT_STATE_KEYS`
-    /// (unset or blank: one ephemeral key). Returns the codec and a line for the log
-    /// saying where the keys came from.
-    pub fn from_env(audience: &str, ttl_secs: Option<f64>) -> Result<(Self, String), String> {
-        let keys = match std::env::var("ELICIT_STATE_KEYS") {
-            Ok(v) if !v.trim().is_empty() => Some(parse_keys(&v)?),
-            _ => None,
+    /// Seal for `audience` instead of the server's name (e.g. a fleet of servers with
+    /// different names sharing tokens).
+    pub fn with_audience(mut self, audience: &str) -> Self {
+        if let Inner::Keys { audience: a, .. } = &mut self.inner {
+            *a = Some(audience.to_owned());
+        }
+        self
+    }
+
+    /// Token lifetime in seconds (default 600; positive and finite).
+    pub fn with_ttl(mut self, secs: f64) -> Result<Self, String> {
+        if !(secs.is_finite() && secs > 0.0) {
+            return Err(format!(
+                "state TTL {secs}: give a positive number of seconds"
+            ));
+        }
+        if let Inner::Keys { ttl_secs, .. } = &mut self.inner {
+            *ttl_secs = Some(secs);
+        }
+        Ok(self)
+    }
+
+    /// Fix the audience to `server_name` unless one was given (`Elicit::new` calls this
+    /// with its `Implementation`'s name, so the name is given once).
+    pub(crate) fn for_server(self, server_name: &str) -> Self {
+        let key_id = self.key_id;
+        let Inner::Keys {
+            ring,
+            audience,
+            ttl_secs,
+        } = self.inner
+        else {
+            return StateCodec {
+                inner: self.inner,
+                key_id,
+            };
         };
-        let source = match &keys {
-            Some(k) => format!("{} key(s) from ELICIT_STATE_KEYS", k.len()),
-            None => {
-                "an ephemeral key (set ELICIT_STATE_KEYS to share state across processes)".into()
-            }
+        // The audience lives as long as the server; a codec is made once per process.
+        let audience: &'static str = Box::leak(
+            audience
+                .unwrap_or_else(|| server_name.to_owned())
+                .into_boxed_str(),
+        );
+        let sealer = Sealer::new(*ring, Some(audience));
+        let sealer = match ttl_secs {
+            // `with_ttl` above checked the value as `Sealer::with_ttl` does.
+            Some(ttl) => match sealer.with_ttl(ttl) {
+                Ok(s) => s,
+                Err(e) => {
+                    return StateCodec {
+                        inner: Inner::Unusable(format!("state TTL {ttl}: {e}")),
+                        key_id: None,
+                    }
+                }
+            },
+            None => sealer,
         };
-        Ok((Self::sealed(keys, audience, ttl_secs)?, source))
+        StateCodec {
+            inner: Inner::Sealed(Box::new(sealer)),
+            key_id,
+        }
     }
 
     /// DEVELOPMENT ONLY: the engine's plaintext state travels to the client and back
@@ -151,12 +172,19 @@ impl StateCodec {
     pub fn insecure_plaintext() -> Self {
         StateCodec {
             inner: Inner::InsecurePlaintext,
+            key_id: None,
         }
+    }
+
+    /// The sealing key's short, non-secret id: the first 8 hex digits of its SHA-256
+    /// (`None` for plaintext state). Telemetry's `key_id`.
+    pub fn key_id(&self) -> Option<&str> {
+        self.key_id.as_deref()
     }
 
     /// Whether tokens are sealed.
     pub fn is_sealed(&self) -> bool {
-        matches!(self.inner, Inner::Sealed(_))
+        matches!(self.inner, Inner::Sealed(_) | Inner::Keys { .. })
     }
 
     /// The inbound step: `Ok(None)` without a state, the plaintext otherwise.
@@ -177,6 +205,8 @@ impl StateCodec {
                     .map_err(|e| Rejected(e.reason().as_str().to_string()))
             }
             Inner::InsecurePlaintext => Ok(Some(token.to_owned())),
+            Inner::Keys { .. } => Err(Rejected(UNBOUND.into())),
+            Inner::Unusable(why) => Err(Rejected(why.clone())),
         }
     }
 
@@ -194,6 +224,8 @@ impl StateCodec {
                     .map_err(|e| e.to_string())
             }
             Inner::InsecurePlaintext => Ok(plaintext.to_owned()),
+            Inner::Keys { .. } => Err(UNBOUND.into()),
+            Inner::Unusable(why) => Err(why.clone()),
         }
     }
 }
@@ -203,20 +235,50 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_parse_as_comma_separated_hex() {
-        let k = parse_keys(&format!("{} , {}", "00".repeat(32), "ab".repeat(40))).unwrap();
-        assert_eq!(k.len(), 2);
-        assert_eq!(k[1].len(), 40);
-        assert!(parse_keys("zz").is_err());
-        assert!(parse_keys("abc").is_err());
-        assert!(parse_keys("").is_err());
-        let short = parse_keys(&"01".repeat(31)).unwrap();
-        assert!(StateCodec::sealed(Some(short), "booking", None).is_err());
+    fn a_repeated_key_is_refused_naming_its_origin_and_the_audience_is_the_servers() {
+        let k = [7u8; 32];
+        let e = StateCodec::sealed(StateKeys::from_bytes(&[&k, &k]).unwrap())
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("StateKeys::from_bytes: "), "{e}");
+        let ring = || StateKeys::from_bytes(&[&k]).unwrap();
+        let target = Target {
+            method: "tools/call",
+            target: "greet",
+            arguments: None,
+        };
+        let a = StateCodec::sealed(ring()).unwrap().for_server("a");
+        let b = StateCodec::sealed(ring()).unwrap().for_server("b");
+        let b_as_a = StateCodec::sealed(ring())
+            .unwrap()
+            .with_audience("a")
+            .for_server("b");
+        let token = a.seal("{}", &target).unwrap();
+        assert!(b.open(Some(&token), &target).is_err());
+        assert!(b_as_a.open(Some(&token), &target).is_ok());
+        assert!(StateCodec::sealed(ring()).unwrap().with_ttl(0.0).is_err());
+        // The key id names the sealing (first) key, never the secret; plaintext has none.
+        let id = StateCodec::sealed(ring()).unwrap().for_server("a");
+        assert_eq!(id.key_id().map(str::len), Some(8));
+        assert_ne!(
+            id.key_id(),
+            StateCodec::sealed(StateKeys::from_bytes(&[&[8u8; 32]]).unwrap())
+                .unwrap()
+                .key_id()
+        );
+        assert!(StateCodec::insecure_plaintext().key_id().is_none());
+        // Without a server name nothing is sealed.
+        assert!(StateCodec::sealed(ring())
+            .unwrap()
+            .seal("{}", &target)
+            .is_err());
     }
 
     #[test]
     fn a_token_opens_only_for_its_own_request() {
-        let codec = StateCodec::sealed(None, "booking", None).unwrap();
+        let codec = StateCodec::sealed(StateKeys::ephemeral().unwrap())
+            .unwrap()
+            .for_server("booking");
         let greet = Target {
             method: "tools/call",
             target: "greet",

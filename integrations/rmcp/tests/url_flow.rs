@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use elicit_core::decl::{AnswerType, Param, Tool as Decl};
 use elicit_core::InputKind;
-use elicit_rmcp::{Elicit, ElicitTool, Resolution, StateCodec, UrlAccepted, ELICITATION_COMPLETE};
+use elicit_rmcp::{
+    Elicit, ElicitTool, Resolution, StateCodec, StateKeys, UrlAccepted, ELICITATION_COMPLETE,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     ContentBlock, CustomNotification, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
@@ -128,7 +130,7 @@ where
             ))]))
         })
         .unwrap();
-    let (codec, _) = StateCodec::from_env("url-flow-test", None).unwrap();
+    let codec = StateCodec::sealed(StateKeys::ephemeral().unwrap()).unwrap();
     let elicit = Elicit::new(Implementation::new("url-flow-test", "1.0.0"), codec)
         .with_url_flow(flow)
         .tool(tool);

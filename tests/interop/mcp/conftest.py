@@ -114,8 +114,8 @@ class HttpServer:
         env.pop("ELICIT_STATE_KEYS", None)
         if keys is not None:
             env["ELICIT_STATE_KEYS"] = keys
-        # The Python server refuses HTTP without a ring unless told it serves alone.
-        alone = ["--alone"] if keys is None and command is None and not IS_RUST else []
+        # A server refuses HTTP without a ring unless told it serves alone.
+        alone = ["--alone"] if keys is None and command is None else []
         self.proc = subprocess.Popen(
             [*(command or SERVER_CMD), "--http", "127.0.0.1:0", *alone, *args],
             stdin=subprocess.DEVNULL,

@@ -74,6 +74,51 @@ def test_stdio_survives_an_oversized_line(server_bin):
     assert {"jsonrpc": "2.0", "id": 99, "result": {}} in out
 
 
+#: Lines JSON-RPC never answers (responses nobody asked for, notifications the server does
+#: not know); before the handshake rmcp alone would end the process on them.
+NEVER_ANSWERED = [
+    json.dumps({"jsonrpc": "2.0", "id": 77, "result": {}}).encode(),
+    json.dumps({"jsonrpc": "2.0", "id": 78, "error": {"code": -1, "message": "stray"}}).encode(),
+    json.dumps({"jsonrpc": "2.0", "method": "notifications/no_such_thing", "params": {"x": 1}}).encode(),
+    json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5}).encode(),
+]
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+@pytest.mark.parametrize("line", NEVER_ANSWERED, ids=["result", "error", "notification", "bad-notification"])
+def test_stdio_ignores_stray_responses_and_unknown_notifications(server_bin, line, where):
+    lines = [line, json.dumps(INIT).encode()] if where == "before" else [json.dumps(INIT).encode(), line]
+    out, code = stdio_session([*lines, json.dumps(PING).encode()])
+    assert code == 0
+    assert [m.get("id") for m in out] == [1, 99], out
+
+
+def test_stdio_answers_what_it_cannot_serve_with_the_request_id(server_bin):
+    bad_params = {"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": 5}
+    old_version = {"jsonrpc": "1.0", "id": 13, "method": "ping"}
+    out, code = stdio_session([json.dumps(INIT).encode(), json.dumps(bad_params).encode(),
+                               json.dumps(old_version).encode(), json.dumps(PING).encode()])
+    assert code == 0
+    codes = {m["id"]: m["error"]["code"] for m in out if "error" in m}
+    assert codes == {12: -32602, 13: -32600}
+
+
+def test_stdio_answers_a_16_mib_line_naming_the_limit(server_bin):
+    huge = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{"pad":"' \
+        + b"x" * (16 * 1024 * 1024) + b'"}}}'
+    out, code = stdio_session([json.dumps(INIT).encode(), huge, json.dumps(PING).encode()])
+    assert code == 0
+    [err] = [m for m in out if m.get("id") == 3]
+    assert err["error"]["code"] == -32600 and str(8 * 1024 * 1024) in err["error"]["message"]
+    assert {"jsonrpc": "2.0", "id": 99, "result": {}} in out
+
+
+def test_http_delete_of_an_unknown_session_is_404(http_server):
+    headers = {"mcp-session-id": "forged-0000", "mcp-protocol-version": HANDSHAKE}
+    assert httpx2.delete(http_server.url, headers=headers, timeout=10).status_code == 404
+    _alive(http_server.url)
+
+
 def _modern_body(method, params=None, rid=7):
     p = dict(params or {})
     p["_meta"] = {

@@ -66,7 +66,7 @@ def test_declined_prompt_answer_is_an_error(connect, transport):
     with pytest.raises(MCPError) as e:
         run(go())
     assert e.value.error.code == -32602
-    assert "Cannot continue without 'name': the request was declined." in e.value.error.message
+    assert e.value.error.message == "Not done: you declined to answer 'name', which is required."
 
 
 def test_state_is_bound_to_prompt_and_resource(connect):

@@ -1,0 +1,121 @@
+//! The test driver (feature `testing`) playing a derive-declared tool through both eras:
+//! the questions in order, a resolver's value skipping its question, the body's result,
+//! a decline's end-user text, and the idempotency key on the final modern round.
+#![cfg(feature = "testing")]
+
+use std::sync::Arc;
+
+use elicit_rmcp::testing::{Era, Player};
+use elicit_rmcp::{Call, Elicit, ErrorData, Resolution, Resolve, StateCodec, StateKeys};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, Implementation};
+use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+use serde_json::json;
+
+#[derive(serde::Deserialize, elicit_rmcp::Elicit)]
+struct Trip {
+    item: String,
+    #[elicit(message = "Where would you like to fly?")]
+    destination: String,
+    #[elicit(resolver = airport, needs = [destination])]
+    airport: String,
+}
+
+async fn airport(r: Resolve) -> Result<Resolution, ErrorData> {
+    Ok(match r.text("destination").as_str() {
+        "London" => Resolution::value("LHR"),
+        city => Resolution::ask(format!("Which airport in {city}?")),
+    })
+}
+
+#[derive(Clone)]
+struct Server {
+    elicit: Arc<Elicit>,
+}
+
+#[tool_router]
+impl Server {
+    #[tool(description = "Book", input_schema = <Trip as elicit_rmcp::ElicitArgs>::input_schema())]
+    async fn trip(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |t: Trip, call| async move {
+                let key = call.idempotency_key().map(str::len).unwrap_or_default();
+                let text = format!("{} to {} ({}) key:{key}", t.item, t.destination, t.airport);
+                Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+            })
+            .await
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Server {
+    elicit_rmcp::hooks!(elicit);
+}
+
+fn server() -> Server {
+    let codec = StateCodec::sealed(StateKeys::from_bytes(&[&[7; 32]]).unwrap()).unwrap();
+    let elicit = Arc::new(Elicit::new(
+        Implementation::new("player-test", "1.0.0"),
+        codec,
+    ));
+    Server { elicit }
+}
+
+fn text(r: &CallToolResult) -> String {
+    serde_json::to_value(&r.content).unwrap()[0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_plays_through_both_eras() {
+    let player = Player::new()
+        .accept("Where would you like to fly?", "Paris")
+        .accept("Which airport in Paris?", "CDG");
+    for (era, key, rounds) in [(Era::Modern, 64, 3), (Era::Handshake, 0, 1)] {
+        let played = player
+            .play(server(), era, "trip", json!({"item": "bag"}))
+            .await
+            .unwrap();
+        assert_eq!(played.rounds, rounds, "{era:?}");
+        assert_eq!(
+            played.asked,
+            ["Where would you like to fly?", "Which airport in Paris?"]
+        );
+        assert_eq!(
+            text(&played.result),
+            format!("bag to Paris (CDG) key:{key}"),
+            "{era:?}"
+        );
+    }
+    let london = Player::new().accept("Where would you like to fly?", "London");
+    let played = london
+        .play(server(), Era::Modern, "trip", json!({"item": "bag"}))
+        .await
+        .unwrap();
+    assert_eq!(played.asked, ["Where would you like to fly?"]);
+    assert_eq!(text(&played.result), "bag to London (LHR) key:64");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_decline_reads_as_written_for_the_user() {
+    let player = Player::new().decline("Where would you like to fly?");
+    for era in [Era::Modern, Era::Handshake] {
+        let played = player
+            .play(server(), era, "trip", json!({"item": "bag"}))
+            .await
+            .unwrap();
+        assert_eq!(played.result.is_error, Some(true));
+        assert_eq!(
+            text(&played.result),
+            "Not done: you declined to answer 'destination', which is required."
+        );
+    }
+}
+
+#[test]
+fn the_input_schema_lists_the_model_arguments_only() {
+    let schema = <Trip as elicit_rmcp::ElicitArgs>::input_schema();
+    assert_eq!(schema["properties"], json!({"item": {"type": "string"}}));
+    assert_eq!(schema["required"], json!(["item"]));
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# test-rmcp-versions.sh: elicit-rmcp's rmcp requirement (a semver range in
+# integrations/rmcp/Cargo.toml, e.g. "3.11") holds at both of its ends: the lower bound
+# it states and the newest rmcp the registry serves (`cargo info rmcp`). For each
+# version (once when both are the same) a scratch copy of the checkout pins rmcp with
+# `cargo update -p rmcp --precise V` and runs elicit-rmcp's tests with the `testing`
+# feature: unit tests, the test driver's plays, the compile-fail tests and the README's
+# quick start (a doc test). Needs the registry (the index, and the crates it names).
+#
+#   scripts/test-rmcp-versions.sh
+#
+# Builds into the checkout's target/ (dependencies are shared with the debug test run).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+req=$("${PYTHON:-python3}" -c 'import tomllib; print(tomllib.load(open("integrations/rmcp/Cargo.toml", "rb"))["dependencies"]["rmcp"]["version"])')
+case "$req" in
+  [0-9]*.[0-9]*.[0-9]*) lower=$req ;;
+  [0-9]*.[0-9]*) lower=$req.0 ;;
+  *) echo "test-rmcp-versions: rmcp requirement '$req' is not a plain MAJOR.MINOR[.PATCH] range" >&2; exit 1 ;;
+esac
+newest=$(cargo info rmcp 2>/dev/null | awk '/^version:/ {print $2; exit}')
+[ -n "$newest" ] || { echo "test-rmcp-versions: cargo info rmcp named no version (registry unreachable?)" >&2; exit 1; }
+echo "test-rmcp-versions: rmcp \"$req\": lower bound $lower, newest $newest" >&2
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git ls-files -z | tar --null -cf - -T - | tar -xf - -C "$tmp"
+for v in $(printf '%s\n' "$lower" "$newest" | sort -uV); do
+  echo "test-rmcp-versions: elicit-rmcp on rmcp $v" >&2
+  (cd "$tmp" && cargo update -q -p rmcp --precise "$v" &&
+    CARGO_TARGET_DIR="$ROOT/target" cargo test -q -p elicit-rmcp --features testing >&2) ||
+    { echo "test-rmcp-versions: elicit-rmcp fails on rmcp $v" >&2; exit 1; }
+done
+echo "test-rmcp-versions: ok" >&2
