@@ -7,8 +7,7 @@ use std::sync::Arc;
 use booking_fixture::{entry, q, resolver as rule, text, Entry, OUTPUT_SCHEMA};
 use elicit_core::decl::{Param, Tool as Decl};
 use elicit_rmcp::{
-    py_repr, Call, Choice, Elicit, ElicitArgs, ElicitPrompt, ElicitResource, Resolution, Resolve,
-    StateCodec,
+    Call, Choice, Elicit, ElicitArgs, ElicitPrompt, ElicitResource, Resolution, Resolve, StateCodec,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -260,7 +259,7 @@ impl ServerHandler for Booking {
         if !self.elicit.has_tool(&request.name) {
             return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                 "Unknown tool: {}",
-                py_repr(&request.name)
+                elicit_rmcp::core::PyRepr(&request.name)
             ))])
             .into());
         }

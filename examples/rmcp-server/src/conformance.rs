@@ -33,18 +33,26 @@ fn text(t: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(t.into())])
 }
 
+/// A JSON value as text: a string's characters, anything else as JSON.
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// The text field `field` of an accepted content object (empty when absent).
 fn field(content: &JsonObject, param: &str, field: &str) -> String {
     content
         .get(param)
         .and_then(|c| c.get(field))
-        .map(elicit_rmcp::plain)
+        .map(plain)
         .unwrap_or_default()
 }
 
 /// `action=<a>, content=<JSON>` of an outcome parameter's settled value.
 fn outcome_text(outcome: &Value) -> String {
-    let action = outcome.get("action").map(elicit_rmcp::plain);
+    let action = outcome.get("action").map(plain);
     let content = outcome.get("value").cloned().unwrap_or(Value::Null);
     format!(
         "action={}, content={content}",

@@ -18,7 +18,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use elicit_core::{Capabilities, InputKind, Plan};
+use elicit_core::{Capabilities, InputKind, Plan, PyRepr};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
     CustomRequest, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
@@ -497,8 +497,8 @@ impl Declared {
             if !known {
                 return Err(format!(
                     "Unexpected argument {} for {kind} {}",
-                    py_repr(key),
-                    py_repr(target)
+                    PyRepr(key),
+                    PyRepr(target)
                 ));
             }
         }
@@ -506,8 +506,8 @@ impl Declared {
             let Some(v) = args.get(name) else {
                 return Err(format!(
                     "Missing required argument {} for {kind} {}",
-                    py_repr(name),
-                    py_repr(target)
+                    PyRepr(name),
+                    PyRepr(target)
                 ));
             };
             let schema = self.arg_schemas.iter().find(|(n, _)| n == name);
@@ -518,8 +518,8 @@ impl Declared {
                 if !json_type_matches(ty, v) {
                     return Err(format!(
                         "Argument {} of {kind} {} must be of type {ty}",
-                        py_repr(name),
-                        py_repr(target)
+                        PyRepr(name),
+                        PyRepr(target)
                     ));
                 }
             }
@@ -1039,7 +1039,7 @@ impl Elicit {
             .iter()
             .find(|t| t.tool.name == params.name)
             .ok_or_else(|| {
-                ErrorData::invalid_params(format!("Unknown tool: {}", py_repr(&params.name)), None)
+                ErrorData::invalid_params(format!("Unknown tool: {}", PyRepr(&params.name)), None)
             })?;
         self.run_tool(
             &tool.declared,
@@ -1119,10 +1119,7 @@ impl Elicit {
             .iter()
             .find(|p| p.prompt.name == params.name)
             .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    format!("Unknown prompt: {}", py_repr(&params.name)),
-                    None,
-                )
+                ErrorData::invalid_params(format!("Unknown prompt: {}", PyRepr(&params.name)), None)
             })?;
         let modern = is_modern(&context);
         let arguments = params.arguments.clone().unwrap_or_default();
@@ -1404,7 +1401,7 @@ impl Elicit {
                                     "prompts/get" => "prompt",
                                     _ => "resource",
                                 },
-                                py_repr(request.target)
+                                PyRepr(request.target)
                             )))
                         }
                     }
@@ -1503,17 +1500,11 @@ fn kinds_at(mut caps: Value, version: Option<&str>) -> Capabilities {
 }
 
 /// A JSON value as text: strings unquoted, everything else as JSON.
-pub fn plain(v: &Value) -> String {
+fn plain(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-/// Python's `repr` of a str, for messages in the reference's style (`'name'`).
-pub fn py_repr(s: &str) -> String {
-    // One implementation: elicit-core's, which the engine's own messages use.
-    elicit_core::PyRepr(s).to_string()
 }
 
 #[cfg(test)]
@@ -1574,18 +1565,6 @@ mod tests {
         assert_ne!(key(Some("tok"), &c).as_deref(), Some(k.as_str()));
         assert_ne!(key(Some("tok2"), &a).as_deref(), Some(k.as_str()));
         assert_eq!(key(None, &a), None);
-    }
-
-    /// Names are quoted as Python's `repr` quotes them, C1 controls included
-    /// (`python3 -c 'print(repr("gr\x85et"))'` prints `'gr\x85et'`), as FastMCP's
-    /// messages show them.
-    #[test]
-    fn names_are_quoted_as_python_quotes_them() {
-        assert_eq!(py_repr("greet"), "'greet'");
-        assert_eq!(py_repr("gr\u{85}et"), "'gr\\x85et'");
-        assert_eq!(py_repr("\u{80}x\u{9f}"), "'\\x80x\\x9f'");
-        assert_eq!(py_repr("it's"), "\"it's\"");
-        assert_eq!(py_repr("a\nb\t\u{7f}"), "'a\\nb\\t\\x7f'");
     }
 
     #[test]
