@@ -66,6 +66,7 @@ use subtle::ConstantTimeEq;
 use crate::json::{self, CountSink, Kind, Number, Sink, SliceSink, Str, Style, Value};
 
 mod codec;
+mod time;
 
 pub use codec::{
     derive_key, key_id, token_len, KeyRing, KeyRingError, KID_LEN, MIN_KEY_LEN, NONCE_LEN, TAG_LEN,
@@ -271,7 +272,7 @@ pub struct UnixTime(f64);
 impl UnixTime {
     /// Whole seconds.
     pub const fn from_secs(secs: u64) -> Self {
-        UnixTime(secs as f64)
+        UnixTime(time::from_u64(secs))
     }
 
     /// Milliseconds (the nearest `f64` to `millis / 1000`).
@@ -286,7 +287,7 @@ impl UnixTime {
 
     /// Fractional seconds; `None` unless finite and within `0..=u64::MAX` seconds.
     pub fn from_secs_f64(secs: f64) -> Option<Self> {
-        (secs.is_finite() && (0.0..=u64::MAX as f64).contains(&secs)).then_some(UnixTime(secs))
+        (time::le(0.0, secs) && time::le(secs, u64::MAX as f64)).then_some(UnixTime(secs))
     }
 
     /// The seconds as `f64`.
@@ -477,7 +478,7 @@ impl<'a, const N: usize> Sealer<'a, N> {
 
     /// Set the token lifetime in seconds (positive and finite, as the SDK requires).
     pub fn with_ttl(mut self, ttl_secs: f64) -> Result<Self, InvalidTtl> {
-        if !(ttl_secs.is_finite() && ttl_secs > 0.0) {
+        if !(time::lt(0.0, ttl_secs) && time::lt(ttl_secs, f64::INFINITY)) {
             return Err(InvalidTtl);
         }
         self.ttl = ttl_secs;
@@ -510,7 +511,7 @@ impl<'a, const N: usize> Sealer<'a, N> {
         let principal = principal.map(|p| principal_claim(&entropy.principal_salt, p));
         Claims {
             iat: now.0,
-            exp: now.0 + self.ttl,
+            exp: time::add(now.0, self.ttl),
             binding,
             state,
             audience: self.audience,
@@ -784,10 +785,12 @@ impl<'a, const N: usize> Sealer<'a, N> {
             .filter(|_| py_is_one(version))
             .ok_or(Reason::Malformed)?;
         // Accept-conditions stated positively, as the SDK does.
-        if !py_number(iat).is_some_and(|iat| iat <= now.0 + FUTURE_SKEW_SECS) {
+        // (`time`: the same comparisons and sum without soft-float routines.)
+        let skewed = time::add(now.0, FUTURE_SKEW_SECS);
+        if !py_number(iat).is_some_and(|iat| time::le(iat, skewed)) {
             return Err(Reason::Future);
         }
-        if !py_number(exp).is_some_and(|exp| now.0 < exp) {
+        if !py_number(exp).is_some_and(|exp| time::lt(now.0, exp)) {
             return Err(Reason::Expired);
         }
         let str_claim = |key: &str| get(key).and_then(Value::as_str);
@@ -965,7 +968,8 @@ fn py_truthy(v: Value<'_>) -> bool {
         Kind::Bool => v.as_bool() == Some(true),
         Kind::Number => match v.as_number() {
             Some(Number::Int(digits)) => digits.trim_start_matches('-') != "0",
-            Some(Number::Float(f)) => f != 0.0,
+            // `f != 0.0` on the bits (no soft-float comparison); NaN is truthy.
+            Some(Number::Float(f)) => f.to_bits() << 1 != 0,
             None => false,
         },
         Kind::String => v.as_str().is_some_and(|s| !s.raw().is_empty()),
@@ -979,7 +983,7 @@ fn py_is_one(v: Value<'_>) -> bool {
         Kind::Bool => v.as_bool() == Some(true),
         Kind::Number => match v.as_number() {
             Some(Number::Int(digits)) => digits == ENVELOPE_VERSION,
-            Some(Number::Float(f)) => f == 1.0,
+            Some(Number::Float(f)) => f.to_bits() == 1f64.to_bits(),
             None => false,
         },
         _ => false,
