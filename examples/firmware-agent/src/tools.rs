@@ -93,13 +93,21 @@ impl Tool {
     pub fn run(&self, args: Option<Value<'_>>, values: Value<'_>, out: &mut dyn Sink) {
         let plain = |out: &mut dyn Sink, v: Option<Value<'_>>| match v {
             None => {}
-            Some(v) => match (v.as_str(), v.as_number()) {
-                (Some(s), _) => out.put(s.raw().as_bytes()),
-                (None, Some(Number::Float(f))) if f == (f as i64) as f64 && f.abs() < 9.0e15 => {
-                    write_i64(f as i64, out)
+            Some(v) => {
+                let whole = match v.as_number() {
+                    Some(Number::Float(f)) => small_integer(f),
+                    _ => None,
+                };
+                match (v.as_str(), whole) {
+                    (Some(s), _) => out.put(s.raw().as_bytes()),
+                    (None, Some(i)) => write_i64(i, out),
+                    _ => elicit_core::json::write_value(
+                        v,
+                        elicit_core::Style::WIRE,
+                        &mut Escaped(out),
+                    ),
                 }
-                _ => elicit_core::json::write_value(v, elicit_core::Style::WIRE, &mut Escaped(out)),
-            },
+            }
         };
         if values.get("proceed").and_then(|v| v.as_bool()) == Some(false) {
             out.put(booking_fixture::text::CANCELLED.as_bytes());
@@ -120,6 +128,31 @@ impl Tool {
             }
         }
     }
+}
+
+/// `f` as an `i64` when it is a whole number of magnitude below 9e15 (elicit-rmcp-server
+/// writes such integer answers without `.0`), decided on its bits: `f as i64` and float
+/// comparisons would link the soft-float routines (about 0.7 KB).
+fn small_integer(f: f64) -> Option<i64> {
+    let bits = f.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    let mant = (bits & ((1 << 52) - 1)) | (1 << 52);
+    let magnitude = if bits << 1 == 0 {
+        0
+    } else if (0..=52).contains(&exp) {
+        let shift = 52 - exp;
+        if mant & ((1 << shift) - 1) != 0 {
+            return None;
+        }
+        mant >> shift
+    } else {
+        return None;
+    };
+    if magnitude >= 9_000_000_000_000_000 {
+        return None;
+    }
+    let m = magnitude as i64;
+    Some(if bits >> 63 == 1 { -m } else { m })
 }
 
 /// What a host resolver decided.
