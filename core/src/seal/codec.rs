@@ -7,7 +7,6 @@ use crate::json::Sink;
 use aes_gcm::aead::generic_array::GenericArray;
 use aes_gcm::aead::{AeadInPlace, KeyInit};
 use aes_gcm::Aes256Gcm;
-use hkdf::Hkdf;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -35,18 +34,39 @@ const PREFIX_LEN: usize = TOKEN_PREFIX.len();
 /// HKDF-SHA256 with no salt (RFC 5869: 32 zero bytes) and info
 /// `mcp/request-state/v1/aes-256-gcm`, 32 bytes of output.
 ///
+/// On the engine's own SHA-256 (the question digests'): the hkdf and hmac crates' generic
+/// digest plumbing cost about 1 KB of flash on a device for these two HMACs.
+///
 /// The result is wiped when dropped.
 pub fn derive_key(secret: &[u8]) -> Zeroizing<[u8; 32]> {
-    let mut okm = Zeroizing::new([0u8; 32]);
-    // HKDF-SHA256 refuses only outputs over 255 × 32 bytes; this one is a fixed 32.
-    #[allow(
-        clippy::expect_used,
-        reason = "infallible: the output length is the constant 32"
-    )]
-    Hkdf::<sha2::Sha256>::new(None, secret)
-        .expand(KDF_INFO, &mut okm[..])
-        .expect("32 bytes is a valid HKDF-SHA256 output length");
-    okm
+    // Extract: PRK = HMAC(salt, secret), the absent salt being HashLen zero bytes.
+    let prk = hmac_sha256(&[0; 32], &[secret]);
+    // Expand: 32 bytes are the first block, T(1) = HMAC(PRK, info ‖ 0x01).
+    hmac_sha256(&prk, &[KDF_INFO, &[1]])
+}
+
+/// HMAC-SHA256 (RFC 2104) under a 32-byte key (shorter than the block: zero-padded, never
+/// hashed) over the concatenation of `parts`.
+fn hmac_sha256(key: &[u8; 32], parts: &[&[u8]]) -> Zeroizing<[u8; 32]> {
+    const IPAD: u8 = 0x36;
+    const OPAD: u8 = 0x5c;
+    let mut pad = Zeroizing::new([IPAD; 64]);
+    for (p, k) in pad.iter_mut().zip(key) {
+        *p ^= k;
+    }
+    let mut inner = Sha256::new();
+    inner.put(&pad[..]);
+    for part in parts {
+        inner.put(part);
+    }
+    let inner = Zeroizing::new(inner.finish());
+    for p in pad.iter_mut() {
+        *p ^= IPAD ^ OPAD;
+    }
+    let mut outer = Sha256::new();
+    outer.put(&pad[..]);
+    outer.put(&inner[..]);
+    Zeroizing::new(outer.finish())
 }
 
 /// The public fingerprint of a derived key: the first 4 bytes of
@@ -458,6 +478,29 @@ fn encode_in_place(buf: &mut [u8], src: usize, dst: usize) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn derive_key_is_rfc_5869_hkdf() {
+        // RFC 5869 A.3 (no salt) takes info "" and 42 bytes; the same extract, and the
+        // hkdf crate for this info, over secrets of every length around the block size.
+        let prk = hmac_sha256(&[0; 32], &[&[0x0b; 22]]);
+        let okm = hmac_sha256(&prk, &[&[1]]);
+        assert_eq!(
+            okm[..16],
+            [
+                0x8d, 0xa4, 0xe7, 0x75, 0xa5, 0x63, 0xc1, 0x8f, 0x71, 0x5f, 0x80, 0x2a, 0x06, 0x3c,
+                0x5a, 0x31
+            ]
+        );
+        for len in 0..200 {
+            let secret: std::vec::Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
+            let mut want = [0u8; 32];
+            hkdf::Hkdf::<sha2::Sha256>::new(None, &secret)
+                .expand(KDF_INFO, &mut want)
+                .unwrap();
+            assert_eq!(*derive_key(&secret), want, "secret of {len} bytes");
+        }
+    }
 
     #[test]
     fn token_lengths() {
