@@ -4,12 +4,10 @@ use core::fmt;
 
 use crate::digest::{b64_decode, b64_decoded_len, b64_encode, b64_len, Sha256};
 use crate::json::Sink;
-use aes_gcm::aead::generic_array::GenericArray;
-use aes_gcm::aead::{AeadInPlace, KeyInit};
-use aes_gcm::Aes256Gcm;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
+use super::gcm::Gcm;
 use super::{Reason, SealError, UnsealError};
 
 /// The format prefix every token starts with; it is also bound into the GCM associated data.
@@ -144,18 +142,18 @@ impl core::error::Error for KeyRingError {}
 /// not expand the key again on the stack each time.
 struct RingKey {
     kid: [u8; KID_LEN],
-    cipher: Aes256Gcm,
+    cipher: Gcm,
 }
 
 impl RingKey {
     fn new(key: &Zeroizing<[u8; 32]>) -> Self {
         RingKey {
             kid: key_id(key),
-            cipher: Aes256Gcm::new(GenericArray::from_slice(&key[..])),
+            cipher: Gcm::new(key),
         }
     }
 
-    fn cipher(&self) -> &Aes256Gcm {
+    fn cipher(&self) -> &Gcm {
         &self.cipher
     }
 }
@@ -334,8 +332,8 @@ impl<const N: usize> KeyRing<N> {
             let (body, tag_out) = rest.split_at_mut_checked(payload_len).ok_or_else(broken)?;
             let tag = mint
                 .cipher()
-                .encrypt_in_place_detached(GenericArray::from_slice(nonce), &aad(&mint.kid), body)
-                .map_err(|_| SealError::PayloadTooLarge)?;
+                .seal(nonce, &aad(&mint.kid), body)
+                .ok_or(SealError::PayloadTooLarge)?;
             tag_out.copy_from_slice(&tag);
         }
         if let Some(prefix) = buf.get_mut(..PREFIX_LEN) {
@@ -402,14 +400,9 @@ impl<const N: usize> KeyRing<N> {
             .split_last_chunk_mut::<TAG_LEN>()
             .ok_or(Reason::Malformed)?;
         let key = self.find(kid).ok_or(Reason::UnknownKey)?;
-        key.cipher()
-            .decrypt_in_place_detached(
-                GenericArray::from_slice(nonce.as_slice()),
-                &aad(kid),
-                body,
-                GenericArray::from_slice(tag.as_slice()),
-            )
-            .map_err(|_| Reason::Seal)?;
+        if !key.cipher().open(nonce, &aad(kid), body, tag) {
+            return Err(Reason::Seal);
+        }
         Ok(HEADER_LEN..raw_len - TAG_LEN)
     }
 }

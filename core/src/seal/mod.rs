@@ -66,6 +66,7 @@ use subtle::ConstantTimeEq;
 use crate::json::{self, CountSink, Kind, Number, Sink, SliceSink, Str, Style, Value};
 
 mod codec;
+mod gcm;
 mod time;
 
 pub use codec::{
