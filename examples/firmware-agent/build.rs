@@ -27,8 +27,9 @@ fn json_str(s: &str) -> String {
 }
 
 /// One tool of the listing, shaped like FastMCP 4.1.6's (and elicit-rmcp-server's):
-/// elicited parameters are hidden from `inputSchema`.
-fn listed(tool: &Entry) -> String {
+/// elicited parameters are hidden from `inputSchema`. In pieces, alternately the same for
+/// every tool (stored once in flash) and the tool's own; `last` closes the array.
+fn listed(tool: &Entry, last: bool) -> [String; 6] {
     let properties: Vec<String> = tool
         .arguments
         .iter()
@@ -40,15 +41,23 @@ fn listed(tool: &Entry) -> String {
     } else {
         format!(",\"required\":[{}]", required.join(","))
     };
-    format!(
-        "{{\"_meta\":{{\"fastmcp\":{{\"tags\":[]}}}},\"description\":{},\
-         \"inputSchema\":{{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{{{}}}{required}}},\
-         \"name\":{},\"outputSchema\":{OUTPUT_SCHEMA},\"title\":{}}}",
+    [
+        "{\"_meta\":{\"fastmcp\":{\"tags\":[]}},\"description\":".to_string(),
         json_str(tool.description.unwrap_or("")),
-        properties.join(","),
-        json_str(tool.name),
-        json_str(tool.title.unwrap_or("")),
-    )
+        ",\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+            .to_string(),
+        format!(
+            "{}}}{required}}},\"name\":{}",
+            properties.join(","),
+            json_str(tool.name)
+        ),
+        format!(",\"outputSchema\":{OUTPUT_SCHEMA},\"title\":"),
+        format!(
+            "{}}}{}",
+            json_str(tool.title.unwrap_or("")),
+            if last { "]" } else { "," }
+        ),
+    ]
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -107,18 +116,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             name.to_ascii_uppercase()
         ));
     }
-    let listing: Vec<String> = TOOLS.iter().map(listed).collect();
+    let mut listing = vec!["[".to_string()];
+    for (i, tool) in TOOLS.iter().enumerate() {
+        listing.extend(listed(tool, i + 1 == TOOLS.len()));
+    }
     fs::write(
         out.join("tools.rs"),
         format!(
             "/// The tools the agent lists and calls (the booking fixture's, in its order).\n\
              pub const TOOLS: [Tool; {}] = [{}];\n\
-             /// The `tools` array of `tools/list`, shaped like FastMCP 4.1.6's (and\n\
-             /// elicit-rmcp-server's): elicited parameters are hidden from `inputSchema`.\n\
-             pub const LISTING: &str = {:?};\n",
+             /// The `tools` array of `tools/list` in pieces (see [`write_listing`]).\n\
+             const LISTING: [&str; {}] = {:?};\n",
             table.len(),
             table.join(", "),
-            format!("[{}]", listing.join(","))
+            listing.len(),
+            listing
         ),
     )?;
     Ok(())

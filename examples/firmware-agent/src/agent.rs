@@ -217,7 +217,7 @@ impl Agent {
                 "tools/list" => {
                     rpc::begin_result(&mut self.uart, id);
                     self.uart.put(b"{\"tools\":");
-                    self.uart.put(tools::LISTING.as_bytes());
+                    tools::write_listing(&mut self.uart);
                     self.uart.put(b"}");
                     rpc::end(&mut self.uart);
                 }
@@ -538,7 +538,7 @@ impl Agent {
                 rpc::begin_result(&mut self.uart, id);
                 self.uart
                     .put(br#"{"cacheScope":"private","resultType":"complete","tools":"#);
-                self.uart.put(tools::LISTING.as_bytes());
+                tools::write_listing(&mut self.uart);
                 self.uart.put(br#","ttlMs":0,"_meta":"#);
                 self.uart.put(SERVER_META.as_bytes());
                 self.uart.put(b"}");
