@@ -197,7 +197,7 @@ echo "=== flash by crate, sealed build on mps2-an386 (named symbols; LTO inlines
     if (name ~ /elicit_core::seal/) c = "elicit_core::seal"
     else if (name ~ /elicit_core/) c = "elicit_core"
     else if (name ~ /elicit_agent/) c = "elicit_agent (with inlined engine code)"
-    else if (name ~ /(aes|aes_gcm|ghash|polyval|hkdf|hmac|cipher|universal_hash|ctr|aead|subtle|zeroize)::/) c = "aes-gcm, hkdf"
+    else if (name ~ /(aes|ghash|polyval|cipher|universal_hash|subtle|zeroize)::/) c = "aes, ghash (AES-256 block cipher, GHASH)"
     else if (name ~ /sha2::|digest::|block_buffer::/) c = "sha2"
     else if (name ~ /postcard::|serde::|serde_core::/) c = "postcard, serde"
     else if (name ~ /compiler_builtins|^__aeabi|^__[a-z]/) c = "compiler_builtins (soft f64, mem)"

@@ -203,7 +203,7 @@ attribute() { # flash by crate, from symbol sizes (LTO inlines engine code into 
       if (name ~ /elicit_core::seal/) c = "elicit_core::seal"
       else if (name ~ /elicit_core/) c = "elicit_core"
       else if (name ~ /elicit_firmware/) c = "firmware demo (with inlined engine code)"
-      else if (name ~ /(aes|aes_gcm|ghash|polyval|hkdf|hmac|cipher|universal_hash|ctr|aead|subtle|zeroize)::/) c = "aes-gcm, hkdf"
+      else if (name ~ /(aes|ghash|polyval|cipher|universal_hash|subtle|zeroize)::/) c = "aes, ghash (AES-256 block cipher, GHASH)"
       else if (name ~ /sha2::|digest::|block_buffer::/) c = "sha2"
       else if (name ~ /ryu::/) c = "ryu (float printing)"
       else if (name ~ /dec2flt/) c = "core dec2flt (float parsing)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # miri over elicit-core (undefined behaviour in the core and in the unsafe of its
-# dependencies: heapless, sha2, aes-gcm, base64, ...).
+# dependencies: heapless, sha2, aes, ghash, base64, ...).
 #
 #   scripts/test-miri.sh              the chosen subset (below), ~18 minutes on 2 cores
 #   MIRI_FULL=1 scripts/test-miri.sh  every test of elicit-core, all features (an hour+)
