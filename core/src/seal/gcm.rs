@@ -121,7 +121,7 @@ impl Gcm {
 mod tests {
     use super::*;
     use aes_gcm::aead::generic_array::GenericArray;
-    use aes_gcm::aead::{AeadInPlace, KeyInit as _};
+    use aes_gcm::aead::AeadInPlace;
     use aes_gcm::Aes256Gcm;
     use proptest::prelude::*;
 

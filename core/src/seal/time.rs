@@ -101,8 +101,9 @@ mod tests {
         0.0,
         -0.0,
         5e-324,
-        2.2250738585072014e-308,
-        2.2250738585072009e-308,
+        f64::MIN_POSITIVE,
+        // The largest subnormal.
+        f64::from_bits(0x000f_ffff_ffff_ffff),
         1.0,
         600.0,
         60.0,
