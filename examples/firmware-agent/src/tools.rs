@@ -2,7 +2,7 @@
 //! declarations, questions, texts and results), their resolvers and bodies, and the text
 //! of the engine errors a call can end with.
 
-use elicit_core::json::{write_i64, Number, Value};
+use elicit_core::json::{write_i64, Value};
 use elicit_core::{CompileError, Error, Plan, Sink, SliceSink};
 
 use booking_fixture::Piece;
@@ -101,22 +101,14 @@ impl Tool {
     /// The tool body: every elicited parameter is settled (`values`, by name) and the
     /// model's `args` are checked. Writes the result text as JSON string contents.
     pub fn run(&self, args: Option<Value<'_>>, values: Value<'_>, out: &mut dyn Sink) {
-        let plain = |out: &mut dyn Sink, v: Option<Value<'_>>| match v {
+        // Strings as their text; anything else as its JSON. Integer answers given as
+        // whole floats (`3.0`) are already integers here: the round writes a value as its
+        // answer type normalizes it (elicit-rmcp-server writes the same).
+        let plain = |out: &mut dyn Sink, v: Option<Value<'_>>| match v.map(|v| (v, v.as_str())) {
             None => {}
-            Some(v) => {
-                let whole = match v.as_number() {
-                    Some(Number::Float(f)) => small_integer(f),
-                    _ => None,
-                };
-                match (v.as_str(), whole) {
-                    (Some(s), _) => out.put(s.raw().as_bytes()),
-                    (None, Some(i)) => write_i64(i, out),
-                    _ => elicit_core::json::write_value(
-                        v,
-                        elicit_core::Style::WIRE,
-                        &mut Escaped(out),
-                    ),
-                }
+            Some((_, Some(s))) => out.put(s.raw().as_bytes()),
+            Some((v, None)) => {
+                elicit_core::json::write_value(v, elicit_core::Style::WIRE, &mut Escaped(out))
             }
         };
         if values.get("proceed").and_then(|v| v.as_bool()) == Some(false) {
@@ -138,31 +130,6 @@ impl Tool {
             }
         }
     }
-}
-
-/// `f` as an `i64` when it is a whole number of magnitude below 9e15 (elicit-rmcp-server
-/// writes such integer answers without `.0`), decided on its bits: `f as i64` and float
-/// comparisons would link the soft-float routines (about 0.7 KB).
-fn small_integer(f: f64) -> Option<i64> {
-    let bits = f.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
-    let mant = (bits & ((1 << 52) - 1)) | (1 << 52);
-    let magnitude = if bits << 1 == 0 {
-        0
-    } else if (0..=52).contains(&exp) {
-        let shift = 52 - exp;
-        if mant & ((1 << shift) - 1) != 0 {
-            return None;
-        }
-        mant >> shift
-    } else {
-        return None;
-    };
-    if magnitude >= 9_000_000_000_000_000 {
-        return None;
-    }
-    let m = magnitude as i64;
-    Some(if bits >> 63 == 1 { -m } else { m })
 }
 
 /// What a host resolver decided.

@@ -173,13 +173,9 @@ def test_order_asks_about_the_model_supplied_item(agent, mode):
 
 
 @both_eras
-@pytest.mark.parametrize("answer, text", [(3.0, "3"), (-0.0, "0"), (2.0**52, "4503599627370496"), (9e15, "9000000000000000.0")])
+@pytest.mark.parametrize("answer, text", booking.WHOLE_FLOATS)
 def test_whole_float_answers_read_as_integers(agent, mode, answer, text):
-    """A whole float below 9e15 answering the integer quantity is written as the integer,
-    as elicit-rmcp-server writes it (the agent decides it on the float's bits)."""
-    script = Script({"How many apples?": accept(answer)})
-    r = run(booking.call(agent("stdio", mode, script), "order", {"item": "apples"}, mode=mode))
-    assert r.data == f"Ordered {text} x apples"
+    booking.test_whole_float_answers_read_as_integers(agent, "stdio", mode, answer, text)
 
 
 @both_eras

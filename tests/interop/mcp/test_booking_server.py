@@ -270,6 +270,21 @@ def test_order_asks_about_the_model_supplied_item(connect, transport, mode):
     assert script.schemas["How many apples?"]["properties"]["value"]["type"] == "integer"
 
 
+# Whole floats answering the integer quantity, and the integer the result shows.
+WHOLE_FLOATS = [(3.0, "3"), (-0.0, "0"), (2.0**52, "4503599627370496"), (9e15, "9000000000000000")]
+
+
+@both_transports
+@both_eras
+@pytest.mark.parametrize("answer, text", WHOLE_FLOATS)
+def test_whole_float_answers_read_as_integers(connect, transport, mode, answer, text):
+    """A whole float (sent as such: the handler returns the result itself) answering an
+    integer parameter is that integer in the result, as pydantic's int makes it."""
+    script = Script({"How many apples?": mcp_types.ElicitResult(action="accept", content={"value": answer})})
+    r = run(call(connect(transport, mode, script), "order", {"item": "apples"}, mode=mode))
+    assert r.data == f"Ordered {text} x apples"
+
+
 @both_transports
 @both_eras
 def test_order_without_item_is_a_tool_error(connect, transport, mode):
