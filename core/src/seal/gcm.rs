@@ -69,11 +69,9 @@ impl Gcm {
     /// The counter block `nonce ‖ counter` (big-endian), encrypted.
     fn keystream(&self, nonce: &[u8; NONCE_LEN], counter: u32) -> Block {
         let mut block = [0u8; 16];
-        for (b, s) in block
-            .iter_mut()
-            .zip(nonce.iter().chain(&counter.to_be_bytes()))
-        {
-            *b = *s;
+        if let Some((head, tail)) = block.split_first_chunk_mut::<NONCE_LEN>() {
+            *head = *nonce;
+            tail.copy_from_slice(&counter.to_be_bytes());
         }
         let mut block = Block::from(block);
         self.aes.encrypt_block(&mut block);
@@ -99,14 +97,9 @@ impl Gcm {
         let mut ghash = self.ghash.clone();
         ghash.update_padded(aad);
         ghash.update_padded(ciphertext);
-        let mut lengths = [0u8; 16];
-        let bits = [aad.len() as u64 * 8, ciphertext.len() as u64 * 8];
-        for (b, s) in lengths
-            .iter_mut()
-            .zip(bits.iter().flat_map(|n| n.to_be_bytes()))
-        {
-            *b = s;
-        }
+        // The two bit lengths, 64 bits each, big-endian.
+        let bits = |n: usize| u128::from(n as u64 * 8);
+        let lengths = (bits(aad.len()) << 64 | bits(ciphertext.len())).to_be_bytes();
         ghash.update(&[Block::from(lengths)]);
         let mask = self.keystream(nonce, 1);
         let mut tag = [0u8; TAG_LEN];
