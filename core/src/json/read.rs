@@ -305,6 +305,20 @@ pub(crate) fn walk_object<'a>(
     }
 }
 
+/// The common form of an answer's content, `{"value":<scalar>}` at `start` with no
+/// whitespace (inside `open` containers), validated without the object walk: the index
+/// after its `}`. `None` for any other form, which the caller then reads in general (the
+/// same validation, pinned by the callers' tests).
+pub(crate) fn scan_value_object(b: &[u8], start: usize, open: usize) -> Option<usize> {
+    const HEAD: &[u8] = b"{\"value\":";
+    let at = start.checked_add(HEAD.len())?;
+    if open >= MAX_DEPTH || b.get(start..at)? != HEAD || matches!(b.get(at), Some(b'{' | b'[')) {
+        return None;
+    }
+    let end = scan_value(b, at, open + 1).ok()?;
+    (b.get(end) == Some(&b'}')).then_some(end + 1)
+}
+
 /// [`scan_value`] over `text`: the value and the index just after it.
 pub(crate) fn scan_value_in(
     text: &str,
@@ -496,10 +510,30 @@ impl<'a> Value<'a> {
     }
     /// The member named `key` (the last one when a key repeats, as a Python dict keeps).
     pub fn get(self, key: &str) -> Option<Value<'a>> {
+        if let Some(v) = self.sole_member(key) {
+            return Some(v);
+        }
         self.members()
             .filter(|(k, _)| k.eq_str(key))
             .last()
             .map(|(_, v)| v)
+    }
+    /// The common form of a one-member object, `{"key":value}` with no whitespace and
+    /// `key` written plainly (no escapes): its value, read without walking members (an
+    /// answer's `{"value":…}` content, on every round). `None` for any other form, which
+    /// [`Value::get`] then walks; the same result either way (pinned by a test).
+    pub(super) fn sole_member(self, key: &str) -> Option<Value<'a>> {
+        let (b, k) = (self.0.as_bytes(), key.as_bytes());
+        let at = k.len() + 4;
+        if b.get(..2)? != b"{\""
+            || b.get(2..at - 2)? != k
+            || b.get(at - 2..at)? != b"\":"
+            || k.iter().any(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        {
+            return None;
+        }
+        let end = value_end(b, at);
+        (end > at && end + 1 == b.len()).then_some(Value(self.0.get(at..end)?))
     }
     /// Number of members of an object or items of an array (0 for scalars), counting
     /// distinct keys only for objects.
