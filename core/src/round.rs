@@ -358,7 +358,7 @@ impl<'a, const N: usize> Held<'a> for Matcher<'_, '_, 'a, N> {
         }
     }
     fn clear_asked(&mut self) {
-        self.guess = 0;
+        // The guess stays: `asked` usually names what follows the last answer.
         for slot in self.slots.iter_mut() {
             slot.asked = None;
         }
