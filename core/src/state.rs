@@ -29,21 +29,11 @@ pub enum Action {
 
 impl Action {
     pub(crate) fn parse(v: Value<'_>) -> Option<Action> {
-        let s = v.as_str()?;
-        match s.raw() {
-            "accept" => return Some(Action::Accept),
-            "decline" => return Some(Action::Decline),
-            "cancel" => return Some(Action::Cancel),
-            _ => {}
-        }
-        if s.eq_str("accept") {
-            Some(Action::Accept)
-        } else if s.eq_str("decline") {
-            Some(Action::Decline)
-        } else if s.eq_str("cancel") {
-            Some(Action::Cancel)
-        } else {
-            None
+        // Byte for byte first, decoded only when the text has an escape (`Str::which`).
+        match v.as_str()?.which(&["accept", "decline", "cancel"])? {
+            0 => Some(Action::Accept),
+            1 => Some(Action::Decline),
+            _ => Some(Action::Cancel),
         }
     }
     /// The wire spelling.

@@ -510,30 +510,22 @@ impl<'a> Value<'a> {
     }
     /// The member named `key` (the last one when a key repeats, as a Python dict keeps).
     pub fn get(self, key: &str) -> Option<Value<'a>> {
-        if let Some(v) = self.sole_member(key) {
-            return Some(v);
-        }
         self.members()
             .filter(|(k, _)| k.eq_str(key))
             .last()
             .map(|(_, v)| v)
     }
-    /// The common form of a one-member object, `{"key":value}` with no whitespace and
-    /// `key` written plainly (no escapes): its value, read without walking members (an
-    /// answer's `{"value":…}` content, on every round). `None` for any other form, which
-    /// [`Value::get`] then walks; the same result either way (pinned by a test).
-    pub(super) fn sole_member(self, key: &str) -> Option<Value<'a>> {
-        let (b, k) = (self.0.as_bytes(), key.as_bytes());
-        let at = k.len() + 4;
-        if b.get(..2)? != b"{\""
-            || b.get(2..at - 2)? != k
-            || b.get(at - 2..at)? != b"\":"
-            || k.iter().any(|&c| c == b'"' || c == b'\\' || c < 0x20)
-        {
-            return None;
+    /// `get("value")`, with the common form `{"value":…}` (one member, no whitespace: a
+    /// wrapped answer's content, read on every round) taken without walking the members
+    /// (the same result, pinned by a test).
+    pub(crate) fn get_value(self) -> Option<Value<'a>> {
+        // A scalar alone (read by the validating fast path: no second routine in a
+        // firmware image); anything else walks.
+        let b = self.0.as_bytes();
+        if scan_value_object(b, 0, 0) == Some(b.len()) {
+            return self.0.get(b"{\"value\":".len()..b.len() - 1).map(Value);
         }
-        let end = value_end(b, at);
-        (end > at && end + 1 == b.len()).then_some(Value(self.0.get(at..end)?))
+        self.get("value")
     }
     /// Number of members of an object or items of an array (0 for scalars), counting
     /// distinct keys only for objects.
