@@ -833,7 +833,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
-        let digest = &slot.digest[..];
+        let digest = &slot.digest;
         // 1. A recorded answer to this same question (checked here, so settling it does
         // not check it again).
         let mut answer = None;
