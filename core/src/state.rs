@@ -386,7 +386,8 @@ mod tests {
                 }
             }
         }
-        for e in &entries {
+        // Every third under miri (minutes for all); every one natively.
+        for e in entries.iter().step_by(if cfg!(miri) { 3 } else { 1 }) {
             for tail in ["", "}", ",1]", " "] {
                 let text = format!("{e}{tail}");
                 let any = show(Recorded::scan_any(&text, 0, 2));
