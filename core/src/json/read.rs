@@ -519,11 +519,14 @@ impl<'a> Value<'a> {
     /// wrapped answer's content, read on every round) taken without walking the members
     /// (the same result, pinned by a test).
     pub(crate) fn get_value(self) -> Option<Value<'a>> {
-        // A scalar alone (read by the validating fast path: no second routine in a
-        // firmware image); anything else walks.
+        // Validated text: a value right after the head that ends at the last byte (the
+        // closing brace) is the only member. Found by the walk's own routine for
+        // validated text (no second one in a firmware image), not validated again;
+        // anything else walks.
+        const HEAD: &[u8] = b"{\"value\":";
         let b = self.0.as_bytes();
-        if scan_value_object(b, 0, 0) == Some(b.len()) {
-            return self.0.get(b"{\"value\":".len()..b.len() - 1).map(Value);
+        if b.starts_with(HEAD) && value_end(b, HEAD.len()) + 1 == b.len() {
+            return self.0.get(HEAD.len()..b.len() - 1).map(Value);
         }
         self.get("value")
     }
