@@ -19,7 +19,8 @@
 //!
 //! The round holds no heap memory: room for `N` slots (one per parameter) inline, and a caller
 //! workspace (`&mut [u8]`) into which it copies the JSON the host hands it (resolver
-//! values and questions, handshake replies). The call's [`Inputs`] (arguments, state,
+//! values and questions, handshake replies; of a question that is a message alone, only
+//! the message's text). The call's [`Inputs`] (arguments, state,
 //! replies) are borrowed. [`Round::new_in`] builds the round in a caller's `Option`
 //! instead of returning it (the same checks), which spares a stack-counting caller a
 //! temporary copy of the round while it is created.
@@ -358,7 +359,7 @@ impl<'a, const N: usize> Held<'a> for Matcher<'_, '_, 'a, N> {
         }
     }
     fn clear_asked(&mut self) {
-        self.guess = 0;
+        // The guess stays: `asked` usually names what follows the last answer.
         for slot in self.slots.iter_mut() {
             slot.asked = None;
         }
@@ -833,7 +834,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             self.phase = Phase::AwaitAnswer(i as u8);
             return Ok(Some(Step::Ask { param: i }));
         }
-        let digest = &slot.digest[..];
+        let digest = &slot.digest;
         // 1. A recorded answer to this same question (checked here, so settling it does
         // not check it again).
         let mut answer = None;
@@ -946,7 +947,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// ask, in the shape of its kind: a form question
     /// `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
     /// (`type` defaults to the parameter's type), `{"message": "...", "url": "..."}`,
-    /// `{"sampling": {...}}` or `{"roots": {...}}`.
+    /// `{"sampling": {...}}` or `{"roots": {...}}`. The question takes its length of
+    /// workspace (a form question that is a message alone, only its message's text).
     pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_question")?;
         let param = self.param(i)?;
@@ -988,31 +990,27 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
             },
         };
-        // The probe's and the message's places in the text (parsing trims surrounding
-        // whitespace).
-        let offset =
-            |part: &str| (part.as_ptr() as usize).wrapping_sub(question_json.as_ptr() as usize);
-        let (start, at) = (offset(probe.raw()), offset(message.raw()));
-        let text = self.copy_in(question_json)?;
+        // What the slot keeps, copied: a plain question's message alone (nothing else of
+        // it is read again), else the question (surrounding whitespace trimmed).
+        let keep = if plain { message.raw() } else { probe.raw() };
+        let at = (message.raw().as_ptr() as usize).wrapping_sub(keep.as_ptr() as usize);
+        let text = self.copy_in(keep)?;
         // The copy is byte for byte the validated text: no second validation.
-        let (Some(v), Some(message)) = (
-            text.get(start..start + probe.raw().len()),
-            text.get(at..at + message.raw().len()),
-        ) else {
+        let Some(copied) = text.get(at..at + message.raw().len()) else {
             return Err(Error::Workspace { needed: 0 });
         };
-        let (v, message) = (Value::validated(v), Str::validated(message));
+        let message = Str::validated(copied);
+        let more = (!plain).then(|| Value::validated(text));
         // Its own answer type, borrowed from the copy (the rare case: read it again).
-        let ty = match typed {
-            false => param.ty,
-            true => match parse_question(v, &param.ty) {
+        let ty = match (typed, more) {
+            (true, Some(v)) => match parse_question(v, &param.ty) {
                 Ok((q, _)) => q.ty,
                 Err(problem) => return Err(self.fail(bad(problem))),
             },
+            _ => param.ty,
         };
         self.cursor += 1;
         self.phase = Phase::Running;
-        let more = (!plain).then_some(v);
         match self.decide(
             i,
             param,

@@ -946,11 +946,12 @@ mod memory {
                 needed: long.len() - 8
             })
         );
-        let q = r#"{"message":"Which airport?"}"#;
+        // A question that is a message alone keeps only its message's text.
+        let q = r#"{"message":"Which airport for this trip?"}"#;
         assert_eq!(
             round.resolve_question(q),
             Err(Error::Workspace {
-                needed: q.len() - 8
+                needed: "Which airport for this trip?".len() - 8
             })
         );
         assert!(Error::Workspace { needed: 3 }

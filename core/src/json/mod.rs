@@ -32,7 +32,7 @@ mod write;
 pub use float::compact as compact_float;
 pub use float::write_f64;
 pub(crate) use float::{f64_eq, f64_finite, f64_lt, parse_f64};
-pub(crate) use read::{scan_value, scan_value_in, skip_ws_at, walk_object};
+pub(crate) use read::{scan_value, scan_value_in, scan_value_object, skip_ws_at, walk_object};
 pub(crate) use sink::copy_bytes;
 pub use sink::{CountSink, Sink, SliceSink};
 pub use write::{write_i64, write_json_str, write_str, write_value, Style};

@@ -1109,3 +1109,43 @@ fn string_contents_are_what_a_quoted_string_accepts() {
         texts.len()
     );
 }
+
+/// `Value::get_value`'s one-member fast path finds what walking the members finds.
+#[test]
+fn get_value_reads_as_the_walk() {
+    for text in [
+        r#"{"value":"a"}"#,
+        r#"{"value":12}"#,
+        r#"{"value":-1.5e3}"#,
+        r#"{"value":true}"#,
+        r#"{"value":null}"#,
+        r#"{"value":["x","y"]}"#,
+        r#"{"value":{"a":{"b":[1]}}}"#,
+        r#"{"value":"}\"]"}"#,
+        r#"{"value":"\\"}"#,
+        r#"{"value":"a\"},\"x\":1"}"#,
+        r#"{"value":[1,{"a":"]}"}]}"#,
+        r#"{"value":{"value":1}}"#,
+        r#"{"value":"x","value":"y"}"#,
+        r#"{"value":1,"value":2}"#,
+        r#"{"value":1,"other":2}"#,
+        r#"{"value":{"value":1},"x":2}"#,
+        r#"{"value": 1}"#,
+        r#"{"value":1 }"#,
+        r#"{ "value":1}"#,
+        r#"{"valu\u0065":1}"#,
+        r#"{"values":1}"#,
+        r#"{}"#,
+        r#"["value",1]"#,
+        r#""{\"value\":1}""#,
+    ] {
+        let v = Value::parse(text).unwrap();
+        let walked = v
+            .members()
+            .filter(|(k, _)| k.eq_str("value"))
+            .last()
+            .map(|(_, x)| x.raw());
+        assert_eq!(v.get_value().map(Value::raw), walked, "{text}");
+        assert_eq!(v.get("value").map(Value::raw), walked, "{text}");
+    }
+}

@@ -301,7 +301,7 @@ impl Ty<'_> {
                 .then_some(None),
             Shape::Schema(schema) => check_raw_content(schema, content).then_some(None),
             _ => {
-                let v = content.get("value")?;
+                let v = content.get_value()?;
                 self.check_scalar(v).then_some(Some(v))
             }
         }
@@ -339,7 +339,7 @@ impl Ty<'_> {
                 out.put(b"}");
             }
             Shape::Schema(_) => write_value(content, style, out),
-            _ => match content.get("value") {
+            _ => match content.get_value() {
                 Some(v) => self.write_normalized(v, style, out),
                 None => out.put(b"null"),
             },
