@@ -480,7 +480,7 @@ impl Declared {
     }
 
     /// The engine's `inputRequests` text as rmcp's typed requests, and their names in
-    /// the engine's (declaration) order. A form question is built directly, with its
+    /// the order the engine asks them (declaration order). A form question is built directly, with its
     /// schema parsed once per distinct schema ([`Declared::schema`]); other kinds go
     /// through rmcp's deserializer.
     fn input_requests(&self, text: &str) -> Result<(InputRequests, Vec<String>), String> {
@@ -495,12 +495,16 @@ impl Declared {
             #[serde(rename = "requestedSchema", borrow)]
             schema: &'a RawValue,
         }
-        let batch: Batch<'_> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut batch: HashMap<String, &RawValue> =
+            serde_json::from_str(text).map_err(|e| e.to_string())?;
         let mut requests = InputRequests::new();
-        let mut order = Vec::with_capacity(batch.0.len());
-        for (param, raw) in batch.0 {
-            let kind = self.plan.index_of(&param).and_then(|i| self.plan.kind(i));
-            let request = match kind {
+        let mut order = Vec::with_capacity(batch.len());
+        // The engine asks in the plan's resolution order.
+        for i in self.plan.resolution_order() {
+            let Some((param, raw)) = self.plan.name(i).and_then(|n| batch.remove_entry(n)) else {
+                continue;
+            };
+            let request = match self.plan.kind(i) {
                 Some(InputKind::Form) => serde_json::from_str(raw.get()).and_then(|f: Form<'_>| {
                     Ok(InputRequest::Elicitation(ElicitRequest::new(
                         ElicitRequestParams::FormElicitationParams {
@@ -604,33 +608,6 @@ impl Declared {
             }
         }
         Ok(())
-    }
-}
-
-/// An object's members in document order, values unparsed (the engine's
-/// `inputRequests`).
-struct Batch<'a>(Vec<(String, &'a RawValue)>);
-
-impl<'de> serde::Deserialize<'de> for Batch<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> serde::de::Visitor<'de> for Members {
-            type Value = Batch<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object of input requests")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> Result<Batch<'de>, A::Error> {
-                let mut members = Vec::new();
-                while let Some(member) = m.next_entry()? {
-                    members.push(member);
-                }
-                Ok(Batch(members))
-            }
-        }
-        d.deserialize_map(Members)
     }
 }
 
@@ -1593,6 +1570,45 @@ fn plain(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The engine's questions become rmcp's typed requests exactly as rmcp's own
+    /// deserializer reads them, every kind, in declaration order (not name order), and
+    /// a form schema seen before comes from the memo unchanged.
+    #[test]
+    fn questions_are_rmcps_input_requests_in_declaration_order() {
+        let d = Declared::build(
+            r#"{"tool":"t","parameters":[
+                {"name":"zeta","elicit":{"message":"Z?","title":"Zed"},"type":{"enum":["a","b"]}},
+                {"name":"url","elicit":{"message":"Pay","url":"https://pay.example/1"}},
+                {"name":"alpha","elicit":{"message":"A?"},"type":"integer"},
+                {"name":"sample","elicit":{"sampling":{"messages":[{"role":"user","content":{"type":"text","text":"Hi"}}],"maxTokens":10}}},
+                {"name":"roots","elicit":{"roots":{}}}]}"#,
+            Vec::new(),
+            Vec::new(),
+        )
+        .unwrap();
+        let all = Capabilities::ALL;
+        let Ok(Ok(engine::Outcome::InputRequired { requests, .. })) =
+            RoundDriver::new(&d.plan, Era::Modern, all, "{}", None, None).next()
+        else {
+            panic!("expected InputRequired");
+        };
+        let by_rmcp: Map<String, Value> = serde_json::from_str(&requests).unwrap();
+        for _ in 0..2 {
+            let (typed, order) = d.input_requests(&requests).unwrap();
+            assert_eq!(order, ["zeta", "url", "alpha", "sample", "roots"]);
+            assert_eq!(typed.len(), by_rmcp.len());
+            for (name, v) in &by_rmcp {
+                let want: InputRequest = serde_json::from_value(v.clone()).unwrap();
+                assert_eq!(
+                    serde_json::to_value(&typed[name]).unwrap(),
+                    serde_json::to_value(&want).unwrap(),
+                    "{name}"
+                );
+            }
+        }
+        assert_eq!(d.schemas.read().unwrap().len(), 2);
+    }
 
     /// A rejected declaration's error names the tool as declared and the parameter.
     #[test]
