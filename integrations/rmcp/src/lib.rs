@@ -1370,6 +1370,7 @@ impl Elicit {
     /// Drive the declaration's round for one request: resolvers run here, handshake-era
     /// questions go to the client here, and the modern era ends in an
     /// `InputRequiredResult` when questions remain.
+    #[allow(clippy::too_many_arguments)] // one round's inputs, computed once by `round`
     async fn settle(
         &self,
         declared: &Declared,
