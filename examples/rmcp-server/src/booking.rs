@@ -29,11 +29,12 @@ pub const SERVER_NAME: &str = "booking";
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The server: the `#[tool_router]` tools, and the builder-declared prompt, resource and
-/// conformance fixtures.
+/// conformance fixtures. Cloned for every HTTP exchange, so what it holds is shared (a
+/// `ToolRouter` by value would be copied, every route's `Tool` with it, per request).
 #[derive(Clone)]
 pub struct Booking {
     elicit: Arc<Elicit>,
-    tool_router: ToolRouter<Booking>,
+    tool_router: Arc<ToolRouter<Booking>>,
 }
 
 /// The seat a traveller prefers.
@@ -220,7 +221,7 @@ impl Booking {
         let elicit = elicit.prompt(welcome).resource(itinerary);
         Ok(Booking {
             elicit: Arc::new(elicit),
-            tool_router: Self::tool_router(),
+            tool_router: Arc::new(Self::tool_router()),
         })
     }
 }

@@ -49,12 +49,10 @@ pub(crate) enum Answer {
 pub(crate) enum Outcome {
     /// Every declared parameter is settled: values by name, in declaration order.
     Done(Map<String, Value>),
-    /// Questions remain (modern era): `requests` keyed by parameter name
-    /// (`{"method", "params"}` each) and the plaintext state to seal.
-    InputRequired {
-        requests: Map<String, Value>,
-        state: String,
-    },
+    /// Questions remain (modern era): `requests`, the `inputRequests` object as JSON
+    /// text (`{"method", "params"}` by parameter name, in declaration order), and the
+    /// plaintext state to seal.
+    InputRequired { requests: String, state: String },
     /// The engine refused the call (a declined required answer, an answer outside the
     /// schema, …): the message is the caller-facing error.
     Failed(String),
@@ -116,12 +114,14 @@ pub(crate) struct RoundDriver<'p> {
     plan: &'p Plan<'static, CAP>,
     era: Era,
     capabilities: Capabilities,
-    arguments: String,
+    arguments: &'p str,
     state: Option<String>,
     replies: Option<String>,
     /// Host answers handed to the engine so far, replayed on the round each step
     /// (the engine copies them into its workspace).
     given: Vec<Answer>,
+    /// The round's workspace, reused by every step.
+    workspace: Vec<u8>,
 }
 
 impl<'p> RoundDriver<'p> {
@@ -132,7 +132,7 @@ impl<'p> RoundDriver<'p> {
         plan: &'p Plan<'static, CAP>,
         era: Era,
         capabilities: Capabilities,
-        arguments: String,
+        arguments: &'p str,
         state: Option<String>,
         replies: Option<String>,
     ) -> Self {
@@ -144,6 +144,7 @@ impl<'p> RoundDriver<'p> {
             state,
             replies,
             given: Vec::new(),
+            workspace: vec![0u8; WORKSPACE],
         }
     }
 
@@ -158,13 +159,12 @@ impl<'p> RoundDriver<'p> {
     /// The round borrows its inputs, so it cannot live across the host's `.await`s;
     /// replaying is deterministic (the engine is sans-IO) and cheap next to a network
     /// round trip.
-    pub(crate) fn next(&self) -> Result<Result<Outcome, Need>, Malformed> {
-        let mut workspace = vec![0u8; WORKSPACE];
+    pub(crate) fn next(&mut self) -> Result<Result<Outcome, Need>, Malformed> {
         let (era, inputs) = match self.era {
             Era::Modern => (
                 elicit_core::Era::Modern,
                 Inputs::modern(
-                    &self.arguments,
+                    self.arguments,
                     self.state.as_deref(),
                     self.replies.as_deref(),
                 )
@@ -172,10 +172,10 @@ impl<'p> RoundDriver<'p> {
             ),
             Era::Handshake => (
                 elicit_core::Era::Handshake,
-                Inputs::handshake(&self.arguments).with_capabilities(self.capabilities),
+                Inputs::handshake(self.arguments).with_capabilities(self.capabilities),
             ),
         };
-        let built = Round::<CAP>::new(self.plan, era, inputs, &mut workspace);
+        let built = Round::<CAP>::new(self.plan, era, inputs, &mut self.workspace);
         let mut round = built.map_err(|e| Malformed(e.to_string()))?;
         let mut given = self.given.iter();
         loop {
@@ -221,7 +221,7 @@ impl<'p> RoundDriver<'p> {
                     }))
                 }
                 Step::InputRequired => {
-                    let requests = round.input_requests_json(true).map(|t| parse_object(&t));
+                    let requests = round.input_requests_json(true);
                     let state = round.request_state_json();
                     return Ok(Ok(match (requests, state) {
                         (Ok(requests), Ok(state)) => Outcome::InputRequired { requests, state },
@@ -267,7 +267,7 @@ mod tests {
             plan,
             Era::Modern,
             caps,
-            "{}".into(),
+            "{}",
             state,
             replies.map(|r| r.to_string()),
         )
@@ -299,6 +299,7 @@ mod tests {
         else {
             panic!("expected InputRequired");
         };
+        let requests: Map<String, Value> = serde_json::from_str(&requests).unwrap();
         let methods: Vec<_> = requests
             .iter()
             .map(|(k, v)| (k.as_str(), v["method"].as_str().unwrap()))
@@ -356,7 +357,7 @@ mod tests {
     fn handshake_questions_are_rmcp_server_requests_of_their_kind() {
         let plan = plan(KINDS);
         let all = caps(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#);
-        let mut driver = RoundDriver::new(&plan, Era::Handshake, all, "{}".into(), None, None);
+        let mut driver = RoundDriver::new(&plan, Era::Handshake, all, "{}", None, None);
         let replies = [
             r#"{"action":"accept","content":{"value":"Ada"}}"#,
             r#"{"action":"accept"}"#,

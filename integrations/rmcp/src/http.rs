@@ -216,10 +216,7 @@ async fn mcp_layer(
 /// One SSE chunk as rmcp writes it (whole events): each `data:` line holding a message
 /// with a recorded order is rewritten.
 fn restore_sse(chunk: Bytes) -> Bytes {
-    if !chunk
-        .windows(wire::ORDER_KEY.len())
-        .any(|w| w == wire::ORDER_KEY.as_bytes())
-    {
+    if wire::find(&chunk, wire::ORDER_KEY.as_bytes()).is_none() {
         return chunk;
     }
     let mut out = Vec::with_capacity(chunk.len());

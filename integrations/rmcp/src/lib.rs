@@ -21,14 +21,16 @@ use std::time::Duration;
 use elicit_core::{Capabilities, InputKind, Plan, PyRepr};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
-    CustomRequest, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    Implementation, InputRequest, InputRequests, InputRequiredResult, JsonObject, MetaObject,
-    Prompt, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ServerNotification, ServerRequest, Tool,
+    CustomRequest, ElicitRequest, ElicitRequestParams, ElicitationSchema, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
+    InputRequests, InputRequiredResult, JsonObject, MetaObject, Prompt, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ServerNotification, ServerRequest, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use tracing::Instrument;
 
@@ -47,6 +49,9 @@ pub const MISSING_CAPABILITY: i32 = -32021;
 
 /// Most parameters one declaration may have.
 pub const CAP: usize = 16;
+
+/// Most distinct form schemas a declaration remembers (resolvers may vary theirs).
+const SCHEMA_MEMO: usize = 4 * CAP;
 
 /// How long a handshake-era question waits for the client's answer.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
@@ -168,7 +173,8 @@ pub struct Call {
     pub arguments: JsonObject,
     input_responses: Option<rmcp::model::InputResponses>,
     request_state: Option<String>,
-    idempotency_key: Option<String>,
+    /// Computed when first asked for.
+    idempotency_key: std::sync::OnceLock<Option<String>>,
 }
 
 impl Call {
@@ -180,7 +186,7 @@ impl Call {
             arguments: params.arguments.unwrap_or_default(),
             input_responses: params.input_responses,
             request_state: params.request_state,
-            idempotency_key: None,
+            idempotency_key: Default::default(),
         }
     }
 
@@ -191,7 +197,7 @@ impl Call {
             arguments,
             input_responses: None,
             request_state: None,
-            idempotency_key: None,
+            idempotency_key: Default::default(),
         }
     }
 
@@ -203,7 +209,11 @@ impl Call {
     /// Exactly-once still needs the application's own store: remember the keys of
     /// effects done and skip a key seen before.
     pub fn idempotency_key(&self) -> Option<&str> {
-        self.idempotency_key.as_deref()
+        self.idempotency_key
+            .get_or_init(|| {
+                idempotency_key(self.request_state.as_deref(), self.input_responses.as_ref())
+            })
+            .as_deref()
     }
 }
 
@@ -221,7 +231,7 @@ impl<S>
             arguments: c.arguments.take().unwrap_or_default(),
             input_responses: c.input_responses.take(),
             request_state: c.request_state.take(),
-            idempotency_key: None,
+            idempotency_key: Default::default(),
         })
     }
 }
@@ -250,10 +260,16 @@ fn canonical(v: &Value) -> String {
 /// Built by `#[derive(Elicit)]` (see [`ElicitArgs`]) or by the builders.
 pub struct Declared {
     plan: Plan<'static, CAP>,
-    plan_text: &'static str,
+    /// Per parameter, in declaration order: its declared `type` (a name, or an object
+    /// with `enum`) and whether it has a default (what resolver values and settled
+    /// integers are checked against), read from the declaration once.
+    types: Vec<(Option<Value>, bool)>,
     resolvers: HashMap<String, ResolverFn>,
     /// JSON Schemas of the model-supplied arguments, by name, in declaration order.
     arg_schemas: Vec<(String, Value)>,
+    /// rmcp's form schemas by the engine's `requestedSchema` text: a question's schema
+    /// is parsed once, not every round.
+    schemas: std::sync::RwLock<HashMap<Box<str>, ElicitationSchema>>,
 }
 
 /// A resolver as a declaration stores it (made by [`resolver`]).
@@ -289,22 +305,41 @@ impl Declared {
         resolvers: Vec<(&str, Resolver)>,
         schemas: Vec<(&str, Value)>,
     ) -> Result<Declared, String> {
-        let plan = Plan::compile(text).map_err(|e| format!("declaration rejected: {e}"))?;
-        let what = format!("tool {:?}", plan.tool());
-        let d = Declared {
-            plan,
-            plan_text: text,
-            resolvers: resolvers
-                .into_iter()
-                .map(|(n, r)| (n.to_string(), r.0))
-                .collect(),
-            arg_schemas: schemas
-                .into_iter()
-                .map(|(n, s)| (n.to_string(), s))
-                .collect(),
-        };
+        let mut d = Declared::compile(text)?;
+        let what = format!("tool {:?}", d.plan.tool());
+        d.resolvers = resolvers
+            .into_iter()
+            .map(|(n, r)| (n.to_string(), r.0))
+            .collect();
+        d.arg_schemas = schemas
+            .into_iter()
+            .map(|(n, s)| (n.to_string(), s))
+            .collect();
         d.check_resolvers(&what)?;
         Ok(d)
+    }
+
+    /// The compiled declaration `text`, without resolvers or argument schemas yet.
+    fn compile(text: &'static str) -> Result<Declared, String> {
+        let plan = Plan::compile(text).map_err(|e| format!("declaration rejected: {e}"))?;
+        let decl: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let params = decl.get("parameters").and_then(Value::as_array);
+        let types = (0..plan.len())
+            .map(|i| {
+                let name = plan.name(i).map(Value::from);
+                let p = params.and_then(|ps| ps.iter().find(|p| p.get("name") == name.as_ref()));
+                p.map_or((None, false), |p| {
+                    (p.get("type").cloned(), p.get("default").is_some())
+                })
+            })
+            .collect();
+        Ok(Declared {
+            plan,
+            types,
+            resolvers: HashMap::new(),
+            arg_schemas: Vec::new(),
+            schemas: Default::default(),
+        })
     }
 }
 
@@ -355,14 +390,7 @@ pub trait Choice {
 
 fn compile(decl: elicit_core::decl::Tool) -> Result<Declared, String> {
     // A declaration lives as long as the server: the plan borrows its text.
-    let text: &'static str = Box::leak(decl.to_json().into_boxed_str());
-    let plan = Plan::compile(text).map_err(|e| format!("declaration rejected: {e}"))?;
-    Ok(Declared {
-        plan,
-        plan_text: text,
-        resolvers: HashMap::new(),
-        arg_schemas: Vec::new(),
-    })
+    Declared::compile(Box::leak(decl.to_json().into_boxed_str()))
 }
 
 impl Declared {
@@ -405,13 +433,11 @@ impl Declared {
     /// A resolver's value against the parameter's declared type and enum; the error
     /// names the resolver and the value (and goes to the log: it is the developer's).
     fn check_value(&self, param: &str, v: &Value) -> Result<(), ErrorData> {
-        let decl: Value = serde_json::from_str(self.plan_text).unwrap_or(Value::Null);
-        let params = decl.get("parameters").and_then(Value::as_array);
-        let p = params.and_then(|ps| ps.iter().find(|p| p.get("name") == Some(&json!(param))));
-        let (ty, default) = match p {
-            Some(p) => (p.get("type"), p.get("default").is_some()),
-            None => (None, false),
-        };
+        let (ty, default) = self
+            .plan
+            .index_of(param)
+            .and_then(|i| self.types.get(i))
+            .map_or((None, false), |(ty, default)| (ty.as_ref(), *default));
         let fits = match ty {
             _ if v.is_null() && default => true,
             Some(Value::String(t)) => json_type_matches(t, v),
@@ -438,21 +464,78 @@ impl Declared {
     /// Whole numbers settled for integer parameters as integers (the engine accepts
     /// `3.0` for an integer; a body's `i64` field reads `3`).
     fn normalize(&self, values: &mut Map<String, Value>) {
-        let decl: Value = serde_json::from_str(self.plan_text).unwrap_or(Value::Null);
-        let Some(params) = decl.get("parameters").and_then(Value::as_array) else {
-            return;
-        };
-        for p in params
+        for (i, _) in self
+            .types
             .iter()
-            .filter(|p| p.get("type") == Some(&json!("integer")))
+            .enumerate()
+            .filter(|(_, (ty, _))| ty.as_ref().and_then(Value::as_str) == Some("integer"))
         {
-            let name = p.get("name").and_then(Value::as_str).unwrap_or_default();
+            let name = self.plan.name(i).unwrap_or_default();
             if let Some(v) = values.get_mut(name) {
                 if let Some(f) = v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
                     *v = json!(f as i64);
                 }
             }
         }
+    }
+
+    /// The engine's `inputRequests` text as rmcp's typed requests, and their names in
+    /// the order the engine asks them (declaration order). A form question is built directly, with its
+    /// schema parsed once per distinct schema ([`Declared::schema`]); other kinds go
+    /// through rmcp's deserializer.
+    fn input_requests(&self, text: &str) -> Result<(InputRequests, Vec<String>), String> {
+        #[derive(serde::Deserialize)]
+        struct Form<'a> {
+            #[serde(borrow)]
+            params: FormParams<'a>,
+        }
+        #[derive(serde::Deserialize)]
+        struct FormParams<'a> {
+            message: String,
+            #[serde(rename = "requestedSchema", borrow)]
+            schema: &'a RawValue,
+        }
+        let mut batch: HashMap<String, &RawValue> =
+            serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut requests = InputRequests::new();
+        let mut order = Vec::with_capacity(batch.len());
+        // The engine asks in the plan's resolution order.
+        for i in self.plan.resolution_order() {
+            let Some((param, raw)) = self.plan.name(i).and_then(|n| batch.remove_entry(n)) else {
+                continue;
+            };
+            let request = match self.plan.kind(i) {
+                Some(InputKind::Form) => serde_json::from_str(raw.get()).and_then(|f: Form<'_>| {
+                    Ok(InputRequest::Elicitation(ElicitRequest::new(
+                        ElicitRequestParams::FormElicitationParams {
+                            meta: None,
+                            message: f.params.message,
+                            requested_schema: self.schema(f.params.schema.get())?,
+                        },
+                    )))
+                }),
+                _ => serde_json::from_str(raw.get()),
+            }
+            .map_err(|e| format!("question for {param:?} is not a valid input request: {e}"))?;
+            order.push(param.clone());
+            requests.insert(param, request);
+        }
+        Ok((requests, order))
+    }
+
+    /// rmcp's form schema of the engine's `requestedSchema` text, parsed on its first
+    /// round and remembered (up to [`SCHEMA_MEMO`] distinct schemas per declaration).
+    fn schema(&self, text: &str) -> Result<ElicitationSchema, serde_json::Error> {
+        if let Some(s) = self.schemas.read().ok().and_then(|m| m.get(text).cloned()) {
+            return Ok(s);
+        }
+        let schema: ElicitationSchema = serde_json::from_str(text)?;
+        if let Ok(mut memo) = self.schemas.write() {
+            if memo.len() < SCHEMA_MEMO {
+                memo.insert(text.into(), schema.clone());
+            }
+        }
+        Ok(schema)
     }
 
     /// The model-supplied parameters, in declaration order.
@@ -615,13 +698,8 @@ impl ElicitTool {
         let (pending, error) = match compile(decl) {
             Ok(d) => (d, None),
             Err(e) => (
-                Declared {
-                    plan: Plan::compile(r#"{"tool":"invalid","parameters":[]}"#)
-                        .expect("the empty declaration compiles"),
-                    plan_text: "{}",
-                    resolvers: HashMap::new(),
-                    arg_schemas: Vec::new(),
-                },
+                Declared::compile(r#"{"tool":"invalid","parameters":[]}"#)
+                    .expect("the empty declaration compiles"),
                 Some(e),
             ),
         };
@@ -809,7 +887,8 @@ pub fn invalid_state() -> ErrorData {
 
 /// The elicited tools, prompts and resources of one server, with its state codec.
 pub struct Elicit {
-    server: Implementation,
+    /// The server's `Implementation` as JSON, for 2026-07-28 results' `_meta`.
+    server_info: Value,
     codec: StateCodec,
     tools: Vec<ReadyTool>,
     prompts: Vec<ReadyPrompt>,
@@ -828,12 +907,9 @@ struct Tally {
 }
 
 impl Tally {
-    /// Note the actions of replies (an object of reply objects, by parameter).
-    fn note_replies(&mut self, replies: Option<&Value>) {
-        let Some(Value::Object(m)) = replies else {
-            return;
-        };
-        for r in m.values() {
+    /// Note the actions of replies (reply objects).
+    fn note_replies<'a>(&mut self, replies: impl Iterator<Item = &'a Value>) {
+        for r in replies {
             if let Some(a @ ("decline" | "cancel")) = r.get("action").and_then(Value::as_str) {
                 self.action = Some(a.to_string());
             }
@@ -859,10 +935,13 @@ fn rejection(reason: &str) -> &'static str {
 }
 
 /// The idempotency key of a final modern round (see [`Call::idempotency_key`]).
-fn idempotency_key(request: &Request<'_>) -> Option<String> {
+fn idempotency_key(
+    token: Option<&str>,
+    replies: Option<&rmcp::model::InputResponses>,
+) -> Option<String> {
     use sha2::Digest;
-    let token = request.request_state?;
-    let replies = serde_json::to_value(request.input_responses?).ok()?;
+    let token = token?;
+    let replies = serde_json::to_value(replies?).ok()?;
     let mut h = sha2::Sha256::new();
     h.update(token.as_bytes());
     h.update(b"\n");
@@ -908,7 +987,7 @@ impl Elicit {
     pub fn new(server: Implementation, codec: StateCodec) -> Self {
         Elicit {
             codec: codec.for_server(&server.name),
-            server,
+            server_info: serde_json::to_value(&server).unwrap_or(Value::Null),
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
@@ -1017,10 +1096,8 @@ impl Elicit {
     /// The server identity on 2026-07-28 results' `_meta`.
     fn modern_meta(&self, meta: Option<MetaObject>) -> MetaObject {
         let mut meta = meta.unwrap_or_default();
-        meta.0.insert(
-            META_SERVER_INFO.into(),
-            serde_json::to_value(&self.server).unwrap_or(Value::Null),
-        );
+        meta.0
+            .insert(META_SERVER_INFO.into(), self.server_info.clone());
         meta
     }
 
@@ -1072,7 +1149,7 @@ impl Elicit {
     async fn run_tool<F, Fut>(
         &self,
         declared: &Declared,
-        mut call: Call,
+        call: Call,
         body: F,
     ) -> Result<CallToolResponse, ErrorData>
     where
@@ -1095,7 +1172,6 @@ impl Elicit {
             Settled::Failed(message) => Ok(self.tool_error(message, modern).into()),
             Settled::InputRequired(r) => Ok(CallToolResponse::InputRequired(r)),
             Settled::Values(values) => {
-                call.idempotency_key = idempotency_key(&request);
                 let mut merged = call.arguments.clone();
                 merged.extend(values);
                 let mut result = body(merged, call).await?;
@@ -1204,16 +1280,14 @@ impl Elicit {
         r
     }
 
-    fn open_state(&self, request: &Request<'_>) -> Result<Option<String>, Rejected> {
-        let args_text = request
-            .bind_arguments
-            .then(|| Value::Object(request.arguments.clone()).to_string());
-        let target = state::Target {
+    /// The state's binding: the request's method, target and (unless a resource's)
+    /// its arguments as JSON text.
+    fn target<'a>(request: &Request<'a>, args: &'a str) -> state::Target<'a> {
+        state::Target {
             method: request.method,
             target: request.target,
-            arguments: args_text.as_deref(),
-        };
-        self.codec.open(request.request_state, &target)
+            arguments: request.bind_arguments.then_some(args),
+        }
     }
 
     /// One round of one request, under the `elicit.round` span (see the crate docs):
@@ -1236,8 +1310,12 @@ impl Elicit {
             key_id = self.codec.key_id(),
         );
         let mut tally = Tally::default();
+        let args = serde_json::to_string(request.arguments).unwrap_or_else(|_| "{}".into());
         let result = async {
-            let state = match self.open_state(request) {
+            let state = match self
+                .codec
+                .open(request.request_state, &Self::target(request, &args))
+            {
                 Ok(state) => state,
                 Err(why) => {
                     (self.log)(&format!(
@@ -1255,7 +1333,7 @@ impl Elicit {
             {
                 return Ok(Settled::Failed(message));
             }
-            self.settle(declared, request, state, context, modern, &mut tally)
+            self.settle(declared, request, &args, state, context, modern, &mut tally)
                 .await
         }
         .instrument(span.clone())
@@ -1276,15 +1354,13 @@ impl Elicit {
         result
     }
 
-    fn seal_state(&self, plaintext: &str, request: &Request<'_>) -> Result<String, ErrorData> {
-        let args_text = request
-            .bind_arguments
-            .then(|| Value::Object(request.arguments.clone()).to_string());
-        let target = state::Target {
-            method: request.method,
-            target: request.target,
-            arguments: args_text.as_deref(),
-        };
+    fn seal_state(
+        &self,
+        plaintext: &str,
+        request: &Request<'_>,
+        args: &str,
+    ) -> Result<String, ErrorData> {
+        let target = Self::target(request, args);
         self.codec.seal(plaintext, &target).map_err(|e| {
             (self.log)(&format!("elicit-rmcp: sealing requestState failed: {e}"));
             ErrorData::internal_error("Internal error", None)
@@ -1294,17 +1370,19 @@ impl Elicit {
     /// Drive the declaration's round for one request: resolvers run here, handshake-era
     /// questions go to the client here, and the modern era ends in an
     /// `InputRequiredResult` when questions remain.
+    #[allow(clippy::too_many_arguments)] // one round's inputs, computed once by `round`
     async fn settle(
         &self,
         declared: &Declared,
         request: &Request<'_>,
+        args: &str,
         state: Option<String>,
         context: &RequestContext<RoleServer>,
         modern: bool,
         tally: &mut Tally,
     ) -> Result<Settled, ErrorData> {
         if let Some(r) = request.input_responses {
-            tally.note_replies(serde_json::to_value(r).ok().as_ref());
+            tally.note_replies(r.values());
         }
         let replies = match request.input_responses {
             Some(r) => Some(
@@ -1314,10 +1392,8 @@ impl Elicit {
             None => None,
         };
         let era = if modern { Era::Modern } else { Era::Handshake };
-        let arguments = Value::Object(request.arguments.clone()).to_string();
         let capabilities = declared_kinds(context);
-        let mut driver =
-            RoundDriver::new(&declared.plan, era, capabilities, arguments, state, replies);
+        let mut driver = RoundDriver::new(&declared.plan, era, capabilities, args, state, replies);
         loop {
             let step = driver
                 .next()
@@ -1333,19 +1409,12 @@ impl Elicit {
                     ))
                 }
                 Ok(Outcome::InputRequired { requests, state }) => {
-                    let token = self.seal_state(&state, request)?;
-                    let mut input_requests = InputRequests::new();
+                    let token = self.seal_state(&state, request, args)?;
+                    let (input_requests, order) = declared
+                        .input_requests(&requests)
+                        .map_err(|e| ErrorData::internal_error(e, None))?;
                     let mut meta = self.modern_meta(None);
-                    wire::record(&mut meta, requests.keys().map(String::as_str));
-                    for (param, req) in requests {
-                        let typed: InputRequest = serde_json::from_value(req).map_err(|e| {
-                            ErrorData::internal_error(
-                                format!("question for {param:?} is not a valid input request: {e}"),
-                                None,
-                            )
-                        })?;
-                        input_requests.insert(param, typed);
-                    }
+                    wire::record(&mut meta, order);
                     let result =
                         InputRequiredResult::new(Some(input_requests), Some(token)).with_meta(meta);
                     return Ok(Settled::InputRequired(result));
@@ -1377,12 +1446,9 @@ impl Elicit {
                     let reply = self.ask(context, &ask).await;
                     match reply {
                         Ok(reply) => {
-                            tally.note_replies(
-                                serde_json::from_str::<Value>(&reply)
-                                    .ok()
-                                    .map(|r| json!({ "_": r }))
-                                    .as_ref(),
-                            );
+                            if let Ok(r) = serde_json::from_str::<Value>(&reply) {
+                                tally.note_replies([&r].into_iter());
+                            }
                             if kind == InputKind::Url {
                                 self.url_accepted(param, &ask, &reply, context).await?;
                             }
@@ -1481,22 +1547,17 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 /// them. Before 2025-06-18 there is no `elicitation/create`, whatever was declared.
 /// The engine gates every question on these.
 fn declared_kinds(context: &RequestContext<RoleServer>) -> Capabilities {
-    let caps = context
-        .client_capabilities()
-        .and_then(|c| serde_json::to_value(c).ok())
-        .unwrap_or_else(|| json!({}));
+    let caps = context.client_capabilities().unwrap_or_default();
     let version = context.protocol_version();
     kinds_at(caps, version.as_ref().map(|v| v.as_str()))
 }
 
-/// [`declared_kinds`] from the ClientCapabilities JSON and the negotiated version.
-fn kinds_at(mut caps: Value, version: Option<&str>) -> Capabilities {
+/// [`declared_kinds`] from the ClientCapabilities and the negotiated version.
+fn kinds_at(mut caps: rmcp::model::ClientCapabilities, version: Option<&str>) -> Capabilities {
     if version.is_some_and(|v| v < "2025-06-18") {
-        if let Value::Object(m) = &mut caps {
-            m.remove("elicitation");
-        }
+        caps.elicitation = None;
     }
-    Capabilities::from_client_json(&caps.to_string())
+    Capabilities::from_client_json(&serde_json::to_string(&caps).unwrap_or_default())
 }
 
 /// A JSON value as text: strings unquoted, everything else as JSON.
@@ -1510,6 +1571,45 @@ fn plain(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The engine's questions become rmcp's typed requests exactly as rmcp's own
+    /// deserializer reads them, every kind, in declaration order (not name order), and
+    /// a form schema seen before comes from the memo unchanged.
+    #[test]
+    fn questions_are_rmcps_input_requests_in_declaration_order() {
+        let d = Declared::build(
+            r#"{"tool":"t","parameters":[
+                {"name":"zeta","elicit":{"message":"Z?","title":"Zed"},"type":{"enum":["a","b"]}},
+                {"name":"url","elicit":{"message":"Pay","url":"https://pay.example/1"}},
+                {"name":"alpha","elicit":{"message":"A?"},"type":"integer"},
+                {"name":"sample","elicit":{"sampling":{"messages":[{"role":"user","content":{"type":"text","text":"Hi"}}],"maxTokens":10}}},
+                {"name":"roots","elicit":{"roots":{}}}]}"#,
+            Vec::new(),
+            Vec::new(),
+        )
+        .unwrap();
+        let all = Capabilities::ALL;
+        let Ok(Ok(engine::Outcome::InputRequired { requests, .. })) =
+            RoundDriver::new(&d.plan, Era::Modern, all, "{}", None, None).next()
+        else {
+            panic!("expected InputRequired");
+        };
+        let by_rmcp: Map<String, Value> = serde_json::from_str(&requests).unwrap();
+        for _ in 0..2 {
+            let (typed, order) = d.input_requests(&requests).unwrap();
+            assert_eq!(order, ["zeta", "url", "alpha", "sample", "roots"]);
+            assert_eq!(typed.len(), by_rmcp.len());
+            for (name, v) in &by_rmcp {
+                let want: InputRequest = serde_json::from_value(v.clone()).unwrap();
+                assert_eq!(
+                    serde_json::to_value(&typed[name]).unwrap(),
+                    serde_json::to_value(&want).unwrap(),
+                    "{name}"
+                );
+            }
+        }
+        assert_eq!(d.schemas.read().unwrap().len(), 2);
+    }
 
     /// A rejected declaration's error names the tool as declared and the parameter.
     #[test]
@@ -1548,17 +1648,8 @@ mod tests {
         let a = replies(json!({"x": {"action": "accept", "content": {"value": "1", "w": 2}}}));
         let b = replies(json!({"x": {"content": {"w": 2, "value": "1"}, "action": "accept"}}));
         let c = replies(json!({"x": {"action": "accept", "content": {"value": "2", "w": 2}}}));
-        let args = JsonObject::new();
-        let key = |state: Option<&str>, r: &rmcp::model::InputResponses| {
-            idempotency_key(&Request {
-                method: "tools/call",
-                target: "t",
-                arguments: &args,
-                bind_arguments: true,
-                input_responses: Some(r),
-                request_state: state,
-            })
-        };
+        let key =
+            |state: Option<&str>, r: &rmcp::model::InputResponses| idempotency_key(state, Some(r));
         let k = key(Some("tok"), &a).unwrap();
         assert_eq!(k.len(), 64);
         assert_eq!(key(Some("tok"), &b).as_deref(), Some(k.as_str()));
@@ -1569,6 +1660,8 @@ mod tests {
 
     #[test]
     fn declared_kinds_follow_the_client_and_its_version() {
+        let kinds_at =
+            |caps: Value, version| kinds_at(serde_json::from_value(caps).unwrap(), version);
         let all = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}});
         assert_eq!(kinds_at(all.clone(), Some("2025-11-25")), Capabilities::ALL);
         assert_eq!(kinds_at(all.clone(), None), Capabilities::ALL);

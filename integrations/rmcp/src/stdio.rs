@@ -353,7 +353,7 @@ fn is_initialize(text: &[u8]) -> bool {
 }
 
 fn contains_result(body: &[u8]) -> bool {
-    body.windows(9).any(|w| w == br#""result":"#)
+    crate::wire::find(body, br#""result":"#).is_some()
 }
 
 #[cfg(test)]

@@ -20,10 +20,10 @@ use serde_json::Value;
 pub const ORDER_KEY: &str = "elicit/inputRequestsOrder";
 
 /// Record `names` (declaration order) in `meta` for the writers.
-pub(crate) fn record<'a>(meta: &mut MetaObject, names: impl Iterator<Item = &'a str>) {
+pub(crate) fn record(meta: &mut MetaObject, names: Vec<String>) {
     meta.0.insert(
         ORDER_KEY.into(),
-        Value::Array(names.map(|n| Value::String(n.to_owned())).collect()),
+        Value::Array(names.into_iter().map(Value::String).collect()),
     );
 }
 
@@ -43,8 +43,9 @@ pub fn restore(message: &[u8]) -> Option<Vec<u8>> {
 const QUOTED_KEY: &[u8] = b"\"elicit/inputRequestsOrder\":";
 const REQUESTS: &[u8] = b"\"inputRequests\":{";
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+/// Where `needle` first occurs in `haystack`.
+pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(haystack, needle)
 }
 
 /// End (exclusive) of the string whose opening quote is at `start`.
