@@ -23,6 +23,8 @@
 #                  (the fastmcp-seed rows of the oracle's bench_results.txt)
 #   BENCH_FILTER   criterion filter (default "round/")
 #   SITTINGS       how many interleaved sittings (default 5)
+#   QUIET_WAIT     seconds to wait before a sitting for the 1-minute load average to fall
+#                  under 1 (default 240; the previous sitting's own busy core lifts it)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export RUSTUP_AUTO_INSTALL=0
@@ -44,7 +46,21 @@ trap 'rm -rf "$tmp"' EXIT
 SITTINGS="${SITTINGS:-5}"
 [[ "$SITTINGS" =~ ^[1-9][0-9]*$ ]] || { echo "bench-vs-reference: SITTINGS must be a positive integer, not '$SITTINGS'" >&2; exit 2; }
 if [ "$REFERENCE" != recorded ]; then "$ORACLE_DIR/install.sh" "$VENV" >&2; fi
+QUIET_WAIT="${QUIET_WAIT:-240}"
+[[ "$QUIET_WAIT" =~ ^[0-9]+$ ]] || { echo "bench-vs-reference: QUIET_WAIT must be a whole number of seconds, not '$QUIET_WAIT'" >&2; exit 2; }
+# The previous sitting (a busy core) lifts the 1-minute load average itself: before each
+# sitting, wait up to QUIET_WAIT seconds for it to fall under 1 again.
+wait_quiet() {
+  local waited=0
+  while awk '{ exit !($1 >= 1) }' /proc/loadavg && [ "$waited" -lt "$QUIET_WAIT" ]; do
+    sleep 5; waited=$((waited + 5))
+  done
+  [ "$waited" -eq 0 ] || echo "[bench] waited ${waited} s for the load average to fall under 1" >&2
+}
+# Build once before the first sitting, so compiling is not inside any sitting.
+CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds --no-run >&2
 for ((i = 1; i <= SITTINGS; i++)); do
+  wait_quiet
   cut -d' ' -f1 /proc/loadavg > "$tmp/load-$i"
   # 1. The reference.
   if [ "$REFERENCE" = recorded ]; then
