@@ -19,8 +19,9 @@ pub(super) const fn from_u64(n: u64) -> f64 {
     if n == 0 {
         return 0.0;
     }
-    let top = 63 - n.leading_zeros(); // the highest set bit
-                                      // The exponent field is `top + 1023`; the mantissa's implicit bit adds the last 1.
+    // The highest set bit. The exponent field is `top + 1023`; the mantissa's implicit
+    // bit adds the last 1.
+    let top = 63 - n.leading_zeros();
     let exp = (top as u64 + 1022) << FRAC_BITS;
     if top <= FRAC_BITS {
         return f64::from_bits(exp + (n << (FRAC_BITS - top)));

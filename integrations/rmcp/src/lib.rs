@@ -1447,7 +1447,7 @@ impl Elicit {
                     match reply {
                         Ok(reply) => {
                             if let Ok(r) = serde_json::from_str::<Value>(&reply) {
-                                tally.note_replies([&r].into_iter());
+                                tally.note_replies(std::iter::once(&r));
                             }
                             if kind == InputKind::Url {
                                 self.url_accepted(param, &ask, &reply, context).await?;
