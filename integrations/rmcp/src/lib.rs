@@ -18,6 +18,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use elicit_core::json::Value as Json;
 use elicit_core::{Capabilities, InputKind, Plan, PyRepr};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
@@ -180,23 +181,24 @@ pub struct Call {
 impl Call {
     /// The call of `params` in `context` (what the extractor builds).
     pub fn new(params: CallToolRequestParams, context: RequestContext<RoleServer>) -> Self {
-        Call {
-            context,
-            name: params.name.to_string(),
-            arguments: params.arguments.unwrap_or_default(),
-            input_responses: params.input_responses,
-            request_state: params.request_state,
-            idempotency_key: Default::default(),
-        }
+        let arguments = params.arguments.unwrap_or_default();
+        let (inputs, state) = (params.input_responses, params.request_state);
+        Call::of(params.name, arguments, inputs, state, context)
     }
 
-    fn bare(name: String, arguments: JsonObject, context: RequestContext<RoleServer>) -> Self {
+    fn of(
+        name: impl Into<String>,
+        arguments: JsonObject,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
         Call {
             context,
-            name,
+            name: name.into(),
             arguments,
-            input_responses: None,
-            request_state: None,
+            input_responses,
+            request_state,
             idempotency_key: Default::default(),
         }
     }
@@ -233,26 +235,6 @@ impl<S>
             request_state: c.request_state.take(),
             idempotency_key: Default::default(),
         })
-    }
-}
-
-/// JSON with object keys sorted (the idempotency key's canonical `inputResponses`).
-fn canonical(v: &Value) -> String {
-    match v {
-        Value::Object(m) => {
-            let mut members: Vec<(&String, &Value)> = m.iter().collect();
-            members.sort_by(|a, b| a.0.cmp(b.0));
-            let items: Vec<String> = members
-                .into_iter()
-                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), canonical(v)))
-                .collect();
-            format!("{{{}}}", items.join(","))
-        }
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
     }
 }
 
@@ -941,11 +923,16 @@ fn idempotency_key(
 ) -> Option<String> {
     use sha2::Digest;
     let token = token?;
-    let replies = serde_json::to_value(replies?).ok()?;
+    let replies = serde_json::to_string(replies?).ok()?;
+    // Canonical: `json.dumps(replies, separators=(",", ":"), sort_keys=True)`, written
+    // by the engine's own writer (the digest's style).
+    let mut canonical = Vec::with_capacity(replies.len());
+    let style = elicit_core::json::Style::DIGEST;
+    elicit_core::json::write_value(Json::parse(&replies).ok()?, style, &mut canonical);
     let mut h = sha2::Sha256::new();
     h.update(token.as_bytes());
     h.update(b"\n");
-    h.update(canonical(&replies).as_bytes());
+    h.update(&canonical);
     Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -961,6 +948,74 @@ fn settled_input<T: DeserializeOwned>(
         );
         ErrorData::internal_error("Internal error", None)
     })
+}
+
+/// A result kind an elicited request completes with (tools, prompts, resources): its
+/// method, its response, where its `_meta` is, and what an engine refusal becomes.
+trait Served: Sized {
+    type Response;
+    const METHOD: &'static str;
+    fn meta(&mut self) -> &mut Option<MetaObject>;
+    fn complete(self) -> Self::Response;
+    fn input_required(r: InputRequiredResult) -> Self::Response;
+    /// A refusal's message (caller-facing) with the result's `_meta` on 2026-07-28.
+    fn refused(message: String, meta: Option<MetaObject>) -> Result<Self::Response, ErrorData>;
+}
+
+/// A tool's refusal is an `isError` result carrying the message.
+impl Served for CallToolResult {
+    type Response = CallToolResponse;
+    const METHOD: &'static str = "tools/call";
+    fn meta(&mut self) -> &mut Option<MetaObject> {
+        &mut self.meta
+    }
+    fn complete(self) -> CallToolResponse {
+        CallToolResponse::Complete(self)
+    }
+    fn input_required(r: InputRequiredResult) -> CallToolResponse {
+        CallToolResponse::InputRequired(r)
+    }
+    fn refused(message: String, meta: Option<MetaObject>) -> Result<CallToolResponse, ErrorData> {
+        let mut r = CallToolResult::error(vec![ContentBlock::text(message)]);
+        r.meta = meta;
+        Ok(r.into())
+    }
+}
+
+/// A prompt's refusal is `-32602` with the message.
+impl Served for GetPromptResult {
+    type Response = GetPromptResponse;
+    const METHOD: &'static str = "prompts/get";
+    fn meta(&mut self) -> &mut Option<MetaObject> {
+        &mut self.meta
+    }
+    fn complete(self) -> GetPromptResponse {
+        GetPromptResponse::Complete(self)
+    }
+    fn input_required(r: InputRequiredResult) -> GetPromptResponse {
+        GetPromptResponse::InputRequired(r)
+    }
+    fn refused(message: String, _: Option<MetaObject>) -> Result<GetPromptResponse, ErrorData> {
+        Err(ErrorData::invalid_params(message, None))
+    }
+}
+
+/// A resource's refusal is `-32602` with the message.
+impl Served for ReadResourceResult {
+    type Response = ReadResourceResponse;
+    const METHOD: &'static str = "resources/read";
+    fn meta(&mut self) -> &mut Option<MetaObject> {
+        &mut self.meta
+    }
+    fn complete(self) -> ReadResourceResponse {
+        ReadResourceResponse::Complete(self)
+    }
+    fn input_required(r: InputRequiredResult) -> ReadResourceResponse {
+        ReadResourceResponse::InputRequired(r)
+    }
+    fn refused(message: String, _: Option<MetaObject>) -> Result<ReadResourceResponse, ErrorData> {
+        Err(ErrorData::invalid_params(message, None))
+    }
 }
 
 /// What settling one request's declared parameters came to.
@@ -1118,11 +1173,10 @@ impl Elicit {
             .ok_or_else(|| {
                 ErrorData::invalid_params(format!("Unknown tool: {}", PyRepr(&params.name)), None)
             })?;
-        self.run_tool(
-            &tool.declared,
-            Call::new(params, context),
-            |values, call| (tool.body)(values, call),
-        )
+        let call = Call::new(params, context);
+        self.serve(&tool.declared, call, true, |values, call| {
+            (tool.body)(values, call)
+        })
         .await
     }
 
@@ -1139,48 +1193,11 @@ impl Elicit {
             tracing::error!("elicit-rmcp: {e}");
             ErrorData::internal_error("Internal error", None)
         })?;
-        self.run_tool(declared, call, |mut values, call| async move {
+        self.serve(declared, call, true, |mut values, call| async move {
             declared.normalize(&mut values);
             body(settled_input(values, &call.name)?, call).await
         })
         .await
-    }
-
-    async fn run_tool<F, Fut>(
-        &self,
-        declared: &Declared,
-        call: Call,
-        body: F,
-    ) -> Result<CallToolResponse, ErrorData>
-    where
-        F: FnOnce(Map<String, Value>, Call) -> Fut,
-        Fut: Future<Output = Result<CallToolResult, ErrorData>>,
-    {
-        let modern = is_modern(&call.context);
-        let request = Request {
-            method: "tools/call",
-            target: &call.name,
-            arguments: &call.arguments,
-            bind_arguments: true,
-            input_responses: call.input_responses.as_ref(),
-            request_state: call.request_state.as_deref(),
-        };
-        match self
-            .round(declared, &request, &call.context, modern)
-            .await?
-        {
-            Settled::Failed(message) => Ok(self.tool_error(message, modern).into()),
-            Settled::InputRequired(r) => Ok(CallToolResponse::InputRequired(r)),
-            Settled::Values(values) => {
-                let mut merged = call.arguments.clone();
-                merged.extend(values);
-                let mut result = body(merged, call).await?;
-                if modern {
-                    result.meta = Some(self.modern_meta(result.meta));
-                }
-                Ok(CallToolResponse::Complete(result))
-            }
-        }
     }
 
     /// Serve `prompts/get` for an elicited prompt. Engine refusals are `-32602` with the
@@ -1197,33 +1214,18 @@ impl Elicit {
             .ok_or_else(|| {
                 ErrorData::invalid_params(format!("Unknown prompt: {}", PyRepr(&params.name)), None)
             })?;
-        let modern = is_modern(&context);
-        let arguments = params.arguments.clone().unwrap_or_default();
-        let request = Request {
-            method: "prompts/get",
-            target: &params.name,
-            arguments: &arguments,
-            bind_arguments: true,
-            input_responses: params.input_responses.as_ref(),
-            request_state: params.request_state.as_deref(),
-        };
-        match self
-            .round(&prompt.declared, &request, &context, modern)
-            .await?
-        {
-            Settled::Failed(message) => Err(ErrorData::invalid_params(message, None)),
-            Settled::InputRequired(r) => Ok(GetPromptResponse::InputRequired(r)),
-            Settled::Values(values) => {
-                let mut merged = arguments.clone();
-                merged.extend(values);
-                let call = Call::bare(params.name.to_string(), arguments, context);
-                let mut result = (prompt.body)(merged, call).await?;
-                if modern {
-                    result.meta = Some(self.modern_meta(result.meta));
-                }
-                Ok(GetPromptResponse::Complete(result))
-            }
-        }
+        let arguments = params.arguments.unwrap_or_default();
+        let call = Call::of(
+            params.name,
+            arguments,
+            params.input_responses,
+            params.request_state,
+            context,
+        );
+        self.serve(&prompt.declared, call, true, |values, call| {
+            (prompt.body)(values, call)
+        })
+        .await
     }
 
     /// Serve `resources/read` for an elicited resource. Engine refusals are `-32602`
@@ -1245,39 +1247,56 @@ impl Elicit {
                     Some(json!({ "uri": params.uri })),
                 )
             })?;
-        let modern = is_modern(&context);
-        let arguments = JsonObject::new();
-        let request = Request {
-            method: "resources/read",
-            target: &params.uri,
-            arguments: &arguments,
-            bind_arguments: false,
-            input_responses: params.input_responses.as_ref(),
-            request_state: params.request_state.as_deref(),
-        };
-        match self
-            .round(&resource.declared, &request, &context, modern)
-            .await?
-        {
-            Settled::Failed(message) => Err(ErrorData::invalid_params(message, None)),
-            Settled::InputRequired(r) => Ok(ReadResourceResponse::InputRequired(r)),
-            Settled::Values(values) => {
-                let call = Call::bare(params.uri.clone(), JsonObject::new(), context);
-                let mut result = (resource.body)(values, call).await?;
-                if modern {
-                    result.meta = Some(self.modern_meta(result.meta));
-                }
-                Ok(ReadResourceResponse::Complete(result))
-            }
-        }
+        let (inputs, state) = (params.input_responses, params.request_state);
+        let call = Call::of(params.uri, JsonObject::new(), inputs, state, context);
+        self.serve(&resource.declared, call, false, |values, call| {
+            (resource.body)(values, call)
+        })
+        .await
     }
 
-    fn tool_error(&self, message: String, modern: bool) -> CallToolResult {
-        let mut r = CallToolResult::error(vec![ContentBlock::text(message)]);
-        if modern {
-            r.meta = Some(self.modern_meta(None));
+    /// The one path of the three kinds: a round of `declared` for `call`, then `body`
+    /// with the model's arguments and the settled values. `bind_arguments`: whether the
+    /// state is bound to the arguments (resources take none). What a refusal becomes
+    /// and where a result's `_meta` is are the kind's ([`Served`]).
+    async fn serve<R, F, Fut>(
+        &self,
+        declared: &Declared,
+        call: Call,
+        bind_arguments: bool,
+        body: F,
+    ) -> Result<R::Response, ErrorData>
+    where
+        R: Served,
+        F: FnOnce(Map<String, Value>, Call) -> Fut,
+        Fut: Future<Output = Result<R, ErrorData>>,
+    {
+        let modern = is_modern(&call.context);
+        let request = Request {
+            method: R::METHOD,
+            target: &call.name,
+            arguments: &call.arguments,
+            bind_arguments,
+            input_responses: call.input_responses.as_ref(),
+            request_state: call.request_state.as_deref(),
+        };
+        let meta = |meta| modern.then(|| self.modern_meta(meta));
+        match self
+            .round(declared, &request, &call.context, modern)
+            .await?
+        {
+            Settled::Failed(message) => R::refused(message, meta(None)),
+            Settled::InputRequired(r) => Ok(R::input_required(r)),
+            Settled::Values(values) => {
+                let mut merged = call.arguments.clone();
+                merged.extend(values);
+                let mut result = body(merged, call).await?;
+                if let Some(m) = meta(result.meta().take()) {
+                    *result.meta() = Some(m);
+                }
+                Ok(R::complete(result))
+            }
         }
-        r
     }
 
     /// The state's binding: the request's method, target and (unless a resource's)
