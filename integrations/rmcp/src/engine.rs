@@ -108,129 +108,104 @@ fn parse_object(text: &str) -> Map<String, Value> {
     }
 }
 
-/// One request's round. Built from the request, then stepped with [`RoundDriver::next`]
-/// and [`RoundDriver::give`] until it returns an [`Outcome`].
-pub(crate) struct RoundDriver<'p> {
-    plan: &'p Plan<'static, CAP>,
-    era: Era,
-    capabilities: Capabilities,
-    arguments: &'p str,
-    state: Option<String>,
-    replies: Option<String>,
-    /// Host answers handed to the engine so far, replayed on the round each step
-    /// (the engine copies them into its workspace).
-    given: Vec<Answer>,
-    /// The round's workspace, reused by every step.
-    workspace: Vec<u8>,
+/// A workspace for one round (see [`RoundDriver::new`]).
+pub(crate) fn workspace() -> Vec<u8> {
+    vec![0u8; WORKSPACE]
 }
 
-impl<'p> RoundDriver<'p> {
+/// One request's round, stepped with [`RoundDriver::next`] and [`RoundDriver::give`]
+/// until it returns an [`Outcome`]. It borrows the request's texts and its workspace
+/// and lives across the host's `.await`s in the async caller (whose future owns both),
+/// so each resolver answer is handed to the round once, never replayed.
+pub(crate) struct RoundDriver<'r> {
+    plan: &'r Plan<'static, CAP>,
+    round: Round<'r, 'r, CAP>,
+    /// An engine error from the last [`RoundDriver::give`], reported by the next step.
+    error: Option<Error>,
+}
+
+impl<'r> RoundDriver<'r> {
     /// `capabilities`: the kinds of request the client declared (the engine gates on
     /// them); `arguments`: the call's arguments object as JSON text; `state`: the
-    /// opened plaintext state; `replies`: the raw `inputResponses` object as JSON text.
+    /// opened plaintext state; `replies`: the raw `inputResponses` object as JSON text;
+    /// `workspace`: from [`workspace`] (answers and replies are copied into it).
     pub(crate) fn new(
-        plan: &'p Plan<'static, CAP>,
+        plan: &'r Plan<'static, CAP>,
         era: Era,
         capabilities: Capabilities,
-        arguments: &'p str,
-        state: Option<String>,
-        replies: Option<String>,
-    ) -> Self {
-        RoundDriver {
+        arguments: &'r str,
+        state: Option<&'r str>,
+        replies: Option<&'r str>,
+        workspace: &'r mut [u8],
+    ) -> Result<Self, Malformed> {
+        let (era, inputs) = match era {
+            Era::Modern => (
+                elicit_core::Era::Modern,
+                Inputs::modern(arguments, state, replies),
+            ),
+            Era::Handshake => (elicit_core::Era::Handshake, Inputs::handshake(arguments)),
+        };
+        let inputs = inputs.with_capabilities(capabilities);
+        let round = Round::<CAP>::new(plan, era, inputs, workspace);
+        Ok(RoundDriver {
             plan,
-            era,
-            capabilities,
-            arguments,
-            state,
-            replies,
-            given: Vec::new(),
-            workspace: vec![0u8; WORKSPACE],
-        }
+            round: round.map_err(|e| Malformed(e.to_string()))?,
+            error: None,
+        })
     }
 
     /// Hand the host's answer to the last [`Need`] to the round.
     pub(crate) fn give(&mut self, answer: Answer) {
-        self.given.push(answer);
+        let fed = match &answer {
+            Answer::Value(v) => self.round.resolve_value(v),
+            Answer::Question(q) => self.round.resolve_question(q),
+            Answer::Reply(r) => self.round.answer(r),
+        };
+        self.error = fed.err();
     }
 
-    /// Build the round from the request, replay every host answer given so far, and
-    /// poll it: `Ok(Err(need))` when the host must act, `Ok(Ok(outcome))` when done.
-    ///
-    /// The round borrows its inputs, so it cannot live across the host's `.await`s;
-    /// replaying is deterministic (the engine is sans-IO) and cheap next to a network
-    /// round trip.
-    pub(crate) fn next(&mut self) -> Result<Result<Outcome, Need>, Malformed> {
-        let (era, inputs) = match self.era {
-            Era::Modern => (
-                elicit_core::Era::Modern,
-                Inputs::modern(
-                    self.arguments,
-                    self.state.as_deref(),
-                    self.replies.as_deref(),
-                )
-                .with_capabilities(self.capabilities),
-            ),
-            Era::Handshake => (
-                elicit_core::Era::Handshake,
-                Inputs::handshake(self.arguments).with_capabilities(self.capabilities),
-            ),
+    /// Step the round: `Err(need)` when the host must act, `Ok(outcome)` when done.
+    pub(crate) fn next(&mut self) -> Result<Outcome, Need> {
+        if let Some(e) = self.error.take() {
+            return Ok(failed(e));
+        }
+        let round = &mut self.round;
+        let name = |param: usize| self.plan.name(param).unwrap_or_default().to_string();
+        let step = match round.poll() {
+            Ok(s) => s,
+            Err(e) => return Ok(failed(e)),
         };
-        let built = Round::<CAP>::new(self.plan, era, inputs, &mut self.workspace);
-        let mut round = built.map_err(|e| Malformed(e.to_string()))?;
-        let mut given = self.given.iter();
-        loop {
-            let step = match round.poll() {
-                Ok(s) => s,
-                Err(e) => return Ok(Ok(failed(e))),
-            };
-            let name = |param: usize| self.plan.name(param).unwrap_or_default().to_string();
-            let fed = match step {
-                Step::Resolve { param } => match given.next() {
-                    Some(Answer::Value(v)) => round.resolve_value(v),
-                    Some(Answer::Question(q)) => round.resolve_question(q),
-                    Some(Answer::Reply(_)) | None => {
-                        let inputs = match round.resolve_inputs_json() {
-                            Ok(t) => parse_object(&t),
-                            Err(e) => return Ok(Ok(failed(e))),
-                        };
-                        return Ok(Err(Need::Resolve {
-                            param: name(param),
-                            values: inputs,
-                        }));
-                    }
-                },
-                Step::Ask { param } => match given.next() {
-                    Some(Answer::Reply(r)) => round.answer(r),
-                    Some(_) | None => {
-                        let params: Value = match round.ask_json() {
-                            Ok(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
-                            Err(e) => return Ok(Ok(failed(e))),
-                        };
-                        let kind = self.plan.kind(param).unwrap_or(InputKind::Form);
-                        return Ok(Err(Need::Ask {
-                            param: name(param),
-                            kind,
-                            request: serde_json::json!({"method": kind.method(), "params": params}),
-                        }));
-                    }
-                },
-                Step::Done => {
-                    return Ok(Ok(match round.values_json() {
-                        Ok(t) => Outcome::Done(parse_object(&t)),
-                        Err(e) => failed(e),
-                    }))
-                }
-                Step::InputRequired => {
-                    let requests = round.input_requests_json(true);
-                    let state = round.request_state_json();
-                    return Ok(Ok(match (requests, state) {
-                        (Ok(requests), Ok(state)) => Outcome::InputRequired { requests, state },
-                        (Err(e), _) | (_, Err(e)) => failed(e),
-                    }));
-                }
-            };
-            if let Err(e) = fed {
-                return Ok(Ok(failed(e)));
+        match step {
+            Step::Resolve { param } => match round.resolve_inputs_json() {
+                Ok(t) => Err(Need::Resolve {
+                    param: name(param),
+                    values: parse_object(&t),
+                }),
+                Err(e) => Ok(failed(e)),
+            },
+            Step::Ask { param } => {
+                let params: Value = match round.ask_json() {
+                    Ok(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+                    Err(e) => return Ok(failed(e)),
+                };
+                let kind = self.plan.kind(param).unwrap_or(InputKind::Form);
+                Err(Need::Ask {
+                    param: name(param),
+                    kind,
+                    request: serde_json::json!({"method": kind.method(), "params": params}),
+                })
+            }
+            Step::Done => Ok(match round.values_json() {
+                Ok(t) => Outcome::Done(parse_object(&t)),
+                Err(e) => failed(e),
+            }),
+            Step::InputRequired => {
+                let requests = round.input_requests_json(true);
+                let state = round.request_state_json();
+                Ok(match (requests, state) {
+                    (Ok(requests), Ok(state)) => Outcome::InputRequired { requests, state },
+                    (Err(e), _) | (_, Err(e)) => failed(e),
+                })
             }
         }
     }
@@ -257,27 +232,26 @@ mod tests {
         Capabilities::from_client_json(json)
     }
 
-    fn modern<'p>(
-        plan: &'p Plan<'static, CAP>,
+    /// The first step of a modern round of `plan` for these inputs.
+    fn modern(
+        plan: &Plan<'static, CAP>,
         caps: Capabilities,
         state: Option<String>,
         replies: Option<Value>,
-    ) -> RoundDriver<'p> {
-        RoundDriver::new(
-            plan,
-            Era::Modern,
-            caps,
-            "{}",
-            state,
-            replies.map(|r| r.to_string()),
-        )
+    ) -> Result<Outcome, Need> {
+        let replies = replies.map(|r| r.to_string());
+        let mut space = workspace();
+        let (state, replies) = (state.as_deref(), replies.as_deref());
+        let driver = RoundDriver::new(plan, Era::Modern, caps, "{}", state, replies, &mut space);
+        let mut driver = driver.ok().unwrap();
+        driver.next()
     }
 
     #[test]
     fn undeclared_kinds_are_the_engines_missing_capability() {
         let plan = plan(KINDS);
-        let out = modern(&plan, caps(r#"{"elicitation":{}}"#), None, None).next();
-        let Ok(Ok(Outcome::MissingCapability { message, required })) = out else {
+        let out = modern(&plan, caps(r#"{"elicitation":{}}"#), None, None);
+        let Ok(Outcome::MissingCapability { message, required }) = out else {
             panic!("expected MissingCapability");
         };
         assert_eq!(
@@ -294,9 +268,7 @@ mod tests {
     fn every_kind_is_batched_as_rmcp_input_requests() {
         let plan = plan(KINDS);
         let all = caps(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#);
-        let Ok(Ok(Outcome::InputRequired { requests, state })) =
-            modern(&plan, all, None, None).next()
-        else {
+        let Ok(Outcome::InputRequired { requests, state }) = modern(&plan, all, None, None) else {
             panic!("expected InputRequired");
         };
         let requests: Map<String, Value> = serde_json::from_str(&requests).unwrap();
@@ -327,8 +299,7 @@ mod tests {
                        "model": "m", "stopReason": "endTurn"},
             "roots": {"roots": [{"uri": "file:///r", "name": "R"}]}
         });
-        let Ok(Ok(Outcome::Done(values))) = modern(&plan, all, Some(state), Some(replies)).next()
-        else {
+        let Ok(Outcome::Done(values)) = modern(&plan, all, Some(state), Some(replies)) else {
             panic!("expected Done");
         };
         assert_eq!(values["form"], json!("Ada"));
@@ -341,13 +312,12 @@ mod tests {
     fn a_reply_of_the_wrong_kind_fails_the_round() {
         let plan = plan(KINDS);
         let all = caps(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#);
-        let Ok(Ok(Outcome::InputRequired { state, .. })) = modern(&plan, all, None, None).next()
-        else {
+        let Ok(Outcome::InputRequired { state, .. }) = modern(&plan, all, None, None) else {
             panic!("expected InputRequired");
         };
         let replies = json!({"sample": {"action": "accept", "content": {"value": "x"}}});
-        let out = modern(&plan, all, Some(state), Some(replies)).next();
-        let Ok(Ok(Outcome::Failed(message))) = out else {
+        let out = modern(&plan, all, Some(state), Some(replies));
+        let Ok(Outcome::Failed(message)) = out else {
             panic!("expected Failed");
         };
         assert!(message.contains("'sample'"), "{message}");
@@ -357,7 +327,9 @@ mod tests {
     fn handshake_questions_are_rmcp_server_requests_of_their_kind() {
         let plan = plan(KINDS);
         let all = caps(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}"#);
-        let mut driver = RoundDriver::new(&plan, Era::Handshake, all, "{}", None, None);
+        let mut space = workspace();
+        let driver = RoundDriver::new(&plan, Era::Handshake, all, "{}", None, None, &mut space);
+        let mut driver = driver.ok().unwrap();
         let replies = [
             r#"{"action":"accept","content":{"value":"Ada"}}"#,
             r#"{"action":"accept"}"#,
@@ -367,11 +339,11 @@ mod tests {
         let mut kinds = Vec::new();
         let mut params = Vec::new();
         for reply in replies {
-            let Ok(Err(Need::Ask {
+            let Err(Need::Ask {
                 param,
                 kind,
                 request,
-            })) = driver.next()
+            }) = driver.next()
             else {
                 panic!("expected an Ask");
             };
@@ -390,7 +362,7 @@ mod tests {
         }
         assert_eq!(kinds, InputKind::ALL);
         assert_eq!(params, ["form", "url", "sample", "roots"]);
-        let Ok(Ok(Outcome::Done(values))) = driver.next() else {
+        let Ok(Outcome::Done(values)) = driver.next() else {
             panic!("expected Done");
         };
         assert_eq!(values["roots"], json!([]));

@@ -1412,12 +1412,13 @@ impl Elicit {
         };
         let era = if modern { Era::Modern } else { Era::Handshake };
         let capabilities = declared_kinds(context);
-        let mut driver = RoundDriver::new(&declared.plan, era, capabilities, args, state, replies);
+        let mut workspace = engine::workspace();
+        let (state, replies) = (state.as_deref(), replies.as_deref());
+        let (plan, space) = (&declared.plan, &mut workspace[..]);
+        let mut driver = RoundDriver::new(plan, era, capabilities, args, state, replies, space)
+            .map_err(|m| ErrorData::invalid_params(m.0, None))?;
         loop {
-            let step = driver
-                .next()
-                .map_err(|m| ErrorData::invalid_params(m.0, None))?;
-            match step {
+            match driver.next() {
                 Ok(Outcome::Done(values)) => return Ok(Settled::Values(values)),
                 Ok(Outcome::Failed(message)) => return Ok(Settled::Failed(message)),
                 Ok(Outcome::MissingCapability { message, required }) => {
@@ -1608,8 +1609,9 @@ mod tests {
         )
         .unwrap();
         let all = Capabilities::ALL;
-        let Ok(Ok(engine::Outcome::InputRequired { requests, .. })) =
-            RoundDriver::new(&d.plan, Era::Modern, all, "{}", None, None).next()
+        let mut space = engine::workspace();
+        let driver = RoundDriver::new(&d.plan, Era::Modern, all, "{}", None, None, &mut space);
+        let Ok(engine::Outcome::InputRequired { requests, .. }) = driver.ok().unwrap().next()
         else {
             panic!("expected InputRequired");
         };
