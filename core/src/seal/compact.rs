@@ -64,11 +64,8 @@ fn mix_column(w: u32) -> u32 {
 /// Four little-endian words (the state's columns, row r in byte r).
 fn words(bytes: &[u8]) -> [u32; 4] {
     let mut out = [0u32; 4];
-    for (w, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-        *w = b
-            .iter()
-            .rev()
-            .fold(0, |acc, &byte| acc << 8 | u32::from(byte));
+    for (w, b) in out.iter_mut().zip(bytes.as_chunks::<4>().0) {
+        *w = u32::from_le_bytes(*b);
     }
     out
 }
@@ -143,8 +140,8 @@ impl Aes256 {
                 *s ^= k;
             }
         }
-        for (out, w) in block.chunks_exact_mut(4).zip(state) {
-            out.copy_from_slice(&w.to_le_bytes());
+        for (out, w) in block.as_chunks_mut::<4>().0.iter_mut().zip(state) {
+            *out = w.to_le_bytes();
         }
         state.zeroize();
     }
