@@ -223,7 +223,7 @@ arm-none-eabi-nm -C -S "$FW/c-firmware.elf" | awk -v lib="$lib_flash" '
   NF >= 4 && $3 ~ /^[tTrRdD]$/ {
     size = hex($2); name = $0; sub(/^[0-9a-fA-F]+ [0-9a-fA-F]+ [a-zA-Z] /, "", name); c = ""
     if (name ~ /^elicit_noalloc_|^elicit_result|^elicit_abi|elicit_ffi_noalloc::/) c = "elicit-ffi-noalloc: the ABI functions (with engine code inlined), messages, codes"
-    else if (name ~ /elicit_core::seal::compact::/) c = "AES-256, GHASH (elicit_core::seal::compact), subtle, zeroize"
+    else if (name ~ /elicit_core(::|\.\.)seal(::|\.\.)compact(::|\.\.)/) c = "AES-256, GHASH (elicit_core::seal::compact), subtle, zeroize"
     else if (name ~ /elicit_core::seal/) c = "elicit_core::seal (tokens, claims, key ring)"
     else if (name ~ /elicit_core::json::float/) c = "elicit_core::json::float (small-float parsing and printing)"
     else if (name ~ /elicit_core::json/) c = "elicit_core::json (reader, writer)"
