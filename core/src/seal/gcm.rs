@@ -17,8 +17,9 @@ use super::{NONCE_LEN, TAG_LEN};
 ///   crypto extensions) and use them, or a constant-time fixsliced software form where
 ///   the CPU has none. That is the fast path a server needs.
 /// - Bare-metal devices (`target_os = "none"`: the firmware examples, the no-alloc C
-///   library on a microcontroller) use [`compact`](super::compact): byte-wise AES with
-///   the S-box computed, bit-serial GHASH, both constant-time. Microcontrollers have no
+///   library on a microcontroller) use [`compact`](super::compact): AES on 32-bit words
+///   with the S-box computed (four bytes at a time), bit-serial GHASH, both
+///   constant-time. Microcontrollers have no
 ///   such instructions, so the crates would run their software forms there too, and those
 ///   take 2.6 KB (Cortex-M4F) to 5 KB (RV32IMC) more flash than the compact ones, which
 ///   are 11 to 15 times slower (examples/firmware-agent/README.md has the figures for
