@@ -194,10 +194,10 @@ echo "=== flash by crate, sealed build on mps2-an386 (named symbols; LTO inlines
   function hex(s,   i, n) { n = 0; s = tolower(s); for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return n }
   NF >= 4 && $3 ~ /^[tTrRdD]$/ {
     size = hex($2); name = $0; sub(/^[0-9a-fA-F]+ [0-9a-fA-F]+ [a-zA-Z] /, "", name); c = "other"
-    if (name ~ /elicit_core::seal/) c = "elicit_core::seal"
+    if (name ~ /elicit_core(::|\.\.)seal(::|\.\.)compact(::|\.\.)|(aes|ghash|polyval|cipher|universal_hash|subtle|zeroize)::/) c = "AES-256, GHASH (elicit_core::seal::compact), subtle, zeroize"
+    else if (name ~ /elicit_core::seal/) c = "elicit_core::seal"
     else if (name ~ /elicit_core/) c = "elicit_core"
     else if (name ~ /elicit_agent/) c = "elicit_agent (with inlined engine code)"
-    else if (name ~ /(aes|ghash|polyval|cipher|universal_hash|subtle|zeroize)::/) c = "aes, ghash (AES-256 block cipher, GHASH)"
     else if (name ~ /sha2::|digest::|block_buffer::/) c = "sha2"
     else if (name ~ /postcard::|serde::|serde_core::/) c = "postcard, serde"
     else if (name ~ /compiler_builtins|^__aeabi|^__[a-z]/) c = "compiler_builtins (soft f64, mem)"

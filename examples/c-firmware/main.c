@@ -240,7 +240,7 @@ static void next_random(uint8_t random[ELICIT_SEAL_RANDOM_LEN]) {
 #define ALIGNED __attribute__((aligned(ELICIT_NOALLOC_ALIGN)))
 #define PLAN_MEM 1504 /* elicit_noalloc_plan_size() on thumbv7em */
 #define ROUND_MEM 2160 /* elicit_noalloc_round_size() on thumbv7em */
-#define SEALER_MEM 1056 /* elicit_noalloc_sealer_size() */
+#define SEALER_MEM 584 /* elicit_noalloc_sealer_size() */
 /* Workspaces, as the Rust firmware's: the batched booking round copies the resolvers'
  * questions, the handshake call the client's replies too; the survey copies nothing. */
 #define BOOKING_WS 160

@@ -66,6 +66,8 @@ use subtle::ConstantTimeEq;
 use crate::json::{self, CountSink, Kind, Number, Sink, SliceSink, Str, Style, Value};
 
 mod codec;
+#[cfg(any(test, target_os = "none"))]
+mod compact;
 mod gcm;
 mod time;
 
