@@ -2,7 +2,7 @@
 # Build the firmware MCP agent (examples/firmware-agent) for every board (sealed; on
 # mps2-an386 also plaintext), and measure what it takes on the device:
 #   flash  the whole image: .vector_table + .text + .rodata + .data's load image
-#          (runtime, UART driver, JSON-RPC, MCP, the engine, sealing, plan bytes);
+#          (runtime, UART driver, JSON-RPC, MCP, the engine, sealing, the plans);
 #   RAM    .data + .bss + .uninit, plus the stack's peak, read back from the device's RAM
 #          after scripted sessions in both eras: the start-up code paints the stack at
 #          reset (cortex-m-rt's feature paint-stack on the Arm boards, src/board/sifive_e.rs
@@ -205,7 +205,7 @@ echo "=== flash by crate, sealed build on mps2-an386 (named symbols; LTO inlines
     else if (name ~ /core::|<char>|<f64|<u[0-9]+ |<i[0-9]+ |<str/) c = "core"
     s[c] += size; t += size }
   END { for (c in s) printf "    %7d B  %s\n", s[c], c; printf "    %7d B  all named symbols\n", t }' | sort -rn
-echo "  .rodata $("$SIZE" -A "$OUT/mps2-an386-seal.elf" | awk '$1 == ".rodata" { print $2 }') B (strings: tools/list, messages, JSON keys; plan bytes)"
+echo "  .rodata $("$SIZE" -A "$OUT/mps2-an386-seal.elf" | awk '$1 == ".rodata" { print $2 }') B (strings: tools/list, messages, JSON keys; the plans)"
 echo
 if [ "$strict" = 1 ] && [ "$miss" = 1 ]; then echo "agent-size: a goal was missed (--strict)"; exit 1; fi
 echo "agent-size: ok"

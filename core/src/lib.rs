@@ -41,6 +41,8 @@ pub mod keyring;
 pub mod plan;
 #[cfg(feature = "serde")]
 pub mod plan_bytes;
+#[doc(hidden)]
+pub mod plan_const;
 mod printable;
 mod pyfmt;
 mod question;

@@ -77,9 +77,11 @@ use crate::types::Ty;
 pub const MAX_NEEDS: usize = 16;
 
 /// A question fixed in the declaration, with its digest computed once at compile time.
+/// (Public for [`crate::plan_const`] only.)
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct LiteralQ<'a> {
+pub struct LiteralQ<'a> {
     #[cfg_attr(feature = "serde", serde(borrow))]
     pub message: Str<'a>,
     #[cfg_attr(feature = "serde", serde(borrow))]
@@ -92,9 +94,11 @@ pub(crate) struct LiteralQ<'a> {
 }
 
 /// A URL-mode question fixed in the declaration, with its digest computed once.
+/// (Public for [`crate::plan_const`] only.)
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct UrlQ<'a> {
+pub struct UrlQ<'a> {
     #[cfg_attr(feature = "serde", serde(borrow))]
     pub message: Str<'a>,
     #[cfg_attr(feature = "serde", serde(borrow))]
@@ -105,10 +109,11 @@ pub(crate) struct UrlQ<'a> {
 }
 
 /// A sampling or roots request fixed in the declaration: its params, with their digest
-/// computed once.
+/// computed once. (Public for [`crate::plan_const`] only.)
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct RequestQ<'a> {
+pub struct RequestQ<'a> {
     #[cfg_attr(feature = "serde", serde(borrow))]
     pub params: Value<'a>,
     /// Not carried in plan bytes: recomputed on load.
@@ -116,15 +121,17 @@ pub(crate) struct RequestQ<'a> {
     pub digest: QDigest,
 }
 
-/// How a parameter is asked. (Variant order is the plan bytes' numbering.)
-#[derive(Debug, Clone)]
+/// How a parameter is asked. (Variant order is the plan bytes' numbering. Public for
+/// [`crate::plan_const`] only.)
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub(crate) enum AskKind<'a> {
+pub enum AskKind<'a> {
     /// A form question fixed in the declaration.
     Literal(#[cfg_attr(feature = "serde", serde(borrow))] LiteralQ<'a>),
     /// A host resolver decides the value or a question of `kind`.
     Resolver {
-        needs: heapless::Vec<u8, MAX_NEEDS>,
+        needs: Slots<u8, MAX_NEEDS>,
         #[cfg_attr(feature = "serde", serde(borrow))]
         declares: Option<Ty<'a>>,
         kind: InputKind,
@@ -156,10 +163,11 @@ impl AskKind<'_> {
     }
 }
 
-/// One parameter of the tool.
-#[derive(Debug, Clone)]
+/// One parameter of the tool. (Public for [`crate::plan_const`] only.)
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub(crate) struct Param<'a> {
+pub struct Param<'a> {
     pub name: &'a str,
     #[cfg_attr(feature = "serde", serde(borrow))]
     pub ty: Ty<'a>,
@@ -178,9 +186,92 @@ pub(crate) struct Param<'a> {
 #[derive(Debug, Clone)]
 pub struct Plan<'a, const N: usize = 32> {
     pub(crate) tool: &'a str,
-    pub(crate) params: heapless::Vec<Param<'a>, N>,
+    pub(crate) params: Slots<Param<'a>, N>,
     /// Indices of elicited parameters in resolution order.
-    pub(crate) order: heapless::Vec<u8, N>,
+    pub(crate) order: Slots<u8, N>,
+}
+
+impl Param<'_> {
+    /// What fills a plan's unused parameter slots (never read: a plan's parameters are
+    /// its first `len` slots).
+    pub const VACANT: Param<'static> = Param {
+        name: "",
+        ty: Ty::STRING,
+        default: None,
+        ask: None,
+        outcome: false,
+    };
+}
+
+/// A list of at most `N` items in a fixed array: a plan's parameters, its resolution
+/// order and a resolver's needs. Unlike `heapless::Vec` a constant can build one
+/// ([`Slots::from_array`]), which is what makes a [`Plan`] const-constructible (see
+/// [`crate::plan_const`]). Reads go through `Deref<Target = [T]>` (the first `len`
+/// items). (Public for [`crate::plan_const`] only.)
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Slots<T: Copy, const N: usize> {
+    items: [T; N],
+    len: u8,
+}
+
+impl<T: Copy, const N: usize> Slots<T, N> {
+    /// An empty list; `fill` fills the unused slots.
+    pub(crate) const fn new(fill: T) -> Self {
+        Slots {
+            items: [fill; N],
+            len: 0,
+        }
+    }
+
+    /// The first `len` items of `items` (all of them when `len` is larger: a plan's
+    /// capacity is at most 255, so `len` as a `u8` covers it).
+    pub const fn from_array(items: [T; N], len: u8) -> Self {
+        Slots { items, len }
+    }
+
+    /// Append `item`; gives it back when the list is full (or longer than 255 items).
+    pub(crate) fn push(&mut self, item: T) -> Result<(), T> {
+        let len = usize::from(self.len);
+        match (self.items.get_mut(len), u8::try_from(len + 1)) {
+            (Some(slot), Ok(next)) => {
+                *slot = item;
+                self.len = next;
+                Ok(())
+            }
+            _ => Err(item),
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> core::ops::Deref for Slots<T, N> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &[T] {
+        let len = usize::from(self.len).min(N);
+        self.items.get(..len).unwrap_or_default()
+    }
+}
+
+impl<T: Copy, const N: usize> core::ops::DerefMut for Slots<T, N> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        let len = usize::from(self.len).min(N);
+        self.items.get_mut(..len).unwrap_or_default()
+    }
+}
+
+impl<T: Copy + core::fmt::Debug, const N: usize> core::fmt::Debug for Slots<T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<T: Copy + serde::Serialize, const N: usize> serde::Serialize for Slots<T, N> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 fn decl_err(at: &str, problem: &'static str) -> CompileError {
@@ -249,7 +340,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 limit: 255,
             });
         }
-        let mut params: heapless::Vec<Param<'a>, N> = heapless::Vec::new();
+        let mut params: Slots<Param<'a>, N> = Slots::new(Param::VACANT);
         // First pass: shapes and names.
         for p in list.items() {
             if p.kind() != Kind::Object {
@@ -321,8 +412,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 })?;
         }
         // Second pass: needs → indices, in signature order (declared type, then names).
-        let mut resolved_needs: heapless::Vec<(u8, heapless::Vec<u8, MAX_NEEDS>), N> =
-            heapless::Vec::new();
+        let mut resolved_needs: heapless::Vec<(u8, Slots<u8, MAX_NEEDS>), N> = heapless::Vec::new();
         // The first pass compiled one parameter per item, so the two run side by side.
         for (i, (p, item)) in params.iter().zip(list.items()).enumerate() {
             let Some(AskKind::Resolver { declares, .. }) = &p.ask else {
@@ -344,7 +434,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             }
             // A resolver was compiled from an "elicit" with "needs" (an array).
             let declared_needs = item.get("elicit").and_then(|e| e.get("needs"));
-            let mut needs = heapless::Vec::new();
+            let mut needs = Slots::new(0);
             for n in declared_needs.into_iter().flat_map(|n| n.items()) {
                 let nname = n.as_str().and_then(|s| s.as_plain()).unwrap_or("");
                 let Some(j) = params.iter().position(|q| q.name == nname) else {
@@ -374,7 +464,7 @@ impl<'a, const N: usize> Plan<'a, N> {
         let mut plan = Plan {
             tool,
             params,
-            order: heapless::Vec::new(),
+            order: Slots::new(0),
         };
         let mut visiting = [false; 256];
         let mut done = [false; 256];
@@ -538,7 +628,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             }
         };
         Ok(AskKind::Resolver {
-            needs: heapless::Vec::new(),
+            needs: Slots::new(0),
             declares,
             kind,
         })
@@ -575,8 +665,8 @@ impl<'a, const N: usize> Plan<'a, N> {
         if let Some(AskKind::Resolver { needs, .. }) =
             self.params.get(i).and_then(|p| p.ask.as_ref())
         {
-            let needs = needs.clone();
-            for j in needs {
+            let needs = *needs;
+            for &j in needs.iter() {
                 if self.is_elicited(j as usize) {
                     self.visit(j as usize, visiting, done, trail)?;
                 }
@@ -649,6 +739,28 @@ impl<'a, const N: usize> Plan<'a, N> {
 }
 
 impl<'a, const N: usize> Plan<'a, N> {
+    /// A plan from its parts, as a Rust constant written by
+    /// [`crate::plan_const::write_plan`] spells it. This is the second way to make a plan
+    /// (beside [`Plan::compile`] and [`Plan::from_postcard`]), and exists for one reason:
+    /// a firmware that links neither the declaration compiler nor the plan loader (about
+    /// 2.4 KB of flash on a Cortex-M4) keeps its plans as constants made on the host.
+    /// The parts are not checked here (a `const fn` cannot return the loader's errors):
+    /// they must be written by `write_plan` from a plan the host compiled or loaded, and
+    /// a test (core/tests/plan_const.rs) holds the constants equal to what
+    /// `from_postcard` yields for the same plan. Hand-written parts are not supported.
+    #[doc(hidden)]
+    pub const fn from_checked_parts(
+        tool: &'a str,
+        params: Slots<Param<'a>, N>,
+        order: Slots<u8, N>,
+    ) -> Self {
+        Plan {
+            tool,
+            params,
+            order,
+        }
+    }
+
     /// The question fixed in the declaration for parameter `index` (any kind), if it
     /// has one.
     #[inline]

@@ -29,7 +29,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use crate::error::{name, CompileError, Error, Problem, MAX_NAME};
 use crate::input::{self, InputKind};
 use crate::json::{Str, Value};
-use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ, MAX_NEEDS};
+use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, Slots, UrlQ, MAX_NEEDS};
 use crate::question::{check_request_params, question_digest, Request};
 use crate::types::{available, Ty, TypeKind};
 
@@ -148,9 +148,13 @@ impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
         let wire = PlanWire::<'a, N>::deserialize(d)?;
         let mut plan = Plan {
             tool: wire.tool,
-            params: heapless::Vec::new(),
-            order: wire.order,
+            params: Slots::new(Param::VACANT),
+            order: Slots::new(0),
         };
+        for i in wire.order {
+            // Fits: the wire vector has the same capacity.
+            let _ = plan.order.push(i);
+        }
         for p in wire.params {
             let p = param_of(p).map_err(|(at, problem)| D::Error::custom(bad(at, problem)))?;
             // Fits: the wire vector has the same capacity.
@@ -363,8 +367,13 @@ fn param_of(p: ParamWire<'_>) -> Result<Param<'_>, (&str, Problem)> {
                     Some(d)
                 }
             };
+            let mut slots = Slots::new(0);
+            for j in needs {
+                // Fits: the wire vector has the same capacity.
+                let _ = slots.push(j);
+            }
             Some(AskKind::Resolver {
-                needs,
+                needs: slots,
                 declares,
                 kind,
             })
@@ -515,8 +524,8 @@ impl<'a, const N: usize> Plan<'a, N> {
         let mut r = Reader(rest, None);
         let mut plan = Plan {
             tool: "",
-            params: heapless::Vec::new(),
-            order: heapless::Vec::new(),
+            params: Slots::new(Param::VACANT),
+            order: Slots::new(0),
         };
         match r.plan_into(&mut plan) {
             Some(()) if r.0.is_empty() && plan.params.len() == count as usize => {

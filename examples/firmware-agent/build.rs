@@ -4,9 +4,11 @@
 //!    onto the linker's search path: `boards/<board>.x` as `memory.x` (cortex-m-rt's
 //!    `link.x` includes it) on the Arm boards, as `agent.x` (the whole script) on RISC-V;
 //! 2. the booking tools' declarations (the booking fixture, examples/fixture, which
-//!    examples/rmcp-server serves too) compiled on the host into plan bytes
-//!    (`Plan::to_postcard`), which the device loads with `Plan::from_postcard`: the
-//!    declaration compiler never reaches the device;
+//!    examples/rmcp-server serves too) made into plans on the host by the engine's own
+//!    code: compiled (`Plan::compile`), written as plan bytes and loaded back
+//!    (`Plan::from_postcard`, every check a device would run), and the loaded plan
+//!    written as a Rust constant (`elicit_core::plan_const::write_plan`): neither the
+//!    declaration compiler nor the plan loader reaches the device;
 //! 3. the `tools` array of `tools/list` and the tool table (`tools.rs` in OUT_DIR),
 //!    generated from the same fixture.
 
@@ -16,7 +18,12 @@ use std::path::PathBuf;
 
 use booking_fixture::{Entry, OUTPUT_SCHEMA, TOOLS};
 use elicit_core::json::write_str;
+use elicit_core::plan_const::write_plan;
 use elicit_core::Plan;
+
+/// The agent's plan capacity (`N` in src/tools.rs): every tool's parameters must fit. Were
+/// the two to differ, the constants' arrays (this many slots) would not build.
+const PLAN_CAPACITY: usize = 5;
 
 /// `s` as a JSON string (UTF-8 kept, as FastMCP writes it).
 fn json_str(s: &str) -> String {
@@ -90,14 +97,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=build.rs");
 
     let mut table = Vec::new();
+    let mut plans = Vec::new();
     for tool in TOOLS {
         let name = tool.name;
         let plan: Plan<'_, 255> =
             Plan::compile(tool.declaration).map_err(|e| format!("{name} does not compile: {e}"))?;
         let bytes = plan.to_postcard_vec();
-        Plan::<'_, 255>::from_postcard(&bytes)
+        let loaded = Plan::<'_, PLAN_CAPACITY>::from_postcard(&bytes)
             .map_err(|e| format!("{name}: the plan bytes do not load back: {e}"))?;
-        fs::write(out.join(format!("{name}.plan")), &bytes)?;
+        let constant = name.to_ascii_uppercase();
+        plans.push(format!(
+            "/// `{name}`'s plan, made on the host (build.rs).\n\
+             static {constant}_PLAN: Plan<'static, N> = {};\n",
+            write_plan(&loaded)
+        ));
         // The agent checks model arguments as strings only.
         for (arg, schema) in tool.arguments {
             if *schema != r#"{"type":"string"}"# {
@@ -110,10 +123,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|(a, _)| format!("{a:?}"))
             .collect();
         table.push(format!(
-            "Tool {{ name: {name:?}, plan_bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.plan\")), \
-             string_args: &[{}], result: booking_fixture::entry::{}.result }}",
+            "Tool {{ name: {name:?}, plan: &{constant}_PLAN, string_args: &[{}], \
+             result: booking_fixture::entry::{constant}.result }}",
             args.join(", "),
-            name.to_ascii_uppercase()
         ));
     }
     let mut listing = vec!["[".to_string()];
@@ -123,10 +135,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     fs::write(
         out.join("tools.rs"),
         format!(
-            "/// The tools the agent lists and calls (the booking fixture's, in its order).\n\
+            "{}\
+             /// The tools the agent lists and calls (the booking fixture's, in its order).\n\
              pub const TOOLS: [Tool; {}] = [{}];\n\
              /// The `tools` array of `tools/list` in pieces (see [`write_listing`]).\n\
              const LISTING: [&str; {}] = {:?};\n",
+            plans.concat(),
             table.len(),
             table.join(", "),
             listing.len(),

@@ -241,7 +241,6 @@ impl Case {
                 }
             }
         }
-        drop(plan);
         Case {
             label,
             declaration,

@@ -443,7 +443,7 @@ impl<'a> Value<'a> {
     }
     /// A value from text already validated as one JSON value (no surrounding
     /// whitespace): a byte-for-byte copy of a parsed value's [`Value::raw`].
-    pub(crate) fn validated(text: &'a str) -> Value<'a> {
+    pub(crate) const fn validated(text: &'a str) -> Value<'a> {
         Value(text)
     }
     /// The value's exact text.
@@ -567,7 +567,7 @@ impl<'a> Str<'a> {
     }
     /// String contents from text already validated as such: a byte-for-byte copy of a
     /// parsed string's [`Str::raw`].
-    pub(crate) fn validated(contents: &'a str) -> Str<'a> {
+    pub(crate) const fn validated(contents: &'a str) -> Str<'a> {
         Str(contents)
     }
     /// True when the decoded string equals `s`.

@@ -1,0 +1,260 @@
+//! Plans as Rust constants (not API: hidden from the docs, no semver promise).
+//!
+//! # Why a second way to make a [`Plan`]
+//!
+//! A plan is made by [`Plan::compile`] (from a JSON declaration) or loaded by
+//! [`Plan::from_postcard`] (from plan bytes, checked on load). A firmware that serves fixed
+//! tools needs neither on the device: the loader alone is about 2.4 KB of a Cortex-M4's
+//! flash (examples/firmware-agent), and a plan loaded per call is a copy on the stack. So
+//! its build script makes each plan on the host with the engine's own code (compile, write
+//! the bytes, load them back with `from_postcard`: every check a device would run) and
+//! writes the loaded plan with [`write_plan`] as a Rust expression; the firmware keeps it
+//! in a `static` and reads it in place. The expression calls only the `const fn`s of this
+//! module and [`Plan::from_checked_parts`], which check nothing: only `write_plan` writes
+//! them, from a checked plan. core/tests/plan_const.rs compiles `write_plan`'s output and
+//! holds it equal to what `from_postcard` yields for the same bytes, so the two paths
+//! cannot drift.
+//!
+//! What the device build leaves out (the `input-kinds`, `object-types` and `raw-schema`
+//! features) the loader would refuse at run time; here the constructors for those kinds
+//! are not compiled, so a plan using one fails the firmware's build, naming the
+//! constructor. The C ABI (ffi-noalloc) keeps plan bytes: C hosts load them.
+
+use crate::json::{Str, Value};
+pub use crate::plan::{AskKind, LiteralQ, Param, Plan, Slots, MAX_NEEDS};
+use crate::types::{Shape, Ty};
+#[cfg(feature = "input-kinds")]
+pub use crate::{
+    input::InputKind,
+    plan::{RequestQ, UrlQ},
+};
+
+/// A JSON value from its text, validated when the plan was made.
+pub const fn value(raw: &str) -> Value<'_> {
+    Value::validated(raw)
+}
+
+/// JSON string contents (escapes in place), validated when the plan was made.
+pub const fn text(raw: &str) -> Str<'_> {
+    Str::validated(raw)
+}
+
+/// A string answer type (`None`: the shorthand `"string"`).
+pub const fn string(spec: Option<Value<'_>>) -> Ty<'_> {
+    Ty(Shape::String(spec))
+}
+
+/// An integer answer type.
+pub const fn integer(spec: Option<Value<'_>>) -> Ty<'_> {
+    Ty(Shape::Integer(spec))
+}
+
+/// A number answer type.
+pub const fn number(spec: Option<Value<'_>>) -> Ty<'_> {
+    Ty(Shape::Number(spec))
+}
+
+/// A boolean answer type.
+pub const fn boolean(spec: Option<Value<'_>>) -> Ty<'_> {
+    Ty(Shape::Boolean(spec))
+}
+
+/// A single-select enum: the type object and its choices.
+pub const fn single<'a>(spec: Value<'a>, choices: Value<'a>) -> Ty<'a> {
+    Ty(Shape::Enum { spec, choices })
+}
+
+/// A multi-select array: the type object and its items' choices.
+pub const fn multi<'a>(spec: Value<'a>, choices: Value<'a>) -> Ty<'a> {
+    Ty(Shape::Multi { spec, choices })
+}
+
+/// An object type: the type object and its `properties`.
+#[cfg(feature = "object-types")]
+pub const fn object<'a>(spec: Value<'a>, props: Value<'a>) -> Ty<'a> {
+    Ty(Shape::Object { spec, props })
+}
+
+/// A raw `requestedSchema`.
+#[cfg(feature = "raw-schema")]
+pub const fn schema(spec: Value<'_>) -> Ty<'_> {
+    Ty(Shape::Schema(spec))
+}
+
+/// A parameter.
+pub const fn param<'a>(
+    name: &'a str,
+    ty: Ty<'a>,
+    default: Option<Value<'a>>,
+    ask: Option<AskKind<'a>>,
+    outcome: bool,
+) -> Param<'a> {
+    Param {
+        name,
+        ty,
+        default,
+        ask,
+        outcome,
+    }
+}
+
+/// A form question fixed in the declaration, with its digest.
+pub const fn literal<'a>(
+    message: Str<'a>,
+    title: Option<Str<'a>>,
+    description: Option<Str<'a>>,
+    digest: [u8; 22],
+) -> AskKind<'a> {
+    AskKind::Literal(LiteralQ {
+        message,
+        title,
+        description,
+        digest,
+    })
+}
+
+/// A form resolver: the indices of the parameters it needs and its declared type.
+pub const fn resolver<'a>(needs: Slots<u8, MAX_NEEDS>, declares: Option<Ty<'a>>) -> AskKind<'a> {
+    AskKind::Resolver {
+        needs,
+        declares,
+        kind: crate::input::InputKind::Form,
+    }
+}
+
+/// A resolver of another kind (url, sampling, roots).
+#[cfg(feature = "input-kinds")]
+pub const fn resolver_of<'a>(kind: InputKind, needs: Slots<u8, MAX_NEEDS>) -> AskKind<'a> {
+    AskKind::Resolver {
+        needs,
+        declares: None,
+        kind,
+    }
+}
+
+/// A URL-mode question fixed in the declaration, with its digest.
+#[cfg(feature = "input-kinds")]
+pub const fn url<'a>(message: Str<'a>, url: Str<'a>, digest: [u8; 22]) -> AskKind<'a> {
+    AskKind::Url(UrlQ {
+        message,
+        url,
+        digest,
+    })
+}
+
+/// A sampling request fixed in the declaration, with its digest.
+#[cfg(feature = "input-kinds")]
+pub const fn sampling(params: Value<'_>, digest: [u8; 22]) -> AskKind<'_> {
+    AskKind::Sampling(RequestQ { params, digest })
+}
+
+/// A roots request fixed in the declaration, with its digest.
+#[cfg(feature = "input-kinds")]
+pub const fn roots(params: Value<'_>, digest: [u8; 22]) -> AskKind<'_> {
+    AskKind::Roots(RequestQ { params, digest })
+}
+
+#[cfg(feature = "alloc")]
+pub use writer::write_plan;
+
+#[cfg(feature = "alloc")]
+mod writer {
+    use alloc::format;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    use crate::json::{Str, Value};
+    use crate::plan::{AskKind, Param, Plan, Slots};
+    use crate::types::{Shape, Ty};
+
+    fn opt<T>(x: Option<T>, write: impl FnOnce(T) -> String) -> String {
+        x.map_or_else(|| "None".into(), |x| format!("Some({})", write(x)))
+    }
+
+    fn value(v: Value<'_>) -> String {
+        format!("value({:?})", v.raw())
+    }
+
+    fn text(s: Str<'_>) -> String {
+        format!("text({:?})", s.raw())
+    }
+
+    fn ty(t: Ty<'_>) -> String {
+        match t.0 {
+            Shape::String(s) => format!("string({})", opt(s, value)),
+            Shape::Integer(s) => format!("integer({})", opt(s, value)),
+            Shape::Number(s) => format!("number({})", opt(s, value)),
+            Shape::Boolean(s) => format!("boolean({})", opt(s, value)),
+            Shape::Enum { spec, choices } => {
+                format!("single({}, {})", value(spec), value(choices))
+            }
+            Shape::Multi { spec, choices } => {
+                format!("multi({}, {})", value(spec), value(choices))
+            }
+            Shape::Object { spec, props } => format!("object({}, {})", value(spec), value(props)),
+            Shape::Schema(s) => format!("schema({})", value(s)),
+        }
+    }
+
+    /// `Slots::from_array([...], len)` of `items`, the unused slots filled with `fill`.
+    fn slots<T: Copy, const N: usize>(
+        items: &Slots<T, N>,
+        write: impl Fn(&T) -> String,
+        fill: &str,
+    ) -> String {
+        let mut all: Vec<String> = items.iter().map(write).collect();
+        all.resize(N, fill.into());
+        format!("Slots::from_array([{}], {})", all.join(", "), items.len())
+    }
+
+    fn ask(a: AskKind<'_>) -> String {
+        match a {
+            AskKind::Literal(q) => format!(
+                "literal({}, {}, {}, {:?})",
+                text(q.message),
+                opt(q.title, text),
+                opt(q.description, text),
+                q.digest
+            ),
+            AskKind::Resolver {
+                needs,
+                declares,
+                kind: crate::input::InputKind::Form,
+            } => format!(
+                "resolver({}, {})",
+                slots(&needs, |j| format!("{j}"), "0"),
+                opt(declares, ty)
+            ),
+            AskKind::Resolver { needs, kind, .. } => format!(
+                "resolver_of(InputKind::{kind:?}, {})",
+                slots(&needs, |j| format!("{j}"), "0")
+            ),
+            AskKind::Url(q) => format!("url({}, {}, {:?})", text(q.message), text(q.url), q.digest),
+            AskKind::Sampling(q) => format!("sampling({}, {:?})", value(q.params), q.digest),
+            AskKind::Roots(q) => format!("roots({}, {:?})", value(q.params), q.digest),
+        }
+    }
+
+    fn param(p: &Param<'_>) -> String {
+        format!(
+            "param({:?}, {}, {}, {}, {})",
+            p.name,
+            ty(p.ty),
+            opt(p.default, value),
+            opt(p.ask, ask),
+            p.outcome
+        )
+    }
+
+    /// `plan` as a Rust expression of type `Plan<'static, N>` for a `const` or `static`
+    /// of a crate that depends on elicit-core as `elicit_core` (see the module docs: only
+    /// for a plan made by [`Plan::compile`] or [`Plan::from_postcard`]).
+    pub fn write_plan<const N: usize>(plan: &Plan<'_, N>) -> String {
+        format!(
+            "{{ use ::elicit_core::plan_const::*; Plan::from_checked_parts({:?}, {}, {}) }}",
+            plan.tool,
+            slots(&plan.params, param, "Param::VACANT"),
+            slots(&plan.order, |i| format!("{i}"), "0")
+        )
+    }
+}
