@@ -165,17 +165,23 @@ const NO_PARAM: Error = Error::WrongStep {
     got: "an index past its end",
 };
 
-const EMPTY: Slot<'static> = Slot {
-    status: Status::Unvisited,
-    source: Source::None,
-    asks: Asks::Nothing,
-    digest: [0; 22],
-    carried: false,
-    late: false,
-    recorded: None,
-    asked: None,
-    reply: None,
-};
+impl Slot<'_> {
+    /// A slot before its parameter is visited.
+    #[inline(always)]
+    fn empty() -> Self {
+        Slot {
+            status: Status::Unvisited,
+            source: Source::None,
+            asks: Asks::Nothing,
+            digest: [0; 22],
+            carried: false,
+            late: false,
+            recorded: None,
+            asked: None,
+            reply: None,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -488,7 +494,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         self.stateless = inputs.request_state.is_none();
         for _ in 0..self.plan.params.len() {
             // Cannot fail: a plan holds at most N parameters.
-            let _ = self.slots.push(EMPTY);
+            let _ = self.slots.push(Slot::empty());
         }
         let mut matcher = Matcher {
             plan: self.plan,
