@@ -483,9 +483,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 });
             }
         }
-        let args = Value::parse(inputs.arguments).map_err(|_| Error::Arguments {
-            problem: Problem::NOT_JSON,
-        })?;
+        // No arguments at all (a tool whose parameters are all elicited): the text
+        // `build` already holds, without the validating walk.
+        let args = match inputs.arguments {
+            "{}" => self.args,
+            text => Value::parse(text).map_err(|_| Error::Arguments {
+                problem: Problem::NOT_JSON,
+            })?,
+        };
         if args.kind() != Kind::Object {
             return Err(Error::Arguments {
                 problem: Problem::NOT_OBJECT,

@@ -522,6 +522,62 @@ mod reference_rules {
         );
     }
 
+    /// Arguments `{}` (taken without the validating walk) start the same round as an
+    /// empty object in any other spelling (read by the general reader): the resolver
+    /// inputs (a default and a missing argument), the requests and the state.
+    #[test]
+    fn empty_arguments_read_as_any_empty_object() {
+        let decl = r#"{"tool":"t","parameters":[
+            {"name":"destination","default":"Rome"},
+            {"name":"x","elicit":{"message":"X?"}},
+            {"name":"airport","elicit":{"needs":["destination"],"declares":"string"}},
+            {"name":"origin"},
+            {"name":"gate","elicit":{"needs":["origin"],"declares":"string"}}
+        ]}"#;
+        let plan = Plan::<8>::compile(decl).unwrap();
+        let run = |args: &str| -> Vec<String> {
+            let mut ws = [0u8; 256];
+            let mut round = Round::new(
+                &plan,
+                Era::Modern,
+                Inputs::modern(args, None, None),
+                &mut ws,
+            )
+            .unwrap();
+            let mut seen = Vec::new();
+            loop {
+                match round.poll() {
+                    Ok(Step::Resolve { .. }) => {
+                        let mut inputs = Vec::new();
+                        round.write_resolve_inputs(&mut inputs).unwrap();
+                        seen.push(String::from_utf8(inputs).unwrap());
+                        round.resolve_question(r#"{"message":"Which?"}"#).unwrap();
+                    }
+                    Ok(Step::InputRequired) => {
+                        let (mut reqs, mut state) = (Vec::new(), Vec::new());
+                        round.write_input_requests(false, &mut reqs).unwrap();
+                        round.write_request_state(&mut state).unwrap();
+                        seen.push(String::from_utf8(reqs).unwrap());
+                        seen.push(String::from_utf8(state).unwrap());
+                        return seen;
+                    }
+                    other => {
+                        seen.push(format!("{other:?}"));
+                        return seen;
+                    }
+                }
+            }
+        };
+        let fast = run("{}");
+        assert_eq!(fast[0], r#"{"destination":"Rome"}"#);
+        assert!(fast[1].contains("MissingArgument"), "{fast:?}");
+        for args in [" {}", "{ }", "{}\n", "\t{ \r}"] {
+            assert_eq!(run(args), fast, "{args:?}");
+        }
+        // With the argument the second resolver runs too; the same either way.
+        assert_eq!(run(r#"{"origin":"Oslo"}"#).len(), 4);
+    }
+
     #[test]
     fn arguments_must_be_an_object() {
         let host = one(json!("string"));
