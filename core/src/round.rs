@@ -20,7 +20,7 @@
 //! The round holds no heap memory: room for `N` slots (one per parameter) inline, and a caller
 //! workspace (`&mut [u8]`) into which it copies the JSON the host hands it (resolver
 //! values and questions, handshake replies; of a question that is a message alone, only
-//! the message's text). The call's [`Inputs`] (arguments, state,
+//! the message's text, and only while it is asked). The call's [`Inputs`] (arguments, state,
 //! replies) are borrowed. [`Round::new_in`] builds the round in a caller's `Option`
 //! instead of returning it (the same checks), which spares a stack-counting caller a
 //! temporary copy of the round while it is created.
@@ -135,6 +135,10 @@ enum Asks<'a> {
     /// A resolver's question of another kind (URL mode, sampling, roots), whole, in the
     /// workspace.
     Request { question: Value<'a> },
+    /// A resolver's question that is a message alone, answered already (from the state
+    /// or a reply): settled, it is never rendered, so only its digest is kept and its
+    /// message is not copied into the workspace.
+    Answered,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -740,7 +744,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let slot = self.slots.get(i)?;
         let p = self.plan.params.get(i)?;
         match slot.asks {
-            Asks::Nothing => None,
+            Asks::Nothing | Asks::Answered => None,
             Asks::Literal => self.plan.literal_request(i).map(|(r, _)| r),
             Asks::Resolver { .. } => self.question(i).map(Request::Form),
             Asks::Request { question } => read_request(kind_of(p), question, &p.ty).ok(),
@@ -961,7 +965,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
     /// (`type` defaults to the parameter's type), `{"message": "...", "url": "..."}`,
     /// `{"sampling": {...}}` or `{"roots": {...}}`. The question takes its length of
-    /// workspace (a form question that is a message alone, only its message's text).
+    /// workspace (a form question that is a message alone, only its message's text, and
+    /// none once it is answered; it must fit all the same).
     pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_question")?;
         let param = self.param(i)?;
@@ -1006,6 +1011,35 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         // What the slot keeps, copied: a plain question's message alone (nothing else of
         // it is read again), else the question (surrounding whitespace trimmed).
         let keep = if plain { message.raw() } else { probe.raw() };
+        if plain {
+            // Decided first, copied only if it is asked (see `Asks::Answered`); a
+            // question that would not fit fails the same way either way.
+            if keep.len() > self.free.len() {
+                return Err(Error::Workspace {
+                    needed: keep.len() - self.free.len(),
+                });
+            }
+            self.cursor += 1;
+            self.phase = Phase::Running;
+            if let Err(e) = self.decide(i, param, &param.ty, &digest, Asks::Answered) {
+                return Err(self.fail(e));
+            }
+            if self
+                .slots
+                .get(i)
+                .is_some_and(|s| s.status == Status::Settled)
+            {
+                return Ok(());
+            }
+            let message = Str::validated(self.copy_in(keep)?);
+            let slot = self.slot_mut(i)?;
+            slot.asks = Asks::Resolver {
+                message,
+                more: None,
+                typed: false,
+            };
+            return Ok(());
+        }
         let at = (message.raw().as_ptr() as usize).wrapping_sub(keep.as_ptr() as usize);
         let text = self.copy_in(keep)?;
         // The copy is byte for byte the validated text: no second validation.
@@ -1013,7 +1047,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(Error::Workspace { needed: 0 });
         };
         let message = Str::validated(copied);
-        let more = (!plain).then(|| Value::validated(text));
+        let more = Some(Value::validated(text));
         // Its own answer type, borrowed from the copy (the rare case: read it again).
         let ty = match (typed, more) {
             (true, Some(v)) => match parse_question(v, &param.ty) {
@@ -1404,7 +1438,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     /// The message text of the question parameter `param` asks this round (raw JSON
-    /// string contents), if rendered; write it decoded with [`write_json_str`].
+    /// string contents), if rendered; write it decoded with [`write_json_str`]. `false`
+    /// for a resolver's question that is a message alone once it is answered (from the
+    /// state or a reply): its message is not kept.
     pub fn write_message_of(&self, param: usize, out: &mut dyn Sink) -> bool {
         match self.request(param).and_then(|r| r.message()) {
             Some(message) => {

@@ -2057,6 +2057,57 @@ mod built_in_place {
     }
 }
 
+/// A resolver's question that is a message alone is copied into the workspace only
+/// while it is asked: answered (from the state, in the next round), it keeps its digest
+/// and takes no workspace, and a workspace too small for it fails the same way in both
+/// rounds.
+#[test]
+fn answered_plain_resolver_questions_take_no_workspace() {
+    let decl =
+        r#"{"tool":"t","parameters":[{"name":"a","elicit":{"needs":[],"declares":"string"}}]}"#;
+    let plan = Plan::<2>::compile(decl).unwrap();
+    let question = r#"{"message":"Where?"}"#;
+    let mut ws = [0u8; 64];
+    let mut round = Round::new(&plan, Era::Modern, Inputs::default(), &mut ws).unwrap();
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    round.resolve_question(question).unwrap();
+    assert_eq!(round.workspace_left(), 64 - "Where?".len());
+    assert_eq!(round.poll(), Ok(Step::InputRequired));
+    let asked = round.digest_of(0).unwrap();
+    assert!(round.write_message_of(0, &mut Vec::new()));
+    let mut state = Vec::new();
+    round.write_request_state(&mut state).unwrap();
+    let state = String::from_utf8(state).unwrap();
+    let replies = r#"{"a":{"action":"accept","content":{"value":"Oslo"}}}"#;
+
+    let mut ws = [0u8; 64];
+    let inputs = Inputs::modern("{}", Some(&state), Some(replies));
+    let mut round = Round::new(&plan, Era::Modern, inputs, &mut ws).unwrap();
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    round.resolve_question(question).unwrap();
+    assert_eq!(round.workspace_left(), 64);
+    assert_eq!(round.digest_of(0), Some(asked));
+    assert!(!round.write_message_of(0, &mut Vec::new()));
+    assert_eq!(round.poll(), Ok(Step::Done));
+    let mut values = Vec::new();
+    round.write_values(Style::WIRE, &mut values).unwrap();
+    assert_eq!(values, br#"{"a":"Oslo"}"#);
+
+    // Too small for the message: the same error asked or answered, and nothing changes.
+    for (state, replies) in [(None, None), (Some(state.as_str()), Some(replies))] {
+        let mut ws = [0u8; 4];
+        let inputs = Inputs::modern("{}", state, replies);
+        let mut round = Round::new(&plan, Era::Modern, inputs, &mut ws).unwrap();
+        assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+        assert_eq!(
+            round.resolve_question(question),
+            Err(Error::Workspace { needed: 2 })
+        );
+        assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+        assert_eq!(round.workspace_left(), 4);
+    }
+}
+
 /// A resolver's question keeps its message as sent (escapes, surrounding whitespace
 /// trimmed) whether it carries only a message or more (title, description, its own
 /// type): the batch, the handshake ask and `write_message_of` all show it, and the
