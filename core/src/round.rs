@@ -1008,75 +1008,61 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
             },
         };
-        // What the slot keeps, copied: a plain question's message alone (nothing else of
-        // it is read again), else the question (surrounding whitespace trimmed).
+        // What the slot keeps: a plain question's message alone (nothing else of it is
+        // read again), else the question (surrounding whitespace trimmed), copied.
         let keep = if plain { message.raw() } else { probe.raw() };
-        if plain {
-            // Decided first, copied only if it is asked (see `Asks::Answered`); a
+        let (asks, ty) = if plain {
+            // Decided first and copied only if it is asked (see `Asks::Answered`); a
             // question that would not fit fails the same way either way.
             if keep.len() > self.free.len() {
                 return Err(Error::Workspace {
                     needed: keep.len() - self.free.len(),
                 });
             }
-            self.cursor += 1;
-            self.phase = Phase::Running;
-            if let Err(e) = self.decide(i, param, &param.ty, &digest, Asks::Answered) {
-                return Err(self.fail(e));
-            }
-            if self
+            (Asks::Answered, param.ty)
+        } else {
+            let at = (message.raw().as_ptr() as usize).wrapping_sub(keep.as_ptr() as usize);
+            let text = self.copy_in(keep)?;
+            // The copy is byte for byte the validated text: no second validation.
+            let Some(copied) = text.get(at..at + message.raw().len()) else {
+                return Err(Error::Workspace { needed: 0 });
+            };
+            let more = Value::validated(text);
+            // Its own answer type, borrowed from the copy (the rare case: read it again).
+            let ty = match typed {
+                true => match parse_question(more, &param.ty) {
+                    Ok((q, _)) => q.ty,
+                    Err(problem) => return Err(self.fail(bad(problem))),
+                },
+                false => param.ty,
+            };
+            let asks = Asks::Resolver {
+                message: Str::validated(copied),
+                more: Some(more),
+                typed,
+            };
+            (asks, ty)
+        };
+        self.cursor += 1;
+        self.phase = Phase::Running;
+        // A handshake round moves on to its Ask step here.
+        if let Err(e) = self.decide(i, param, &ty, &digest, asks) {
+            return Err(self.fail(e));
+        }
+        if plain
+            && self
                 .slots
                 .get(i)
-                .is_some_and(|s| s.status == Status::Settled)
-            {
-                return Ok(());
-            }
+                .is_some_and(|s| s.status != Status::Settled)
+        {
             let message = Str::validated(self.copy_in(keep)?);
-            let slot = self.slot_mut(i)?;
-            slot.asks = Asks::Resolver {
+            self.slot_mut(i)?.asks = Asks::Resolver {
                 message,
                 more: None,
                 typed: false,
             };
-            return Ok(());
         }
-        let at = (message.raw().as_ptr() as usize).wrapping_sub(keep.as_ptr() as usize);
-        let text = self.copy_in(keep)?;
-        // The copy is byte for byte the validated text: no second validation.
-        let Some(copied) = text.get(at..at + message.raw().len()) else {
-            return Err(Error::Workspace { needed: 0 });
-        };
-        let message = Str::validated(copied);
-        let more = Some(Value::validated(text));
-        // Its own answer type, borrowed from the copy (the rare case: read it again).
-        let ty = match (typed, more) {
-            (true, Some(v)) => match parse_question(v, &param.ty) {
-                Ok((q, _)) => q.ty,
-                Err(problem) => return Err(self.fail(bad(problem))),
-            },
-            _ => param.ty,
-        };
-        self.cursor += 1;
-        self.phase = Phase::Running;
-        match self.decide(
-            i,
-            param,
-            &ty,
-            &digest,
-            Asks::Resolver {
-                message,
-                more,
-                typed,
-            },
-        ) {
-            Ok(Some(step)) => {
-                // handshake: decide() moved to AwaitAnswer
-                let _ = step;
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(e) => Err(self.fail(e)),
-        }
+        Ok(())
     }
 
     /// [`Round::resolve_question`] for a resolver of a kind other than form: the question
