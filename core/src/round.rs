@@ -40,7 +40,9 @@
 use crate::digest::QDigest;
 use crate::error::{name, Error, Problem};
 use crate::input::{Capabilities, InputKind};
-use crate::json::{write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value};
+use crate::json::{
+    put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value,
+};
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ};
 use crate::question::{
     parse_question, question_digest, question_parts, read_request, scan_question, scan_request,
@@ -1192,17 +1194,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Some(AskKind::Resolver { needs, .. }) => needs,
             _ => &[],
         };
-        out.put(b"{");
+        // Each key's quotes go with the text around it (the sink's cost is per call).
         for (k, &j) in needs.iter().enumerate() {
-            if k > 0 {
-                out.put(b",");
-            }
+            out.put(if k > 0 { b",\"" } else { b"{\"" });
             let need = self.param(usize::from(j))?;
-            write_str(need.name, false, out);
-            out.put(b":");
+            put_plain(need.name, false, out);
+            out.put(b"\":");
             self.write_param_value(usize::from(j), need, Style::WIRE, out);
         }
-        out.put(b"}");
+        out.put(if needs.is_empty() { b"{}" } else { b"}" });
         Ok(())
     }
 
@@ -1316,7 +1316,6 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if self.phase != Phase::Done {
             return Err(self.out_of_step("Done", "write_values"));
         }
-        out.put(b"{");
         let params = &self.plan.params;
         // Every index of the order is a parameter's (checked when the plan was made).
         let order = self
@@ -1324,15 +1323,20 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             .order
             .iter()
             .filter_map(|&i| Some((i, params.get(usize::from(i))?)));
-        for (k, (i, p)) in order.enumerate() {
-            if k > 0 {
-                out.put(if style.spaced { b", " } else { b"," });
-            }
-            write_str(p.name, style.ascii, out);
-            out.put(if style.spaced { b": " } else { b":" });
+        // Each name's quotes go with the text around it (the sink's cost is per call).
+        let mut any = false;
+        for (i, p) in order {
+            out.put(match (any, style.spaced) {
+                (false, _) => b"{\"",
+                (true, false) => b",\"",
+                (true, true) => b", \"",
+            });
+            any = true;
+            put_plain(p.name, style.ascii, out);
+            out.put(if style.spaced { b"\": " } else { b"\":" });
             self.write_param_value(usize::from(i), p, style, out);
         }
-        out.put(b"}");
+        out.put(if any { b"}" } else { b"{}" });
         Ok(())
     }
 
@@ -1365,23 +1369,21 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if self.phase != Phase::InputRequired {
             return Err(self.out_of_step("InputRequired", "write_input_requests"));
         }
-        out.put(b"{");
         let mut first = true;
         for (i, p, _) in self.pending() {
             let Some(request) = self.request(i) else {
                 continue;
             };
-            if !first {
-                out.put(b",");
-            }
+            // The key's quotes go with the text around it, and the request's head is one
+            // write (the sink's cost is per call).
+            out.put(if first { b"{\"" } else { b",\"" });
             first = false;
-            write_str(p.name, false, out);
-            // One write per request (the sink's cost is per call).
+            put_plain(p.name, false, out);
             out.put(kind_of(p).request_head());
             request.write_params(Render::wire(client_view), None, out);
             out.put(b"}");
         }
-        out.put(b"}");
+        out.put(if first { b"{}" } else { b"}" });
         Ok(())
     }
 

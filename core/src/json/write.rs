@@ -123,8 +123,10 @@ fn put_cp(cp: u32, ascii: bool, sink: &mut dyn Sink) {
     }
 }
 
-/// Escape a Rust string's contents (no quotes), passing unescaped runs through whole.
-fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
+/// Escape a Rust string's contents (no quotes), passing unescaped runs through whole
+/// (for a writer that puts the quotes with the text around them: a sink's cost is per
+/// call).
+pub(crate) fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
     put_plain_to(s, ascii, false, sink);
 }
 
