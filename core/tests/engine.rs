@@ -1857,6 +1857,14 @@ mod one_pass_inputs {
         assert_eq!(settled(&no_q), r#"asks ["x", "y"]"#);
         let bad_action = state.replacen(r#""action":"accept""#, r#""action":"maybe""#, 1);
         assert_eq!(settled(&bad_action), r#"asks ["x", "y"]"#);
+        // So does an "asked" entry that is not a string, before or after a good one.
+        for entry in [r#""asked":{"w":1,"#, r#""asked":{"w":{},"#] {
+            let bad_asked = state.replacen(r#""asked":{"#, entry, 1);
+            assert_ne!(bad_asked, state);
+            assert_eq!(settled(&bad_asked), r#"asks ["x", "y"]"#);
+        }
+        let late = format!(r#"{}","w":[]}}}}"#, state.strip_suffix(r#""}}"#).unwrap());
+        assert_eq!(settled(&late), r#"asks ["x", "y"]"#);
     }
 
     #[test]
