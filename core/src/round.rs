@@ -175,7 +175,7 @@ impl Slot<'_> {
     /// A slot before its parameter is visited, built field by field where it is pushed:
     /// pushing a `const` slot copied all its 192 bytes with a call to `memcpy` per
     /// parameter (PERF.md), where these stores write only the fields' tags and the digest.
-    #[inline(always)]
+    #[inline]
     fn empty() -> Self {
         Slot {
             status: Status::Unvisited,
