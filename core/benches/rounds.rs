@@ -47,13 +47,14 @@ fn bench_case<const N: usize>(
     let plan = Plan::<N>::compile(&case.declaration).expect("compiles");
     let mut ws = vec![0u8; WORKSPACE];
     let mut out = vec![0u8; OUT];
+    let mut question = String::new();
     // Check each round does what bench.py expects before timing it.
-    match run_round(&plan, None, None, &mut ws, &mut out) {
+    match run_round(&plan, None, None, &mut ws, &mut out, &mut question) {
         Outcome::Ask(..) => {}
         o => panic!("{}: first round should ask, got {o:?}", case.label),
     }
     let (st, rp) = (case.final_state.as_str(), case.final_replies.as_str());
-    match run_round(&plan, Some(st), Some(rp), &mut ws, &mut out) {
+    match run_round(&plan, Some(st), Some(rp), &mut ws, &mut out, &mut question) {
         Outcome::Values(_) => {}
         o => panic!("{}: final round should settle, got {o:?}", case.label),
     }
@@ -65,6 +66,7 @@ fn bench_case<const N: usize>(
                 black_box(None),
                 &mut ws,
                 &mut out,
+                &mut question,
             ))
         })
     });
@@ -76,6 +78,7 @@ fn bench_case<const N: usize>(
                 black_box(Some(rp)),
                 &mut ws,
                 &mut out,
+                &mut question,
             ))
         })
     });

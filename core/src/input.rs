@@ -74,13 +74,16 @@ impl InputKind {
         }
     }
 
-    /// `:{"method":"<method>","params":` — what an `inputRequests` entry writes between
-    /// its key and its params, in one piece (spelled beside [`InputKind::method`]).
+    /// `":{"method":"<method>","params":` — what an `inputRequests` entry writes between
+    /// its key's contents and its params (the key's closing quote included), in one piece
+    /// (spelled beside [`InputKind::method`]).
     pub(crate) fn request_head(self) -> &'static [u8] {
         match self {
-            InputKind::Form | InputKind::Url => b":{\"method\":\"elicitation/create\",\"params\":",
-            InputKind::Sampling => b":{\"method\":\"sampling/createMessage\",\"params\":",
-            InputKind::Roots => b":{\"method\":\"roots/list\",\"params\":",
+            InputKind::Form | InputKind::Url => {
+                b"\":{\"method\":\"elicitation/create\",\"params\":"
+            }
+            InputKind::Sampling => b"\":{\"method\":\"sampling/createMessage\",\"params\":",
+            InputKind::Roots => b"\":{\"method\":\"roots/list\",\"params\":",
         }
     }
 
@@ -328,7 +331,7 @@ mod tests {
         assert_eq!(InputKind::from_name("nope"), None);
         // The inputRequests head spells the same method.
         for k in InputKind::ALL {
-            let head = std::format!(":{{\"method\":\"{}\",\"params\":", k.method());
+            let head = std::format!("\":{{\"method\":\"{}\",\"params\":", k.method());
             assert_eq!(k.request_head(), head.as_bytes());
         }
     }

@@ -13,8 +13,8 @@ use crate::digest::{self, QDigest};
 use crate::error::Problem;
 use crate::input::InputKind;
 use crate::json::{
-    scan_value_in, skip_ws_at, walk_object, write_json_str, write_value, Kind, Number, Sink, Str,
-    Style, Value,
+    put_json_str_contents, scan_value_in, skip_ws_at, walk_object, write_json_str, write_value,
+    Kind, Number, Sink, Str, Style, Value,
 };
 use crate::types::{Render, Ty};
 
@@ -202,19 +202,17 @@ pub(crate) fn write_params(
     render: Render,
     out: &mut dyn Sink,
 ) {
-    if render.digest {
-        out.put(b"{\"message\":");
-        write_json_str(message, true, out);
-        out.put(b",\"mode\":\"form\",\"requestedSchema\":");
-    } else if render.client_view {
-        // The MCP SDK's 2026-07-28 wire model serializes `message` first.
-        out.put(b"{\"message\":");
-        write_json_str(message, false, out);
-        out.put(b",\"mode\":\"form\",\"requestedSchema\":");
+    // The message's quotes go with the text around it (a sink's cost is per call).
+    if render.digest || render.client_view {
+        // Sorted (the digest form), and the MCP SDK's 2026-07-28 wire model serializes
+        // `message` first too.
+        out.put(b"{\"message\":\"");
+        put_json_str_contents(message, render.digest, out);
+        out.put(b"\",\"mode\":\"form\",\"requestedSchema\":");
     } else {
-        out.put(b"{\"mode\":\"form\",\"message\":");
-        write_json_str(message, false, out);
-        out.put(b",\"requestedSchema\":");
+        out.put(b"{\"mode\":\"form\",\"message\":\"");
+        put_json_str_contents(message, false, out);
+        out.put(b"\",\"requestedSchema\":");
     }
     ty.write_schema(title, description, render, out);
     out.put(b"}");

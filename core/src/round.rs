@@ -20,7 +20,7 @@
 //! The round holds no heap memory: room for `N` slots (one per parameter) inline, and a caller
 //! workspace (`&mut [u8]`) into which it copies the JSON the host hands it (resolver
 //! values and questions, handshake replies; of a question that is a message alone, only
-//! the message's text). The call's [`Inputs`] (arguments, state,
+//! the message's text, and only while it is asked). The call's [`Inputs`] (arguments, state,
 //! replies) are borrowed. [`Round::new_in`] builds the round in a caller's `Option`
 //! instead of returning it (the same checks), which spares a stack-counting caller a
 //! temporary copy of the round while it is created.
@@ -40,7 +40,9 @@
 use crate::digest::QDigest;
 use crate::error::{name, Error, Problem};
 use crate::input::{Capabilities, InputKind};
-use crate::json::{write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value};
+use crate::json::{
+    put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value,
+};
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ};
 use crate::question::{
     parse_question, question_digest, question_parts, read_request, scan_question, scan_request,
@@ -135,6 +137,10 @@ enum Asks<'a> {
     /// A resolver's question of another kind (URL mode, sampling, roots), whole, in the
     /// workspace.
     Request { question: Value<'a> },
+    /// A resolver's question that is a message alone, answered already (from the state
+    /// or a reply): settled, it is never rendered, so only its digest is kept and its
+    /// message is not copied into the workspace.
+    Answered,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -165,17 +171,25 @@ const NO_PARAM: Error = Error::WrongStep {
     got: "an index past its end",
 };
 
-const EMPTY: Slot<'static> = Slot {
-    status: Status::Unvisited,
-    source: Source::None,
-    asks: Asks::Nothing,
-    digest: [0; 22],
-    carried: false,
-    late: false,
-    recorded: None,
-    asked: None,
-    reply: None,
-};
+impl Slot<'_> {
+    /// A slot before its parameter is visited, built field by field where it is pushed:
+    /// pushing a `const` slot copied all its 192 bytes with a call to `memcpy` per
+    /// parameter (PERF.md), where these stores write only the fields' tags and the digest.
+    #[inline]
+    fn empty() -> Self {
+        Slot {
+            status: Status::Unvisited,
+            source: Source::None,
+            asks: Asks::Nothing,
+            digest: [0; 22],
+            carried: false,
+            late: false,
+            recorded: None,
+            asked: None,
+            reply: None,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -475,9 +489,14 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 });
             }
         }
-        let args = Value::parse(inputs.arguments).map_err(|_| Error::Arguments {
-            problem: Problem::NOT_JSON,
-        })?;
+        // No arguments at all (a tool whose parameters are all elicited): the text
+        // `build` already holds, without the validating walk.
+        let args = match inputs.arguments {
+            "{}" => self.args,
+            text => Value::parse(text).map_err(|_| Error::Arguments {
+                problem: Problem::NOT_JSON,
+            })?,
+        };
         if args.kind() != Kind::Object {
             return Err(Error::Arguments {
                 problem: Problem::NOT_OBJECT,
@@ -488,7 +507,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         self.stateless = inputs.request_state.is_none();
         for _ in 0..self.plan.params.len() {
             // Cannot fail: a plan holds at most N parameters.
-            let _ = self.slots.push(EMPTY);
+            let _ = self.slots.push(Slot::empty());
         }
         let mut matcher = Matcher {
             plan: self.plan,
@@ -727,7 +746,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let slot = self.slots.get(i)?;
         let p = self.plan.params.get(i)?;
         match slot.asks {
-            Asks::Nothing => None,
+            Asks::Nothing | Asks::Answered => None,
             Asks::Literal => self.plan.literal_request(i).map(|(r, _)| r),
             Asks::Resolver { .. } => self.question(i).map(Request::Form),
             Asks::Request { question } => read_request(kind_of(p), question, &p.ty).ok(),
@@ -948,7 +967,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
     /// (`type` defaults to the parameter's type), `{"message": "...", "url": "..."}`,
     /// `{"sampling": {...}}` or `{"roots": {...}}`. The question takes its length of
-    /// workspace (a form question that is a message alone, only its message's text).
+    /// workspace (a form question that is a message alone, only its message's text, and
+    /// none once it is answered; it must fit all the same).
     pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_question")?;
         let param = self.param(i)?;
@@ -990,46 +1010,61 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
             },
         };
-        // What the slot keeps, copied: a plain question's message alone (nothing else of
-        // it is read again), else the question (surrounding whitespace trimmed).
+        // What the slot keeps: a plain question's message alone (nothing else of it is
+        // read again), else the question (surrounding whitespace trimmed), copied.
         let keep = if plain { message.raw() } else { probe.raw() };
-        let at = (message.raw().as_ptr() as usize).wrapping_sub(keep.as_ptr() as usize);
-        let text = self.copy_in(keep)?;
-        // The copy is byte for byte the validated text: no second validation.
-        let Some(copied) = text.get(at..at + message.raw().len()) else {
-            return Err(Error::Workspace { needed: 0 });
-        };
-        let message = Str::validated(copied);
-        let more = (!plain).then(|| Value::validated(text));
-        // Its own answer type, borrowed from the copy (the rare case: read it again).
-        let ty = match (typed, more) {
-            (true, Some(v)) => match parse_question(v, &param.ty) {
-                Ok((q, _)) => q.ty,
-                Err(problem) => return Err(self.fail(bad(problem))),
-            },
-            _ => param.ty,
+        let (asks, ty) = if plain {
+            // Decided first and copied only if it is asked (see `Asks::Answered`); a
+            // question that would not fit fails the same way either way.
+            if keep.len() > self.free.len() {
+                return Err(Error::Workspace {
+                    needed: keep.len() - self.free.len(),
+                });
+            }
+            (Asks::Answered, param.ty)
+        } else {
+            let at = (message.raw().as_ptr() as usize).wrapping_sub(keep.as_ptr() as usize);
+            let text = self.copy_in(keep)?;
+            // The copy is byte for byte the validated text: no second validation.
+            let Some(copied) = text.get(at..at + message.raw().len()) else {
+                return Err(Error::Workspace { needed: 0 });
+            };
+            let more = Value::validated(text);
+            // Its own answer type, borrowed from the copy (the rare case: read it again).
+            let ty = match typed {
+                true => match parse_question(more, &param.ty) {
+                    Ok((q, _)) => q.ty,
+                    Err(problem) => return Err(self.fail(bad(problem))),
+                },
+                false => param.ty,
+            };
+            let asks = Asks::Resolver {
+                message: Str::validated(copied),
+                more: Some(more),
+                typed,
+            };
+            (asks, ty)
         };
         self.cursor += 1;
         self.phase = Phase::Running;
-        match self.decide(
-            i,
-            param,
-            &ty,
-            &digest,
-            Asks::Resolver {
-                message,
-                more,
-                typed,
-            },
-        ) {
-            Ok(Some(step)) => {
-                // handshake: decide() moved to AwaitAnswer
-                let _ = step;
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(e) => Err(self.fail(e)),
+        // A handshake round moves on to its Ask step here.
+        if let Err(e) = self.decide(i, param, &ty, &digest, asks) {
+            return Err(self.fail(e));
         }
+        if plain
+            && self
+                .slots
+                .get(i)
+                .is_some_and(|s| s.status != Status::Settled)
+        {
+            let message = Str::validated(self.copy_in(keep)?);
+            self.slot_mut(i)?.asks = Asks::Resolver {
+                message,
+                more: None,
+                typed: false,
+            };
+        }
+        Ok(())
     }
 
     /// [`Round::resolve_question`] for a resolver of a kind other than form: the question
@@ -1159,17 +1194,15 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Some(AskKind::Resolver { needs, .. }) => needs,
             _ => &[],
         };
-        out.put(b"{");
+        // Each key's quotes go with the text around it (the sink's cost is per call).
         for (k, &j) in needs.iter().enumerate() {
-            if k > 0 {
-                out.put(b",");
-            }
+            out.put(if k > 0 { b",\"" } else { b"{\"" });
             let need = self.param(usize::from(j))?;
-            write_str(need.name, false, out);
-            out.put(b":");
+            put_plain(need.name, false, out);
+            out.put(b"\":");
             self.write_param_value(usize::from(j), need, Style::WIRE, out);
         }
-        out.put(b"}");
+        out.put(if needs.is_empty() { b"{}" } else { b"}" });
         Ok(())
     }
 
@@ -1283,7 +1316,6 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if self.phase != Phase::Done {
             return Err(self.out_of_step("Done", "write_values"));
         }
-        out.put(b"{");
         let params = &self.plan.params;
         // Every index of the order is a parameter's (checked when the plan was made).
         let order = self
@@ -1291,15 +1323,20 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             .order
             .iter()
             .filter_map(|&i| Some((i, params.get(usize::from(i))?)));
-        for (k, (i, p)) in order.enumerate() {
-            if k > 0 {
-                out.put(if style.spaced { b", " } else { b"," });
-            }
-            write_str(p.name, style.ascii, out);
-            out.put(if style.spaced { b": " } else { b":" });
+        // Each name's quotes go with the text around it (the sink's cost is per call).
+        let mut any = false;
+        for (i, p) in order {
+            out.put(match (any, style.spaced) {
+                (false, _) => b"{\"",
+                (true, false) => b",\"",
+                (true, true) => b", \"",
+            });
+            any = true;
+            put_plain(p.name, style.ascii, out);
+            out.put(if style.spaced { b"\": " } else { b"\":" });
             self.write_param_value(usize::from(i), p, style, out);
         }
-        out.put(b"}");
+        out.put(if any { b"}" } else { b"{}" });
         Ok(())
     }
 
@@ -1332,23 +1369,21 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if self.phase != Phase::InputRequired {
             return Err(self.out_of_step("InputRequired", "write_input_requests"));
         }
-        out.put(b"{");
         let mut first = true;
         for (i, p, _) in self.pending() {
             let Some(request) = self.request(i) else {
                 continue;
             };
-            if !first {
-                out.put(b",");
-            }
+            // The key's quotes go with the text around it, and the request's head is one
+            // write (the sink's cost is per call).
+            out.put(if first { b"{\"" } else { b",\"" });
             first = false;
-            write_str(p.name, false, out);
-            // One write per request (the sink's cost is per call).
+            put_plain(p.name, false, out);
             out.put(kind_of(p).request_head());
             request.write_params(Render::wire(client_view), None, out);
             out.put(b"}");
         }
-        out.put(b"}");
+        out.put(if first { b"{}" } else { b"}" });
         Ok(())
     }
 
@@ -1391,7 +1426,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     }
 
     /// The message text of the question parameter `param` asks this round (raw JSON
-    /// string contents), if rendered; write it decoded with [`write_json_str`].
+    /// string contents), if rendered; write it decoded with [`write_json_str`]. `false`
+    /// for a resolver's question that is a message alone once it is answered (from the
+    /// state or a reply): its message is not kept.
     pub fn write_message_of(&self, param: usize, out: &mut dyn Sink) -> bool {
         match self.request(param).and_then(|r| r.message()) {
             Some(message) => {

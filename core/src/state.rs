@@ -12,7 +12,7 @@
 //! writes.
 
 use crate::json::{
-    scan_value, scan_value_in, scan_value_object, skip_ws_at, walk_object, write_str, write_value,
+    put_plain, scan_value, scan_value_in, scan_value_object, skip_ws_at, walk_object, write_value,
     JsonError, Kind, Number, Sink, Str, Style, Value,
 };
 
@@ -188,46 +188,44 @@ pub(crate) fn read<'a>(text: &'a str, held: &mut impl Held<'a>) {
     let b = text.as_bytes();
     let start = skip_ws_at(b, 0);
     let (mut v, mut answers_ok, mut asked_ok) = (None, None, None);
-    // An object of entries at `p`, each read by `each` → (end, entry ok); anything but an
-    // object is not ok. The index after it, and whether every entry was ok.
-    type Each<'e, 't> = dyn FnMut(Str<'t>, usize) -> Result<(usize, bool), JsonError> + 'e;
+    // An object of entries at `p`, each handed to `each` by the object walk (which clears
+    // `ok` for an entry that is not one); anything but an object is not ok. The index
+    // after it, and whether it was an object. (`each` goes to the walk itself: a wrapper
+    // closure around it cost a second indirect call per entry and its own code.)
+    type Each<'e, 't> = dyn FnMut(Str<'t>, usize) -> Result<usize, JsonError> + 'e;
     let entries = |p: usize, each: &mut Each<'_, 'a>| -> Result<(usize, bool), JsonError> {
         if b.get(p) != Some(&b'{') {
             return Ok((scan_value(b, p, 1)?, false));
         }
-        let mut ok = true;
-        let end = walk_object(text, p, 1, &mut |name, at| {
-            let (end, good) = each(name, at)?;
-            ok &= good;
-            Ok(end)
-        })?;
-        Ok((end, ok))
+        Ok((walk_object(text, p, 1, each)?, true))
     };
     // A member's value at `p`, by its key's index in [`KEYS`] (`KEYS.len()`: any other).
     let mut member = |k: usize, p: usize| -> Result<usize, JsonError> {
+        let mut ok = true;
         if k == ANSWERS {
             // A repeated key keeps its last value.
             held.clear_answers();
-            let (end, ok) = entries(p, &mut |name, at| {
+            let (end, object) = entries(p, &mut |name, at| {
                 let (end, rec) = Recorded::scan(text, at, 2)?;
-                if let Some(rec) = rec {
-                    held.answer(name, rec);
+                match rec {
+                    Some(rec) => held.answer(name, rec),
+                    None => ok = false,
                 }
-                Ok((end, rec.is_some()))
+                Ok(end)
             })?;
-            answers_ok = Some(ok);
+            answers_ok = Some(ok && object);
             Ok(end)
         } else if k == ASKED {
             held.clear_asked();
-            let (end, ok) = entries(p, &mut |name, at| {
+            let (end, object) = entries(p, &mut |name, at| {
                 let (q, end) = scan_value_in(text, at, 2)?;
-                let ok = q.kind() == Kind::String;
-                if ok {
-                    held.asked(name, q);
+                match q.kind() {
+                    Kind::String => held.asked(name, q),
+                    _ => ok = false,
                 }
-                Ok((end, ok))
+                Ok(end)
             })?;
-            asked_ok = Some(ok);
+            asked_ok = Some(ok && object);
             Ok(end)
         } else {
             let (x, end) = scan_value_in(text, p, 1)?;
@@ -291,13 +289,14 @@ pub(crate) fn write<'n, 'a>(
     asked: impl Iterator<Item = (&'n str, [u8; 22])>,
     out: &mut dyn Sink,
 ) {
+    // Each name's quotes go with the text around it (a sink's cost is per call; the
+    // digests and actions are not merged too: templates for them cost ~270 B of flash for
+    // ~40 instructions a round).
     out.put(b"{\"v\":1,\"answers\":{");
     for (k, c) in answers.enumerate() {
-        if k > 0 {
-            out.put(b",");
-        }
-        write_str(c.name, true, out);
-        out.put(b":{\"action\":\"");
+        out.put(if k > 0 { b",\"" } else { b"\"" });
+        put_plain(c.name, true, out);
+        out.put(b"\":{\"action\":\"");
         out.put(c.action.as_str().as_bytes());
         out.put(b"\",\"data\":");
         match c.data {
@@ -310,11 +309,9 @@ pub(crate) fn write<'n, 'a>(
     }
     out.put(b"},\"asked\":{");
     for (k, (name, q)) in asked.enumerate() {
-        if k > 0 {
-            out.put(b",");
-        }
-        write_str(name, true, out);
-        out.put(b":\"");
+        out.put(if k > 0 { b",\"" } else { b"\"" });
+        put_plain(name, true, out);
+        out.put(b"\":\"");
         out.put(&q);
         out.put(b"\"");
     }

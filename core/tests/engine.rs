@@ -522,6 +522,62 @@ mod reference_rules {
         );
     }
 
+    /// Arguments `{}` (taken without the validating walk) start the same round as an
+    /// empty object in any other spelling (read by the general reader): the resolver
+    /// inputs (a default and a missing argument), the requests and the state.
+    #[test]
+    fn empty_arguments_read_as_any_empty_object() {
+        let decl = r#"{"tool":"t","parameters":[
+            {"name":"destination","default":"Rome"},
+            {"name":"x","elicit":{"message":"X?"}},
+            {"name":"airport","elicit":{"needs":["destination"],"declares":"string"}},
+            {"name":"origin"},
+            {"name":"gate","elicit":{"needs":["origin"],"declares":"string"}}
+        ]}"#;
+        let plan = Plan::<8>::compile(decl).unwrap();
+        let run = |args: &str| -> Vec<String> {
+            let mut ws = [0u8; 256];
+            let mut round = Round::new(
+                &plan,
+                Era::Modern,
+                Inputs::modern(args, None, None),
+                &mut ws,
+            )
+            .unwrap();
+            let mut seen = Vec::new();
+            loop {
+                match round.poll() {
+                    Ok(Step::Resolve { .. }) => {
+                        let mut inputs = Vec::new();
+                        round.write_resolve_inputs(&mut inputs).unwrap();
+                        seen.push(String::from_utf8(inputs).unwrap());
+                        round.resolve_question(r#"{"message":"Which?"}"#).unwrap();
+                    }
+                    Ok(Step::InputRequired) => {
+                        let (mut reqs, mut state) = (Vec::new(), Vec::new());
+                        round.write_input_requests(false, &mut reqs).unwrap();
+                        round.write_request_state(&mut state).unwrap();
+                        seen.push(String::from_utf8(reqs).unwrap());
+                        seen.push(String::from_utf8(state).unwrap());
+                        return seen;
+                    }
+                    other => {
+                        seen.push(format!("{other:?}"));
+                        return seen;
+                    }
+                }
+            }
+        };
+        let fast = run("{}");
+        assert_eq!(fast[0], r#"{"destination":"Rome"}"#);
+        assert!(fast[1].contains("MissingArgument"), "{fast:?}");
+        for args in [" {}", "{ }", "{}\n", "\t{ \r}"] {
+            assert_eq!(run(args), fast, "{args:?}");
+        }
+        // With the argument the second resolver runs too; the same either way.
+        assert_eq!(run(r#"{"origin":"Oslo"}"#).len(), 4);
+    }
+
     #[test]
     fn arguments_must_be_an_object() {
         let host = one(json!("string"));
@@ -1801,6 +1857,14 @@ mod one_pass_inputs {
         assert_eq!(settled(&no_q), r#"asks ["x", "y"]"#);
         let bad_action = state.replacen(r#""action":"accept""#, r#""action":"maybe""#, 1);
         assert_eq!(settled(&bad_action), r#"asks ["x", "y"]"#);
+        // So does an "asked" entry that is not a string, before or after a good one.
+        for entry in [r#""asked":{"w":1,"#, r#""asked":{"w":{},"#] {
+            let bad_asked = state.replacen(r#""asked":{"#, entry, 1);
+            assert_ne!(bad_asked, state);
+            assert_eq!(settled(&bad_asked), r#"asks ["x", "y"]"#);
+        }
+        let late = format!(r#"{}","w":[]}}}}"#, state.strip_suffix(r#""}}"#).unwrap());
+        assert_eq!(settled(&late), r#"asks ["x", "y"]"#);
     }
 
     #[test]
@@ -1998,6 +2062,57 @@ mod built_in_place {
         let mut ws = [0u8; 64];
         let mut round = Round::new(&plan, Era::Handshake, Inputs::default(), &mut ws).unwrap();
         assert_eq!(round.poll().unwrap(), Step::Ask { param: 0 });
+    }
+}
+
+/// A resolver's question that is a message alone is copied into the workspace only
+/// while it is asked: answered (from the state, in the next round), it keeps its digest
+/// and takes no workspace, and a workspace too small for it fails the same way in both
+/// rounds.
+#[test]
+fn answered_plain_resolver_questions_take_no_workspace() {
+    let decl =
+        r#"{"tool":"t","parameters":[{"name":"a","elicit":{"needs":[],"declares":"string"}}]}"#;
+    let plan = Plan::<2>::compile(decl).unwrap();
+    let question = r#"{"message":"Where?"}"#;
+    let mut ws = [0u8; 64];
+    let mut round = Round::new(&plan, Era::Modern, Inputs::default(), &mut ws).unwrap();
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    round.resolve_question(question).unwrap();
+    assert_eq!(round.workspace_left(), 64 - "Where?".len());
+    assert_eq!(round.poll(), Ok(Step::InputRequired));
+    let asked = round.digest_of(0).unwrap();
+    assert!(round.write_message_of(0, &mut Vec::new()));
+    let mut state = Vec::new();
+    round.write_request_state(&mut state).unwrap();
+    let state = String::from_utf8(state).unwrap();
+    let replies = r#"{"a":{"action":"accept","content":{"value":"Oslo"}}}"#;
+
+    let mut ws = [0u8; 64];
+    let inputs = Inputs::modern("{}", Some(&state), Some(replies));
+    let mut round = Round::new(&plan, Era::Modern, inputs, &mut ws).unwrap();
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    round.resolve_question(question).unwrap();
+    assert_eq!(round.workspace_left(), 64);
+    assert_eq!(round.digest_of(0), Some(asked));
+    assert!(!round.write_message_of(0, &mut Vec::new()));
+    assert_eq!(round.poll(), Ok(Step::Done));
+    let mut values = Vec::new();
+    round.write_values(Style::WIRE, &mut values).unwrap();
+    assert_eq!(values, br#"{"a":"Oslo"}"#);
+
+    // Too small for the message: the same error asked or answered, and nothing changes.
+    for (state, replies) in [(None, None), (Some(state.as_str()), Some(replies))] {
+        let mut ws = [0u8; 4];
+        let inputs = Inputs::modern("{}", state, replies);
+        let mut round = Round::new(&plan, Era::Modern, inputs, &mut ws).unwrap();
+        assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+        assert_eq!(
+            round.resolve_question(question),
+            Err(Error::Workspace { needed: 2 })
+        );
+        assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+        assert_eq!(round.workspace_left(), 4);
     }
 }
 

@@ -86,26 +86,28 @@ pub enum Outcome {
 }
 
 /// The chain's resolver, run by the host: `{"q{i-1}": "<answer>"}` →
-/// `{"message":"After <answer>, then?"}` written into `question`.
-fn chain_resolver(inputs: &[u8], question: &mut [u8]) -> usize {
+/// `{"message":"After <answer>, then?"}` written into `question` (cleared first).
+///
+/// The question is built as a Rust host builds text, in a `String` (reused from round to
+/// round, as the bench's other buffers are), so it needs no second UTF-8 check; the
+/// reference's resolver builds its question with an f-string.
+fn chain_resolver(inputs: &[u8], question: &mut String) {
     let text = core::str::from_utf8(inputs).expect("utf8");
     let v = Value::parse(text).expect("inputs are JSON");
     let (_, prev) = v.members().next().expect("one input");
     let prev = prev.as_str().expect("a string answer").raw();
-    let mut s = SliceSink::new(question);
-    use elicit_core::Sink;
-    s.put(b"{\"message\":\"After ");
-    s.put(prev.as_bytes());
-    s.put(b", then?\"}");
-    s.finish().expect("question buffer")
+    question.clear();
+    question.push_str("{\"message\":\"After ");
+    question.push_str(prev);
+    question.push_str(", then?\"}");
 }
 
 /// `resolve-N`'s resolvers, run by the host: parameter `i` (no inputs) →
-/// `{"message":"Question number {i}?"}` (indep-N's literal question).
-fn resolve_resolver(param: usize, question: &mut [u8]) -> usize {
-    use elicit_core::Sink;
-    let mut s = SliceSink::new(question);
-    s.put(b"{\"message\":\"Question number ");
+/// `{"message":"Question number {i}?"}` (indep-N's literal question), into `question`
+/// (cleared first).
+fn resolve_resolver(param: usize, question: &mut String) {
+    question.clear();
+    question.push_str("{\"message\":\"Question number ");
     let mut digits = [0u8; 20];
     let mut k = digits.len();
     let mut v = param;
@@ -117,18 +119,19 @@ fn resolve_resolver(param: usize, question: &mut [u8]) -> usize {
             break;
         }
     }
-    s.put(&digits[k..]);
-    s.put(b"?\"}");
-    s.finish().expect("question buffer")
+    question.push_str(core::str::from_utf8(&digits[k..]).expect("digits"));
+    question.push_str("?\"}");
 }
 
-/// One round, as a server runs it. `out` receives the outputs.
+/// One round, as a server runs it. `out` receives the outputs; `question` is the host's
+/// buffer for a resolver's question.
 pub fn run_round<const N: usize>(
     plan: &Plan<'_, N>,
     state: Option<&str>,
     replies: Option<&str>,
     workspace: &mut [u8],
     out: &mut [u8],
+    question: &mut String,
 ) -> Outcome {
     // Built in place (`Round::new_in`): a round holds its N slots inline, and
     // `Round::new` would return it by value (two copies of the round per call).
@@ -144,19 +147,18 @@ pub fn run_round<const N: usize>(
     loop {
         match round.poll().expect("round runs") {
             Step::Resolve { param } => {
-                // The resolver's buffers: the output buffer, before any output is written
-                // (a host reuses its buffers rather than zeroing new ones every round).
-                let (inputs, question) = out.split_at_mut(out.len() / 2);
-                let mut s = SliceSink::new(inputs);
+                // The resolver's inputs go into the output buffer, before any output is
+                // written (a host reuses its buffers rather than zeroing new ones every
+                // round).
+                let mut s = SliceSink::new(out);
                 round.write_resolve_inputs(&mut s).expect("inputs");
                 let n = s.finish().expect("inputs buffer");
-                let q = if &inputs[..n] == b"{}" {
+                if &out[..n] == b"{}" {
                     resolve_resolver(param, question)
                 } else {
-                    chain_resolver(&inputs[..n], question)
+                    chain_resolver(&out[..n], question)
                 };
-                let q = core::str::from_utf8(&question[..q]).expect("utf8");
-                round.resolve_question(q).expect("question accepted");
+                round.resolve_question(question).expect("question accepted");
             }
             Step::Ask { .. } => unreachable!("modern rounds batch their questions"),
             Step::Done => {
@@ -219,6 +221,7 @@ impl Case {
         let plan = Plan::<CAP>::compile(&declaration).expect("declaration compiles");
         let mut ws = vec![0u8; WORKSPACE];
         let mut out = vec![0u8; OUT];
+        let mut question = String::new();
         let (mut state, mut replies): (Option<String>, Option<String>) = (None, None);
         let mut rounds = 0;
         #[allow(clippy::while_let_loop)]
@@ -230,6 +233,7 @@ impl Case {
                 replies.as_deref(),
                 &mut ws,
                 &mut out,
+                &mut question,
             ) {
                 Outcome::Values(_) => break,
                 Outcome::Ask(na, nb) => {

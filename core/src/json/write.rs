@@ -123,8 +123,10 @@ fn put_cp(cp: u32, ascii: bool, sink: &mut dyn Sink) {
     }
 }
 
-/// Escape a Rust string's contents (no quotes), passing unescaped runs through whole.
-fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
+/// Escape a Rust string's contents (no quotes), passing unescaped runs through whole
+/// (for a writer that puts the quotes with the text around them: a sink's cost is per
+/// call).
+pub(crate) fn put_plain(s: &str, ascii: bool, sink: &mut dyn Sink) {
     put_plain_to(s, ascii, false, sink);
 }
 
@@ -317,6 +319,13 @@ pub fn write_str(s: &str, ascii: bool, sink: &mut dyn Sink) {
 /// no UTF-8 encoding; Python would fail to encode the result).
 pub fn write_json_str(s: Str<'_>, ascii: bool, sink: &mut dyn Sink) {
     sink.put(b"\"");
+    put_json_str_contents(s, ascii, sink);
+    sink.put(b"\"");
+}
+
+/// [`write_json_str`] without the quotes, for a writer that puts them with the text
+/// around them (one `put` fewer each side: a sink's cost is per call).
+pub(crate) fn put_json_str_contents(s: Str<'_>, ascii: bool, sink: &mut dyn Sink) {
     let mut rest = s.0;
     loop {
         // Verbatim runs until an escape, which is decoded and written again.
@@ -330,8 +339,8 @@ pub fn write_json_str(s: Str<'_>, ascii: bool, sink: &mut dyn Sink) {
         }
         rest = units.rest;
     }
-    sink.put(b"\"");
 }
+
 /// Write an integer in decimal.
 pub fn write_i64(i: i64, sink: &mut dyn Sink) {
     // 19 digits and a sign at most (|i64::MIN| = 9223372036854775808), filled from the end.

@@ -103,6 +103,7 @@ fn repeat<const N: usize>(
     let plan = Plan::<N>::compile(declaration).expect("compiles");
     let mut ws = vec![0u8; WORKSPACE];
     let mut out = vec![0u8; OUT];
+    let mut question = String::new();
     let mut last = None;
     for _ in 0..iters {
         last = Some(black_box(run_round(
@@ -111,6 +112,7 @@ fn repeat<const N: usize>(
             black_box(replies),
             &mut ws,
             &mut out,
+            &mut question,
         )));
     }
     last
