@@ -148,13 +148,9 @@ impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
         let wire = PlanWire::<'a, N>::deserialize(d)?;
         let mut plan = Plan {
             tool: wire.tool,
-            params: Slots::new(Param::VACANT),
-            order: Slots::new(0),
+            params: heapless::Vec::new(),
+            order: wire.order,
         };
-        for i in wire.order {
-            // Fits: the wire vector has the same capacity.
-            let _ = plan.order.push(i);
-        }
         for p in wire.params {
             let p = param_of(p).map_err(|(at, problem)| D::Error::custom(bad(at, problem)))?;
             // Fits: the wire vector has the same capacity.
@@ -524,8 +520,8 @@ impl<'a, const N: usize> Plan<'a, N> {
         let mut r = Reader(rest, None);
         let mut plan = Plan {
             tool: "",
-            params: Slots::new(Param::VACANT),
-            order: Slots::new(0),
+            params: heapless::Vec::new(),
+            order: heapless::Vec::new(),
         };
         match r.plan_into(&mut plan) {
             Some(()) if r.0.is_empty() && plan.params.len() == count as usize => {

@@ -241,6 +241,7 @@ impl Case {
                 }
             }
         }
+        drop(plan);
         Case {
             label,
             declaration,
