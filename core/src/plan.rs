@@ -248,6 +248,19 @@ impl<T: Copy + core::fmt::Debug, const N: usize> core::fmt::Debug for Slots<T, N
 }
 
 #[cfg(feature = "serde")]
+impl<'de, const N: usize> serde::Deserialize<'de> for Slots<u8, N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let items = heapless::Vec::<u8, N>::deserialize(d)?;
+        let mut slots = Slots::new(0);
+        for i in items {
+            // Fits: the same capacity.
+            let _ = slots.push(i);
+        }
+        Ok(slots)
+    }
+}
+
+#[cfg(feature = "serde")]
 impl<T: Copy + serde::Serialize, const N: usize> serde::Serialize for Slots<T, N> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter())

@@ -110,7 +110,7 @@ impl Serialize for Ty<'_> {
 enum AskWire<'a> {
     Literal(#[serde(borrow)] LiteralQ<'a>),
     Resolver {
-        needs: heapless::Vec<u8, MAX_NEEDS>,
+        needs: Slots<u8, MAX_NEEDS>,
         #[serde(borrow)]
         declares: Option<TyWire<'a>>,
         kind: InputKind,
@@ -251,14 +251,12 @@ impl<'a> Reader<'a> {
     fn json_str(&mut self) -> Option<Str<'a>> {
         Str::from_contents(self.str()?)
     }
-    fn vec<T, const M: usize>(
-        &mut self,
-        mut read: impl FnMut(&mut Self) -> Option<T>,
-    ) -> Option<heapless::Vec<T, M>> {
+    /// A resolver's needs (a sequence of bytes).
+    fn needs(&mut self) -> Option<Slots<u8, MAX_NEEDS>> {
         let n = self.len()?;
-        let mut v = heapless::Vec::new();
+        let mut v = Slots::new(0);
         for _ in 0..n {
-            v.push(read(self)?).ok()?;
+            v.push(self.byte()?).ok()?;
         }
         Some(v)
     }
@@ -287,7 +285,7 @@ impl<'a> Reader<'a> {
                 digest: [0; 22],
             }),
             1 => AskWire::Resolver {
-                needs: self.vec(Self::byte)?,
+                needs: self.needs()?,
                 declares: self.option(Self::ty)?,
                 kind: *InputKind::ALL.get(usize::try_from(self.variant()?).ok()?)?,
             },
@@ -363,13 +361,8 @@ fn param_of(p: ParamWire<'_>) -> Result<Param<'_>, (&str, Problem)> {
                     Some(d)
                 }
             };
-            let mut slots = Slots::new(0);
-            for j in needs {
-                // Fits: the wire vector has the same capacity.
-                let _ = slots.push(j);
-            }
             Some(AskKind::Resolver {
-                needs: slots,
+                needs,
                 declares,
                 kind,
             })
