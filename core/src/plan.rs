@@ -212,8 +212,7 @@ impl<T: Copy, const N: usize> Slots<T, N> {
         }
     }
 
-    /// The first `len` items of `items` (all of them when `len` is larger: a plan's
-    /// capacity is at most 255, so `len` as a `u8` covers it).
+    /// The first `len` items of `items` (all of them when `len` is larger).
     pub const fn from_array(items: [T; N], len: u8) -> Self {
         Slots { items, len }
     }

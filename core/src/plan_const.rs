@@ -26,6 +26,12 @@
 
 use crate::json::{Str, Value};
 pub use crate::plan::{AskKind, LiteralQ, Param, Plan, Slots, MAX_NEEDS};
+use crate::types::{Shape, Ty};
+#[cfg(feature = "input-kinds")]
+pub use crate::{
+    input::InputKind,
+    plan::{RequestQ, UrlQ},
+};
 
 /// A plan's parts as a Rust constant (see the module docs): its tool, its parameters in
 /// signature order and the elicited ones' indices in resolution order.
@@ -50,12 +56,6 @@ impl<'a> Parts<'a> {
         })
     }
 }
-use crate::types::{Shape, Ty};
-#[cfg(feature = "input-kinds")]
-pub use crate::{
-    input::InputKind,
-    plan::{RequestQ, UrlQ},
-};
 
 /// A JSON value from its text, validated when the plan was made.
 pub const fn value(raw: &str) -> Value<'_> {
