@@ -186,28 +186,16 @@ pub struct Param<'a> {
 #[derive(Debug, Clone)]
 pub struct Plan<'a, const N: usize = 32> {
     pub(crate) tool: &'a str,
-    pub(crate) params: Slots<Param<'a>, N>,
+    pub(crate) params: heapless::Vec<Param<'a>, N>,
     /// Indices of elicited parameters in resolution order.
-    pub(crate) order: Slots<u8, N>,
+    pub(crate) order: heapless::Vec<u8, N>,
 }
 
-impl Param<'_> {
-    /// What fills a plan's unused parameter slots (never read: a plan's parameters are
-    /// its first `len` slots).
-    pub const VACANT: Param<'static> = Param {
-        name: "",
-        ty: Ty::STRING,
-        default: None,
-        ask: None,
-        outcome: false,
-    };
-}
-
-/// A list of at most `N` items in a fixed array: a plan's parameters, its resolution
-/// order and a resolver's needs. Unlike `heapless::Vec` a constant can build one
-/// ([`Slots::from_array`]), which is what makes a [`Plan`] const-constructible (see
-/// [`crate::plan_const`]). Reads go through `Deref<Target = [T]>` (the first `len`
-/// items). (Public for [`crate::plan_const`] only.)
+/// A list of at most `N` items in a fixed array: a resolver's needs. Unlike
+/// `heapless::Vec` a constant can build one ([`Slots::from_array`]), which makes a
+/// parameter const-constructible (see [`crate::plan_const`]). Reads go through
+/// `Deref<Target = [T]>` (the first `len` items). (Public for [`crate::plan_const`]
+/// only.)
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct Slots<T: Copy, const N: usize> {
@@ -224,8 +212,7 @@ impl<T: Copy, const N: usize> Slots<T, N> {
         }
     }
 
-    /// The first `len` items of `items` (all of them when `len` is larger: a plan's
-    /// capacity is at most 255, so `len` as a `u8` covers it).
+    /// The first `len` items of `items` (all of them when `len` is larger).
     pub const fn from_array(items: [T; N], len: u8) -> Self {
         Slots { items, len }
     }
@@ -253,17 +240,22 @@ impl<T: Copy, const N: usize> core::ops::Deref for Slots<T, N> {
     }
 }
 
-impl<T: Copy, const N: usize> core::ops::DerefMut for Slots<T, N> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut [T] {
-        let len = usize::from(self.len).min(N);
-        self.items.get_mut(..len).unwrap_or_default()
-    }
-}
-
 impl<T: Copy + core::fmt::Debug, const N: usize> core::fmt::Debug for Slots<T, N> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, const N: usize> serde::Deserialize<'de> for Slots<u8, N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let items = heapless::Vec::<u8, N>::deserialize(d)?;
+        let mut slots = Slots::new(0);
+        for i in items {
+            // Fits: the same capacity.
+            let _ = slots.push(i);
+        }
+        Ok(slots)
     }
 }
 
@@ -340,7 +332,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                 limit: 255,
             });
         }
-        let mut params: Slots<Param<'a>, N> = Slots::new(Param::VACANT);
+        let mut params: heapless::Vec<Param<'a>, N> = heapless::Vec::new();
         // First pass: shapes and names.
         for p in list.items() {
             if p.kind() != Kind::Object {
@@ -464,7 +456,7 @@ impl<'a, const N: usize> Plan<'a, N> {
         let mut plan = Plan {
             tool,
             params,
-            order: Slots::new(0),
+            order: heapless::Vec::new(),
         };
         let mut visiting = [false; 256];
         let mut done = [false; 256];
@@ -739,28 +731,6 @@ impl<'a, const N: usize> Plan<'a, N> {
 }
 
 impl<'a, const N: usize> Plan<'a, N> {
-    /// A plan from its parts, as a Rust constant written by
-    /// [`crate::plan_const::write_plan`] spells it. This is the second way to make a plan
-    /// (beside [`Plan::compile`] and [`Plan::from_postcard`]), and exists for one reason:
-    /// a firmware that links neither the declaration compiler nor the plan loader (about
-    /// 2.4 KB of flash on a Cortex-M4) keeps its plans as constants made on the host.
-    /// The parts are not checked here (a `const fn` cannot return the loader's errors):
-    /// they must be written by `write_plan` from a plan the host compiled or loaded, and
-    /// a test (core/tests/plan_const.rs) holds the constants equal to what
-    /// `from_postcard` yields for the same plan. Hand-written parts are not supported.
-    #[doc(hidden)]
-    pub const fn from_checked_parts(
-        tool: &'a str,
-        params: Slots<Param<'a>, N>,
-        order: Slots<u8, N>,
-    ) -> Self {
-        Plan {
-            tool,
-            params,
-            order,
-        }
-    }
-
     /// The question fixed in the declaration for parameter `index` (any kind), if it
     /// has one.
     #[inline]

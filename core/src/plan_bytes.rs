@@ -110,7 +110,7 @@ impl Serialize for Ty<'_> {
 enum AskWire<'a> {
     Literal(#[serde(borrow)] LiteralQ<'a>),
     Resolver {
-        needs: heapless::Vec<u8, MAX_NEEDS>,
+        needs: Slots<u8, MAX_NEEDS>,
         #[serde(borrow)]
         declares: Option<TyWire<'a>>,
         kind: InputKind,
@@ -148,13 +148,9 @@ impl<'de: 'a, 'a, const N: usize> Deserialize<'de> for Plan<'a, N> {
         let wire = PlanWire::<'a, N>::deserialize(d)?;
         let mut plan = Plan {
             tool: wire.tool,
-            params: Slots::new(Param::VACANT),
-            order: Slots::new(0),
+            params: heapless::Vec::new(),
+            order: wire.order,
         };
-        for i in wire.order {
-            // Fits: the wire vector has the same capacity.
-            let _ = plan.order.push(i);
-        }
         for p in wire.params {
             let p = param_of(p).map_err(|(at, problem)| D::Error::custom(bad(at, problem)))?;
             // Fits: the wire vector has the same capacity.
@@ -255,14 +251,12 @@ impl<'a> Reader<'a> {
     fn json_str(&mut self) -> Option<Str<'a>> {
         Str::from_contents(self.str()?)
     }
-    fn vec<T, const M: usize>(
-        &mut self,
-        mut read: impl FnMut(&mut Self) -> Option<T>,
-    ) -> Option<heapless::Vec<T, M>> {
+    /// A resolver's needs (a sequence of bytes).
+    fn needs(&mut self) -> Option<Slots<u8, MAX_NEEDS>> {
         let n = self.len()?;
-        let mut v = heapless::Vec::new();
+        let mut v = Slots::new(0);
         for _ in 0..n {
-            v.push(read(self)?).ok()?;
+            v.push(self.byte()?).ok()?;
         }
         Some(v)
     }
@@ -291,7 +285,7 @@ impl<'a> Reader<'a> {
                 digest: [0; 22],
             }),
             1 => AskWire::Resolver {
-                needs: self.vec(Self::byte)?,
+                needs: self.needs()?,
                 declares: self.option(Self::ty)?,
                 kind: *InputKind::ALL.get(usize::try_from(self.variant()?).ok()?)?,
             },
@@ -367,13 +361,8 @@ fn param_of(p: ParamWire<'_>) -> Result<Param<'_>, (&str, Problem)> {
                     Some(d)
                 }
             };
-            let mut slots = Slots::new(0);
-            for j in needs {
-                // Fits: the wire vector has the same capacity.
-                let _ = slots.push(j);
-            }
             Some(AskKind::Resolver {
-                needs: slots,
+                needs,
                 declares,
                 kind,
             })
@@ -524,8 +513,8 @@ impl<'a, const N: usize> Plan<'a, N> {
         let mut r = Reader(rest, None);
         let mut plan = Plan {
             tool: "",
-            params: Slots::new(Param::VACANT),
-            order: Slots::new(0),
+            params: heapless::Vec::new(),
+            order: heapless::Vec::new(),
         };
         match r.plan_into(&mut plan) {
             Some(()) if r.0.is_empty() && plan.params.len() == count as usize => {

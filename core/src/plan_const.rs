@@ -5,15 +5,19 @@
 //! A plan is made by [`Plan::compile`] (from a JSON declaration) or loaded by
 //! [`Plan::from_postcard`] (from plan bytes, checked on load). A firmware that serves fixed
 //! tools needs neither on the device: the loader alone is about 2.4 KB of a Cortex-M4's
-//! flash (examples/firmware-agent), and a plan loaded per call is a copy on the stack. So
-//! its build script makes each plan on the host with the engine's own code (compile, write
-//! the bytes, load them back with `from_postcard`: every check a device would run) and
-//! writes the loaded plan with [`write_plan`] as a Rust expression; the firmware keeps it
-//! in a `static` and reads it in place. The expression calls only the `const fn`s of this
-//! module and [`Plan::from_checked_parts`], which check nothing: only `write_plan` writes
-//! them, from a checked plan. core/tests/plan_const.rs compiles `write_plan`'s output and
-//! holds it equal to what `from_postcard` yields for the same bytes, so the two paths
-//! cannot drift.
+//! flash (examples/firmware-agent). So its build script makes each plan on the host with
+//! the engine's own code (compile, write the bytes, load them back with `from_postcard`:
+//! every check a device would run) and writes the loaded plan's parts with [`write_plan`]
+//! as a Rust constant, a [`Parts`]; the firmware keeps it in a `static` and makes the plan
+//! from it with [`Parts::plan`], which copies the parts into the plan and checks nothing:
+//! only `write_plan` writes them, from a checked plan. core/tests/plan_const.rs compiles
+//! `write_plan`'s output and holds the plans it makes equal to what `from_postcard` yields
+//! for the same bytes, so the two paths cannot drift.
+//!
+//! The parts, not the plan, are the constant: a plan keeps its parameters in a
+//! `heapless::Vec`, which a constant cannot fill, and an array of its own would cost
+//! every round a length check per read of the plan (no `unsafe` in core) and every
+//! loaded plan the filling of its unused slots.
 //!
 //! What the device build leaves out (the `input-kinds`, `object-types` and `raw-schema`
 //! features) the loader would refuse at run time; here the constructors for those kinds
@@ -28,6 +32,30 @@ pub use crate::{
     input::InputKind,
     plan::{RequestQ, UrlQ},
 };
+
+/// A plan's parts as a Rust constant (see the module docs): its tool, its parameters in
+/// signature order and the elicited ones' indices in resolution order.
+#[derive(Debug, Clone, Copy)]
+pub struct Parts<'a> {
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The parameters.
+    pub params: &'a [Param<'a>],
+    /// The resolution order.
+    pub order: &'a [u8],
+}
+
+impl<'a> Parts<'a> {
+    /// The plan of these parts at capacity `N` (`None` when it has more than `N`
+    /// parameters). Nothing is checked: the parts must be written by [`write_plan`].
+    pub fn plan<const N: usize>(&self) -> Option<Plan<'a, N>> {
+        Some(Plan {
+            tool: self.tool,
+            params: heapless::Vec::from_slice(self.params).ok()?,
+            order: heapless::Vec::from_slice(self.order).ok()?,
+        })
+    }
+}
 
 /// A JSON value from its text, validated when the plan was made.
 pub const fn value(raw: &str) -> Value<'_> {
@@ -165,6 +193,7 @@ mod writer {
 
     use crate::json::{Str, Value};
     use crate::plan::{AskKind, Param, Plan, Slots};
+    use crate::plan_const::MAX_NEEDS;
     use crate::types::{Shape, Ty};
 
     fn opt<T>(x: Option<T>, write: impl FnOnce(T) -> String) -> String {
@@ -196,14 +225,10 @@ mod writer {
         }
     }
 
-    /// `Slots::from_array([...], len)` of `items`, the unused slots filled with `fill`.
-    fn slots<T: Copy, const N: usize>(
-        items: &Slots<T, N>,
-        write: impl Fn(&T) -> String,
-        fill: &str,
-    ) -> String {
-        let mut all: Vec<String> = items.iter().map(write).collect();
-        all.resize(N, fill.into());
+    /// `Slots::from_array([...], len)` of a resolver's needs, the unused slots 0.
+    fn needs_of(items: &Slots<u8, MAX_NEEDS>) -> String {
+        let mut all: Vec<String> = items.iter().map(|j| format!("{j}")).collect();
+        all.resize(MAX_NEEDS, "0".into());
         format!("Slots::from_array([{}], {})", all.join(", "), items.len())
     }
 
@@ -220,15 +245,10 @@ mod writer {
                 needs,
                 declares,
                 kind: crate::input::InputKind::Form,
-            } => format!(
-                "resolver({}, {})",
-                slots(&needs, |j| format!("{j}"), "0"),
-                opt(declares, ty)
-            ),
-            AskKind::Resolver { needs, kind, .. } => format!(
-                "resolver_of(InputKind::{kind:?}, {})",
-                slots(&needs, |j| format!("{j}"), "0")
-            ),
+            } => format!("resolver({}, {})", needs_of(&needs), opt(declares, ty)),
+            AskKind::Resolver { needs, kind, .. } => {
+                format!("resolver_of(InputKind::{kind:?}, {})", needs_of(&needs))
+            }
             AskKind::Url(q) => format!("url({}, {}, {:?})", text(q.message), text(q.url), q.digest),
             AskKind::Sampling(q) => format!("sampling({}, {:?})", value(q.params), q.digest),
             AskKind::Roots(q) => format!("roots({}, {:?})", value(q.params), q.digest),
@@ -246,15 +266,16 @@ mod writer {
         )
     }
 
-    /// `plan` as a Rust expression of type `Plan<'static, N>` for a `const` or `static`
-    /// of a crate that depends on elicit-core as `elicit_core` (see the module docs: only
-    /// for a plan made by [`Plan::compile`] or [`Plan::from_postcard`]).
+    /// `plan`'s parts as a Rust expression of type `Parts<'static>` for a `const` or
+    /// `static` of a crate that depends on elicit-core as `elicit_core` (see the module
+    /// docs: only for a plan made by [`Plan::compile`] or [`Plan::from_postcard`]).
     pub fn write_plan<const N: usize>(plan: &Plan<'_, N>) -> String {
+        let params: Vec<String> = plan.params.iter().map(param).collect();
         format!(
-            "{{ use ::elicit_core::plan_const::*; Plan::from_checked_parts({:?}, {}, {}) }}",
+            "{{ use ::elicit_core::plan_const::*; Parts {{ tool: {:?}, params: &[{}], order: &{:?} }} }}",
             plan.tool,
-            slots(&plan.params, param, "Param::VACANT"),
-            slots(&plan.order, |i| format!("{i}"), "0")
+            params.join(", "),
+            &plan.order[..]
         )
     }
 }

@@ -1,5 +1,5 @@
 //! Plans as Rust constants (`elicit_core::plan_const`, what examples/firmware-agent links
-//! instead of the plan loader): `write_plan`'s output, compiled, is the plan that
+//! instead of the plan loader): `write_plan`'s output, compiled, makes the plan that
 //! `Plan::from_postcard` yields for the same bytes, for declarations using every kind of
 //! parameter, answer type and question. The constants are tests/data/plan_const.rs,
 //! written by `write_plan`; `constants_are_what_write_plan_writes` holds the file to the
@@ -22,7 +22,7 @@
     feature = "raw-schema"
 ))]
 
-use elicit_core::plan_const::write_plan;
+use elicit_core::plan_const::{write_plan, Parts};
 use elicit_core::Plan;
 
 /// Capacity of the test plans: more than any of them has, so vacant slots are written.
@@ -64,7 +64,7 @@ const EMPTY: &str = r#"{"tool":"empty","parameters":[]}"#;
 const DECLARATIONS: [(&str, &str); 3] = [("FORMS", FORMS), ("KINDS", KINDS), ("EMPTY", EMPTY)];
 
 mod constants {
-    use elicit_core::Plan;
+    use elicit_core::plan_const::Parts;
     include!("data/plan_const.rs");
 }
 
@@ -90,7 +90,7 @@ fn written() -> String {
         let bytes = compiled.to_postcard_vec();
         let plan = Plan::<'_, N>::from_postcard(&bytes).unwrap();
         out.push_str(&format!(
-            "pub static {name}: Plan<'static, {N}> = {};\n",
+            "pub static {name}: Parts<'static> = {};\n",
             write_plan(&plan)
         ));
     }
@@ -114,7 +114,7 @@ fn constants_are_what_write_plan_writes() {
 
 #[test]
 fn constants_equal_the_loaded_plans() {
-    let constants: [(&str, &Plan<'static, N>); 3] = [
+    let constants: [(&str, &Parts<'static>); 3] = [
         ("FORMS", &constants::FORMS),
         ("KINDS", &constants::KINDS),
         ("EMPTY", &constants::EMPTY),
@@ -123,18 +123,22 @@ fn constants_equal_the_loaded_plans() {
     for ((name, declaration), (const_name, constant)) in DECLARATIONS.into_iter().zip(constants) {
         assert_eq!(name, const_name);
         let plan = loaded(declaration, &mut bytes);
-        assert_eq!(format!("{constant:?}"), plan, "{name}");
-        // And the constant writes the same plan bytes.
-        assert_eq!(constant.to_postcard_vec(), bytes, "{name}");
+        let made: Plan<'_, N> = constant.plan().unwrap();
+        assert_eq!(format!("{made:?}"), plan, "{name}");
+        // And it writes the same plan bytes.
+        assert_eq!(made.to_postcard_vec(), bytes, "{name}");
     }
+    // A capacity too small for the parts makes no plan.
+    assert!(constants::FORMS.plan::<4>().is_none());
 }
 
 /// The constant plans behave as the loaded ones through the public API too.
 #[test]
 fn constants_answer_as_the_loaded_plans() {
     let mut bytes = Vec::new();
-    for (declaration, constant) in [(FORMS, &constants::FORMS), (KINDS, &constants::KINDS)] {
+    for (declaration, parts) in [(FORMS, &constants::FORMS), (KINDS, &constants::KINDS)] {
         loaded(declaration, &mut bytes);
+        let constant: Plan<'_, N> = parts.plan().unwrap();
         let plan = Plan::<'_, N>::from_postcard(&bytes).unwrap();
         assert_eq!(constant.tool(), plan.tool());
         assert_eq!(constant.len(), plan.len());

@@ -6,9 +6,9 @@
 //! 2. the booking tools' declarations (the booking fixture, examples/fixture, which
 //!    examples/rmcp-server serves too) made into plans on the host by the engine's own
 //!    code: compiled (`Plan::compile`), written as plan bytes and loaded back
-//!    (`Plan::from_postcard`, every check a device would run), and the loaded plan
-//!    written as a Rust constant (`elicit_core::plan_const::write_plan`): neither the
-//!    declaration compiler nor the plan loader reaches the device;
+//!    (`Plan::from_postcard`, every check a device would run), and the loaded plan's
+//!    parts written as a Rust constant (`elicit_core::plan_const::write_plan`): neither
+//!    the declaration compiler nor the plan loader reaches the device;
 //! 3. the `tools` array of `tools/list` and the tool table (`tools.rs` in OUT_DIR),
 //!    generated from the same fixture.
 
@@ -21,8 +21,8 @@ use elicit_core::json::write_str;
 use elicit_core::plan_const::write_plan;
 use elicit_core::Plan;
 
-/// The agent's plan capacity (`N` in src/tools.rs): every tool's parameters must fit. Were
-/// the two to differ, the constants' arrays (this many slots) would not build.
+/// The agent's plan capacity (`N` in src/tools.rs): every tool's parameters must fit (the
+/// device's `Parts::plan` refuses more, as the loader did).
 const PLAN_CAPACITY: usize = 5;
 
 /// `s` as a JSON string (UTF-8 kept, as FastMCP writes it).
@@ -108,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let constant = name.to_ascii_uppercase();
         plans.push(format!(
             "/// `{name}`'s plan, made on the host (build.rs).\n\
-             static {constant}_PLAN: Plan<'static, N> = {};\n",
+             static {constant}_PLAN: Parts<'static> = {};\n",
             write_plan(&loaded)
         ));
         // The agent checks model arguments as strings only.

@@ -245,6 +245,7 @@ impl Case {
                 }
             }
         }
+        drop(plan);
         Case {
             label,
             declaration,

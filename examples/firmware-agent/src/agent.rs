@@ -383,12 +383,12 @@ impl Agent {
         };
         let mut slot = None;
         let inputs = Inputs::handshake(args.map_or("{}", |a| a.raw())).with_capabilities(caps);
-        let round = match new_round(&mut slot, plan, Era::Handshake, inputs, ws) {
+        let round = match new_round(&mut slot, &plan, Era::Handshake, inputs, ws) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
         loop {
-            match drive(round, tool, plan) {
+            match drive(round, tool, &plan) {
                 Err(e @ Error::MissingCapability { .. }) => return self.missing_capability(id, &e),
                 Err(e) => return self.tool_error(id, false, &mut |s| tools::write_error(&e, s)),
                 Ok(Step::Done) => return self.finish(id, false, round, tool, args, token),
@@ -595,11 +595,11 @@ impl Agent {
         let mut slot = None;
         let inputs = Inputs::modern(args.map_or("{}", |a| a.raw()), state, replies)
             .with_capabilities(Capabilities::from_client_json(caps.raw()));
-        let round = match new_round(&mut slot, plan, Era::Modern, inputs, ws) {
+        let round = match new_round(&mut slot, &plan, Era::Modern, inputs, ws) {
             Ok(r) => r,
             Err(e) => return self.invalid_params(id, &e),
         };
-        match drive(round, tool, plan) {
+        match drive(round, tool, &plan) {
             Err(e @ Error::MissingCapability { .. }) => self.missing_capability(id, &e),
             Err(e) => self.tool_error(id, true, &mut |s| tools::write_error(&e, s)),
             Ok(Step::Done) => self.finish(id, true, round, tool, args, token),
@@ -658,7 +658,7 @@ impl Agent {
         id: &str,
         params: Option<Value<'p>>,
         modern: bool,
-    ) -> Option<(&'static Tool, &'static Plan<'static, N>, Option<Value<'p>>)> {
+    ) -> Option<(&'static Tool, Plan<'static, N>, Option<Value<'p>>)> {
         let Some(name) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else {
             rpc::error(
                 &mut self.uart,
@@ -689,8 +689,11 @@ impl Agent {
                 return None;
             }
         };
-        let plan = tool.plan;
-        if let Err(e) = tool.check_arguments(plan, args) {
+        let Some(plan) = tool.plan() else {
+            rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+            return None;
+        };
+        if let Err(e) = tool.check_arguments(&plan, args) {
             self.tool_error(id, modern, &mut |s| e.write(s));
             return None;
         }

@@ -3,6 +3,7 @@
 //! of the engine errors a call can end with.
 
 use elicit_core::json::{write_i64, Value};
+use elicit_core::plan_const::Parts;
 use elicit_core::{Error, Plan, Sink, SliceSink};
 
 use booking_fixture::Piece;
@@ -18,9 +19,9 @@ pub const N: usize = 5;
 /// A tool the agent lists and calls.
 pub struct Tool {
     pub name: &'static str,
-    /// Its plan, made on the host by build.rs (a constant in flash: no plan loader on
-    /// the device).
-    pub plan: &'static Plan<'static, N>,
+    /// Its plan's parts, made on the host by build.rs (a constant in flash: no plan
+    /// loader on the device).
+    plan: &'static Parts<'static>,
     /// The model-supplied arguments, all strings (`inputSchema`'s `required`).
     string_args: &'static [&'static str],
     /// Its result text (the booking fixture's; only this, so the declaration's JSON text
@@ -47,6 +48,12 @@ pub fn find(name: elicit_core::json::Str<'_>) -> Option<&'static Tool> {
 }
 
 impl Tool {
+    /// The plan, from the parts build.rs made (`None` only if a tool had more than `N`
+    /// parameters, which build.rs refuses).
+    pub fn plan(&self) -> Option<Plan<'static, N>> {
+        self.plan.plan()
+    }
+
     /// Check the model-supplied `args` (a JSON object) against `inputSchema` (required,
     /// string-typed, no extras).
     pub fn check_arguments<'a>(
