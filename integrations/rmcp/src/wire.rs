@@ -39,40 +39,45 @@ pub(crate) fn record(meta: &mut MetaObject, names: Vec<String>) {
 pub fn restore(message: &[u8]) -> Option<Vec<u8>> {
     find(message, QUOTED_KEY)?;
     let text = std::str::from_utf8(message).ok()?;
-    let result = Json::parse(text).ok()?.get("result")?;
-    let order = result.get("_meta")?.get(ORDER_KEY)?;
+    // One walk of each object on the way (the message is validated once, by `parse`).
+    let (_, result) = Json::parse(text)
+        .ok()?
+        .members()
+        .find(|(k, _)| k.eq_str("result"))?;
+    let members: Vec<(Str<'_>, Json<'_>)> = result.members().collect();
+    let (_, meta) = members.iter().rev().find(|(k, _)| k.eq_str("_meta"))?;
+    let (_, order) = meta.members().find(|(k, _)| k.eq_str(ORDER_KEY))?;
     let names: Vec<Str<'_>> = order.items().filter_map(Json::as_str).collect();
     let mut out = Vec::with_capacity(message.len());
     let start = offset(text, result.raw());
     out.extend_from_slice(message.get(..start)?);
     out.push(b'{');
     let mut first = true;
-    for (key, value) in result.members() {
-        let mut members: Vec<(Str<'_>, Json<'_>)> = value.members().collect();
-        if key.eq_str("inputRequests") {
-            let mut sorted = Vec::with_capacity(members.len());
-            for name in &names {
-                if let Some(i) = members
-                    .iter()
-                    .position(|(k, _)| k.cmp_decoded(*name).is_eq())
-                {
-                    sorted.push(members.remove(i));
-                }
-            }
-            sorted.append(&mut members);
-            members = sorted;
-        } else if key.eq_str("_meta") {
-            members.retain(|(k, _)| !k.eq_str(ORDER_KEY));
-            if members.is_empty() {
-                continue;
-            }
-        } else {
+    for (key, value) in members {
+        let is_requests = key.eq_str("inputRequests");
+        if !is_requests && !key.eq_str("_meta") {
             put_member(&mut out, &mut first, key, value.raw().as_bytes());
             continue;
         }
+        let mut inner: Vec<(Str<'_>, Json<'_>)> = value.members().collect();
+        if is_requests {
+            let mut sorted = Vec::with_capacity(inner.len());
+            for name in &names {
+                if let Some(i) = inner.iter().position(|(k, _)| k.cmp_decoded(*name).is_eq()) {
+                    sorted.push(inner.remove(i));
+                }
+            }
+            sorted.append(&mut inner);
+            inner = sorted;
+        } else {
+            inner.retain(|(k, _)| !k.eq_str(ORDER_KEY));
+            if inner.is_empty() {
+                continue;
+            }
+        }
         let mut object = vec![b'{'];
         let mut inner_first = true;
-        for (k, v) in members {
+        for (k, v) in inner {
             put_member(&mut object, &mut inner_first, k, v.raw().as_bytes());
         }
         object.push(b'}');
