@@ -110,7 +110,8 @@ impl Serialize for Ty<'_> {
 enum AskWire<'a> {
     Literal(#[serde(borrow)] LiteralQ<'a>),
     Resolver {
-        needs: heapless::Vec<u8, MAX_NEEDS>,
+        #[serde(deserialize_with = "needs_slots")]
+        needs: Slots<u8, MAX_NEEDS>,
         #[serde(borrow)]
         declares: Option<TyWire<'a>>,
         kind: InputKind,
@@ -118,6 +119,17 @@ enum AskWire<'a> {
     Url(#[serde(borrow)] UrlQ<'a>),
     Sampling(#[serde(borrow)] RequestQ<'a>),
     Roots(#[serde(borrow)] RequestQ<'a>),
+}
+
+/// A resolver's needs off serde's wire: a sequence of at most [`MAX_NEEDS`] indices.
+fn needs_slots<'de, D: Deserializer<'de>>(d: D) -> Result<Slots<u8, MAX_NEEDS>, D::Error> {
+    let wire = heapless::Vec::<u8, MAX_NEEDS>::deserialize(d)?;
+    let mut needs = Slots::new(0);
+    for j in wire {
+        // Fits: the wire vector has the same capacity.
+        let _ = needs.push(j);
+    }
+    Ok(needs)
 }
 
 /// A parameter as it comes off the wire ([`Param`]'s layout).
@@ -255,14 +267,12 @@ impl<'a> Reader<'a> {
     fn json_str(&mut self) -> Option<Str<'a>> {
         Str::from_contents(self.str()?)
     }
-    fn vec<T, const M: usize>(
-        &mut self,
-        mut read: impl FnMut(&mut Self) -> Option<T>,
-    ) -> Option<heapless::Vec<T, M>> {
+    /// A resolver's needs: a sequence of at most [`MAX_NEEDS`] bytes.
+    fn needs(&mut self) -> Option<Slots<u8, MAX_NEEDS>> {
         let n = self.len()?;
-        let mut v = heapless::Vec::new();
+        let mut v = Slots::new(0);
         for _ in 0..n {
-            v.push(read(self)?).ok()?;
+            v.push(self.byte()?).ok()?;
         }
         Some(v)
     }
@@ -291,7 +301,7 @@ impl<'a> Reader<'a> {
                 digest: [0; 22],
             }),
             1 => AskWire::Resolver {
-                needs: self.vec(Self::byte)?,
+                needs: self.needs()?,
                 declares: self.option(Self::ty)?,
                 kind: *InputKind::ALL.get(usize::try_from(self.variant()?).ok()?)?,
             },
@@ -367,13 +377,8 @@ fn param_of(p: ParamWire<'_>) -> Result<Param<'_>, (&str, Problem)> {
                     Some(d)
                 }
             };
-            let mut slots = Slots::new(0);
-            for j in needs {
-                // Fits: the wire vector has the same capacity.
-                let _ = slots.push(j);
-            }
             Some(AskKind::Resolver {
-                needs: slots,
+                needs,
                 declares,
                 kind,
             })
