@@ -468,13 +468,13 @@ fn check<const N: usize>(plan: &mut Plan<'_, N>) -> Result<(), CompileError> {
     }
     // The resolution order: every elicited parameter exactly once, each resolver after
     // the elicited parameters it needs (which also rules out cycles).
-    let mut placed = [false; 256];
+    let mut placed = [false; N];
     for &i in order.iter() {
         let i = i as usize;
         let Some(p) = params.get(i) else {
             return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
         };
-        // `i < params.len() <= 255`, so `placed` has a slot for every parameter.
+        // `i < params.len() <= N`, so `placed` has a slot for every parameter.
         let Some(&was_placed) = placed.get(i) else {
             return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
         };
