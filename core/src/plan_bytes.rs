@@ -211,13 +211,17 @@ impl<'a> Reader<'a> {
         Some(b)
     }
     /// A LEB128 varint of an integer `bits` wide, as postcard reads it: at most
-    /// ceil(bits / 7) bytes, the last one within the bits left.
-    fn varint(&mut self, bits: u32) -> Option<u64> {
+    /// ceil(bits / 7) bytes, the last one within the bits left. In a `usize` (the word:
+    /// no 64-bit arithmetic on a 32-bit device); a value that does not fit one (a
+    /// variant index past 65,535 where `usize` is 16 bits) is refused, as no such index
+    /// names a variant.
+    fn varint(&mut self, bits: u32) -> Option<usize> {
         let n = bits.div_ceil(7);
-        let mut out = 0u64;
+        let mut out = 0usize;
         for i in 0..n {
             let b = self.byte()?;
-            out |= u64::from(b & 0x7F) << (7 * i);
+            // The last byte's check below keeps the bits within `bits`.
+            out |= usize::from(b & 0x7F).checked_shl(7 * i)?;
             if b & 0x80 == 0 {
                 return (i + 1 < n || b < 1 << (bits % 7)).then_some(out);
             }
@@ -226,10 +230,10 @@ impl<'a> Reader<'a> {
     }
     /// A length (postcard writes `usize`).
     fn len(&mut self) -> Option<usize> {
-        usize::try_from(self.varint(usize::BITS)?).ok()
+        self.varint(usize::BITS)
     }
     /// An enum's variant index (postcard writes `u32`).
-    fn variant(&mut self) -> Option<u64> {
+    fn variant(&mut self) -> Option<usize> {
         self.varint(32)
     }
     /// A `bool`, or an `Option`'s tag.
@@ -281,7 +285,7 @@ impl<'a> Reader<'a> {
         let kinds = [
             String, Integer, Number, Boolean, Enum, Multi, Object, Schema,
         ];
-        let kind = *kinds.get(usize::try_from(self.variant()?).ok()?)?;
+        let kind = *kinds.get(self.variant()?)?;
         Some(TyWire {
             kind,
             spec: self.option(Self::value)?,
@@ -303,7 +307,7 @@ impl<'a> Reader<'a> {
             1 => AskWire::Resolver {
                 needs: self.needs()?,
                 declares: self.option(Self::ty)?,
-                kind: *InputKind::ALL.get(usize::try_from(self.variant()?).ok()?)?,
+                kind: *InputKind::ALL.get(self.variant()?)?,
             },
             2 => AskWire::Url(UrlQ {
                 message: self.json_str()?,
