@@ -195,13 +195,17 @@ impl<'a> Reader<'a> {
         Some(b)
     }
     /// A LEB128 varint of an integer `bits` wide, as postcard reads it: at most
-    /// ceil(bits / 7) bytes, the last one within the bits left.
-    fn varint(&mut self, bits: u32) -> Option<u64> {
+    /// ceil(bits / 7) bytes, the last one within the bits left. In a `usize` (the word:
+    /// no 64-bit arithmetic on a 32-bit device); a value that does not fit one (a
+    /// variant index past 65,535 where `usize` is 16 bits) is refused, as no such index
+    /// names a variant.
+    fn varint(&mut self, bits: u32) -> Option<usize> {
         let n = bits.div_ceil(7);
-        let mut out = 0u64;
+        let mut out = 0usize;
         for i in 0..n {
             let b = self.byte()?;
-            out |= u64::from(b & 0x7F) << (7 * i);
+            // The last byte's check below keeps the bits within `bits`.
+            out |= usize::from(b & 0x7F).checked_shl(7 * i)?;
             if b & 0x80 == 0 {
                 return (i + 1 < n || b < 1 << (bits % 7)).then_some(out);
             }
@@ -210,10 +214,10 @@ impl<'a> Reader<'a> {
     }
     /// A length (postcard writes `usize`).
     fn len(&mut self) -> Option<usize> {
-        usize::try_from(self.varint(usize::BITS)?).ok()
+        self.varint(usize::BITS)
     }
     /// An enum's variant index (postcard writes `u32`).
-    fn variant(&mut self) -> Option<u64> {
+    fn variant(&mut self) -> Option<usize> {
         self.varint(32)
     }
     /// A `bool`, or an `Option`'s tag.
@@ -251,7 +255,7 @@ impl<'a> Reader<'a> {
     fn json_str(&mut self) -> Option<Str<'a>> {
         Str::from_contents(self.str()?)
     }
-    /// A resolver's needs (a sequence of bytes).
+    /// A resolver's needs: a sequence of at most [`MAX_NEEDS`] bytes.
     fn needs(&mut self) -> Option<Slots<u8, MAX_NEEDS>> {
         let n = self.len()?;
         let mut v = Slots::new(0);
@@ -265,7 +269,7 @@ impl<'a> Reader<'a> {
         let kinds = [
             String, Integer, Number, Boolean, Enum, Multi, Object, Schema,
         ];
-        let kind = *kinds.get(usize::try_from(self.variant()?).ok()?)?;
+        let kind = *kinds.get(self.variant()?)?;
         Some(TyWire {
             kind,
             spec: self.option(Self::value)?,
@@ -287,7 +291,7 @@ impl<'a> Reader<'a> {
             1 => AskWire::Resolver {
                 needs: self.needs()?,
                 declares: self.option(Self::ty)?,
-                kind: *InputKind::ALL.get(usize::try_from(self.variant()?).ok()?)?,
+                kind: *InputKind::ALL.get(self.variant()?)?,
             },
             2 => AskWire::Url(UrlQ {
                 message: self.json_str()?,
@@ -452,13 +456,13 @@ fn check<const N: usize>(plan: &mut Plan<'_, N>) -> Result<(), CompileError> {
     }
     // The resolution order: every elicited parameter exactly once, each resolver after
     // the elicited parameters it needs (which also rules out cycles).
-    let mut placed = [false; 256];
+    let mut placed = [false; N];
     for &i in order.iter() {
         let i = i as usize;
         let Some(p) = params.get(i) else {
             return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
         };
-        // `i < params.len() <= 255`, so `placed` has a slot for every parameter.
+        // `i < params.len() <= N`, so `placed` has a slot for every parameter.
         let Some(&was_placed) = placed.get(i) else {
             return Err(bad("plan", Problem::PLAN_ORDER_UNKNOWN));
         };
