@@ -3,11 +3,11 @@
 //! # Why a second way to make a [`Plan`]
 //!
 //! A plan is made by [`Plan::compile`] (from a JSON declaration) or loaded by
-//! [`Plan::from_postcard`] (from plan bytes, checked on load). A firmware that serves fixed
+//! `Plan::from_postcard` (from plan bytes, checked on load). A firmware that serves fixed
 //! tools needs neither on the device: the loader alone is about 2.4 KB of a Cortex-M4's
 //! flash (examples/firmware-agent). So its build script makes each plan on the host with
 //! the engine's own code (compile, write the bytes, load them back with `from_postcard`:
-//! every check a device would run) and writes the loaded plan's parts with [`write_plan`]
+//! every check a device would run) and writes the loaded plan's parts with `write_plan`
 //! as a Rust constant, a [`Parts`]; the firmware keeps it in a `static` and makes the plan
 //! from it with [`Parts::plan`], which copies the parts into the plan and checks nothing:
 //! only `write_plan` writes them, from a checked plan. core/tests/plan_const.rs compiles
@@ -47,7 +47,7 @@ pub struct Parts<'a> {
 
 impl<'a> Parts<'a> {
     /// The plan of these parts at capacity `N` (`None` when it has more than `N`
-    /// parameters). Nothing is checked: the parts must be written by [`write_plan`].
+    /// parameters). Nothing is checked: the parts must be written by `write_plan` (feature `alloc`).
     pub fn plan<const N: usize>(&self) -> Option<Plan<'a, N>> {
         Some(Plan {
             tool: self.tool,
@@ -268,7 +268,7 @@ mod writer {
 
     /// `plan`'s parts as a Rust expression of type `Parts<'static>` for a `const` or
     /// `static` of a crate that depends on elicit-core as `elicit_core` (see the module
-    /// docs: only for a plan made by [`Plan::compile`] or [`Plan::from_postcard`]).
+    /// docs: only for a plan made by [`Plan::compile`] or `Plan::from_postcard`).
     pub fn write_plan<const N: usize>(plan: &Plan<'_, N>) -> String {
         let params: Vec<String> = plan.params.iter().map(param).collect();
         format!(
