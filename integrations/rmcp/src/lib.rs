@@ -1280,19 +1280,20 @@ impl Elicit {
             input_responses: call.input_responses.as_ref(),
             request_state: call.request_state.as_deref(),
         };
-        let meta = |meta| modern.then(|| self.modern_meta(meta));
         match self
             .round(declared, &request, &call.context, modern)
             .await?
         {
-            Settled::Failed(message) => R::refused(message, meta(None)),
+            Settled::Failed(message) => R::refused(message, modern.then(|| self.modern_meta(None))),
             Settled::InputRequired(r) => Ok(R::input_required(r)),
             Settled::Values(values) => {
                 let mut merged = call.arguments.clone();
                 merged.extend(values);
                 let mut result = body(merged, call).await?;
-                if let Some(m) = meta(result.meta().take()) {
-                    *result.meta() = Some(m);
+                if modern {
+                    // The body's own `_meta` (say FastMCP's `wrap_result`) is kept, on both eras.
+                    let own = result.meta().take();
+                    *result.meta() = Some(self.modern_meta(own));
                 }
                 Ok(R::complete(result))
             }
