@@ -13,7 +13,7 @@
 #![allow(clippy::result_large_err)]
 
 use base64::Engine as _;
-use elicit_core::{Capabilities, Era, Error, InputKind, Inputs, Plan, Round, Step, Style};
+use elicit_core::{Capabilities, Era, Error, InputKind, Inputs, Plan, Round, Step};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -651,5 +651,4 @@ fn plan_bytes_carry_every_kind() {
             let _ = Plan::<'_, 8>::from_postcard(&b);
         }
     }
-    let _ = Style::WIRE;
 }
