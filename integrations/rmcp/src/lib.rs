@@ -955,11 +955,16 @@ fn settled_input<T: DeserializeOwned>(
 trait Served: Sized {
     type Response;
     const METHOD: &'static str;
+    /// Whether the state is bound to the request's arguments (resources take none).
+    const BINDS_ARGUMENTS: bool = true;
     fn meta(&mut self) -> &mut Option<MetaObject>;
     fn complete(self) -> Self::Response;
     fn input_required(r: InputRequiredResult) -> Self::Response;
-    /// A refusal's message (caller-facing) with the result's `_meta` on 2026-07-28.
-    fn refused(message: String, meta: Option<MetaObject>) -> Result<Self::Response, ErrorData>;
+    /// A refusal's message (caller-facing) with the result's `_meta` on 2026-07-28;
+    /// `-32602` with the message unless the kind says otherwise.
+    fn refused(message: String, _meta: Option<MetaObject>) -> Result<Self::Response, ErrorData> {
+        Err(ErrorData::invalid_params(message, None))
+    }
 }
 
 /// A tool's refusal is an `isError` result carrying the message.
@@ -982,7 +987,6 @@ impl Served for CallToolResult {
     }
 }
 
-/// A prompt's refusal is `-32602` with the message.
 impl Served for GetPromptResult {
     type Response = GetPromptResponse;
     const METHOD: &'static str = "prompts/get";
@@ -995,15 +999,12 @@ impl Served for GetPromptResult {
     fn input_required(r: InputRequiredResult) -> GetPromptResponse {
         GetPromptResponse::InputRequired(r)
     }
-    fn refused(message: String, _: Option<MetaObject>) -> Result<GetPromptResponse, ErrorData> {
-        Err(ErrorData::invalid_params(message, None))
-    }
 }
 
-/// A resource's refusal is `-32602` with the message.
 impl Served for ReadResourceResult {
     type Response = ReadResourceResponse;
     const METHOD: &'static str = "resources/read";
+    const BINDS_ARGUMENTS: bool = false;
     fn meta(&mut self) -> &mut Option<MetaObject> {
         &mut self.meta
     }
@@ -1012,9 +1013,6 @@ impl Served for ReadResourceResult {
     }
     fn input_required(r: InputRequiredResult) -> ReadResourceResponse {
         ReadResourceResponse::InputRequired(r)
-    }
-    fn refused(message: String, _: Option<MetaObject>) -> Result<ReadResourceResponse, ErrorData> {
-        Err(ErrorData::invalid_params(message, None))
     }
 }
 
@@ -1174,7 +1172,7 @@ impl Elicit {
                 ErrorData::invalid_params(format!("Unknown tool: {}", PyRepr(&params.name)), None)
             })?;
         let call = Call::new(params, context);
-        self.serve(&tool.declared, call, true, |values, call| {
+        self.serve(&tool.declared, call, |values, call| {
             (tool.body)(values, call)
         })
         .await
@@ -1193,7 +1191,7 @@ impl Elicit {
             tracing::error!("elicit-rmcp: {e}");
             ErrorData::internal_error("Internal error", None)
         })?;
-        self.serve(declared, call, true, |mut values, call| async move {
+        self.serve(declared, call, |mut values, call| async move {
             declared.normalize(&mut values);
             body(settled_input(values, &call.name)?, call).await
         })
@@ -1222,7 +1220,7 @@ impl Elicit {
             params.request_state,
             context,
         );
-        self.serve(&prompt.declared, call, true, |values, call| {
+        self.serve(&prompt.declared, call, |values, call| {
             (prompt.body)(values, call)
         })
         .await
@@ -1249,21 +1247,20 @@ impl Elicit {
             })?;
         let (inputs, state) = (params.input_responses, params.request_state);
         let call = Call::of(params.uri, JsonObject::new(), inputs, state, context);
-        self.serve(&resource.declared, call, false, |values, call| {
+        self.serve(&resource.declared, call, |values, call| {
             (resource.body)(values, call)
         })
         .await
     }
 
     /// The one path of the three kinds: a round of `declared` for `call`, then `body`
-    /// with the model's arguments and the settled values. `bind_arguments`: whether the
-    /// state is bound to the arguments (resources take none). What a refusal becomes
-    /// and where a result's `_meta` is are the kind's ([`Served`]).
+    /// with the model's arguments and the settled values. The method, whether the state
+    /// binds the arguments, what a refusal becomes and where a result's `_meta` is are
+    /// the kind's ([`Served`]).
     async fn serve<R, F, Fut>(
         &self,
         declared: &Declared,
         call: Call,
-        bind_arguments: bool,
         body: F,
     ) -> Result<R::Response, ErrorData>
     where
@@ -1276,7 +1273,7 @@ impl Elicit {
             method: R::METHOD,
             target: &call.name,
             arguments: &call.arguments,
-            bind_arguments,
+            bind_arguments: R::BINDS_ARGUMENTS,
             input_responses: call.input_responses.as_ref(),
             request_state: call.request_state.as_deref(),
         };
