@@ -85,6 +85,12 @@
 #define ELICIT_NOALLOC_MAX_KEYS 2
 
 /**
+ * Heap-free surface: the format version of the plan bytes `elicit_noalloc_plan_init`
+ * loads (their first byte; other versions are `ELICIT_ERR_DECLARATION`).
+ */
+#define ELICIT_NOALLOC_PLAN_FORMAT 2
+
+/**
  * Heap-free surface: the alignment, in bytes, of the memory given to
  * `elicit_noalloc_plan_init*`, `elicit_noalloc_round_init_*` and
  * `elicit_noalloc_sealer_init` (the largest any target needs: x86-64's AES key schedule
@@ -538,6 +544,44 @@ elicit_result elicit_noalloc_plan_init_json(void *mem,
                                             uint8_t *err_buf,
                                             size_t err_cap,
                                             size_t *err_len);
+
+/**
+ * Heap-free surface: place the library's builtin plan for the tool called `tool`
+ * (`tool_len` bytes) in `mem` (`mem_len` bytes, at least `elicit_noalloc_plan_size()`,
+ * aligned to `ELICIT_NOALLOC_ALIGN`), for a firmware whose tools are fixed when it is
+ * built.
+ *
+ * Why a second way to get a plan: `elicit_noalloc_plan_init` checks plan bytes on the
+ * device as it would a declaration (every answer type through the type compiler, every
+ * question's digest recomputed), which costs flash: about 3 KB of loader on Cortex-M4,
+ * plus the bytes themselves. A builtin plan was made and checked on the host when the
+ * library was built, from the declarations `ELICIT_NOALLOC_BUILTIN_PLANS` named
+ * (ffi-noalloc/README.md, "Builtin plans"; `elicit-tools`' `plan_const` makes the
+ * file); here it is only copied into `mem`, so a firmware that uses builtin plans only
+ * links neither the plan loader nor the declaration compiler (examples/c-firmware's
+ * image: 2.2 KB smaller, and 4.7 KB less stack placing its plans). Firmware that
+ * receives plans at run time keeps `elicit_noalloc_plan_init`.
+ *
+ * On success `*out` receives the plan (it lives in `mem`; it borrows nothing of the
+ * caller's) and the optional `*made_from_len` the length of the plan bytes the build
+ * loaded it from (what the same plan would take as plan bytes). On failure `*out` is
+ * untouched. Codes, each naming its cause whole (so there is no message buffer):
+ * `ELICIT_ERR_NULL` (`mem`, `tool` or `out`), `ELICIT_ERR_INVALID_ARGUMENT`
+ * (`tool_len` over `PTRDIFF_MAX`), `ELICIT_ERR_MEMORY_TOO_SMALL`,
+ * `ELICIT_ERR_MEMORY_ALIGN`, `ELICIT_ERR_NOT_FOUND` (no builtin plan has that tool:
+ * the library was built without it).
+ *
+ * # Safety
+ * `mem` NULL or valid for `mem_len` writable bytes, not in use by anything else;
+ * `tool` valid for `tool_len` readable bytes; `out` valid for a write;
+ * `made_from_len` NULL or valid for a write.
+ */
+elicit_result elicit_noalloc_plan_builtin(void *mem,
+                                          size_t mem_len,
+                                          const uint8_t *tool,
+                                          size_t tool_len,
+                                          struct elicit_noalloc_plan **out,
+                                          size_t *made_from_len);
 
 /**
  * Heap-free surface: the tool's name: `*name` points to `*name_len` bytes of UTF-8

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # test-c-firmware.sh: elicit's heap-free C ABI (include/elicit_noalloc.h) in C firmware.
 #
-#  1. builds libelicit_noalloc.a (ffi-noalloc/staticlib: no_std, no allocator, panic =
-#     "abort", opt-level "z", LTO) for thumbv7em-none-eabihf and, with the same crate and
-#     features, for the host; and both again with the `detail` feature (the engine's own
-#     error texts through core::fmt instead of static texts);
-#  2. compiles book_flight's declaration into plan bytes on the host (tools plan_bytes);
+#  1. makes book_flight's and survey16's declarations into builtin plans on the host
+#     (tools plan_const: Rust constants, checked as the plan loader checks plan bytes);
+#  2. builds libelicit_noalloc.a (ffi-noalloc/staticlib: no_std, no allocator, panic =
+#     "abort", opt-level "z", LTO) with those plans built in (ELICIT_NOALLOC_BUILTIN_PLANS)
+#     for thumbv7em-none-eabihf and, with the same crate, plans and features, for the
+#     host; and both again with the `detail` feature (the engine's own error texts
+#     through core::fmt instead of static texts);
 #  3. builds examples/c-firmware (startup.c, mps2-an386.ld, main.c) with Debian's
 #     arm-none-eabi-gcc and newlib, linked against the device library, and runs it in
 #     QEMU mps2-an386 under `timeout`: the booking tool in both eras (sealed batched
@@ -54,7 +56,17 @@ DETAIL=$OUT/detail
 DEVICE_LIB_DETAIL=$DETAIL/thumbv7em-none-eabihf/release/libelicit_noalloc.a
 HOST_LIB_DETAIL=$DETAIL/release/libelicit_noalloc.a
 
-# ------------------------------------------------------------------------ 1. libraries
+# ------------------------------------------------------------------------ 1. builtin plans
+step "making the declarations into builtin plans on the host (book_flight, survey16; tools plan_const)"
+cargo run -q -p elicit-tools --bin plan_const -- examples/fixture/decl/book_flight.json \
+  examples/firmware/decl/survey16.json >"$FW/builtin_plans.rs.new"
+# Replaced only when changed: the libraries rebuild when the file does.
+cmp -s "$FW/builtin_plans.rs.new" "$FW/builtin_plans.rs" 2>/dev/null || mv "$FW/builtin_plans.rs.new" "$FW/builtin_plans.rs"
+rm -f "$FW/builtin_plans.rs.new"
+grep '^    //' "$FW/builtin_plans.rs"
+export ELICIT_NOALLOC_BUILTIN_PLANS=$FW/builtin_plans.rs
+
+# ------------------------------------------------------------------------ 2. libraries
 step "building libelicit_noalloc.a for thumbv7em-none-eabihf and for the host (default, and --features detail)"
 (cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$OUT cargo build --release --target thumbv7em-none-eabihf)
 (cd ffi-noalloc/staticlib && CARGO_TARGET_DIR=$OUT cargo build --release)
@@ -64,18 +76,10 @@ for lib in "$DEVICE_LIB" "$HOST_LIB" "$DEVICE_LIB_DETAIL" "$HOST_LIB_DETAIL"; do
   [ -f "$lib" ] || fail "$lib was not built"
 done
 
-# ------------------------------------------------------------------------ 2. plan bytes
-step "compiling the declarations into plan bytes on the host (book_flight, survey16)"
-{
-  cargo run -q -p elicit-tools --bin plan_bytes -- examples/fixture/decl/book_flight.json book_flight_plan
-  cargo run -q -p elicit-tools --bin plan_bytes -- examples/firmware/decl/survey16.json survey16_plan
-} >"$FW/plans.c"
-grep '^/\*' "$FW/plans.c"
-
 # ------------------------------------------------------------------------ 3. firmware
 step "building examples/c-firmware (arm-none-eabi-gcc $(arm-none-eabi-gcc -dumpversion), newlib-nano)"
 ARM_FLAGS=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
-# -flto: GCC's link-time optimization across main.c, startup.c and the plan bytes (the Rust
+# -flto: GCC's link-time optimization across main.c and startup.c (the Rust
 # library is already one LTO unit): -52 B. -fno-tree-loop-distribute-patterns: C loops stay
 # loops rather than calls to memcpy/memset (which startup.c defines with such loops): -24 B.
 FW_CFLAGS=(-std=c99 -Wall -Wextra -Werror -pedantic -Os -flto -fno-tree-loop-distribute-patterns -g
@@ -85,7 +89,7 @@ FW_CFLAGS=(-std=c99 -Wall -Wextra -Werror -pedantic -Os -flto -fno-tree-loop-dis
 # on this core, so the linker's warning about it says nothing here.
 FW_LDFLAGS=(-nostartfiles -specs=nano.specs -T "$ROOT/examples/c-firmware/mps2-an386.ld"
   -Wl,--gc-sections -Wl,--no-warn-execstack)
-SRC=("$ROOT/examples/c-firmware/startup.c" "$ROOT/examples/c-firmware/main.c" "$FW/plans.c")
+SRC=("$ROOT/examples/c-firmware/startup.c" "$ROOT/examples/c-firmware/main.c")
 arm-none-eabi-gcc "${ARM_FLAGS[@]}" "${FW_CFLAGS[@]}" "${FW_LDFLAGS[@]}" -Wl,-Map="$FW/c-firmware.map" \
   "${SRC[@]}" "$DEVICE_LIB" -lc -lgcc -o "$FW/c-firmware.elf"
 arm-none-eabi-gcc "${ARM_FLAGS[@]}" "${FW_CFLAGS[@]}" "${FW_LDFLAGS[@]}" \
@@ -212,7 +216,7 @@ awk '
     if (f ~ /libelicit_noalloc\.a\(/) return "libelicit_noalloc.a (the engine, sealing, the heap-free ABI)"
     if (f ~ /libc(_nano)?\.a\(/) return "newlib-nano (memcpy, memset, strlen, ...)"
     if (f ~ /libgcc\.a\(/) return "libgcc"
-    return "the C firmware: main.c (its transcript printing and JSON walking), startup.c, the plan bytes"
+    return "the C firmware: main.c (its transcript printing and JSON walking), startup.c"
   }
   /^Linker script and memory map/ { on = 1 }
   !on { next }
@@ -241,6 +245,6 @@ arm-none-eabi-nm -C -S "$FW/c-firmware.elf" | awk -v lib="$lib_flash" '
     if (c != "") { s[c] += size; t += size }
   }
   END { for (c in s) printf "    %7d B  %s\n", s[c], c
-        printf "    %7d B  no symbol: string literals (messages, JSON keys, error texts) and tables\n", lib - t }' | sort -rn
+        printf "    %7d B  no symbol: string literals (messages, JSON keys, error texts), tables, the builtin plans\n", lib - t }' | sort -rn
 echo
 echo "test-c-firmware: all checks passed"

@@ -22,7 +22,12 @@
 //! What the device build leaves out (the `input-kinds`, `object-types` and `raw-schema`
 //! features) the loader would refuse at run time; here the constructors for those kinds
 //! are not compiled, so a plan using one fails the firmware's build, naming the
-//! constructor. The C ABI (ffi-noalloc) keeps plan bytes: C hosts load them.
+//! constructor.
+//!
+//! [`plan_constant`] is the one generator: examples/firmware-agent's build script and the
+//! `plan_const` tool (elicit-tools, for the C ABI's builtin plans: ffi-noalloc's
+//! `elicit_noalloc_plan_builtin`) both call it. The C ABI keeps its plan-bytes loader
+//! too, for firmware that receives plans at run time.
 
 use crate::json::{Str, Value};
 pub use crate::plan::{AskKind, LiteralQ, Param, Plan, Slots, MAX_NEEDS};
@@ -54,6 +59,28 @@ impl<'a> Parts<'a> {
             params: heapless::Vec::from_slice(self.params).ok()?,
             order: heapless::Vec::from_slice(self.order).ok()?,
         })
+    }
+
+    /// Make `plan` the plan of these parts in place, as [`Parts::plan`] makes a new one:
+    /// for a plan in memory of its own (the C ABI's builtin plans), with no plan-sized
+    /// copy on the stack. `None` when they have more than `N` parameters (`plan` is then
+    /// left with some of them).
+    pub fn fill<const N: usize>(&self, plan: &mut Plan<'a, N>) -> Option<()> {
+        plan.tool = self.tool;
+        plan.params.clear();
+        plan.order.clear();
+        plan.params.extend_from_slice(self.params).ok()?;
+        plan.order.extend_from_slice(self.order).ok()
+    }
+}
+
+/// A plan with no tool and no parameters, to be made a plan of parts in place by
+/// [`Parts::fill`].
+pub const fn empty<'a, const N: usize>() -> Plan<'a, N> {
+    Plan {
+        tool: "",
+        params: heapless::Vec::new(),
+        order: heapless::Vec::new(),
     }
 }
 
@@ -182,6 +209,8 @@ pub const fn roots(params: Value<'_>, digest: [u8; 22]) -> AskKind<'_> {
     AskKind::Roots(RequestQ { params, digest })
 }
 
+#[cfg(all(feature = "alloc", feature = "serde"))]
+pub use writer::plan_constant;
 #[cfg(feature = "alloc")]
 pub use writer::write_plan;
 
@@ -277,5 +306,22 @@ mod writer {
             params.join(", "),
             &plan.order[..]
         )
+    }
+
+    /// A JSON declaration as a plan constant at capacity `N`, made as a device would see
+    /// it: compiled (`Plan::compile`), written as plan bytes and loaded back
+    /// (`Plan::from_postcard`, every check a device runs, `N` included), the loaded
+    /// plan's parts written by [`write_plan`]. Returns the constant's expression and the
+    /// length of the plan bytes it was loaded from; an error says which step failed.
+    #[cfg(feature = "serde")]
+    pub fn plan_constant<const N: usize>(declaration: &str) -> Result<(String, usize), String> {
+        // Compiled at the largest capacity (255), so that a plan too large for `N` is the
+        // loader's capacity error, as on a device.
+        let plan: Plan<'_, 255> = Plan::compile(declaration)
+            .map_err(|e| format!("the declaration does not compile: {e}"))?;
+        let bytes = plan.to_postcard_vec();
+        let loaded = Plan::<'_, N>::from_postcard(&bytes)
+            .map_err(|e| format!("the plan bytes do not load back: {e}"))?;
+        Ok((write_plan(&loaded), bytes.len()))
     }
 }

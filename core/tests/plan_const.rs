@@ -22,7 +22,7 @@
     feature = "raw-schema"
 ))]
 
-use elicit_core::plan_const::{write_plan, Parts};
+use elicit_core::plan_const::{empty, plan_constant, write_plan, Parts};
 use elicit_core::Plan;
 
 /// Capacity of the test plans: more than any of them has, so vacant slots are written.
@@ -86,13 +86,15 @@ fn written() -> String {
          ELICIT_WRITE_PLAN_CONST=1 rewrites it).\n",
     );
     for (name, declaration) in DECLARATIONS {
+        // The one generator (examples/firmware-agent's build and the `plan_const` tool
+        // call it): write_plan of the loaded plan, and the length of its bytes.
+        let (parts, bytes_len) = plan_constant::<N>(declaration).unwrap();
         let compiled: Plan<'_, N> = Plan::compile(declaration).unwrap();
         let bytes = compiled.to_postcard_vec();
         let plan = Plan::<'_, N>::from_postcard(&bytes).unwrap();
-        out.push_str(&format!(
-            "pub static {name}: Parts<'static> = {};\n",
-            write_plan(&plan)
-        ));
+        assert_eq!(parts, write_plan(&plan), "{name}");
+        assert_eq!(bytes_len, bytes.len(), "{name}");
+        out.push_str(&format!("pub static {name}: Parts<'static> = {parts};\n"));
     }
     out
 }
@@ -130,6 +132,33 @@ fn constants_equal_the_loaded_plans() {
     }
     // A capacity too small for the parts makes no plan.
     assert!(constants::FORMS.plan::<4>().is_none());
+    assert!(constants::FORMS.fill(&mut empty::<4>()).is_none());
+    // A plan of other parts made in place is the plan of these (nothing of the old kept).
+    let mut bytes = Vec::new();
+    let mut filled: Plan<'_, N> = empty();
+    for ((name, declaration), parts) in
+        DECLARATIONS
+            .into_iter()
+            .zip([&constants::FORMS, &constants::KINDS, &constants::EMPTY])
+    {
+        parts.fill(&mut filled).unwrap();
+        assert_eq!(
+            format!("{filled:?}"),
+            loaded(declaration, &mut bytes),
+            "{name}"
+        );
+    }
+    // An error says which step failed, at the capacity asked for.
+    let too_many = plan_constant::<4>(FORMS).unwrap_err();
+    assert!(
+        too_many.starts_with("the plan bytes do not load back: "),
+        "{too_many}"
+    );
+    let broken = plan_constant::<N>("{").unwrap_err();
+    assert!(
+        broken.starts_with("the declaration does not compile: "),
+        "{broken}"
+    );
 }
 
 /// The constant plans behave as the loaded ones through the public API too.

@@ -20,10 +20,10 @@
 #include "elicit_noalloc.h"
 #include "firmware.h"
 
-extern const unsigned char book_flight_plan[];
-extern const unsigned long book_flight_plan_len;
-extern const unsigned char survey16_plan[];
-extern const unsigned long survey16_plan_len;
+/* The plans are the library's builtin ones (elicit_noalloc_plan_builtin): made and
+ * checked on the host when scripts/test-c-firmware.sh built libelicit_noalloc.a with
+ * ELICIT_NOALLOC_BUILTIN_PLANS (book_flight and survey16), so this image links neither
+ * the plan-bytes loader nor the declaration compiler. */
 
 /* ------------------------------------------------------------------ output */
 
@@ -547,23 +547,21 @@ static void handshake_conversation(void) {
  * (ffi-noalloc/tests/c/contract_noalloc.c under valgrind and ASan). */
 static void device_checks(void) {
     elicit_noalloc_plan *p = NULL;
-    size_t n = 0;
-    elicit_result r = elicit_noalloc_plan_init(plan_mem, 16, book_flight_plan, book_flight_plan_len,
-                                              &p, (uint8_t *)msg, sizeof msg, &n);
+    const uint8_t *name = (const uint8_t *)"book_flight";
+    elicit_result r = elicit_noalloc_plan_builtin(plan_mem, 16, name, 11, &p, NULL);
     if (r != ELICIT_ERR_MEMORY_TOO_SMALL || p != NULL) {
         fail("plan memory too small", r);
     }
     /* round_mem is larger than a plan and not in use yet. */
-    r = elicit_noalloc_plan_init(round_mem + 4, sizeof round_mem - 4, book_flight_plan,
-                                book_flight_plan_len, &p, NULL, 0, NULL);
+    r = elicit_noalloc_plan_builtin(round_mem + 4, sizeof round_mem - 4, name, 11, &p, NULL);
     if (r != ELICIT_ERR_MEMORY_ALIGN || p != NULL) {
         fail("plan memory misaligned", r);
     }
-    r = elicit_noalloc_plan_init(plan_mem, sizeof plan_mem, book_flight_plan, 10, &p, NULL, 0, NULL);
-    if (r != ELICIT_ERR_DECLARATION || p != NULL) {
-        fail("truncated plan bytes", r);
+    r = elicit_noalloc_plan_builtin(plan_mem, sizeof plan_mem, name, 10, &p, NULL);
+    if (r != ELICIT_ERR_NOT_FOUND || p != NULL) {
+        fail("a tool without a builtin plan", r);
     }
-    puts0("# contract on the device: too-small memory, misaligned memory, truncated plan bytes: ok\n");
+    puts0("# contract on the device: too-small memory, misaligned memory, no such builtin plan: ok\n");
 }
 
 static void report_peak(const char *what) {
@@ -574,23 +572,22 @@ static void report_peak(const char *what) {
     puts0(" B\n");
 }
 
-/* Load plan bytes into `mem` and say so, as the Rust firmware does. */
-static bool load(tool *t, uint8_t *mem, const unsigned char *bytes, unsigned long len) {
-    size_t err_len = 0, count = 0;
-    if (!ok(elicit_noalloc_plan_init(mem, PLAN_MEM, bytes, len, &t->plan, (uint8_t *)msg,
-                                    sizeof msg, &err_len),
-            "plan_init", NULL)) {
-        put(msg, err_len);
-        puts0("\n");
+/* Place the tool's builtin plan in `mem` and say so, as the Rust firmware says it loaded
+ * its plan bytes: the library's build loaded this plan from plan bytes of that length. */
+static bool load(tool *t, uint8_t *mem) {
+    size_t made_from = 0, count = 0;
+    if (!ok(elicit_noalloc_plan_builtin(mem, PLAN_MEM, (const uint8_t *)t->name, strlen(t->name),
+                                        &t->plan, &made_from),
+            "plan_builtin", NULL)) {
         return false;
     }
     ok(elicit_noalloc_plan_param_count(t->plan, &count), "param_count", NULL);
     puts0("[postcard] plan ");
     puts0(t->name);
     puts0(": loaded from ");
-    put_num(len);
+    put_num(made_from);
     puts0(" bytes (format ");
-    put_num(bytes[0]);
+    put_num(ELICIT_NOALLOC_PLAN_FORMAT);
     puts0("), ");
     put_num(count);
     puts0(" parameters, capacity N=");
@@ -665,8 +662,7 @@ int main(void) {
     report_peak("the contract checks");
     fw_stack_repaint();
 
-    if (!load(&booking, plan_mem, book_flight_plan, book_flight_plan_len) ||
-        !load(&survey, survey_mem, survey16_plan, survey16_plan_len)) {
+    if (!load(&booking, plan_mem) || !load(&survey, survey_mem)) {
         return 1;
     }
     report_peak("loading the plans");

@@ -5,9 +5,9 @@
 //!    `link.x` includes it) on the Arm boards, as `agent.x` (the whole script) on RISC-V;
 //! 2. the booking tools' declarations (the booking fixture, examples/fixture, which
 //!    examples/rmcp-server serves too) made into plans on the host by the engine's own
-//!    code: compiled (`Plan::compile`), written as plan bytes and loaded back
-//!    (`Plan::from_postcard`, every check a device would run), and the loaded plan's
-//!    parts written as a Rust constant (`elicit_core::plan_const::write_plan`): neither
+//!    code (`elicit_core::plan_const::plan_constant`: compiled, written as plan bytes
+//!    and loaded back with every check a device would run, and the loaded plan's parts
+//!    written as a Rust constant; the C ABI's builtin plans are made by it too): neither
 //!    the declaration compiler nor the plan loader reaches the device;
 //! 3. the `tools` array of `tools/list` and the tool table (`tools.rs` in OUT_DIR),
 //!    generated from the same fixture.
@@ -18,8 +18,7 @@ use std::path::PathBuf;
 
 use booking_fixture::{Entry, OUTPUT_SCHEMA, TOOLS};
 use elicit_core::json::write_str;
-use elicit_core::plan_const::write_plan;
-use elicit_core::Plan;
+use elicit_core::plan_const::plan_constant;
 
 /// The agent's plan capacity (`N` in src/tools.rs): every tool's parameters must fit (the
 /// device's `Parts::plan` refuses more, as the loader did).
@@ -100,16 +99,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut plans = Vec::new();
     for tool in TOOLS {
         let name = tool.name;
-        let plan: Plan<'_, 255> =
-            Plan::compile(tool.declaration).map_err(|e| format!("{name} does not compile: {e}"))?;
-        let bytes = plan.to_postcard_vec();
-        let loaded = Plan::<'_, PLAN_CAPACITY>::from_postcard(&bytes)
-            .map_err(|e| format!("{name}: the plan bytes do not load back: {e}"))?;
+        let (parts, _) = plan_constant::<PLAN_CAPACITY>(tool.declaration)
+            .map_err(|e| format!("{name}: {e}"))?;
         let constant = name.to_ascii_uppercase();
         plans.push(format!(
             "/// `{name}`'s plan, made on the host (build.rs).\n\
-             static {constant}_PLAN: Parts<'static> = {};\n",
-            write_plan(&loaded)
+             static {constant}_PLAN: Parts<'static> = {parts};\n"
         ));
         // The agent checks model arguments as strings only.
         for (arg, schema) in tool.arguments {

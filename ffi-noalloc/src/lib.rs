@@ -7,7 +7,8 @@
 //!   from the engine's errors to codes, and the step kinds;
 //! - the heap-free surface (`elicit_noalloc_*`): a plan, a round and a sealer built in
 //!   memory the caller provides (sizes from `elicit_noalloc_*_size()`), over elicit-core's
-//!   public API (`Plan::from_postcard`, `Plan::compile`, `Round::new_in`, `poll`,
+//!   public API (`Plan::from_postcard`, `Plan::compile`, the builtin plans' constants
+//!   (`plan_const`, build.rs), `Round::new_in`, `poll`,
 //!   `resolve_*`, `answer`, `write_*`, `Sealer::seal_in_place`/`unseal_in_place`).
 //!
 //! The hosted library (elicit-ffi, `libelicit`) re-exports this crate, so it offers both
@@ -59,6 +60,10 @@ pub const ELICIT_NOALLOC_MAX_PARAMS: usize = 16;
 /// Heap-free surface: most keys an `elicit_noalloc_sealer` holds (two: the current key
 /// and the previous one, for rotation).
 pub const ELICIT_NOALLOC_MAX_KEYS: usize = 2;
+/// Heap-free surface: the format version of the plan bytes `elicit_noalloc_plan_init`
+/// loads (their first byte; other versions are `ELICIT_ERR_DECLARATION`).
+pub const ELICIT_NOALLOC_PLAN_FORMAT: u8 = 2;
+const _: () = assert!(ELICIT_NOALLOC_PLAN_FORMAT == elicit_core::plan_bytes::PLAN_FORMAT_VERSION);
 /// Heap-free surface: the alignment, in bytes, of the memory given to
 /// `elicit_noalloc_plan_init*`, `elicit_noalloc_round_init_*` and
 /// `elicit_noalloc_sealer_init` (the largest any target needs: x86-64's AES key schedule

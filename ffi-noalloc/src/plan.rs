@@ -2,11 +2,13 @@
 
 use core::ffi::c_void;
 
+use elicit_core::plan_const::{empty, Parts};
 use elicit_core::Plan;
 
 use crate::abi::{construct, input, memory, out_param, text, Fail};
 use crate::codes::{
-    elicit_result, ELICIT_ERR_INDEX, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_NULL, ELICIT_OK,
+    elicit_result, ELICIT_ERR_CAPACITY, ELICIT_ERR_INDEX, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_NULL,
+    ELICIT_OK,
 };
 use crate::ELICIT_NOALLOC_MAX_PARAMS;
 
@@ -45,7 +47,7 @@ unsafe fn place<T>(
     mem_len: usize,
     out: *mut *mut elicit_noalloc_plan,
     input: impl FnOnce() -> Result<T, Fail>,
-    load: impl FnOnce(T) -> Result<CorePlan, elicit_core::CompileError>,
+    load: impl FnOnce(T) -> Result<CorePlan, Fail>,
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller.
     let out = unsafe { out_param(out, "out") }?;
@@ -57,7 +59,7 @@ unsafe fn place<T>(
         // SAFETY: `at` is non-NULL, large enough and aligned (checked), and the caller
         // gives it to the plan.
         Ok(plan) => unsafe { at.write(elicit_noalloc_plan { plan }) },
-        Err(e) => return Err(Fail::Compile(e)),
+        Err(e) => return Err(e),
     }
     *out = at;
     Ok(())
@@ -100,7 +102,7 @@ pub unsafe extern "C" fn elicit_noalloc_plan_init(
                 mem_len,
                 out,
                 || input(bytes, bytes_len, "bytes"),
-                CorePlan::from_postcard,
+                |b| CorePlan::from_postcard(b).map_err(Fail::Compile),
             )
         }
     };
@@ -136,12 +138,100 @@ pub unsafe extern "C" fn elicit_noalloc_plan_init_json(
                 mem_len,
                 out,
                 || text(declaration, declaration_len, "declaration"),
-                CorePlan::compile,
+                |d| CorePlan::compile(d).map_err(Fail::Compile),
             )
         }
     };
     // SAFETY: forwarded from the caller's contract.
     unsafe { construct(run, err_buf, err_cap, err_len) }
+}
+
+/// The library's builtin plans and the length of the plan bytes each was loaded from:
+/// what `ELICIT_NOALLOC_BUILTIN_PLANS` named when the library was built (build.rs; none
+/// when unset), made by elicit-core's `plan_constant` on the host.
+///
+/// cbindgen:ignore
+static BUILTIN: &[(Parts<'static>, usize)] =
+    include!(concat!(env!("OUT_DIR"), "/builtin_plans.rs"));
+
+/// Heap-free surface: place the library's builtin plan for the tool called `tool`
+/// (`tool_len` bytes) in `mem` (`mem_len` bytes, at least `elicit_noalloc_plan_size()`,
+/// aligned to `ELICIT_NOALLOC_ALIGN`), for a firmware whose tools are fixed when it is
+/// built.
+///
+/// Why a second way to get a plan: `elicit_noalloc_plan_init` checks plan bytes on the
+/// device as it would a declaration (every answer type through the type compiler, every
+/// question's digest recomputed), which costs flash: about 3 KB of loader on Cortex-M4,
+/// plus the bytes themselves. A builtin plan was made and checked on the host when the
+/// library was built, from the declarations `ELICIT_NOALLOC_BUILTIN_PLANS` named
+/// (ffi-noalloc/README.md, "Builtin plans"; `elicit-tools`' `plan_const` makes the
+/// file); here it is only copied into `mem`, so a firmware that uses builtin plans only
+/// links neither the plan loader nor the declaration compiler (examples/c-firmware's
+/// image: 2.2 KB smaller, and 4.7 KB less stack placing its plans). Firmware that
+/// receives plans at run time keeps `elicit_noalloc_plan_init`.
+///
+/// On success `*out` receives the plan (it lives in `mem`; it borrows nothing of the
+/// caller's) and the optional `*made_from_len` the length of the plan bytes the build
+/// loaded it from (what the same plan would take as plan bytes). On failure `*out` is
+/// untouched. Codes, each naming its cause whole (so there is no message buffer):
+/// `ELICIT_ERR_NULL` (`mem`, `tool` or `out`), `ELICIT_ERR_INVALID_ARGUMENT`
+/// (`tool_len` over `PTRDIFF_MAX`), `ELICIT_ERR_MEMORY_TOO_SMALL`,
+/// `ELICIT_ERR_MEMORY_ALIGN`, `ELICIT_ERR_NOT_FOUND` (no builtin plan has that tool:
+/// the library was built without it).
+///
+/// # Safety
+/// `mem` NULL or valid for `mem_len` writable bytes, not in use by anything else;
+/// `tool` valid for `tool_len` readable bytes; `out` valid for a write;
+/// `made_from_len` NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_plan_builtin(
+    mem: *mut c_void,
+    mem_len: usize,
+    tool: *const u8,
+    tool_len: usize,
+    out: *mut *mut elicit_noalloc_plan,
+    made_from_len: *mut usize,
+) -> elicit_result {
+    let run = || -> Result<usize, Fail> {
+        // SAFETY: forwarded from the caller's contract.
+        let out = unsafe { out_param(out, "out") }?;
+        let at = memory::<elicit_noalloc_plan>(mem, mem_len)?;
+        // SAFETY: forwarded from the caller's contract.
+        let name = unsafe { input(tool, tool_len, "tool") }?;
+        let (parts, made_from) = BUILTIN
+            .iter()
+            .find(|(p, _)| p.tool.as_bytes() == name)
+            .ok_or(Fail::abi(
+                ELICIT_ERR_NOT_FOUND,
+                "tool",
+                "names no builtin plan of this library",
+            ))?;
+        // An empty plan in `mem`, then the parts copied into it there: no plan-sized copy
+        // on the stack.
+        // SAFETY: `at` is non-NULL, large enough and aligned (checked), and the caller
+        // gives it to the plan.
+        unsafe { at.write(elicit_noalloc_plan { plan: empty() }) };
+        // SAFETY: just written, and nothing else uses `mem` (the caller's contract).
+        let placed = unsafe { &mut *at };
+        // The build loaded it at this capacity: it fits.
+        parts.fill(&mut placed.plan).ok_or(Fail::abi(
+            ELICIT_ERR_CAPACITY,
+            "tool",
+            "has more parameters than ELICIT_NOALLOC_MAX_PARAMS",
+        ))?;
+        *out = at;
+        Ok(*made_from)
+    };
+    match run() {
+        Ok(made_from) => {
+            // SAFETY: NULL or valid for a write (the caller's contract).
+            if let Some(n) = unsafe { made_from_len.as_mut() } {
+                *n = made_from;
+            }
+            ELICIT_OK
+        }
+        Err(fail) => fail.code(),
+    }
 }
 
 /// Run `f` on a plan: the NULL check and the code.

@@ -2,8 +2,8 @@
  * contract_noalloc.c: the heap-free C ABI (elicit_noalloc.h) contract, on the host.
  *
  * Linked against libelicit_noalloc.a built for the host with the device's features (the
- * same crate and features as the firmware's library; scripts/test-c-firmware.sh builds
- * both), and run plain, under valgrind memcheck and with AddressSanitizer. Every case
+ * same crate, features and builtin plans, book_flight and survey16, as the firmware's
+ * library; scripts/test-c-firmware.sh builds both), and run plain, under valgrind memcheck and with AddressSanitizer. Every case
  * asserts the documented code, and that out-parameters and buffers stay untouched on
  * failure: NULL pointers, memory too small or misaligned, buffers too small, steps
  * answered out of order, and every code the heap-free surface can return. The last line
@@ -233,6 +233,69 @@ static void plans(void) {
         RC(elicit_noalloc_plan_param_index(p, S("nope"), &index), ELICIT_ERR_NOT_FOUND);
         RC(elicit_noalloc_plan_param_index(p, BAD, &index), ELICIT_ERR_UTF8);
         CHECK(index == 4);
+    }
+}
+
+/* Builtin plans: the library under test is built with book_flight's and survey16's
+ * (ELICIT_NOALLOC_BUILTIN_PLANS, as scripts/test-c-firmware.sh builds it). */
+static void builtin_plans(void) {
+    elicit_noalloc_plan *sentinel = (elicit_noalloc_plan *)&passed, *p = sentinel;
+    elicit_noalloc_plan *json = plan_json(plan_mem2, BOOKING);
+    size_t made_from = 7, count = 0, k;
+    /* NULLs, memory, names. */
+    RC(elicit_noalloc_plan_builtin(NULL, 4096, S("book_flight"), &p, &made_from), ELICIT_ERR_NULL);
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, NULL, 11, &p, &made_from), ELICIT_ERR_NULL);
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("book_flight"), NULL, &made_from),
+       ELICIT_ERR_NULL);
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, (const uint8_t *)"b", (size_t)-1, &p, &made_from),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    RC(elicit_noalloc_plan_builtin(plan_mem, elicit_noalloc_plan_size() - 1, S("book_flight"), &p,
+                                   &made_from),
+       ELICIT_ERR_MEMORY_TOO_SMALL);
+    RC(elicit_noalloc_plan_builtin(plan_mem + 8, 4000, S("book_flight"), &p, &made_from),
+       ELICIT_ERR_MEMORY_ALIGN);
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("book_fligh"), &p, &made_from),
+       ELICIT_ERR_NOT_FOUND);
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("book_flight2"), &p, &made_from),
+       ELICIT_ERR_NOT_FOUND);
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, BAD, &p, &made_from), ELICIT_ERR_NOT_FOUND);
+    CHECK(p == sentinel && made_from == 7);
+
+    /* The survey, and the length of its plan bytes (without asking for it too). */
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("survey16"), &p, &made_from), ELICIT_OK);
+    CHECK(p != sentinel && (void *)p == (void *)plan_mem && made_from == 1226);
+    RC(elicit_noalloc_plan_param_count(p, &count), ELICIT_OK);
+    CHECK(count == 16);
+    p = sentinel;
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("survey16"), &p, NULL), ELICIT_OK);
+    CHECK(p != sentinel);
+
+    /* book_flight: the plan the same declaration compiles to, parameter by parameter. */
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("book_flight"), &p, &made_from), ELICIT_OK);
+    CHECK(made_from == 238);
+    RC(elicit_noalloc_plan_param_count(p, &count), ELICIT_OK);
+    CHECK(count == 5);
+    for (k = 0; k < count && json != NULL; k++) {
+        const uint8_t *a = NULL, *b = NULL;
+        size_t alen = 0, blen = 0;
+        RC(elicit_noalloc_plan_param_name(p, k, &a, &alen), ELICIT_OK);
+        RC(elicit_noalloc_plan_param_name(json, k, &b, &blen), ELICIT_OK);
+        CHECK(alen == blen && a != NULL && b != NULL && memcmp(a, b, alen) == 0);
+    }
+    {
+        /* A round on it takes the first step a round on the compiled plan takes. */
+        elicit_noalloc_round *r = NULL;
+        uint32_t step = 0, json_step = 1;
+        size_t param = 0, json_param = 1;
+        RC(elicit_noalloc_round_init_modern(json, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
+                                           0, NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+           ELICIT_OK);
+        RC(elicit_noalloc_round_poll(r, &json_step, &json_param), ELICIT_OK);
+        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
+                                           NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+           ELICIT_OK);
+        RC(elicit_noalloc_round_poll(r, &step, &param), ELICIT_OK);
+        CHECK(step == json_step && param == json_param && step != 0);
     }
 }
 
@@ -582,6 +645,7 @@ static void sealers(void) {
 int main(void) {
     versions_and_codes();
     plans();
+    builtin_plans();
     rounds();
     sealers();
     printf("%d passed, %d failed\n", passed, failed);
