@@ -2,7 +2,8 @@
 # test-c-firmware.sh: elicit's heap-free C ABI (include/elicit_noalloc.h) in C firmware.
 #
 #  1. makes book_flight's and survey16's declarations into builtin plans on the host
-#     (tools plan_const: Rust constants, checked as the plan loader checks plan bytes);
+#     (tools plan_const: Rust constants, checked as the plan loader checks plan bytes),
+#     and book_flight's into plan bytes for the contract test (tools plan_bytes);
 #  2. builds libelicit_noalloc.a (ffi-noalloc/staticlib: no_std, no allocator, panic =
 #     "abort", opt-level "z", LTO) with those plans built in (ELICIT_NOALLOC_BUILTIN_PLANS)
 #     for thumbv7em-none-eabihf and, with the same crate, plans and features, for the
@@ -65,6 +66,10 @@ cmp -s "$FW/builtin_plans.rs.new" "$FW/builtin_plans.rs" 2>/dev/null || mv "$FW/
 rm -f "$FW/builtin_plans.rs.new"
 grep '^    //' "$FW/builtin_plans.rs"
 export ELICIT_NOALLOC_BUILTIN_PLANS=$FW/builtin_plans.rs
+# And book_flight's plan bytes (tools plan_bytes), for the contract test: the builtin plan
+# against the plan its bytes load to.
+cargo run -q -p elicit-tools --bin plan_bytes -- examples/fixture/decl/book_flight.json book_flight_plan \
+  >"$HOST/plans.c"
 
 # ------------------------------------------------------------------------ 2. libraries
 step "building libelicit_noalloc.a for thumbv7em-none-eabihf and for the host (default, and --features detail)"
@@ -134,14 +139,14 @@ echo "ok: with --features detail, the transcript = the Rust firmware's byte for 
 # ------------------------------------------------------------------------ 4. contract test
 step "heap-free contract test on the host (plain, valgrind, ASan + UBSan)"
 HOST_CFLAGS=(-std=c99 -D_GNU_SOURCE -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
-"$CC" "${HOST_CFLAGS[@]}" ffi-noalloc/tests/c/contract_noalloc.c "$HOST_LIB" -o "$HOST/contract_noalloc"
+"$CC" "${HOST_CFLAGS[@]}" ffi-noalloc/tests/c/contract_noalloc.c "$HOST/plans.c" "$HOST_LIB" -o "$HOST/contract_noalloc"
 "$HOST/contract_noalloc" | tail -1
 valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
   "$HOST/contract_noalloc" | tail -1
 "$CC" "${HOST_CFLAGS[@]}" -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-  ffi-noalloc/tests/c/contract_noalloc.c "$HOST_LIB" -o "$HOST/contract_noalloc_asan"
+  ffi-noalloc/tests/c/contract_noalloc.c "$HOST/plans.c" "$HOST_LIB" -o "$HOST/contract_noalloc_asan"
 ASAN_OPTIONS=detect_leaks=1 "$HOST/contract_noalloc_asan" | tail -1
-"$CC" "${HOST_CFLAGS[@]}" -DELICIT_TEST_DETAIL=1 ffi-noalloc/tests/c/contract_noalloc.c "$HOST_LIB_DETAIL" \
+"$CC" "${HOST_CFLAGS[@]}" -DELICIT_TEST_DETAIL=1 ffi-noalloc/tests/c/contract_noalloc.c "$HOST/plans.c" "$HOST_LIB_DETAIL" \
   -o "$HOST/contract_noalloc_detail"
 "$HOST/contract_noalloc_detail" | tail -1
 echo "ok: contract test passed plain, under valgrind and with ASan + UBSan, and against the detail library"

@@ -237,10 +237,15 @@ static void plans(void) {
 }
 
 /* Builtin plans: the library under test is built with book_flight's and survey16's
- * (ELICIT_NOALLOC_BUILTIN_PLANS, as scripts/test-c-firmware.sh builds it). */
+ * (ELICIT_NOALLOC_BUILTIN_PLANS, as scripts/test-c-firmware.sh builds it), and this test
+ * is linked with book_flight's plan bytes made from the same declaration
+ * (examples/fixture/decl/book_flight.json, by tools plan_bytes). */
+extern const unsigned char book_flight_plan[];
+extern const unsigned long book_flight_plan_len;
+
 static void builtin_plans(void) {
     elicit_noalloc_plan *sentinel = (elicit_noalloc_plan *)&passed, *p = sentinel;
-    elicit_noalloc_plan *json = plan_json(plan_mem2, BOOKING);
+    elicit_noalloc_plan *loaded = NULL;
     size_t made_from = 7, count = 0, k;
     /* NULLs, memory, names. */
     RC(elicit_noalloc_plan_builtin(NULL, 4096, S("book_flight"), &p, &made_from), ELICIT_ERR_NULL);
@@ -270,24 +275,28 @@ static void builtin_plans(void) {
     RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("survey16"), &p, NULL), ELICIT_OK);
     CHECK(p != sentinel);
 
-    /* book_flight: the plan the same declaration compiles to, parameter by parameter. */
+    /* book_flight: the plan its plan bytes load to, parameter by parameter, made from
+     * bytes of the same length. */
+    RC(elicit_noalloc_plan_init(plan_mem2, 4096, book_flight_plan, book_flight_plan_len, &loaded,
+                                NULL, 0, NULL),
+       ELICIT_OK);
     RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("book_flight"), &p, &made_from), ELICIT_OK);
-    CHECK(made_from == 238);
+    CHECK(made_from == book_flight_plan_len && made_from == 238);
     RC(elicit_noalloc_plan_param_count(p, &count), ELICIT_OK);
     CHECK(count == 5);
-    for (k = 0; k < count && json != NULL; k++) {
+    for (k = 0; k < count && loaded != NULL; k++) {
         const uint8_t *a = NULL, *b = NULL;
         size_t alen = 0, blen = 0;
         RC(elicit_noalloc_plan_param_name(p, k, &a, &alen), ELICIT_OK);
-        RC(elicit_noalloc_plan_param_name(json, k, &b, &blen), ELICIT_OK);
+        RC(elicit_noalloc_plan_param_name(loaded, k, &b, &blen), ELICIT_OK);
         CHECK(alen == blen && a != NULL && b != NULL && memcmp(a, b, alen) == 0);
     }
     {
-        /* A round on it takes the first step a round on the compiled plan takes. */
+        /* A round on it takes the first step a round on the loaded plan takes. */
         elicit_noalloc_round *r = NULL;
         uint32_t step = 0, json_step = 1;
         size_t param = 0, json_param = 1;
-        RC(elicit_noalloc_round_init_modern(json, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
+        RC(elicit_noalloc_round_init_modern(loaded, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
                                            0, NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
            ELICIT_OK);
         RC(elicit_noalloc_round_poll(r, &json_step, &json_param), ELICIT_OK);
