@@ -19,7 +19,8 @@
  *   caller's again when the handle is no longer used (elicit_noalloc_sealer_wipe
  *   erases a sealer's keys first). Too small: ELICIT_ERR_MEMORY_TOO_SMALL (the
  *   message gives the size); misaligned: ELICIT_ERR_MEMORY_ALIGN.
- * - Borrowing: a plan borrows its plan bytes (or JSON); a round borrows its plan,
+ * - Borrowing: a plan borrows its plan bytes (or JSON; a builtin plan, only the
+ *   library's constants); a round borrows its plan,
  *   its input texts and its workspace; a sealer borrows its audience. They must stay
  *   valid and unchanged while the handle is used.
  * - Outputs: (uint8_t *buf, size_t cap, size_t *out_len) as in elicit.h: too small
@@ -195,7 +196,8 @@
  *
  * The plan borrows the bytes or text it was built from: they must stay valid and
  * unchanged while the plan, or any round made from it, is in use (plan bytes in flash
- * are). Nothing is allocated, so there is nothing to free: the memory is the caller's
+ * are; a builtin plan borrows only the library's constants). Nothing is allocated, so
+ * there is nothing to free: the memory is the caller's
  * again once no round uses the plan. Immutable: functions taking a `const
  * elicit_noalloc_plan *` may run on one plan from several threads at once.
  */

@@ -24,7 +24,8 @@ pub(crate) type CorePlan = Plan<'static, ELICIT_NOALLOC_MAX_PARAMS>;
 ///
 /// The plan borrows the bytes or text it was built from: they must stay valid and
 /// unchanged while the plan, or any round made from it, is in use (plan bytes in flash
-/// are). Nothing is allocated, so there is nothing to free: the memory is the caller's
+/// are; a builtin plan borrows only the library's constants). Nothing is allocated, so
+/// there is nothing to free: the memory is the caller's
 /// again once no round uses the plan. Immutable: functions taking a `const
 /// elicit_noalloc_plan *` may run on one plan from several threads at once.
 pub struct elicit_noalloc_plan {
