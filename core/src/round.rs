@@ -27,6 +27,8 @@
 //!
 //! # Outputs
 //!
+//! A resolver's inputs are read one by one, by name, as the JSON the round holds
+//! ([`Round::resolve_input`]), or written as one object ([`Round::write_resolve_inputs`]).
 //! Every output is written into a [`Sink`] by a `write_*` method (a [`crate::SliceSink`]
 //! over a caller buffer reports the size needed when the buffer is too small). With
 //! `alloc`, `*_json` methods collect the same bytes into a `String`.
@@ -1186,6 +1188,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// During [`Step::Resolve`]: the resolver's inputs as a JSON object
     /// `{"need": value, ...}` (arguments as the call sent them, elicited values settled).
+    /// A host that binds its resolver's inputs by name reads them without parsing this
+    /// object with [`Round::resolve_input`].
     pub fn write_resolve_inputs(&self, out: &mut dyn Sink) -> Result<(), Error> {
         let Phase::AwaitResolve(i) = self.phase else {
             return Err(self.out_of_step("a Resolve step", "write_resolve_inputs"));
@@ -1204,6 +1208,69 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         out.put(if needs.is_empty() { b"{}" } else { b"}" });
         Ok(())
+    }
+
+    /// During [`Step::Resolve`]: the value of the resolver's need `need` (a name from its
+    /// `needs`) as the JSON the engine holds it in, for a host that reads its resolver's
+    /// inputs by name rather than as the object [`Round::write_resolve_inputs`] writes
+    /// (which it would parse again). It is the value that object carries for `need`,
+    /// spelled as it arrived (an argument as the call sent it, a resolver's value, an
+    /// accepted answer's value, a default). `Ok(None)` when `need` is not one of the
+    /// resolver's needs, or its value is one the engine writes rather than holds: no
+    /// value yet (`null`), an outcome parameter's `{"action":…,"value":…}`, a number
+    /// answer written as Python prints it (`3` to a `number` parameter is `3.0`), a URL
+    /// answer's `true`; read those from [`Round::write_resolve_inputs`]. Not at a
+    /// [`Step::Resolve`]: [`Error::WrongStep`].
+    pub fn resolve_input(&self, need: &str) -> Result<Option<Value<'a>>, Error> {
+        let Phase::AwaitResolve(i) = self.phase else {
+            return Err(self.out_of_step("a Resolve step", "resolve_input"));
+        };
+        let Some(AskKind::Resolver { needs, .. }) = &self.param(usize::from(i))?.ask else {
+            return Ok(None);
+        };
+        for &j in needs.iter() {
+            let p = self.param(usize::from(j))?;
+            if p.name == need {
+                return Ok(self.held_value(usize::from(j), p));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The value parameter `j` (`p`) has now, when it is held JSON that is written as
+    /// it is (see [`Round::resolve_input`]); `None` when the engine writes it otherwise.
+    /// [`Round::write_param_value`] writes every value by its own dispatch (tests pin
+    /// that it writes this value): routed through this one, the firmware agent's
+    /// `write_values` cost 208 B more flash for no speed.
+    fn held_value(&self, j: usize, p: &Param<'a>) -> Option<Value<'a>> {
+        if p.ask.is_none() {
+            return self.args.get(p.name).or(p.default);
+        }
+        match self.slots.get(j)?.source {
+            Source::None => None,
+            Source::Host(v) => Some(v),
+            Source::Answer { .. } if p.outcome => None,
+            Source::Answer {
+                action: Action::Accept,
+                content,
+                value,
+            } => match (kind_of(p), content) {
+                (InputKind::Form, Some(_)) => value.filter(|&v| self.answer_ty(j, p).keeps(v)),
+                (InputKind::Sampling, c) => c,
+                (InputKind::Roots, Some(c)) => c.get("roots"),
+                _ => None,
+            },
+            Source::Answer { .. } => p.default,
+        }
+    }
+
+    /// The type an answer to parameter `j` (`p`) is settled by: the parameter's, or the
+    /// one its resolver's question declared.
+    fn answer_ty(&self, j: usize, p: &Param<'a>) -> Ty<'a> {
+        match self.slots.get(j).map(|s| s.asks) {
+            Some(Asks::Resolver { typed: true, .. }) => self.question(j).map_or(p.ty, |q| q.ty),
+            _ => p.ty,
+        }
     }
 
     /// The value parameter `j` (`p`) has now (argument, default, resolver value or
@@ -1268,14 +1335,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     ) {
         match (kind_of(p), content) {
             (InputKind::Form, Some(c)) => {
-                let question_ty;
-                let ty = match self.slots.get(j).map(|s| s.asks) {
-                    Some(Asks::Resolver { typed: true, .. }) => {
-                        question_ty = self.question(j).map_or(p.ty, |q| q.ty);
-                        &question_ty
-                    }
-                    _ => &p.ty,
-                };
+                let ty = self.answer_ty(j, p);
                 match value {
                     Some(v) => ty.write_normalized(v, style, out),
                     None => ty.write_settled(c, style, out),

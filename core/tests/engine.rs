@@ -2185,3 +2185,77 @@ fn resolver_questions_render_their_parts() {
         );
     }
 }
+
+/// `Round::resolve_input` hands out the values the engine holds, by name, and leaves
+/// the ones it writes (a number as Python prints it, an outcome) to
+/// `write_resolve_inputs`.
+#[test]
+fn resolve_input_reads_held_values_by_name() {
+    let decl = r#"{"tool":"t","parameters":[
+      {"name":"a"},
+      {"name":"d","default":[1, 2]},
+      {"name":"s","elicit":{"message":"S?"}},
+      {"name":"f","type":"number","elicit":{"message":"F?"}},
+      {"name":"i","type":"integer","elicit":{"message":"I?"}},
+      {"name":"o","outcome":true,"elicit":{"message":"O?"}},
+      {"name":"n","default":"dflt","elicit":{"message":"N?"}},
+      {"name":"r","elicit":{"needs":["a","d","s","f","i","o","n"],"declares":"string"}}
+    ]}"#;
+    let plan = Plan::<8>::compile(decl).unwrap();
+    let args = r#"{"a": "arg\u0021"}"#;
+    let mut ws = [0u8; 1024];
+    let mut first = Round::new(
+        &plan,
+        Era::Modern,
+        Inputs::modern(args, None, None),
+        &mut ws,
+    )
+    .unwrap();
+    // Not at a Resolve step: the wrong call.
+    assert!(matches!(
+        first.resolve_input("a"),
+        Err(Error::WrongStep { .. })
+    ));
+    assert_eq!(first.poll(), Ok(Step::InputRequired));
+    let mut state = Vec::new();
+    first.write_request_state(&mut state).unwrap();
+    let state = String::from_utf8(state).unwrap();
+    let accept = |v: &str| format!(r#"{{"action":"accept","content":{{"value":{v}}}}}"#);
+    let replies = format!(
+        r#"{{"s":{},"f":{},"i":{},"o":{},"n":{{"action":"decline"}}}}"#,
+        accept(r#""x\/y""#),
+        accept("3"),
+        accept("4"),
+        accept(r#""y""#)
+    );
+    let mut ws = [0u8; 1024];
+    let mut round = Round::new(
+        &plan,
+        Era::Modern,
+        Inputs::modern(args, Some(&state), Some(&replies)),
+        &mut ws,
+    )
+    .unwrap();
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 7 }));
+    let held = |name: &str| round.resolve_input(name).unwrap().map(|v| v.raw());
+    // Held values, spelled as they arrived.
+    assert_eq!(held("a"), Some(r#""arg\u0021""#));
+    assert_eq!(held("d"), Some("[1, 2]"));
+    assert_eq!(held("s"), Some(r#""x\/y""#));
+    assert_eq!(held("i"), Some("4"));
+    // A decline: the default.
+    assert_eq!(held("n"), Some(r#""dflt""#));
+    // Written, not held: the float 3.0, the outcome object.
+    assert_eq!(held("f"), None);
+    assert_eq!(held("o"), None);
+    // Not a need.
+    assert_eq!(held("r"), None);
+    assert_eq!(held("nope"), None);
+    let mut inputs = Vec::new();
+    round.write_resolve_inputs(&mut inputs).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&inputs).unwrap(),
+        json!({"a": "arg!", "d": [1, 2], "s": "x/y", "f": 3.0, "i": 4,
+               "o": {"action": "accept", "value": "y"}, "n": "dflt"})
+    );
+}

@@ -85,16 +85,16 @@ pub enum Outcome {
     Values(usize),
 }
 
-/// The chain's resolver, run by the host: `{"q{i-1}": "<answer>"}` →
+/// The chain's resolver, run by the host: its input `q{i-1}` (a string answer) →
 /// `{"message":"After <answer>, then?"}` written into `question` (cleared first).
 ///
-/// The question is built as a Rust host builds text, in a `String` (reused from round to
-/// round, as the bench's other buffers are), so it needs no second UTF-8 check; the
-/// reference's resolver builds its question with an f-string.
-fn chain_resolver(inputs: &[u8], question: &mut String) {
-    let text = core::str::from_utf8(inputs).expect("utf8");
-    let v = Value::parse(text).expect("inputs are JSON");
-    let (_, prev) = v.members().next().expect("one input");
+/// The host reads the input by name ([`Round::resolve_input`]), as a Rust host binds a
+/// resolver's arguments, rather than writing the inputs object and parsing it again; the
+/// reference's resolver is handed the Python `str`. The question is built as a Rust host
+/// builds text, in a `String` (reused from round to round, as the bench's other buffers
+/// are), so it needs no second UTF-8 check; the reference's resolver builds its question
+/// with an f-string.
+fn chain_resolver(prev: Value<'_>, question: &mut String) {
     let prev = prev.as_str().expect("a string answer").raw();
     question.clear();
     question.push_str("{\"message\":\"After ");
@@ -147,17 +147,14 @@ pub fn run_round<const N: usize>(
     loop {
         match round.poll().expect("round runs") {
             Step::Resolve { param } => {
-                // The resolver's inputs go into the output buffer, before any output is
-                // written (a host reuses its buffers rather than zeroing new ones every
-                // round).
-                let mut s = SliceSink::new(out);
-                round.write_resolve_inputs(&mut s).expect("inputs");
-                let n = s.finish().expect("inputs buffer");
-                if &out[..n] == b"{}" {
-                    resolve_resolver(param, question)
-                } else {
-                    chain_resolver(&out[..n], question)
-                };
+                // The resolver's declared need, read by name; `resolve-N`'s have none.
+                match plan.needs(param).next() {
+                    Some(need) => {
+                        let prev = round.resolve_input(need).expect("inputs");
+                        chain_resolver(prev.expect("a held string answer"), question)
+                    }
+                    None => resolve_resolver(param, question),
+                }
                 round.resolve_question(question).expect("question accepted");
             }
             Step::Ask { .. } => unreachable!("modern rounds batch their questions"),
