@@ -2,8 +2,8 @@
 //!
 //! A [`Round`] decides one round of one call over a [`Plan`]. It never calls host code:
 //! when it needs a resolver run it says so through [`Round::poll`], and the host answers
-//! with [`Round::resolve_value`], [`Round::resolve_question`] or
-//! [`Round::resolve_failed`]; on the handshake era it hands out one question at a time
+//! with [`Round::resolve_value`], [`Round::resolve_question`] (or, for a message alone
+//! given as text, [`Round::resolve_message`]) or [`Round::resolve_failed`]; on the handshake era it hands out one question at a time
 //! ([`Step::Ask`]) and takes the client's reply with [`Round::answer`].
 //!
 //! # The drain rule
@@ -43,7 +43,8 @@ use crate::digest::QDigest;
 use crate::error::{name, Error, Problem};
 use crate::input::{Capabilities, InputKind};
 use crate::json::{
-    put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value,
+    is_json_contents, put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style,
+    Value,
 };
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ};
 use crate::question::{
@@ -1060,6 +1061,61 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 .is_some_and(|s| s.status != Status::Settled)
         {
             let message = Str::validated(self.copy_in(keep)?);
+            self.slot_mut(i)?.asks = Asks::Resolver {
+                message,
+                more: None,
+                typed: false,
+            };
+        }
+        Ok(())
+    }
+
+    /// Answer the current [`Step::Resolve`] with a form question that is a message alone,
+    /// given as text rather than JSON: the same as [`Round::resolve_question`] with
+    /// `{"message": <message as a JSON string>}`, for a host whose resolver returns its
+    /// message (as the reference's returns `Elicit("…")`), so that it need not write it as
+    /// JSON for the round to read again. A message with a character JSON escapes (a
+    /// quote, a backslash, a control character) is refused ([`Error::ResolverAnswer`],
+    /// nothing changed): pass that one to [`Round::resolve_question`] as JSON; so is a
+    /// message for a resolver of another kind than form.
+    ///
+    /// Decided as `resolve_question` decides a message alone, by a call of its own: a
+    /// firmware that answers with JSON links none of it (sharing the decision with
+    /// `resolve_question` cost the firmware agent 72 B of flash).
+    pub fn resolve_message(&mut self, message: &str) -> Result<(), Error> {
+        let i = self.expect_resolve("resolve_message")?;
+        let param = self.param(i)?;
+        let problem = match kind_of(param) {
+            InputKind::Form if is_json_contents(message) => None,
+            InputKind::Form => Some(Problem::MESSAGE_NEEDS_JSON),
+            _ => Some(Problem::MESSAGE_NOT_FORM),
+        };
+        if let Some(problem) = problem {
+            return Err(Error::ResolverAnswer {
+                param: name(param.name),
+                problem,
+            });
+        }
+        // Digested with the parameter's type, decided, and copied only if it is asked (it
+        // must fit all the same).
+        let mut digest = [0; 22];
+        question_digest(Str::validated(message), &param.ty, None, None, &mut digest);
+        if message.len() > self.free.len() {
+            return Err(Error::Workspace {
+                needed: message.len() - self.free.len(),
+            });
+        }
+        self.cursor += 1;
+        self.phase = Phase::Running;
+        if let Err(e) = self.decide(i, param, &param.ty, &digest, Asks::Answered) {
+            return Err(self.fail(e));
+        }
+        if self
+            .slots
+            .get(i)
+            .is_some_and(|s| s.status != Status::Settled)
+        {
+            let message = Str::validated(self.copy_in(message)?);
             self.slot_mut(i)?.asks = Asks::Resolver {
                 message,
                 more: None,

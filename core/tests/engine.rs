@@ -2259,3 +2259,125 @@ fn resolve_input_reads_held_values_by_name() {
                "o": {"action": "accept", "value": "y"}, "n": "dflt"})
     );
 }
+
+/// `Round::resolve_message` answers a resolver as `resolve_question` does with the
+/// message as JSON: the same questions, state, values and workspace, asked or answered.
+#[test]
+fn resolve_message_is_resolve_question_with_a_message() {
+    let decl = r#"{"tool":"t","parameters":[
+      {"name":"a","elicit":{"message":"A?"}},
+      {"name":"b","elicit":{"needs":["a"],"declares":"string"}},
+      {"name":"c","type":"integer","elicit":{"needs":["b"],"declares":"integer"}}
+    ]}"#;
+    let plan = Plan::<4>::compile(decl).unwrap();
+    // One round, every resolver answered by a message that quotes its input: outputs,
+    // workspace left, and the state to go on with.
+    let run = |as_text: bool, state: Option<&str>, replies: Option<&str>| {
+        let mut ws = [0u8; 512];
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", state, replies),
+            &mut ws,
+        )
+        .unwrap();
+        loop {
+            match round.poll().unwrap() {
+                Step::Resolve { param } => {
+                    let need = plan.needs(param).next().unwrap();
+                    let input = round.resolve_input(need).unwrap().unwrap().raw();
+                    let message = format!("After {input}, then é?").replace('"', "'");
+                    if as_text {
+                        round.resolve_message(&message).unwrap();
+                    } else {
+                        round
+                            .resolve_question(&json!({ "message": message }).to_string())
+                            .unwrap();
+                    }
+                }
+                Step::InputRequired => {
+                    let (mut reqs, mut st) = (Vec::new(), Vec::new());
+                    round.write_input_requests(false, &mut reqs).unwrap();
+                    round.write_request_state(&mut st).unwrap();
+                    let out = String::from_utf8(reqs).unwrap();
+                    let left = round.workspace_left();
+                    return (out, left, Some(String::from_utf8(st).unwrap()));
+                }
+                Step::Done => {
+                    let mut values = Vec::new();
+                    round.write_values(Style::WIRE, &mut values).unwrap();
+                    let left = round.workspace_left();
+                    return (String::from_utf8(values).unwrap(), left, None);
+                }
+                Step::Ask { .. } => unreachable!(),
+            }
+        }
+    };
+    let accept = |names: &[(&str, &str)]| {
+        let members: Vec<String> = names
+            .iter()
+            .map(|(n, v)| format!(r#""{n}":{{"action":"accept","content":{{"value":{v}}}}}"#))
+            .collect();
+        format!("{{{}}}", members.join(","))
+    };
+    let (mut state, mut replies) = (None::<String>, None::<String>);
+    for answers in [
+        vec![("a", r#""x""#)],
+        vec![("b", r#""y""#)],
+        vec![("c", "7")],
+    ] {
+        let text = run(true, state.as_deref(), replies.as_deref());
+        let json = run(false, state.as_deref(), replies.as_deref());
+        assert_eq!(text, json);
+        state = text.2;
+        replies = Some(accept(&answers));
+    }
+    let done = run(true, state.as_deref(), replies.as_deref());
+    assert_eq!(done, run(false, state.as_deref(), replies.as_deref()));
+    assert_eq!(done.0, r#"{"a":"x","b":"y","c":7}"#);
+    // The final round answers every resolver from the state: no workspace kept.
+    assert_eq!(done.1, 512);
+}
+
+/// A message JSON would escape, or one for a resolver of another kind, is refused and
+/// changes nothing; outside a Resolve step it is the wrong call.
+#[test]
+fn resolve_message_refuses_what_is_not_a_plain_message() {
+    let decl = r#"{"tool":"t","parameters":[
+      {"name":"b","elicit":{"needs":[],"declares":"string"}}
+    ]}"#;
+    let plan = Plan::<2>::compile(decl).unwrap();
+    let mut ws = [0u8; 64];
+    let mut round = Round::new(
+        &plan,
+        Era::Modern,
+        Inputs::modern("{}", None, None),
+        &mut ws,
+    )
+    .unwrap();
+    assert!(matches!(
+        round.resolve_message("early"),
+        Err(Error::WrongStep { .. })
+    ));
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    for bad in ["say \"hi\"", "a\\b", "line\nbreak", "\u{1}"] {
+        match round.resolve_message(bad) {
+            Err(Error::ResolverAnswer { param, problem }) => {
+                assert_eq!(param.as_str(), "b");
+                assert!(problem.contains("resolve_question"), "{problem}");
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+        assert_eq!(round.error(), None);
+        assert_eq!(round.workspace_left(), 64);
+        assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    }
+    // Too long for the workspace: the same error as the JSON question's.
+    let long = "x".repeat(65);
+    assert_eq!(
+        round.resolve_message(&long),
+        Err(Error::Workspace { needed: 1 })
+    );
+    round.resolve_message("Ünïcode is fine").unwrap();
+    assert_eq!(round.poll(), Ok(Step::InputRequired));
+}
