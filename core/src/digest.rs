@@ -49,6 +49,29 @@ impl Sha256 {
         }
     }
 
+    /// [`Sink::put`] of `bytes` that fill the block (`room` bytes left in it): out of
+    /// line, so the common write into the block saves and restores no registers.
+    #[inline(never)]
+    fn put_filling(&mut self, mut bytes: &[u8], room: usize) {
+        // Fill the block and compress it, then whole blocks straight from `bytes`.
+        let (head, rest) = bytes.split_at(room);
+        if let Some(dst) = self.block.get_mut(self.len..) {
+            dst.copy_from_slice(head);
+        }
+        compress(&mut self.state, &self.block);
+        self.blocks += 1;
+        bytes = rest;
+        let (whole, tail) = bytes.as_chunks::<64>();
+        for b in whole {
+            compress(&mut self.state, b);
+            self.blocks += 1;
+        }
+        if let Some(dst) = self.block.get_mut(..tail.len()) {
+            dst.copy_from_slice(tail);
+        }
+        self.len = tail.len();
+    }
+
     /// The digest of everything written.
     pub(crate) fn finish(&mut self) -> [u8; 32] {
         let bits = (self.blocks as u64 * 64 + self.len as u64).wrapping_mul(8);
@@ -86,7 +109,7 @@ impl Sha256 {
 }
 
 impl Sink for Sha256 {
-    fn put(&mut self, mut bytes: &[u8]) {
+    fn put(&mut self, bytes: &[u8]) {
         let room = 64 - self.len;
         if bytes.len() < room {
             if let Some(dst) = self.block.get_mut(self.len..self.len + bytes.len()) {
@@ -95,23 +118,7 @@ impl Sink for Sha256 {
             self.len += bytes.len();
             return;
         }
-        // Fill the block and compress it, then whole blocks straight from `bytes`.
-        let (head, rest) = bytes.split_at(room);
-        if let Some(dst) = self.block.get_mut(self.len..) {
-            dst.copy_from_slice(head);
-        }
-        compress(&mut self.state, &self.block);
-        self.blocks += 1;
-        bytes = rest;
-        let (whole, tail) = bytes.as_chunks::<64>();
-        for b in whole {
-            compress(&mut self.state, b);
-            self.blocks += 1;
-        }
-        if let Some(dst) = self.block.get_mut(..tail.len()) {
-            dst.copy_from_slice(tail);
-        }
-        self.len = tail.len();
+        self.put_filling(bytes, room);
     }
 }
 

@@ -258,6 +258,8 @@ problems! {
     SAMPLING_QUESTION = "a sampling question is {\"sampling\": {CreateMessageRequest params}} and nothing else",
     ROOTS_QUESTION = "a roots question is {\"roots\": {ListRootsRequest params}} and nothing else",
     INPUT_KINDS_LEFT_OUT = "URL-mode elicitation, sampling and roots need elicit-core's \"input-kinds\" feature, which this build leaves out (enable it)",
+    MESSAGE_NEEDS_JSON = "the message holds a character JSON escapes (a quote, a backslash, a control character); pass the question as JSON to resolve_question",
+    MESSAGE_NOT_FORM = "a message alone is a form question and this resolver asks another kind; pass its question to resolve_question",
 }
 
 impl Problem {

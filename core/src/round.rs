@@ -2,8 +2,8 @@
 //!
 //! A [`Round`] decides one round of one call over a [`Plan`]. It never calls host code:
 //! when it needs a resolver run it says so through [`Round::poll`], and the host answers
-//! with [`Round::resolve_value`], [`Round::resolve_question`] or
-//! [`Round::resolve_failed`]; on the handshake era it hands out one question at a time
+//! with [`Round::resolve_value`], [`Round::resolve_question`] (or, for a message alone
+//! given as text, [`Round::resolve_message`]) or [`Round::resolve_failed`]; on the handshake era it hands out one question at a time
 //! ([`Step::Ask`]) and takes the client's reply with [`Round::answer`].
 //!
 //! # The drain rule
@@ -27,6 +27,8 @@
 //!
 //! # Outputs
 //!
+//! A resolver's inputs are read one by one, by name, as the JSON the round holds
+//! ([`Round::resolve_input`]), or written as one object ([`Round::write_resolve_inputs`]).
 //! Every output is written into a [`Sink`] by a `write_*` method (a [`crate::SliceSink`]
 //! over a caller buffer reports the size needed when the buffer is too small). With
 //! `alloc`, `*_json` methods collect the same bytes into a `String`.
@@ -41,7 +43,8 @@ use crate::digest::QDigest;
 use crate::error::{name, Error, Problem};
 use crate::input::{Capabilities, InputKind};
 use crate::json::{
-    put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style, Value,
+    is_json_contents, put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style,
+    Value,
 };
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ};
 use crate::question::{
@@ -1067,6 +1070,61 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         Ok(())
     }
 
+    /// Answer the current [`Step::Resolve`] with a form question that is a message alone,
+    /// given as text rather than JSON: the same as [`Round::resolve_question`] with
+    /// `{"message": <message as a JSON string>}`, for a host whose resolver returns its
+    /// message (as the reference's returns `Elicit("…")`), so that it need not write it as
+    /// JSON for the round to read again. A message with a character JSON escapes (a
+    /// quote, a backslash, a control character) is refused ([`Error::ResolverAnswer`],
+    /// nothing changed): pass that one to [`Round::resolve_question`] as JSON; so is a
+    /// message for a resolver of another kind than form.
+    ///
+    /// Decided as `resolve_question` decides a message alone, by a call of its own: a
+    /// firmware that answers with JSON links none of it (sharing the decision with
+    /// `resolve_question` cost the firmware agent 72 B of flash).
+    pub fn resolve_message(&mut self, message: &str) -> Result<(), Error> {
+        let i = self.expect_resolve("resolve_message")?;
+        let param = self.param(i)?;
+        let problem = match kind_of(param) {
+            InputKind::Form if is_json_contents(message) => None,
+            InputKind::Form => Some(Problem::MESSAGE_NEEDS_JSON),
+            _ => Some(Problem::MESSAGE_NOT_FORM),
+        };
+        if let Some(problem) = problem {
+            return Err(Error::ResolverAnswer {
+                param: name(param.name),
+                problem,
+            });
+        }
+        // Digested with the parameter's type, decided, and copied only if it is asked (it
+        // must fit all the same).
+        let mut digest = [0; 22];
+        question_digest(Str::validated(message), &param.ty, None, None, &mut digest);
+        if message.len() > self.free.len() {
+            return Err(Error::Workspace {
+                needed: message.len() - self.free.len(),
+            });
+        }
+        self.cursor += 1;
+        self.phase = Phase::Running;
+        if let Err(e) = self.decide(i, param, &param.ty, &digest, Asks::Answered) {
+            return Err(self.fail(e));
+        }
+        if self
+            .slots
+            .get(i)
+            .is_some_and(|s| s.status != Status::Settled)
+        {
+            let message = Str::validated(self.copy_in(message)?);
+            self.slot_mut(i)?.asks = Asks::Resolver {
+                message,
+                more: None,
+                typed: false,
+            };
+        }
+        Ok(())
+    }
+
     /// [`Round::resolve_question`] for a resolver of a kind other than form: the question
     /// is checked before it is copied (a malformed one costs no workspace and changes
     /// nothing), then decided like a form question.
@@ -1186,6 +1244,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
 
     /// During [`Step::Resolve`]: the resolver's inputs as a JSON object
     /// `{"need": value, ...}` (arguments as the call sent them, elicited values settled).
+    /// A host that binds its resolver's inputs by name reads them without parsing this
+    /// object with [`Round::resolve_input`].
     pub fn write_resolve_inputs(&self, out: &mut dyn Sink) -> Result<(), Error> {
         let Phase::AwaitResolve(i) = self.phase else {
             return Err(self.out_of_step("a Resolve step", "write_resolve_inputs"));
@@ -1204,6 +1264,70 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         out.put(if needs.is_empty() { b"{}" } else { b"}" });
         Ok(())
+    }
+
+    /// During [`Step::Resolve`]: the value of the resolver's need `need` (a name from its
+    /// `needs`) as the JSON the engine holds it in, for a host that reads its resolver's
+    /// inputs by name rather than as the object [`Round::write_resolve_inputs`] writes
+    /// (which it would parse again). It is the value that object carries for `need`,
+    /// spelled as it arrived (an argument as the call sent it, a resolver's value, an
+    /// accepted answer's value, a default). `Ok(None)` when `need` is not one of the
+    /// resolver's needs, or its value is one the engine writes rather than holds: no
+    /// value yet (`null`), an outcome parameter's `{"action":…,"value":…}`, a number
+    /// answer written as Python prints it (`3` to a `number` parameter is `3.0`), a URL
+    /// answer's `true`; read those from [`Round::write_resolve_inputs`]. Not at a
+    /// [`Step::Resolve`]: [`Error::WrongStep`].
+    pub fn resolve_input(&self, need: &str) -> Result<Option<Value<'a>>, Error> {
+        let Phase::AwaitResolve(i) = self.phase else {
+            return Err(self.out_of_step("a Resolve step", "resolve_input"));
+        };
+        let Some(AskKind::Resolver { needs, .. }) = &self.param(usize::from(i))?.ask else {
+            return Ok(None);
+        };
+        for &j in needs.iter() {
+            let p = self.param(usize::from(j))?;
+            if p.name == need {
+                return Ok(self.held_value(usize::from(j), p));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The value parameter `j` (`p`) has now, when it is held JSON that is written as
+    /// it is (see [`Round::resolve_input`]); `None` when the engine writes it otherwise.
+    /// [`Round::write_param_value`] writes every value by its own dispatch (tests pin
+    /// that it writes this value): routed through this one, the firmware agent's
+    /// `write_values` cost 208 B more flash for no speed.
+    fn held_value(&self, j: usize, p: &Param<'a>) -> Option<Value<'a>> {
+        if p.ask.is_none() {
+            return self.args.get(p.name).or(p.default);
+        }
+        match self.slots.get(j)?.source {
+            Source::None => None,
+            Source::Host(v) => Some(v),
+            Source::Answer { .. } if p.outcome => None,
+            Source::Answer {
+                action: Action::Accept,
+                content,
+                value,
+            } => match (kind_of(p), content) {
+                (InputKind::Form, Some(_)) => value.filter(|&v| self.answer_ty(j, p).keeps(v)),
+                (InputKind::Sampling, c) => c,
+                (InputKind::Roots, Some(c)) => c.get("roots"),
+                _ => None,
+            },
+            Source::Answer { .. } => p.default,
+        }
+    }
+
+    /// The type an answer to parameter `j` (`p`) is settled by: the parameter's, or the
+    /// one its resolver's question declared (as `write_accepted` picks it, by reference
+    /// there: a copy of the type per value written cost indep-1 final ~3 % natively).
+    fn answer_ty(&self, j: usize, p: &Param<'a>) -> Ty<'a> {
+        match self.slots.get(j).map(|s| s.asks) {
+            Some(Asks::Resolver { typed: true, .. }) => self.question(j).map_or(p.ty, |q| q.ty),
+            _ => p.ty,
+        }
     }
 
     /// The value parameter `j` (`p`) has now (argument, default, resolver value or

@@ -2185,3 +2185,199 @@ fn resolver_questions_render_their_parts() {
         );
     }
 }
+
+/// `Round::resolve_input` hands out the values the engine holds, by name, and leaves
+/// the ones it writes (a number as Python prints it, an outcome) to
+/// `write_resolve_inputs`.
+#[test]
+fn resolve_input_reads_held_values_by_name() {
+    let decl = r#"{"tool":"t","parameters":[
+      {"name":"a"},
+      {"name":"d","default":[1, 2]},
+      {"name":"s","elicit":{"message":"S?"}},
+      {"name":"f","type":"number","elicit":{"message":"F?"}},
+      {"name":"i","type":"integer","elicit":{"message":"I?"}},
+      {"name":"o","outcome":true,"elicit":{"message":"O?"}},
+      {"name":"n","default":"dflt","elicit":{"message":"N?"}},
+      {"name":"r","elicit":{"needs":["a","d","s","f","i","o","n"],"declares":"string"}}
+    ]}"#;
+    let plan = Plan::<8>::compile(decl).unwrap();
+    let args = r#"{"a": "arg\u0021"}"#;
+    let mut ws = [0u8; 1024];
+    let mut first = Round::new(
+        &plan,
+        Era::Modern,
+        Inputs::modern(args, None, None),
+        &mut ws,
+    )
+    .unwrap();
+    // Not at a Resolve step: the wrong call.
+    assert!(matches!(
+        first.resolve_input("a"),
+        Err(Error::WrongStep { .. })
+    ));
+    assert_eq!(first.poll(), Ok(Step::InputRequired));
+    let mut state = Vec::new();
+    first.write_request_state(&mut state).unwrap();
+    let state = String::from_utf8(state).unwrap();
+    let accept = |v: &str| format!(r#"{{"action":"accept","content":{{"value":{v}}}}}"#);
+    let replies = format!(
+        r#"{{"s":{},"f":{},"i":{},"o":{},"n":{{"action":"decline"}}}}"#,
+        accept(r#""x\/y""#),
+        accept("3"),
+        accept("4"),
+        accept(r#""y""#)
+    );
+    let mut ws = [0u8; 1024];
+    let mut round = Round::new(
+        &plan,
+        Era::Modern,
+        Inputs::modern(args, Some(&state), Some(&replies)),
+        &mut ws,
+    )
+    .unwrap();
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 7 }));
+    let held = |name: &str| round.resolve_input(name).unwrap().map(|v| v.raw());
+    // Held values, spelled as they arrived.
+    assert_eq!(held("a"), Some(r#""arg\u0021""#));
+    assert_eq!(held("d"), Some("[1, 2]"));
+    assert_eq!(held("s"), Some(r#""x\/y""#));
+    assert_eq!(held("i"), Some("4"));
+    // A decline: the default.
+    assert_eq!(held("n"), Some(r#""dflt""#));
+    // Written, not held: the float 3.0, the outcome object.
+    assert_eq!(held("f"), None);
+    assert_eq!(held("o"), None);
+    // Not a need.
+    assert_eq!(held("r"), None);
+    assert_eq!(held("nope"), None);
+    let mut inputs = Vec::new();
+    round.write_resolve_inputs(&mut inputs).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&inputs).unwrap(),
+        json!({"a": "arg!", "d": [1, 2], "s": "x/y", "f": 3.0, "i": 4,
+               "o": {"action": "accept", "value": "y"}, "n": "dflt"})
+    );
+}
+
+/// `Round::resolve_message` answers a resolver as `resolve_question` does with the
+/// message as JSON: the same questions, state, values and workspace, asked or answered.
+#[test]
+fn resolve_message_is_resolve_question_with_a_message() {
+    let decl = r#"{"tool":"t","parameters":[
+      {"name":"a","elicit":{"message":"A?"}},
+      {"name":"b","elicit":{"needs":["a"],"declares":"string"}},
+      {"name":"c","type":"integer","elicit":{"needs":["b"],"declares":"integer"}}
+    ]}"#;
+    let plan = Plan::<4>::compile(decl).unwrap();
+    // One round, every resolver answered by a message that quotes its input: outputs,
+    // workspace left, and the state to go on with.
+    let run = |as_text: bool, state: Option<&str>, replies: Option<&str>| {
+        let mut ws = [0u8; 512];
+        let mut round = Round::new(
+            &plan,
+            Era::Modern,
+            Inputs::modern("{}", state, replies),
+            &mut ws,
+        )
+        .unwrap();
+        loop {
+            match round.poll().unwrap() {
+                Step::Resolve { param } => {
+                    let need = plan.needs(param).next().unwrap();
+                    let input = round.resolve_input(need).unwrap().unwrap().raw();
+                    let message = format!("After {input}, then é?").replace('"', "'");
+                    if as_text {
+                        round.resolve_message(&message).unwrap();
+                    } else {
+                        round
+                            .resolve_question(&json!({ "message": message }).to_string())
+                            .unwrap();
+                    }
+                }
+                Step::InputRequired => {
+                    let (mut reqs, mut st) = (Vec::new(), Vec::new());
+                    round.write_input_requests(false, &mut reqs).unwrap();
+                    round.write_request_state(&mut st).unwrap();
+                    let out = String::from_utf8(reqs).unwrap();
+                    let left = round.workspace_left();
+                    return (out, left, Some(String::from_utf8(st).unwrap()));
+                }
+                Step::Done => {
+                    let mut values = Vec::new();
+                    round.write_values(Style::WIRE, &mut values).unwrap();
+                    let left = round.workspace_left();
+                    return (String::from_utf8(values).unwrap(), left, None);
+                }
+                Step::Ask { .. } => unreachable!(),
+            }
+        }
+    };
+    let accept = |names: &[(&str, &str)]| {
+        let members: Vec<String> = names
+            .iter()
+            .map(|(n, v)| format!(r#""{n}":{{"action":"accept","content":{{"value":{v}}}}}"#))
+            .collect();
+        format!("{{{}}}", members.join(","))
+    };
+    let (mut state, mut replies) = (None::<String>, None::<String>);
+    for answers in [
+        vec![("a", r#""x""#)],
+        vec![("b", r#""y""#)],
+        vec![("c", "7")],
+    ] {
+        let text = run(true, state.as_deref(), replies.as_deref());
+        let json = run(false, state.as_deref(), replies.as_deref());
+        assert_eq!(text, json);
+        state = text.2;
+        replies = Some(accept(&answers));
+    }
+    let done = run(true, state.as_deref(), replies.as_deref());
+    assert_eq!(done, run(false, state.as_deref(), replies.as_deref()));
+    assert_eq!(done.0, r#"{"a":"x","b":"y","c":7}"#);
+    // The final round answers every resolver from the state: no workspace kept.
+    assert_eq!(done.1, 512);
+}
+
+/// A message JSON would escape, or one for a resolver of another kind, is refused and
+/// changes nothing; outside a Resolve step it is the wrong call.
+#[test]
+fn resolve_message_refuses_what_is_not_a_plain_message() {
+    let decl = r#"{"tool":"t","parameters":[
+      {"name":"b","elicit":{"needs":[],"declares":"string"}}
+    ]}"#;
+    let plan = Plan::<2>::compile(decl).unwrap();
+    let mut ws = [0u8; 64];
+    let mut round = Round::new(
+        &plan,
+        Era::Modern,
+        Inputs::modern("{}", None, None),
+        &mut ws,
+    )
+    .unwrap();
+    assert!(matches!(
+        round.resolve_message("early"),
+        Err(Error::WrongStep { .. })
+    ));
+    assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    for bad in ["say \"hi\"", "a\\b", "line\nbreak", "\u{1}"] {
+        match round.resolve_message(bad) {
+            Err(Error::ResolverAnswer { param, problem }) => {
+                assert_eq!(param.as_str(), "b");
+                assert!(problem.contains("resolve_question"), "{problem}");
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+        assert_eq!(round.error(), None);
+        assert_eq!(round.workspace_left(), 64);
+        assert_eq!(round.poll(), Ok(Step::Resolve { param: 0 }));
+    }
+    // Too long for the workspace: the same error as the JSON question's.
+    let long = "x".repeat(65);
+    assert_eq!(
+        round.resolve_message(&long),
+        Err(Error::Workspace { needed: 1 })
+    );
+    round.resolve_message("Ünïcode is fine").unwrap();
+    assert_eq!(round.poll(), Ok(Step::InputRequired));
+}

@@ -372,6 +372,11 @@ fn resolvers_ask_questions_of_their_kind() {
                         serde_json::from_str(&round.resolve_inputs_json().unwrap()).unwrap();
                     let prompt = inputs["prompt"].as_str().unwrap().to_string();
                     if param == 1 {
+                        // A message alone is a form question: refused, nothing changed.
+                        assert!(matches!(
+                            round.resolve_message("x"),
+                            Err(Error::ResolverAnswer { .. })
+                        ));
                         // Bad shapes first: refused, nothing changed.
                         for bad in [
                             r#"{"message":"x"}"#,

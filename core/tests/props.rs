@@ -230,6 +230,11 @@ fn round(
                     serde_json::from_str(&r.resolve_inputs_json().unwrap()).unwrap();
                 for &j in decl.needs(param) {
                     let name = Decl::name(j);
+                    // A need the engine holds reads by name as the same value.
+                    if let Some(v) = r.resolve_input(&name).unwrap() {
+                        let held: Value = serde_json::from_str(v.raw()).unwrap();
+                        prop_assert_eq!(&held, &inputs[&name], "p{}'s input by name", param);
+                    }
                     if decl.elicited(j) {
                         // 5: needs are answered (or valued) before the resolver runs.
                         prop_assert!(

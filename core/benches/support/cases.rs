@@ -85,21 +85,22 @@ pub enum Outcome {
     Values(usize),
 }
 
-/// The chain's resolver, run by the host: `{"q{i-1}": "<answer>"}` →
-/// `{"message":"After <answer>, then?"}` written into `question` (cleared first).
+/// The chain's resolver, run by the host: its input `q{i-1}` (a string answer) → the
+/// message `After <answer>, then?`, written into `question` (cleared first).
 ///
-/// The question is built as a Rust host builds text, in a `String` (reused from round to
-/// round, as the bench's other buffers are), so it needs no second UTF-8 check; the
-/// reference's resolver builds its question with an f-string.
-fn chain_resolver(inputs: &[u8], question: &mut String) {
-    let text = core::str::from_utf8(inputs).expect("utf8");
-    let v = Value::parse(text).expect("inputs are JSON");
-    let (_, prev) = v.members().next().expect("one input");
-    let prev = prev.as_str().expect("a string answer").raw();
+/// The host reads the input by name ([`Round::resolve_input`]), as a Rust host binds a
+/// resolver's arguments, rather than writing the inputs object and parsing it again, and
+/// hands back the message as text ([`Round::resolve_message`]) rather than as a JSON
+/// question for the round to read again; the reference's resolver is handed the Python
+/// `str` and returns `Elicit(f"After {q}, then?", response_type=str)`. The message is
+/// built as a Rust host builds text, in a `String` (reused from round to round, as the
+/// bench's other buffers are).
+fn chain_resolver(prev: Value<'_>, question: &mut String) {
+    let prev = prev.as_str().and_then(|s| s.as_plain());
     question.clear();
-    question.push_str("{\"message\":\"After ");
-    question.push_str(prev);
-    question.push_str(", then?\"}");
+    question.push_str("After ");
+    question.push_str(prev.expect("a string answer without escapes"));
+    question.push_str(", then?");
 }
 
 /// `resolve-N`'s resolvers, run by the host: parameter `i` (no inputs) →
@@ -147,18 +148,19 @@ pub fn run_round<const N: usize>(
     loop {
         match round.poll().expect("round runs") {
             Step::Resolve { param } => {
-                // The resolver's inputs go into the output buffer, before any output is
-                // written (a host reuses its buffers rather than zeroing new ones every
-                // round).
-                let mut s = SliceSink::new(out);
-                round.write_resolve_inputs(&mut s).expect("inputs");
-                let n = s.finish().expect("inputs buffer");
-                if &out[..n] == b"{}" {
-                    resolve_resolver(param, question)
-                } else {
-                    chain_resolver(&out[..n], question)
-                };
-                round.resolve_question(question).expect("question accepted");
+                // The resolver's declared need, read by name; `resolve-N`'s have none (and
+                // hand back JSON questions, so that path stays measured).
+                match plan.needs(param).next() {
+                    Some(need) => {
+                        let prev = round.resolve_input(need).expect("inputs");
+                        chain_resolver(prev.expect("a held string answer"), question);
+                        round.resolve_message(question).expect("message accepted");
+                    }
+                    None => {
+                        resolve_resolver(param, question);
+                        round.resolve_question(question).expect("question accepted");
+                    }
+                }
             }
             Step::Ask { .. } => unreachable!("modern rounds batch their questions"),
             Step::Done => {

@@ -216,6 +216,17 @@ pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
     }
 }
 
+/// Whether a text is JSON string contents as it is: no quote, backslash or control
+/// character (so it needs no escape to be one, and its contents decode to itself).
+pub(crate) fn is_json_contents(s: &str) -> bool {
+    let b = s.as_bytes();
+    let i = skip_verbatim_words(b, 0, false);
+    b.get(i..)
+        .unwrap_or_default()
+        .iter()
+        .all(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+}
+
 /// Whether validated JSON string contents render unchanged: no escape (a JSON string
 /// holds no raw quote or control character), and with `ascii` no byte past `~`.
 fn renders_as_is(b: &[u8], ascii: bool) -> bool {

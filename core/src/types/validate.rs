@@ -357,6 +357,17 @@ impl Ty<'_> {
             _ => write_value(v, style, out),
         }
     }
+
+    /// Whether [`Ty::write_normalized`] writes `v` as the JSON value it is (anything but
+    /// a number this type prints as Python does: a float of a number type, an integral
+    /// float of an integer type).
+    pub(crate) fn keeps(&self, v: Value<'_>) -> bool {
+        match (self.0, v.as_number()) {
+            (Shape::Number(_), Some(_)) => false,
+            (Shape::Integer(_), Some(Number::Float(f))) => !integral_in_i64(f),
+            _ => true,
+        }
+    }
 }
 
 /// An object key and its separator, as the style writes them.

@@ -206,6 +206,13 @@ impl<'r> Host<'r> {
         let mut inputs = Vec::new();
         round.write_resolve_inputs(&mut inputs).unwrap();
         let inputs: Value = serde_json::from_slice(&inputs).unwrap();
+        // A need the engine holds reads by name as the same value.
+        for need in plan.needs(param) {
+            if let Some(v) = round.resolve_input(need).unwrap() {
+                let held: Value = serde_json::from_str(v.raw()).unwrap();
+                assert_eq!(held, inputs[need], "{pname}'s input {need} by name");
+            }
+        }
         let r = match self.run_resolver(pname, &inputs) {
             Either::Value(v) => round.resolve_value(&v.to_string()),
             Either::Question(q) => round.resolve_question(&q.to_string()),
