@@ -91,7 +91,7 @@ fn scan_string(b: &[u8], pos: usize) -> Result<usize, JsonError> {
 /// of `b`; an error at a control character or a malformed escape. Shared by
 /// [`scan_string`] and [`Str::from_contents`] (inlined into the first: every string
 /// of every input goes through it).
-#[inline]
+#[inline(always)]
 fn contents_end(b: &[u8], mut pos: usize) -> Result<usize, JsonError> {
     loop {
         pos = skip_plain_words(b, pos, true);
@@ -182,15 +182,22 @@ fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
 /// containers already open around it (they count towards [`MAX_DEPTH`]); the index just
 /// after it.
 pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, JsonError> {
-    // A scalar needs no container stack.
+    // A scalar needs no container stack. The containers' walk is a function of its own
+    // (`scan_nested`): in one body, its registers were saved and restored on every call,
+    // for a string as for an object (most calls are for strings).
     match b.get(start) {
-        Some(b'"') => return scan_string(b, start),
-        Some(b't') => return scan_literal(b, start, b"true"),
-        Some(b'f') => return scan_literal(b, start, b"false"),
-        Some(b'n') => return scan_literal(b, start, b"null"),
-        Some(b'-' | b'0'..=b'9') => return scan_number(b, start),
-        _ => {}
+        Some(b'"') => scan_string(b, start),
+        Some(b't') => scan_literal(b, start, b"true"),
+        Some(b'f') => scan_literal(b, start, b"false"),
+        Some(b'n') => scan_literal(b, start, b"null"),
+        Some(b'-' | b'0'..=b'9') => scan_number(b, start),
+        _ => scan_nested(b, start, open),
     }
+}
+
+/// [`scan_value`] for a value that is not a scalar (an object, an array, or no value).
+#[inline(never)]
+fn scan_nested(b: &[u8], start: usize, open: usize) -> Result<usize, JsonError> {
     // Bit i is set when container i (from the outside) is an object, clear for an array.
     let mut objects: u64 = 0;
     let mut depth = 0usize;
