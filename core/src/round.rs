@@ -861,7 +861,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if let Some(rec) = &slot.recorded {
             if q_matches(rec.q, digest) {
                 let usable = match rec.action {
-                    Action::Accept => accepts(kind, ty, rec.data),
+                    Action::Accept => accepts(kind, ty, rec.data, rec.wrapped),
                     _ => Some(None),
                 };
                 // Deviation 3: a recorded answer that no longer validates is dropped
@@ -1458,7 +1458,7 @@ fn settle<'a>(
             let accepted = match (check, content) {
                 (Check::Done(v), _) => Some(v),
                 (Check::Against(_), None) => None,
-                (Check::Against(ty), Some(c)) => ty.accept(c),
+                (Check::Against(ty), Some(c)) => ty.accept(c, false),
             };
             let Some(v) = accepted else {
                 return Err(Error::SchemaMismatch {
@@ -1488,10 +1488,15 @@ fn kind_of(p: &Param<'_>) -> InputKind {
 
 /// Whether recorded accepted `data` still settles a parameter of `kind` (answer type
 /// `ty`): `Some(value)` when it does (`value`: a wrapped form answer's `value` member),
-/// `None` when it must be asked again.
-fn accepts<'a>(kind: InputKind, ty: &Ty<'a>, data: Option<Value<'a>>) -> Option<Option<Value<'a>>> {
+/// `None` when it must be asked again. `wrapped`: see [`Recorded`].
+fn accepts<'a>(
+    kind: InputKind,
+    ty: &Ty<'a>,
+    data: Option<Value<'a>>,
+    wrapped: bool,
+) -> Option<Option<Value<'a>>> {
     match (kind, data) {
-        (InputKind::Form, Some(d)) => ty.accept(d),
+        (InputKind::Form, Some(d)) => ty.accept(d, wrapped),
         (InputKind::Url, None) => Some(None),
         (InputKind::Sampling, Some(d)) => {
             matches!(classify_reply(d), Some(Reply::Sampling(_))).then_some(None)

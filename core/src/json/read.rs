@@ -537,6 +537,14 @@ impl<'a> Value<'a> {
         }
         self.get("value")
     }
+    /// The `value` member of content known to be in the form `{"value":<scalar>}` (read
+    /// by `scan_value_object`, which found where that value ends): the text between the
+    /// head and the closing brace, without looking for its end again. Equal to
+    /// [`Value::get_value`] for such content (pinned by the state reader's test).
+    pub(crate) fn wrapped_value(self) -> Option<Value<'a>> {
+        const HEAD: usize = b"{\"value\":".len();
+        self.0.get(HEAD..self.0.len().checked_sub(1)?).map(Value)
+    }
     /// Number of members of an object or items of an array (0 for scalars), counting
     /// distinct keys only for objects.
     pub fn len(self) -> usize {
