@@ -241,10 +241,12 @@ impl Ty<'_> {
         match self.0 {
             Shape::String(spec) => {
                 let Some(s) = v.as_str() else { return false };
-                if !count_ok(spec, "minLength", "maxLength", || s.char_len()) {
+                // `str` alone (the common type) has no bounds and no format to look up.
+                let Some(spec) = spec else { return true };
+                if !count_ok(Some(spec), "minLength", "maxLength", || s.char_len()) {
                     return false;
                 }
-                match self.key("format").and_then(|f| f.as_str()) {
+                match spec.get("format").and_then(|f| f.as_str()) {
                     Some(f) => format_ok(f, s),
                     None => true,
                 }
