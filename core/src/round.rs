@@ -113,8 +113,9 @@ enum Source<'a> {
 enum Check<'t, 'a> {
     /// Checked already; a wrapped type's `value` member (see [`Ty::accept`]).
     Done(Option<Value<'a>>),
-    /// To check against this type.
-    Against(&'t Ty<'a>),
+    /// To check against this type (`true`: content read as `{"value":<scalar>}`, see
+    /// [`Reply::Elicit`]).
+    Against(&'t Ty<'a>, bool),
 }
 
 /// Which question a slot asks this round, kept small: a literal question lives in the
@@ -878,6 +879,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         // 2. A fresh reply, only for the question asked last round (or, stateless,
         // this round).
+        let mut wrapped = false;
         if answer.is_none() {
             if let Some(reply) = &slot.reply {
                 let asked_this = match slot.asked {
@@ -888,6 +890,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
                     answer = Some(take_reply(kind, *reply, p.name)?);
+                    wrapped = matches!(reply, Reply::Elicit { wrapped: true, .. });
                     slot.late = slot.asked.is_none();
                 }
             }
@@ -902,7 +905,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Some((action, content)) => {
                 let check = match (checked, kind) {
                     (Some(value), _) => Check::Done(value),
-                    (None, InputKind::Form) => Check::Against(ty),
+                    (None, InputKind::Form) => Check::Against(ty, wrapped),
                     (None, _) => Check::Done(None),
                 };
                 let value = settle(p, check, action, content)?;
@@ -1164,7 +1167,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         };
         let ty = self.question(i).map_or(param.ty, |q| q.ty);
         let check = match kind {
-            InputKind::Form => Check::Against(&ty),
+            InputKind::Form => Check::Against(&ty, false),
             _ => Check::Done(None),
         };
         let value = match settle(param, check, action, content) {
@@ -1457,8 +1460,8 @@ fn settle<'a>(
         Action::Accept => {
             let accepted = match (check, content) {
                 (Check::Done(v), _) => Some(v),
-                (Check::Against(_), None) => None,
-                (Check::Against(ty), Some(c)) => ty.accept(c, false),
+                (Check::Against(..), None) => None,
+                (Check::Against(ty, wrapped), Some(c)) => ty.accept(c, wrapped),
             };
             let Some(v) = accepted else {
                 return Err(Error::SchemaMismatch {
@@ -1518,7 +1521,12 @@ fn take_reply<'a>(
     pname: &str,
 ) -> Result<(Action, Option<Value<'a>>), Error> {
     match (kind, reply) {
-        (InputKind::Form, Reply::Elicit { action, content }) => {
+        (
+            InputKind::Form,
+            Reply::Elicit {
+                action, content, ..
+            },
+        ) => {
             if action == Action::Accept && content.is_none() {
                 return Err(Error::AcceptedWithoutContent { param: name(pname) });
             }
@@ -1529,6 +1537,7 @@ fn take_reply<'a>(
             Reply::Elicit {
                 action,
                 content: None,
+                ..
             },
         ) => Ok((action, None)),
         (InputKind::Sampling, Reply::Sampling(v)) | (InputKind::Roots, Reply::Roots(v)) => {
@@ -1539,6 +1548,7 @@ fn take_reply<'a>(
             Reply::Elicit {
                 action: action @ (Action::Decline | Action::Cancel),
                 content: None,
+                ..
             },
         ) => Ok((action, None)),
         _ => Err(Error::WrongReply {
