@@ -591,7 +591,9 @@ impl<'a> Str<'a> {
         // longer than `s` equal it only byte for byte, and longer ones only through an
         // escape (no scan for a backslash on the common paths).
         if self.0.len() <= s.len() {
-            return self.0 == s;
+            // Byte by byte in place: the names compared here are short, and a call to
+            // `memcmp` cost more than the compare.
+            return self.0.len() == s.len() && self.0.bytes().zip(s.bytes()).all(|(a, b)| a == b);
         }
         if !self.0.as_bytes().contains(&b'\\') {
             return false;
