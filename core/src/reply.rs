@@ -16,9 +16,12 @@ use crate::state::{compact_action, Action};
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Reply<'a> {
     /// An ElicitResult: its action and its content (`None` when absent or null).
+    /// `wrapped`: the content was read in the form `{"value":<scalar>}`, so checking it
+    /// need not look for its `value` again (see [`crate::state::Recorded`]).
     Elicit {
         action: Action,
         content: Option<Value<'a>>,
+        wrapped: bool,
     },
     /// A CreateMessageResult (the whole result).
     Sampling(Value<'a>),
@@ -83,7 +86,11 @@ impl<'a> ReplyParts<'a> {
                 }
                 Some(_) => return None,
             };
-            return Some(Reply::Elicit { action, content });
+            return Some(Reply::Elicit {
+                action,
+                content,
+                wrapped: false,
+            });
         }
         if let Some(roots) = self.roots {
             let ok = roots.kind() == Kind::Array
@@ -138,6 +145,7 @@ fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Repl
             Reply::Elicit {
                 action,
                 content: None,
+                wrapped: false,
             },
         ));
     }
@@ -147,14 +155,17 @@ fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Repl
     let start = p + CONTENT.len() - 1;
     let mut flat = true;
     // A scalar `value` alone (the common content) is flat: no walk.
-    let end = match scan_value_object(b, start, open + 1) {
-        Some(end) => end,
-        None => walk_object(text, start, open + 1, &mut |_, f| {
-            let (x, end) = scan_value_in(text, f, open + 2)?;
-            flat &= flat_field(x);
-            Ok(end)
-        })
-        .ok()?,
+    let (end, wrapped) = match scan_value_object(b, start, open + 1) {
+        Some(end) => (end, true),
+        None => {
+            let end = walk_object(text, start, open + 1, &mut |_, f| {
+                let (x, end) = scan_value_in(text, f, open + 2)?;
+                flat &= flat_field(x);
+                Ok(end)
+            })
+            .ok()?;
+            (end, false)
+        }
     };
     if !flat || b.get(end) != Some(&b'}') {
         return None;
@@ -165,6 +176,7 @@ fn scan_reply_compact(text: &str, at: usize, open: usize) -> Option<(usize, Repl
         Reply::Elicit {
             action,
             content: Some(content),
+            wrapped,
         },
     ))
 }
@@ -266,7 +278,12 @@ mod tests {
 
     fn show(r: Result<(usize, Option<Reply<'_>>), crate::json::JsonError>) -> String {
         match r {
-            Ok((end, Some(Reply::Elicit { action, content }))) => {
+            Ok((
+                end,
+                Some(Reply::Elicit {
+                    action, content, ..
+                }),
+            )) => {
                 format!("{end} {action:?} {:?}", content.map(|c| c.raw()))
             }
             Ok((end, Some(Reply::Sampling(v)))) => format!("{end} sampling {}", v.raw()),
@@ -325,6 +342,19 @@ mod tests {
                 assert_eq!(show(scan_reply(&text, 0, 1)), any, "{text}");
                 if let Some((end, reply)) = scan_reply_compact(&text, 0, 1) {
                     assert_eq!(show(Ok((end, Some(reply)))), any, "{text}");
+                    // Content it found wrapped has the `value` the general lookup finds.
+                    if let Reply::Elicit {
+                        content: Some(c),
+                        wrapped: true,
+                        ..
+                    } = reply
+                    {
+                        assert_eq!(
+                            c.wrapped_value().map(|v| v.raw()),
+                            c.get_value().map(|v| v.raw()),
+                            "{text}"
+                        );
+                    }
                 }
             }
         }

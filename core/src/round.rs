@@ -116,8 +116,9 @@ enum Source<'a> {
 enum Check<'t, 'a> {
     /// Checked already; a wrapped type's `value` member (see [`Ty::accept`]).
     Done(Option<Value<'a>>),
-    /// To check against this type.
-    Against(&'t Ty<'a>),
+    /// To check against this type (`true`: content read as `{"value":<scalar>}`, see
+    /// [`Reply::Elicit`]).
+    Against(&'t Ty<'a>, bool),
 }
 
 /// Which question a slot asks this round, kept small: a literal question lives in the
@@ -864,7 +865,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if let Some(rec) = &slot.recorded {
             if q_matches(rec.q, digest) {
                 let usable = match rec.action {
-                    Action::Accept => accepts(kind, ty, rec.data),
+                    Action::Accept => accepts(kind, ty, rec.data, rec.wrapped),
                     _ => Some(None),
                 };
                 // Deviation 3: a recorded answer that no longer validates is dropped
@@ -881,6 +882,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         }
         // 2. A fresh reply, only for the question asked last round (or, stateless,
         // this round).
+        let mut wrapped = false;
         if answer.is_none() {
             if let Some(reply) = &slot.reply {
                 let asked_this = match slot.asked {
@@ -891,6 +893,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                     let _ = self.notes.push(Note::DiscardedReply { param: i });
                 } else {
                     answer = Some(take_reply(kind, *reply, p.name)?);
+                    wrapped = matches!(reply, Reply::Elicit { wrapped: true, .. });
                     slot.late = slot.asked.is_none();
                 }
             }
@@ -905,7 +908,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Some((action, content)) => {
                 let check = match (checked, kind) {
                     (Some(value), _) => Check::Done(value),
-                    (None, InputKind::Form) => Check::Against(ty),
+                    (None, InputKind::Form) => Check::Against(ty, wrapped),
                     (None, _) => Check::Done(None),
                 };
                 let value = settle(p, check, action, content)?;
@@ -1222,7 +1225,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         };
         let ty = self.question(i).map_or(param.ty, |q| q.ty);
         let check = match kind {
-            InputKind::Form => Check::Against(&ty),
+            InputKind::Form => Check::Against(&ty, false),
             _ => Check::Done(None),
         };
         let value = match settle(param, check, action, content) {
@@ -1581,8 +1584,8 @@ fn settle<'a>(
         Action::Accept => {
             let accepted = match (check, content) {
                 (Check::Done(v), _) => Some(v),
-                (Check::Against(_), None) => None,
-                (Check::Against(ty), Some(c)) => ty.accept(c),
+                (Check::Against(..), None) => None,
+                (Check::Against(ty, wrapped), Some(c)) => ty.accept(c, wrapped),
             };
             let Some(v) = accepted else {
                 return Err(Error::SchemaMismatch {
@@ -1612,10 +1615,15 @@ fn kind_of(p: &Param<'_>) -> InputKind {
 
 /// Whether recorded accepted `data` still settles a parameter of `kind` (answer type
 /// `ty`): `Some(value)` when it does (`value`: a wrapped form answer's `value` member),
-/// `None` when it must be asked again.
-fn accepts<'a>(kind: InputKind, ty: &Ty<'a>, data: Option<Value<'a>>) -> Option<Option<Value<'a>>> {
+/// `None` when it must be asked again. `wrapped`: see [`Recorded`].
+fn accepts<'a>(
+    kind: InputKind,
+    ty: &Ty<'a>,
+    data: Option<Value<'a>>,
+    wrapped: bool,
+) -> Option<Option<Value<'a>>> {
     match (kind, data) {
-        (InputKind::Form, Some(d)) => ty.accept(d),
+        (InputKind::Form, Some(d)) => ty.accept(d, wrapped),
         (InputKind::Url, None) => Some(None),
         (InputKind::Sampling, Some(d)) => {
             matches!(classify_reply(d), Some(Reply::Sampling(_))).then_some(None)
@@ -1637,7 +1645,12 @@ fn take_reply<'a>(
     pname: &str,
 ) -> Result<(Action, Option<Value<'a>>), Error> {
     match (kind, reply) {
-        (InputKind::Form, Reply::Elicit { action, content }) => {
+        (
+            InputKind::Form,
+            Reply::Elicit {
+                action, content, ..
+            },
+        ) => {
             if action == Action::Accept && content.is_none() {
                 return Err(Error::AcceptedWithoutContent { param: name(pname) });
             }
@@ -1648,6 +1661,7 @@ fn take_reply<'a>(
             Reply::Elicit {
                 action,
                 content: None,
+                ..
             },
         ) => Ok((action, None)),
         (InputKind::Sampling, Reply::Sampling(v)) | (InputKind::Roots, Reply::Roots(v)) => {
@@ -1658,6 +1672,7 @@ fn take_reply<'a>(
             Reply::Elicit {
                 action: action @ (Action::Decline | Action::Cancel),
                 content: None,
+                ..
             },
         ) => Ok((action, None)),
         _ => Err(Error::WrongReply {

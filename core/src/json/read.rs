@@ -91,7 +91,7 @@ fn scan_string(b: &[u8], pos: usize) -> Result<usize, JsonError> {
 /// of `b`; an error at a control character or a malformed escape. Shared by
 /// [`scan_string`] and [`Str::from_contents`] (inlined into the first: every string
 /// of every input goes through it).
-#[inline]
+#[inline(always)]
 fn contents_end(b: &[u8], mut pos: usize) -> Result<usize, JsonError> {
     loop {
         pos = skip_plain_words(b, pos, true);
@@ -182,15 +182,22 @@ fn validate(b: &[u8], start: usize) -> Result<(), JsonError> {
 /// containers already open around it (they count towards [`MAX_DEPTH`]); the index just
 /// after it.
 pub(crate) fn scan_value(b: &[u8], start: usize, open: usize) -> Result<usize, JsonError> {
-    // A scalar needs no container stack.
+    // A scalar needs no container stack. The containers' walk is a function of its own
+    // (`scan_nested`): in one body, its registers were saved and restored on every call,
+    // for a string as for an object (most calls are for strings).
     match b.get(start) {
-        Some(b'"') => return scan_string(b, start),
-        Some(b't') => return scan_literal(b, start, b"true"),
-        Some(b'f') => return scan_literal(b, start, b"false"),
-        Some(b'n') => return scan_literal(b, start, b"null"),
-        Some(b'-' | b'0'..=b'9') => return scan_number(b, start),
-        _ => {}
+        Some(b'"') => scan_string(b, start),
+        Some(b't') => scan_literal(b, start, b"true"),
+        Some(b'f') => scan_literal(b, start, b"false"),
+        Some(b'n') => scan_literal(b, start, b"null"),
+        Some(b'-' | b'0'..=b'9') => scan_number(b, start),
+        _ => scan_nested(b, start, open),
     }
+}
+
+/// [`scan_value`] for a value that is not a scalar (an object, an array, or no value).
+#[inline(never)]
+fn scan_nested(b: &[u8], start: usize, open: usize) -> Result<usize, JsonError> {
     // Bit i is set when container i (from the outside) is an object, clear for an array.
     let mut objects: u64 = 0;
     let mut depth = 0usize;
@@ -530,6 +537,14 @@ impl<'a> Value<'a> {
         }
         self.get("value")
     }
+    /// The `value` member of content known to be in the form `{"value":<scalar>}` (read
+    /// by `scan_value_object`, which found where that value ends): the text between the
+    /// head and the closing brace, without looking for its end again. Equal to
+    /// [`Value::get_value`] for such content (pinned by the state reader's test).
+    pub(crate) fn wrapped_value(self) -> Option<Value<'a>> {
+        const HEAD: usize = b"{\"value\":".len();
+        self.0.get(HEAD..self.0.len().checked_sub(1)?).map(Value)
+    }
     /// Number of members of an object or items of an array (0 for scalars), counting
     /// distinct keys only for objects.
     pub fn len(self) -> usize {
@@ -576,7 +591,9 @@ impl<'a> Str<'a> {
         // longer than `s` equal it only byte for byte, and longer ones only through an
         // escape (no scan for a backslash on the common paths).
         if self.0.len() <= s.len() {
-            return self.0 == s;
+            // Byte by byte in place: the names compared here are short, and a call to
+            // `memcmp` cost more than the compare.
+            return self.0.len() == s.len() && self.0.bytes().zip(s.bytes()).all(|(a, b)| a == b);
         }
         if !self.0.as_bytes().contains(&b'\\') {
             return false;

@@ -241,10 +241,12 @@ impl Ty<'_> {
         match self.0 {
             Shape::String(spec) => {
                 let Some(s) = v.as_str() else { return false };
-                if !count_ok(spec, "minLength", "maxLength", || s.char_len()) {
+                // `str` alone (the common type) has no bounds and no format to look up.
+                let Some(spec) = spec else { return true };
+                if !count_ok(Some(spec), "minLength", "maxLength", || s.char_len()) {
                     return false;
                 }
-                match self.key("format").and_then(|f| f.as_str()) {
+                match spec.get("format").and_then(|f| f.as_str()) {
                     Some(f) => format_ok(f, s),
                     None => true,
                 }
@@ -277,8 +279,13 @@ impl Ty<'_> {
     /// Validate accepted content (the `content` object of an ElicitResult), handing back
     /// what its settled value renders from: `None` when the content does not validate,
     /// else `Some(value)` with a wrapped type's `value` member (`Some(None)` for object
-    /// and raw-schema types, which render the content).
-    pub(crate) fn accept<'c>(&self, content: Value<'c>) -> Option<Option<Value<'c>>> {
+    /// and raw-schema types, which render the content). `wrapped`: the content is known to
+    /// be `{"value":<scalar>}` (its reader found it so; [`Value::wrapped_value`]).
+    pub(crate) fn accept<'c>(
+        &self,
+        content: Value<'c>,
+        wrapped: bool,
+    ) -> Option<Option<Value<'c>>> {
         if content.kind() != Kind::Object {
             return None;
         }
@@ -301,7 +308,10 @@ impl Ty<'_> {
                 .then_some(None),
             Shape::Schema(schema) => check_raw_content(schema, content).then_some(None),
             _ => {
-                let v = content.get_value()?;
+                let v = match wrapped {
+                    true => content.wrapped_value(),
+                    false => content.get_value(),
+                }?;
                 self.check_scalar(v).then_some(Some(v))
             }
         }
