@@ -359,7 +359,13 @@ impl Ty<'_> {
     /// A value as the Python value of this type renders: ints for integer types,
     /// floats for number types, everything else as is.
     pub(crate) fn write_normalized(&self, v: Value<'_>, style: Style, out: &mut dyn Sink) {
-        match (self.0, v.as_number()) {
+        // The type first: only a number type reads the value as a number (a string
+        // answer goes straight to `write_value`).
+        let n = match self.0 {
+            Shape::Number(_) | Shape::Integer(_) => v.as_number(),
+            _ => None,
+        };
+        match (self.0, n) {
             (Shape::Number(_), Some(n)) => write_f64(num_f64(n), out),
             (Shape::Integer(_), Some(Number::Float(f))) if integral_in_i64(f) => {
                 write_integral_f64(f, out)
@@ -372,9 +378,13 @@ impl Ty<'_> {
     /// a number this type prints as Python does: a float of a number type, an integral
     /// float of an integer type).
     pub(crate) fn keeps(&self, v: Value<'_>) -> bool {
-        match (self.0, v.as_number()) {
-            (Shape::Number(_), Some(_)) => false,
-            (Shape::Integer(_), Some(Number::Float(f))) => !integral_in_i64(f),
+        // The type first, as in `write_normalized`.
+        match self.0 {
+            Shape::Number(_) => v.as_number().is_none(),
+            Shape::Integer(_) => match v.as_number() {
+                Some(Number::Float(f)) => !integral_in_i64(f),
+                _ => true,
+            },
             _ => true,
         }
     }
