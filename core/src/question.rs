@@ -178,24 +178,28 @@ pub(crate) fn parse_question<'a>(
 }
 
 /// The digest of a question (the reference's `_digest` of its request params, first 16
-/// bytes): SHA-256 over the params' digest form.
+/// bytes): SHA-256 over the params' digest form. `ascii`: as [`write_params`].
 pub(crate) fn question_digest(
     message: Str<'_>,
+    ascii: bool,
     ty: &Ty<'_>,
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
     out: &mut QDigest,
 ) {
     digest::question(
-        |h| write_params(message, ty, title, description, Render::DIGEST, h),
+        |h| write_params(message, ascii, ty, title, description, Render::DIGEST, h),
         out,
     )
 }
 
 /// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
-/// ASCII) or wire form (`{"mode","message","requestedSchema"}`, UTF-8).
+/// ASCII) or wire form (`{"mode","message","requestedSchema"}`, UTF-8). `ascii`: the
+/// caller has checked that the message renders as it is in both (no escape, nothing past
+/// `~`; `json_contents_ascii`), so it goes out whole, unscanned; `false` when not known.
 pub(crate) fn write_params(
     message: Str<'_>,
+    ascii: bool,
     ty: &Ty<'_>,
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
@@ -207,7 +211,11 @@ pub(crate) fn write_params(
         // Sorted (the digest form), and the MCP SDK's 2026-07-28 wire model serializes
         // `message` first too.
         out.put(b"{\"message\":\"");
-        put_json_str_contents(message, render.digest, out);
+        if ascii {
+            out.put(message.raw().as_bytes());
+        } else {
+            put_json_str_contents(message, render.digest, out);
+        }
         out.put(b"\",\"mode\":\"form\",\"requestedSchema\":");
     } else {
         out.put(b"{\"mode\":\"form\",\"message\":\"");
@@ -243,7 +251,9 @@ impl<'a> Request<'a> {
         // By reference: a form question is large, and copying it costs more than the
         // dispatch.
         match self {
-            Request::Form(q) => write_params(q.message, &q.ty, q.title, q.description, render, out),
+            Request::Form(q) => {
+                write_params(q.message, false, &q.ty, q.title, q.description, render, out)
+            }
             // Only form questions exist without `input-kinds` (the other arms drop out).
             _ if !cfg!(feature = "input-kinds") => {}
             Request::Url { message, url } => {
