@@ -568,7 +568,7 @@ impl<'a, const N: usize> Plan<'a, N> {
             });
         }
         let mut digest = [0; 22];
-        question_digest(message, ty, title, description, &mut digest);
+        question_digest(message, false, ty, title, description, &mut digest);
         Ok(AskKind::Literal(LiteralQ {
             message,
             title,

@@ -439,7 +439,7 @@ fn check<const N: usize>(plan: &mut Plan<'_, N>) -> Result<(), CompileError> {
         let ty = p.ty;
         match &mut p.ask {
             Some(AskKind::Literal(q)) => {
-                question_digest(q.message, &ty, q.title, q.description, &mut q.digest);
+                question_digest(q.message, false, &ty, q.title, q.description, &mut q.digest);
             }
             Some(AskKind::Url(q)) if cfg!(feature = "input-kinds") => {
                 q.digest = Request::Url {

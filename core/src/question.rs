@@ -16,7 +16,7 @@ use crate::json::{
     put_json_str_contents, scan_value_in, skip_ws_at, walk_object, write_json_str, write_value,
     Kind, Number, Sink, Str, Style, Value,
 };
-use crate::types::{Render, Ty};
+use crate::types::{Render, Ty, MODE_LEN, PARAMS_TAIL_HEAD, SCHEMA_AT};
 
 /// A question as the round renders it: its message, answer type and labels.
 #[derive(Debug, Clone, Copy)]
@@ -178,24 +178,28 @@ pub(crate) fn parse_question<'a>(
 }
 
 /// The digest of a question (the reference's `_digest` of its request params, first 16
-/// bytes): SHA-256 over the params' digest form.
+/// bytes): SHA-256 over the params' digest form. `ascii`: as [`write_params`].
 pub(crate) fn question_digest(
     message: Str<'_>,
+    ascii: bool,
     ty: &Ty<'_>,
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
     out: &mut QDigest,
 ) {
     digest::question(
-        |h| write_params(message, ty, title, description, Render::DIGEST, h),
+        |h| write_params(message, ascii, ty, title, description, Render::DIGEST, h),
         out,
     )
 }
 
 /// The ElicitRequest params: digest form (`{"message","mode","requestedSchema"}` sorted,
-/// ASCII) or wire form (`{"mode","message","requestedSchema"}`, UTF-8).
+/// ASCII) or wire form (`{"mode","message","requestedSchema"}`, UTF-8). `ascii`: the
+/// caller has checked that the message renders as it is in both (no escape, nothing past
+/// `~`; `json_contents_ascii`), so it goes out whole, unscanned; `false` when not known.
 pub(crate) fn write_params(
     message: Str<'_>,
+    ascii: bool,
     ty: &Ty<'_>,
     title: Option<Str<'_>>,
     description: Option<Str<'_>>,
@@ -203,19 +207,37 @@ pub(crate) fn write_params(
     out: &mut dyn Sink,
 ) {
     // The message's quotes go with the text around it (a sink's cost is per call).
-    if render.digest || render.client_view {
-        // Sorted (the digest form), and the MCP SDK's 2026-07-28 wire model serializes
-        // `message` first too.
-        out.put(b"{\"message\":\"");
-        put_json_str_contents(message, render.digest, out);
-        out.put(b"\",\"mode\":\"form\",\"requestedSchema\":");
+    // Sorted (the digest form), and the MCP SDK's 2026-07-28 wire model serializes
+    // `message` first too.
+    let message_first = render.digest || render.client_view;
+    out.put(if message_first {
+        b"{\"message\":\""
     } else {
-        out.put(b"{\"mode\":\"form\",\"message\":\"");
-        put_json_str_contents(message, false, out);
-        out.put(b"\",\"requestedSchema\":");
+        b"{\"mode\":\"form\",\"message\":\""
+    });
+    if ascii {
+        out.put(message.raw().as_bytes());
+    } else {
+        put_json_str_contents(message, render.digest, out);
     }
-    ty.write_schema(title, description, render, out);
-    out.put(b"}");
+    // Then `","mode":"form","requestedSchema":` (without `mode` when it went first) and
+    // the schema: a shorthand scalar's in two writes.
+    let from = if message_first { 0 } else { MODE_LEN };
+    let shorthand = match (title, description) {
+        (None, None) => ty.shorthand_tail(),
+        _ => None,
+    };
+    match shorthand {
+        Some(tail) => {
+            out.put(PARAMS_TAIL_HEAD.get(from..).unwrap_or_default());
+            out.put(tail);
+        }
+        None => {
+            out.put(PARAMS_TAIL_HEAD.get(from..SCHEMA_AT).unwrap_or_default());
+            ty.write_schema(title, description, render, out);
+            out.put(b"}");
+        }
+    }
 }
 
 /// A question of any kind, as the round renders it.
@@ -243,7 +265,9 @@ impl<'a> Request<'a> {
         // By reference: a form question is large, and copying it costs more than the
         // dispatch.
         match self {
-            Request::Form(q) => write_params(q.message, &q.ty, q.title, q.description, render, out),
+            Request::Form(q) => {
+                write_params(q.message, false, &q.ty, q.title, q.description, render, out)
+            }
             // Only form questions exist without `input-kinds` (the other arms drop out).
             _ if !cfg!(feature = "input-kinds") => {}
             Request::Url { message, url } => {

@@ -43,7 +43,7 @@ use crate::digest::QDigest;
 use crate::error::{name, Error, Problem};
 use crate::input::{Capabilities, InputKind};
 use crate::json::{
-    is_json_contents, put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style,
+    json_contents_ascii, put_plain, write_json_str, write_str, write_value, Kind, Sink, Str, Style,
     Value,
 };
 use crate::plan::{AskKind, LiteralQ, Param, Plan, RequestQ, UrlQ};
@@ -1001,12 +1001,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let mut digest = [0; 22];
         let (typed, message) = match simple {
             Some(message) => {
-                question_digest(message, &param.ty, None, None, &mut digest);
+                question_digest(message, false, &param.ty, None, None, &mut digest);
                 (false, message)
             }
             None => match question_parts(fields, &param.ty) {
                 Ok((q, typed)) => {
-                    question_digest(q.message, &q.ty, q.title, q.description, &mut digest);
+                    question_digest(q.message, false, &q.ty, q.title, q.description, &mut digest);
                     (typed, q.message)
                 }
                 Err(problem) => {
@@ -1088,21 +1088,26 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     pub fn resolve_message(&mut self, message: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_message")?;
         let param = self.param(i)?;
-        let problem = match kind_of(param) {
-            InputKind::Form if is_json_contents(message) => None,
-            InputKind::Form => Some(Problem::MESSAGE_NEEDS_JSON),
-            _ => Some(Problem::MESSAGE_NOT_FORM),
+        // `ascii`: the message renders as it is in the digest form too (the check has
+        // looked at every byte; the digest's writer need not look again).
+        let checked = match kind_of(param) {
+            InputKind::Form => json_contents_ascii(message).ok_or(Problem::MESSAGE_NEEDS_JSON),
+            _ => Err(Problem::MESSAGE_NOT_FORM),
         };
-        if let Some(problem) = problem {
-            return Err(Error::ResolverAnswer {
-                param: name(param.name),
-                problem,
-            });
-        }
+        let ascii = match checked {
+            Ok(ascii) => ascii,
+            Err(problem) => {
+                return Err(Error::ResolverAnswer {
+                    param: name(param.name),
+                    problem,
+                })
+            }
+        };
         // Digested with the parameter's type, decided, and copied only if it is asked (it
         // must fit all the same).
         let mut digest = [0; 22];
-        question_digest(Str::validated(message), &param.ty, None, None, &mut digest);
+        let message_text = Str::validated(message);
+        question_digest(message_text, ascii, &param.ty, None, None, &mut digest);
         if message.len() > self.free.len() {
             return Err(Error::Workspace {
                 needed: message.len() - self.free.len(),

@@ -2272,7 +2272,9 @@ fn resolve_message_is_resolve_question_with_a_message() {
     let plan = Plan::<4>::compile(decl).unwrap();
     // One round, every resolver answered by a message that quotes its input: outputs,
     // workspace left, and the state to go on with.
-    let run = |as_text: bool, state: Option<&str>, replies: Option<&str>| {
+    // The message's end: UTF-8, plain ASCII (written into the digest unscanned), DEL (JSON
+    // keeps it, the digest form escapes it).
+    let run = |as_text: bool, end: &str, state: Option<&str>, replies: Option<&str>| {
         let mut ws = [0u8; 512];
         let mut round = Round::new(
             &plan,
@@ -2286,7 +2288,7 @@ fn resolve_message_is_resolve_question_with_a_message() {
                 Step::Resolve { param } => {
                     let need = plan.needs(param).next().unwrap();
                     let input = round.resolve_input(need).unwrap().unwrap().raw();
-                    let message = format!("After {input}, then é?").replace('"', "'");
+                    let message = format!("After {input}, {end}").replace('"', "'");
                     if as_text {
                         round.resolve_message(&message).unwrap();
                     } else {
@@ -2320,23 +2322,25 @@ fn resolve_message_is_resolve_question_with_a_message() {
             .collect();
         format!("{{{}}}", members.join(","))
     };
-    let (mut state, mut replies) = (None::<String>, None::<String>);
-    for answers in [
-        vec![("a", r#""x""#)],
-        vec![("b", r#""y""#)],
-        vec![("c", "7")],
-    ] {
-        let text = run(true, state.as_deref(), replies.as_deref());
-        let json = run(false, state.as_deref(), replies.as_deref());
-        assert_eq!(text, json);
-        state = text.2;
-        replies = Some(accept(&answers));
+    for end in ["then é?", "then?", "then \u{7f}?"] {
+        let (mut state, mut replies) = (None::<String>, None::<String>);
+        for answers in [
+            vec![("a", r#""x""#)],
+            vec![("b", r#""y""#)],
+            vec![("c", "7")],
+        ] {
+            let text = run(true, end, state.as_deref(), replies.as_deref());
+            let json = run(false, end, state.as_deref(), replies.as_deref());
+            assert_eq!(text, json, "{end:?}");
+            state = text.2;
+            replies = Some(accept(&answers));
+        }
+        let done = run(true, end, state.as_deref(), replies.as_deref());
+        assert_eq!(done, run(false, end, state.as_deref(), replies.as_deref()));
+        assert_eq!(done.0, r#"{"a":"x","b":"y","c":7}"#);
+        // The final round answers every resolver from the state: no workspace kept.
+        assert_eq!(done.1, 512);
     }
-    let done = run(true, state.as_deref(), replies.as_deref());
-    assert_eq!(done, run(false, state.as_deref(), replies.as_deref()));
-    assert_eq!(done.0, r#"{"a":"x","b":"y","c":7}"#);
-    // The final round answers every resolver from the state: no workspace kept.
-    assert_eq!(done.1, 512);
 }
 
 /// A message JSON would escape, or one for a resolver of another kind, is refused and

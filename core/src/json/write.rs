@@ -216,15 +216,21 @@ pub fn write_value(v: Value<'_>, style: Style, sink: &mut dyn Sink) {
     }
 }
 
-/// Whether a text is JSON string contents as it is: no quote, backslash or control
-/// character (so it needs no escape to be one, and its contents decode to itself).
-pub(crate) fn is_json_contents(s: &str) -> bool {
+/// Whether a text is JSON string contents as it is (no quote, backslash or control
+/// character, so it needs no escape to be one, and its contents decode to itself): `None`
+/// when it is not, `Some(true)` when it also renders as it is in ASCII style (no byte past
+/// `~`), so that a writer puts it whole without looking at it again.
+pub(crate) fn json_contents_ascii(s: &str) -> Option<bool> {
     let b = s.as_bytes();
-    let i = skip_verbatim_words(b, 0, false);
-    b.get(i..)
-        .unwrap_or_default()
-        .iter()
-        .all(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+    let i = skip_verbatim_words(b, 0, true);
+    let mut ascii = true;
+    for &c in b.get(i..).unwrap_or_default() {
+        if c < 0x20 || c == b'"' || c == b'\\' {
+            return None;
+        }
+        ascii &= c < 0x7F;
+    }
+    Some(ascii)
 }
 
 /// Whether validated JSON string contents render unchanged: no escape (a JSON string

@@ -29,7 +29,7 @@ mod raw;
 mod render;
 mod validate;
 
-pub(crate) use render::Render;
+pub(crate) use render::{Render, MODE_LEN, PARAMS_TAIL_HEAD, SCHEMA_AT};
 
 use crate::digest::Sha256;
 use crate::error::Problem;

@@ -27,27 +27,34 @@ impl Render {
     }
 }
 
-/// The schema of a shorthand scalar (`"string"`, ...) without title or description: a
-/// constant, the same bytes in the digest and wire forms (its keys are already sorted).
-fn shorthand_schema(shape: &Shape<'_>) -> Option<&'static [u8]> {
-    Some(match shape {
-        Shape::String(None) => {
-            b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"string\"}},\"required\":[\"value\"],\"type\":\"object\"}"
-        }
-        Shape::Integer(None) => {
-            b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}"
-        }
-        Shape::Number(None) => {
-            b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"number\"}},\"required\":[\"value\"],\"type\":\"object\"}"
-        }
-        Shape::Boolean(None) => {
-            b"{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"boolean\"}},\"required\":[\"value\"],\"type\":\"object\"}"
-        }
-        _ => return None,
-    })
-}
+/// What a form question's params hold after its message: `","mode":"form","requestedSchema":`
+/// (the wire form's, `","requestedSchema":`, [`MODE_LEN`] bytes in), then, for a
+/// shorthand scalar, the start of its schema up to its type name ([`Ty::shorthand_tail`]
+/// has the rest).
+pub(crate) const PARAMS_TAIL_HEAD: &[u8] =
+    b"\",\"mode\":\"form\",\"requestedSchema\":{\"properties\":{\"value\":{\"title\":\"Value\",\"type\":\"";
+/// The length of `","mode":"form` in [`PARAMS_TAIL_HEAD`]: the wire form's tail starts
+/// at the closing quote of `"form"`, `","requestedSchema":`.
+pub(crate) const MODE_LEN: usize = b"\",\"mode\":\"form".len();
+/// The length of `","mode":"form","requestedSchema":` in [`PARAMS_TAIL_HEAD`].
+pub(crate) const SCHEMA_AT: usize = b"\",\"mode\":\"form\",\"requestedSchema\":".len();
 
 impl Ty<'_> {
+    /// The end of a form question's params for a shorthand scalar (`"string"`, ...)
+    /// without title or description, after [`PARAMS_TAIL_HEAD`]: its type name and the
+    /// rest of its schema, and the params' closing brace. The same bytes in the digest and
+    /// wire forms (the schema's keys are already sorted): the params' tail is two writes,
+    /// on the hot path of every round. `None` for any other type.
+    pub(crate) fn shorthand_tail(&self) -> Option<&'static [u8]> {
+        Some(match self.0 {
+            Shape::String(None) => b"string\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
+            Shape::Integer(None) => b"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
+            Shape::Number(None) => b"number\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
+            Shape::Boolean(None) => b"boolean\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
+            _ => return None,
+        })
+    }
+
     /// Render the `requestedSchema` object. `digest` selects the sorted, ASCII-escaped
     /// digest form; otherwise the wire form in FastMCP's key order, UTF-8.
     pub(crate) fn write_schema(
@@ -57,13 +64,6 @@ impl Ty<'_> {
         render: Render,
         out: &mut dyn Sink,
     ) {
-        if title.is_none() && description.is_none() {
-            // One write per schema (it is on the hot path of every round).
-            if let Some(bytes) = shorthand_schema(&self.0) {
-                out.put(bytes);
-                return;
-            }
-        }
         let digest = render.digest;
         let style = if digest { Style::DIGEST } else { Style::WIRE };
         match self.0 {
