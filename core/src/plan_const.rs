@@ -24,8 +24,9 @@
 //! are not compiled, so a plan using one fails the firmware's build, naming the
 //! constructor.
 //!
-//! [`plan_constant`] is the one generator: examples/firmware-agent's build script and the
-//! `plan_const` tool (elicit-tools, for the C ABI's builtin plans: ffi-noalloc's
+//! `plan_constant` (features `alloc` and `serde`) is the one generator:
+//! examples/firmware-agent's build script and the `plan_const` tool (elicit-tools, for
+//! the C ABI's builtin plans: ffi-noalloc's
 //! `elicit_noalloc_plan_builtin`) both call it. The C ABI keeps its plan-bytes loader
 //! too, for firmware that receives plans at run time.
 
