@@ -210,10 +210,10 @@ pub const fn roots(params: Value<'_>, digest: [u8; 22]) -> AskKind<'_> {
     AskKind::Roots(RequestQ { params, digest })
 }
 
-#[cfg(all(feature = "alloc", feature = "serde"))]
-pub use writer::plan_constant;
 #[cfg(feature = "alloc")]
 pub use writer::write_plan;
+#[cfg(all(feature = "alloc", feature = "serde"))]
+pub use writer::{plan_constant, PlanConstant};
 
 #[cfg(feature = "alloc")]
 mod writer {
@@ -313,9 +313,10 @@ mod writer {
     /// it: compiled (`Plan::compile`), written as plan bytes and loaded back
     /// (`Plan::from_postcard`, every check a device runs, `N` included), the loaded
     /// plan's parts written by [`write_plan`]. Returns the constant's expression and the
-    /// length of the plan bytes it was loaded from; an error says which step failed.
+    /// length of the plan bytes it was loaded from, with the tool's name; an error says
+    /// which step failed.
     #[cfg(feature = "serde")]
-    pub fn plan_constant<const N: usize>(declaration: &str) -> Result<(String, usize), String> {
+    pub fn plan_constant<const N: usize>(declaration: &str) -> Result<PlanConstant, String> {
         // Compiled at the largest capacity (255), so that a plan too large for `N` is the
         // loader's capacity error, as on a device.
         let plan: Plan<'_, 255> = Plan::compile(declaration)
@@ -323,6 +324,22 @@ mod writer {
         let bytes = plan.to_postcard_vec();
         let loaded = Plan::<'_, N>::from_postcard(&bytes)
             .map_err(|e| format!("the plan bytes do not load back: {e}"))?;
-        Ok((write_plan(&loaded), bytes.len()))
+        Ok(PlanConstant {
+            expr: write_plan(&loaded),
+            bytes_len: bytes.len(),
+            tool: loaded.tool.into(),
+        })
+    }
+
+    /// What [`plan_constant`] makes of a declaration.
+    #[cfg(feature = "serde")]
+    #[derive(Debug, Clone)]
+    pub struct PlanConstant {
+        /// The plan's parts as a Rust expression of type `Parts<'static>` ([`write_plan`]).
+        pub expr: String,
+        /// The length of the plan bytes it was loaded from.
+        pub bytes_len: usize,
+        /// The plan's tool name.
+        pub tool: String,
     }
 }

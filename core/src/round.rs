@@ -1084,7 +1084,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     ///
     /// Decided as `resolve_question` decides a message alone, by a call of its own: a
     /// firmware that answers with JSON links none of it (sharing the decision with
-    /// `resolve_question` cost the firmware agent 72 B of flash).
+    /// `resolve_question` cost the firmware agent 72 B of flash; even the last step alone,
+    /// keeping a still-asked message, as a helper of both cost the C firmware 40 B and the
+    /// agent 56 B of flash and 128 B of stack, inlined or not).
     pub fn resolve_message(&mut self, message: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_message")?;
         let param = self.param(i)?;

@@ -88,12 +88,14 @@ fn written() -> String {
     for (name, declaration) in DECLARATIONS {
         // The one generator (examples/firmware-agent's build and the `plan_const` tool
         // call it): write_plan of the loaded plan, and the length of its bytes.
-        let (parts, bytes_len) = plan_constant::<N>(declaration).unwrap();
+        let made = plan_constant::<N>(declaration).unwrap();
+        let (parts, bytes_len) = (made.expr, made.bytes_len);
         let compiled: Plan<'_, N> = Plan::compile(declaration).unwrap();
         let bytes = compiled.to_postcard_vec();
         let plan = Plan::<'_, N>::from_postcard(&bytes).unwrap();
         assert_eq!(parts, write_plan(&plan), "{name}");
         assert_eq!(bytes_len, bytes.len(), "{name}");
+        assert_eq!(made.tool, plan.tool(), "{name}");
         out.push_str(&format!("pub static {name}: Parts<'static> = {parts};\n"));
     }
     out

@@ -99,8 +99,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut plans = Vec::new();
     for tool in TOOLS {
         let name = tool.name;
-        let (parts, _) = plan_constant::<PLAN_CAPACITY>(tool.declaration)
-            .map_err(|e| format!("{name}: {e}"))?;
+        let parts = plan_constant::<PLAN_CAPACITY>(tool.declaration)
+            .map_err(|e| format!("{name}: {e}"))?
+            .expr;
         let constant = name.to_ascii_uppercase();
         plans.push(format!(
             "/// `{name}`'s plan, made on the host (build.rs).\n\

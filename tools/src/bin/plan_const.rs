@@ -20,7 +20,6 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use elicit_core::plan_const::plan_constant;
-use elicit_core::Plan;
 
 /// The heap-free C surface's capacity (`ELICIT_NOALLOC_MAX_PARAMS`).
 const MAX_PARAMS: usize = 16;
@@ -43,17 +42,14 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let (parts, bytes_len) = match plan_constant::<MAX_PARAMS>(&json) {
+        let made = match plan_constant::<MAX_PARAMS>(&json) {
             Ok(made) => made,
             Err(e) => {
                 eprintln!("plan_const: {path}: {e}");
                 return ExitCode::from(1);
             }
         };
-        // plan_constant compiled it: the tool's name for the comment and the check.
-        let tool = Plan::<'_, MAX_PARAMS>::compile(&json)
-            .map(|p| p.tool().to_string())
-            .unwrap_or_default();
+        let (parts, bytes_len, tool) = (made.expr, made.bytes_len, made.tool);
         if tools.contains(&tool) {
             eprintln!(
                 "plan_const: {path}: a second declaration of tool {tool:?}; give each builtin plan's tool its own name"
