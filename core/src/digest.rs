@@ -137,6 +137,55 @@ pub(crate) fn question(write: impl FnOnce(&mut dyn Sink), out: &mut QDigest) {
     b64_encode(&short(write), out);
 }
 
+/// The digest of a form question that is a message alone with a shorthand schema, as
+/// text into `out`, when `message` renders as it is in the digest form (no escape,
+/// nothing past `~`): its digest form, `{"message":"`, `message` and `tail`, is laid out
+/// in one buffer with SHA-256's padding (the message checked word by word as it comes)
+/// and its blocks hashed from there, with no sink between. `false` (`out` untouched)
+/// when the message needs escapes or the whole takes more than three blocks; the caller
+/// then checks it and writes it through [`question`].
+///
+/// A second writer of one digest form, for the one case that sits on the hottest path
+/// (`Round::resolve_message`, which firmware does not link): against the sink, it saves
+/// the scan that checks the message, a call per piece and the block bookkeeping
+/// (chain-8 final −7 % natively, PERF.md). A test pins it to the sink's digest for every shorthand type and length.
+pub(crate) fn message_question(message: &[u8], tail: [&[u8]; 2], out: &mut QDigest) -> bool {
+    const MAX: usize = 3 * 64;
+    const HEAD: &[u8] = b"{\"message\":\"";
+    let [t1, t2] = tail;
+    let len = HEAD.len() + message.len() + t1.len() + t2.len();
+    // The 0x80 byte and the 8-byte length follow the text.
+    if len + 9 > MAX || !crate::json::verbatim_ascii(message) {
+        return false;
+    }
+    let mut buf = [0u8; MAX];
+    let mut at = 0;
+    for part in [HEAD, message, t1, t2] {
+        if let Some(dst) = buf.get_mut(at..at + part.len()) {
+            dst.copy_from_slice(part);
+        }
+        at += part.len();
+    }
+    if let Some(b) = buf.get_mut(len) {
+        *b = 0x80;
+    }
+    let end = (len + 9).div_ceil(64) * 64;
+    if let Some(dst) = buf.get_mut(end - 8..end) {
+        dst.copy_from_slice(&(len as u64 * 8).to_be_bytes());
+    }
+    let mut state = SHA256_H0;
+    let (blocks, _) = buf.get(..end).unwrap_or_default().as_chunks::<64>();
+    for block in blocks {
+        compress(&mut state, block);
+    }
+    let mut short = [0u8; 16];
+    for (o, w) in short.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&w.to_be_bytes());
+    }
+    b64_encode(&short, out);
+    true
+}
+
 /// The first 16 bytes of the SHA-256 of what `write` writes: a digest as the reference
 /// pins answers to it.
 pub(crate) fn short(write: impl FnOnce(&mut dyn Sink)) -> [u8; 16] {

@@ -476,4 +476,70 @@ mod tests {
         let mut f = super::QuestionFields::default();
         assert!(super::scan_question_compact(r#"{"message":"A?"}"#, 0, &mut f).is_some());
     }
+
+    /// A message alone digested in one buffer (`digest::message_question`) has the digest
+    /// the sink's writer gives it, for every shorthand type and every length up to where
+    /// it takes a fourth block (then, and for any message that does not render as it is,
+    /// it declines and leaves the digest alone).
+    #[test]
+    fn a_message_digested_in_one_buffer_is_the_sinks_digest() {
+        use crate::types::{Ty, TypeKind, PARAMS_TAIL_HEAD};
+        use std::vec::Vec;
+        let printable: Vec<u8> = (0x20u8..0x7F)
+            .filter(|&c| c != b'"' && c != b'\\')
+            .collect();
+        for kind in [
+            TypeKind::String,
+            TypeKind::Integer,
+            TypeKind::Number,
+            TypeKind::Boolean,
+        ] {
+            let ty = Ty::from_parts(kind, None, None).unwrap();
+            let tail = ty.shorthand_tail().unwrap();
+            let mut joined_some = false;
+            for n in 0..200 {
+                let message: Vec<u8> = (0..n)
+                    .map(|i| printable[(i * 7 + n) % printable.len()])
+                    .collect();
+                let text = core::str::from_utf8(&message).unwrap();
+                let mut want = [0u8; 22];
+                super::question_digest(
+                    crate::json::Str::validated(text),
+                    true,
+                    &ty,
+                    None,
+                    None,
+                    &mut want,
+                );
+                let mut got = [b'?'; 22];
+                let fits = 12 + n + PARAMS_TAIL_HEAD.len() + tail.len() + 9 <= 192;
+                assert_eq!(
+                    crate::digest::message_question(&message, [PARAMS_TAIL_HEAD, tail], &mut got),
+                    fits,
+                    "{kind:?} {n}"
+                );
+                if fits {
+                    assert_eq!(got, want, "{kind:?} {n}");
+                    joined_some = true;
+                } else {
+                    assert_eq!(got, [b'?'; 22]);
+                }
+                // A byte that does not render as it is, anywhere: declined, untouched.
+                for at in 0..n.min(20) {
+                    for bad in [b'"', b'\\', 0x00, 0x1F, 0x7F, 0x80, 0xFF] {
+                        let mut m = message.clone();
+                        m[at] = bad;
+                        let mut got = [b'?'; 22];
+                        assert!(!crate::digest::message_question(
+                            &m,
+                            [PARAMS_TAIL_HEAD, tail],
+                            &mut got
+                        ));
+                        assert_eq!(got, [b'?'; 22]);
+                    }
+                }
+            }
+            assert!(joined_some);
+        }
+    }
 }

@@ -1090,26 +1090,45 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     pub fn resolve_message(&mut self, message: &str) -> Result<(), Error> {
         let i = self.expect_resolve("resolve_message")?;
         let param = self.param(i)?;
-        // `ascii`: the message renders as it is in the digest form too (the check has
-        // looked at every byte; the digest's writer need not look again).
-        let checked = match kind_of(param) {
-            InputKind::Form => json_contents_ascii(message).ok_or(Problem::MESSAGE_NEEDS_JSON),
-            _ => Err(Problem::MESSAGE_NOT_FORM),
-        };
-        let ascii = match checked {
-            Ok(ascii) => ascii,
-            Err(problem) => {
-                return Err(Error::ResolverAnswer {
-                    param: name(param.name),
-                    problem,
-                })
-            }
-        };
-        // Digested with the parameter's type, decided, and copied only if it is asked (it
-        // must fit all the same).
+        // A message that renders as it is is checked and digested in one pass; any other
+        // is checked first (refused if JSON would escape it), then digested through the
+        // sink, `ascii` saying whether it renders as it is in the digest form (the check
+        // has looked at every byte; the digest's writer need not look again).
+        let kind = kind_of(param);
         let mut digest = [0; 22];
-        let message_text = Str::validated(message);
-        question_digest(message_text, ascii, &param.ty, None, None, &mut digest);
+        let joined = kind == InputKind::Form
+            && param.ty.shorthand_tail().is_some_and(|tail| {
+                crate::digest::message_question(
+                    message.as_bytes(),
+                    [crate::types::PARAMS_TAIL_HEAD, tail],
+                    &mut digest,
+                )
+            });
+        if !joined {
+            let checked = match kind {
+                InputKind::Form => json_contents_ascii(message).ok_or(Problem::MESSAGE_NEEDS_JSON),
+                _ => Err(Problem::MESSAGE_NOT_FORM),
+            };
+            let ascii = match checked {
+                Ok(ascii) => ascii,
+                Err(problem) => {
+                    return Err(Error::ResolverAnswer {
+                        param: name(param.name),
+                        problem,
+                    })
+                }
+            };
+            // Digested with the parameter's type, decided, and copied only if it is
+            // asked (it must fit all the same).
+            question_digest(
+                Str::validated(message),
+                ascii,
+                &param.ty,
+                None,
+                None,
+                &mut digest,
+            );
+        }
         if message.len() > self.free.len() {
             return Err(Error::Workspace {
                 needed: message.len() - self.free.len(),

@@ -233,6 +233,29 @@ pub(crate) fn json_contents_ascii(s: &str) -> Option<bool> {
     Some(ascii)
 }
 
+/// Whether `b` renders as it is in a JSON string in ASCII style (no quote, backslash or
+/// control character, nothing past `~`): [`json_contents_ascii`]`(b) == Some(true)`, for
+/// short texts: whole words, the last one overlapping the one before it (its bytes
+/// already looked at were clean), so no byte loop unless `b` is under eight bytes.
+pub(crate) fn verbatim_ascii(b: &[u8]) -> bool {
+    let flags = |w: u64| {
+        has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w) | (w & HIGHS) | has_byte(w, 0x7F)
+    };
+    let Some(last) = b.len().checked_sub(8).and_then(|at| word_at(b, at)) else {
+        return b
+            .iter()
+            .all(|&c| (0x20..0x7F).contains(&c) && c != b'"' && c != b'\\');
+    };
+    let mut pos = 0;
+    while pos + 8 < b.len() {
+        if word_at(b, pos).is_none_or(|w| flags(w) != 0) {
+            return false;
+        }
+        pos += 8;
+    }
+    flags(last) == 0
+}
+
 /// Whether validated JSON string contents render unchanged: no escape (a JSON string
 /// holds no raw quote or control character), and with `ascii` no byte past `~`.
 fn renders_as_is(b: &[u8], ascii: bool) -> bool {
@@ -427,6 +450,27 @@ mod tests {
                         put_cp(u32::from(c), ascii, &mut want);
                     }
                     assert_eq!(got.0, want.0, "{text:?} ascii={ascii}");
+                }
+            }
+        }
+    }
+
+    /// `verbatim_ascii` is `json_contents_ascii(..) == Some(true)` for every byte at
+    /// every place of every length up to three words.
+    #[test]
+    fn verbatim_ascii_is_json_contents_ascii() {
+        for n in 0..25usize {
+            for at in 0..n.max(1) {
+                for c in 0..=255u8 {
+                    let mut b: std::vec::Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+                    if let Some(x) = b.get_mut(at) {
+                        *x = c;
+                    }
+                    let want = match core::str::from_utf8(&b) {
+                        Ok(s) => super::json_contents_ascii(s) == Some(true),
+                        Err(_) => false,
+                    };
+                    assert_eq!(super::verbatim_ascii(&b), want, "{n} {at} {c:#x}");
                 }
             }
         }
