@@ -14,6 +14,8 @@
 //! costs a firmware about 1 KB of flash. Its tests check it against the crate.
 
 use crate::json::Sink;
+use sha2::digest::generic_array::GenericArray;
+use sha2::digest::typenum::U64;
 
 /// SHA-256 over many small writes, on the block function directly: short writes gather
 /// in one 64-byte block (no second buffer, no per-`update` bookkeeping), whole blocks of
@@ -139,16 +141,17 @@ pub(crate) fn question(write: impl FnOnce(&mut dyn Sink), out: &mut QDigest) {
 
 /// The digest of a form question that is a message alone with a shorthand schema, as
 /// text into `out`, when `message` renders as it is in the digest form (no escape,
-/// nothing past `~`): its digest form, `{"message":"`, `message` and `tail`, is laid out
-/// in one buffer with SHA-256's padding (the message checked word by word as it comes)
-/// and its blocks hashed from there, with no sink between. `false` (`out` untouched)
-/// when the message needs escapes or the whole takes more than three blocks; the caller
-/// then checks it and writes it through [`question`].
+/// nothing past `~`): its digest form, `{"message":"`, `message` and `tail`, is laid
+/// out in sha2's blocks with SHA-256's padding (the message checked word by word first)
+/// and hashed by one call of the block function, with no sink between. `false` (`out`
+/// untouched) when the message needs escapes or the whole takes more than three blocks;
+/// the caller then checks it and writes it through [`question`].
 ///
 /// A second writer of one digest form, for the one case that sits on the hottest path
 /// (`Round::resolve_message`, which firmware does not link): against the sink, it saves
-/// the scan that checks the message, a call per piece and the block bookkeeping
-/// (chain-8 final −7 % natively, PERF.md). A test pins it to the sink's digest for every shorthand type and length.
+/// the scan that checks the message, a call per piece, the block bookkeeping and the
+/// state's store and load between blocks (chain-8 final −8 % natively, PERF.md). A test
+/// pins it to the sink's digest for every shorthand type and length.
 pub(crate) fn message_question(message: &[u8], tail: [&[u8]; 2], out: &mut QDigest) -> bool {
     const MAX: usize = 3 * 64;
     const HEAD: &[u8] = b"{\"message\":\"";
@@ -158,32 +161,39 @@ pub(crate) fn message_question(message: &[u8], tail: [&[u8]; 2], out: &mut QDige
     if len + 9 > MAX || !crate::json::verbatim_ascii(message) {
         return false;
     }
-    let mut buf = [0u8; MAX];
+    // The blocks as sha2 takes them, so that one call hashes them all (a call per
+    // block stores and loads the state between blocks).
+    let mut blocks: [GenericArray<u8, U64>; 3] = Default::default();
     let mut at = 0;
-    for part in [HEAD, message, t1, t2] {
-        if let Some(dst) = buf.get_mut(at..at + part.len()) {
-            dst.copy_from_slice(part);
-        }
+    for part in [HEAD, message, t1, t2, &[0x80]] {
+        put_across(&mut blocks, at, part);
         at += part.len();
     }
-    if let Some(b) = buf.get_mut(len) {
-        *b = 0x80;
-    }
-    let end = (len + 9).div_ceil(64) * 64;
-    if let Some(dst) = buf.get_mut(end - 8..end) {
-        dst.copy_from_slice(&(len as u64 * 8).to_be_bytes());
-    }
+    let end = (len + 9).div_ceil(64);
+    put_across(&mut blocks, end * 64 - 8, &(len as u64 * 8).to_be_bytes());
     let mut state = SHA256_H0;
-    let (blocks, _) = buf.get(..end).unwrap_or_default().as_chunks::<64>();
-    for block in blocks {
-        compress(&mut state, block);
-    }
+    sha2::compress256(&mut state, blocks.get(..end).unwrap_or_default());
     let mut short = [0u8; 16];
     for (o, w) in short.chunks_exact_mut(4).zip(state) {
         o.copy_from_slice(&w.to_be_bytes());
     }
     b64_encode(&short, out);
     true
+}
+
+/// Copy `bytes` into `blocks` from byte `at` of them end to end (what does not fit is
+/// left out).
+fn put_across(blocks: &mut [GenericArray<u8, U64>], mut at: usize, mut bytes: &[u8]) {
+    while let (Some(block), false) = (blocks.get_mut(at / 64), bytes.is_empty()) {
+        let off = at % 64;
+        let n = (64 - off).min(bytes.len());
+        let (head, rest) = bytes.split_at(n);
+        if let Some(dst) = block.get_mut(off..off + n) {
+            dst.copy_from_slice(head);
+        }
+        at += n;
+        bytes = rest;
+    }
 }
 
 /// The first 16 bytes of the SHA-256 of what `write` writes: a digest as the reference
