@@ -152,20 +152,34 @@ pub(crate) fn question(write: impl FnOnce(&mut dyn Sink), out: &mut QDigest) {
 /// the scan that checks the message, a call per piece, the block bookkeeping and the
 /// state's store and load between blocks (chain-8 final −8 % natively, PERF.md). A test
 /// pins it to the sink's digest for every shorthand type and length.
-pub(crate) fn message_question(message: &[u8], tail: [&[u8]; 2], out: &mut QDigest) -> bool {
-    const MAX: usize = 3 * 64;
-    const HEAD: &[u8] = b"{\"message\":\"";
-    let [t1, t2] = tail;
-    let len = HEAD.len() + message.len() + t1.len() + t2.len();
-    // The 0x80 byte and the 8-byte length follow the text.
-    if len + 9 > MAX || !crate::json::verbatim_ascii(message) {
-        return false;
+pub(crate) fn message_question(message: &[u8], tail: &[u8], out: &mut QDigest) -> bool {
+    let len = MESSAGE_HEAD.len() + message.len() + tail.len();
+    // The 0x80 byte and the 8-byte length follow the text: three blocks hold a message
+    // of some 30 bytes, five one of some 160 (as few blocks as will do are cleared).
+    let state = match len + 9 {
+        n if n > 5 * 64 || !crate::json::verbatim_ascii(message) => return false,
+        n if n > 3 * 64 => hash_message::<5>(message, tail, len),
+        _ => hash_message::<3>(message, tail, len),
+    };
+    let mut short = [0u8; 16];
+    for (o, w) in short.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&w.to_be_bytes());
     }
-    // The blocks as sha2 takes them, so that one call hashes them all (a call per
-    // block stores and loads the state between blocks).
-    let mut blocks: [GenericArray<u8, U64>; 3] = Default::default();
+    b64_encode(&short, out);
+    true
+}
+
+/// What a form question's digest form starts with (its message follows).
+const MESSAGE_HEAD: &[u8] = b"{\"message\":\"";
+
+/// SHA-256's state after hashing [`MESSAGE_HEAD`], `message` and `tail` (`len` bytes in
+/// all, which with the padding fit `B` blocks), laid out in sha2's blocks and hashed by
+/// one call of the block function (a call per block stores and loads the state between
+/// blocks).
+fn hash_message<const B: usize>(message: &[u8], tail: &[u8], len: usize) -> [u32; 8] {
+    let mut blocks: [GenericArray<u8, U64>; B] = core::array::from_fn(|_| GenericArray::default());
     let mut at = 0;
-    for part in [HEAD, message, t1, t2, &[0x80]] {
+    for part in [MESSAGE_HEAD, message, tail, &[0x80]] {
         put_across(&mut blocks, at, part);
         at += part.len();
     }
@@ -173,12 +187,7 @@ pub(crate) fn message_question(message: &[u8], tail: [&[u8]; 2], out: &mut QDige
     put_across(&mut blocks, end * 64 - 8, &(len as u64 * 8).to_be_bytes());
     let mut state = SHA256_H0;
     sha2::compress256(&mut state, blocks.get(..end).unwrap_or_default());
-    let mut short = [0u8; 16];
-    for (o, w) in short.chunks_exact_mut(4).zip(state) {
-        o.copy_from_slice(&w.to_be_bytes());
-    }
-    b64_encode(&short, out);
-    true
+    state
 }
 
 /// Copy `bytes` into `blocks` from byte `at` of them end to end (what does not fit is

@@ -1097,12 +1097,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         let kind = kind_of(param);
         let mut digest = [0; 22];
         let joined = kind == InputKind::Form
-            && param.ty.shorthand_tail().is_some_and(|tail| {
-                crate::digest::message_question(
-                    message.as_bytes(),
-                    [crate::types::PARAMS_TAIL_HEAD, tail],
-                    &mut digest,
-                )
+            && param.ty.shorthand_params_tail().is_some_and(|tail| {
+                crate::digest::message_question(message.as_bytes(), tail, &mut digest)
             });
         if !joined {
             let checked = match kind {

@@ -461,7 +461,11 @@ mod tests {
     fn verbatim_ascii_is_json_contents_ascii() {
         for n in 0..25usize {
             for at in 0..n.max(1) {
-                for c in 0..=255u8 {
+                // Every byte natively; under miri the edges of each class.
+                let bytes = (0..=255u8).filter(|c| {
+                    !cfg!(miri) || [0, 0x1F, 0x20, b'"', b'\\', 0x7E, 0x7F, 0x80, 0xFF].contains(c)
+                });
+                for c in bytes {
                     let mut b: std::vec::Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
                     if let Some(x) = b.get_mut(at) {
                         *x = c;

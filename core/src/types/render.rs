@@ -39,6 +39,32 @@ pub(crate) const MODE_LEN: usize = b"\",\"mode\":\"form".len();
 /// The length of `","mode":"form","requestedSchema":` in [`PARAMS_TAIL_HEAD`].
 pub(crate) const SCHEMA_AT: usize = b"\",\"mode\":\"form\",\"requestedSchema\":".len();
 
+const STRING_TAIL: &[u8] = b"string\"}},\"required\":[\"value\"],\"type\":\"object\"}}";
+const INTEGER_TAIL: &[u8] = b"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}}";
+const NUMBER_TAIL: &[u8] = b"number\"}},\"required\":[\"value\"],\"type\":\"object\"}}";
+const BOOLEAN_TAIL: &[u8] = b"boolean\"}},\"required\":[\"value\"],\"type\":\"object\"}}";
+const STRING_PARAMS_TAIL: [u8; PARAMS_TAIL_HEAD.len() + STRING_TAIL.len()] = joined(STRING_TAIL);
+const INTEGER_PARAMS_TAIL: [u8; PARAMS_TAIL_HEAD.len() + INTEGER_TAIL.len()] = joined(INTEGER_TAIL);
+const NUMBER_PARAMS_TAIL: [u8; PARAMS_TAIL_HEAD.len() + NUMBER_TAIL.len()] = joined(NUMBER_TAIL);
+const BOOLEAN_PARAMS_TAIL: [u8; PARAMS_TAIL_HEAD.len() + BOOLEAN_TAIL.len()] = joined(BOOLEAN_TAIL);
+
+/// [`PARAMS_TAIL_HEAD`] and `tail` end to end (evaluated at compile time: an index out
+/// of bounds is a build error).
+#[allow(clippy::indexing_slicing)]
+const fn joined<const N: usize>(tail: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < PARAMS_TAIL_HEAD.len() {
+            PARAMS_TAIL_HEAD[i]
+        } else {
+            tail[i - PARAMS_TAIL_HEAD.len()]
+        };
+        i += 1;
+    }
+    out
+}
+
 impl Ty<'_> {
     /// The end of a form question's params for a shorthand scalar (`"string"`, ...)
     /// without title or description, after [`PARAMS_TAIL_HEAD`]: its type name and the
@@ -47,10 +73,23 @@ impl Ty<'_> {
     /// on the hot path of every round. `None` for any other type.
     pub(crate) fn shorthand_tail(&self) -> Option<&'static [u8]> {
         Some(match self.0 {
-            Shape::String(None) => b"string\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
-            Shape::Integer(None) => b"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
-            Shape::Number(None) => b"number\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
-            Shape::Boolean(None) => b"boolean\"}},\"required\":[\"value\"],\"type\":\"object\"}}",
+            Shape::String(None) => STRING_TAIL,
+            Shape::Integer(None) => INTEGER_TAIL,
+            Shape::Number(None) => NUMBER_TAIL,
+            Shape::Boolean(None) => BOOLEAN_TAIL,
+            _ => return None,
+        })
+    }
+
+    /// [`PARAMS_TAIL_HEAD`] and [`Ty::shorthand_tail`] end to end, as one constant: all of
+    /// a form question's digest form after its message, for a shorthand scalar without
+    /// title or description (`digest::message_question` lays it out in one copy).
+    pub(crate) fn shorthand_params_tail(&self) -> Option<&'static [u8]> {
+        Some(match self.0 {
+            Shape::String(None) => &STRING_PARAMS_TAIL,
+            Shape::Integer(None) => &INTEGER_PARAMS_TAIL,
+            Shape::Number(None) => &NUMBER_PARAMS_TAIL,
+            Shape::Boolean(None) => &BOOLEAN_PARAMS_TAIL,
             _ => return None,
         })
     }
