@@ -144,13 +144,14 @@ pub(crate) fn question(write: impl FnOnce(&mut dyn Sink), out: &mut QDigest) {
 /// nothing past `~`): its digest form, `{"message":"`, `message` and `tail`, is laid
 /// out in sha2's blocks with SHA-256's padding (the message checked word by word first)
 /// and hashed by one call of the block function, with no sink between. `false` (`out`
-/// untouched) when the message needs escapes or the whole takes more than three blocks;
-/// the caller then checks it and writes it through [`question`].
+/// untouched) when the message needs escapes or the whole takes more than five blocks (a
+/// message over some 160 bytes); the caller then checks it and writes it through
+/// [`question`].
 ///
 /// A second writer of one digest form, for the one case that sits on the hottest path
 /// (`Round::resolve_message`, which firmware does not link): against the sink, it saves
 /// the scan that checks the message, a call per piece, the block bookkeeping and the
-/// state's store and load between blocks (chain-8 final −8 % natively, PERF.md). A test
+/// state's store and load between blocks (chain-8 final −9 % natively, PERF.md). A test
 /// pins it to the sink's digest for every shorthand type and length.
 pub(crate) fn message_question(message: &[u8], tail: &[u8], out: &mut QDigest) -> bool {
     let len = MESSAGE_HEAD.len() + message.len() + tail.len();

@@ -479,7 +479,7 @@ mod tests {
 
     /// A message alone digested in one buffer (`digest::message_question`) has the digest
     /// the sink's writer gives it, for every shorthand type and every length up to where
-    /// it takes a fourth block (then, and for any message that does not render as it is,
+    /// it takes a sixth block (then, and for any message that does not render as it is,
     /// it declines and leaves the digest alone).
     #[test]
     fn a_message_digested_in_one_buffer_is_the_sinks_digest() {
