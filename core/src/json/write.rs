@@ -140,8 +140,7 @@ fn put_plain_to(s: &str, ascii: bool, at_escape: bool, sink: &mut dyn Sink) -> u
     loop {
         i = skip_verbatim_words(b, i, ascii);
         let Some(&c) = b.get(i) else { break };
-        let verbatim = c >= 0x20 && c != b'"' && c != b'\\' && (!ascii || c < 0x7F);
-        if verbatim {
+        if verbatim_byte(c, ascii) {
             i += 1;
             continue;
         }
@@ -238,22 +237,36 @@ pub(crate) fn json_contents_ascii(s: &str) -> Option<bool> {
 /// short texts: whole words, the last one overlapping the one before it (its bytes
 /// already looked at were clean), so no byte loop unless `b` is under eight bytes.
 pub(crate) fn verbatim_ascii(b: &[u8]) -> bool {
-    let flags = |w: u64| {
-        has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w) | (w & HIGHS) | has_byte(w, 0x7F)
-    };
     let Some(last) = b.len().checked_sub(8).and_then(|at| word_at(b, at)) else {
-        return b
-            .iter()
-            .all(|&c| (0x20..0x7F).contains(&c) && c != b'"' && c != b'\\');
+        return b.iter().all(|&c| verbatim_byte(c, true));
     };
     let mut pos = 0;
     while pos + 8 < b.len() {
-        if word_at(b, pos).is_none_or(|w| flags(w) != 0) {
+        if word_at(b, pos).is_none_or(|w| verbatim_flags(w, true) != 0) {
             return false;
         }
         pos += 8;
     }
-    flags(last) == 0
+    verbatim_flags(last, true) == 0
+}
+
+/// Whether a writer puts byte `c` as it is (not a quote, a backslash or a control
+/// character, and with `ascii` not past `~`).
+#[inline(always)]
+fn verbatim_byte(c: u8, ascii: bool) -> bool {
+    c >= 0x20 && c != b'"' && c != b'\\' && (!ascii || c < 0x7F)
+}
+
+/// [`verbatim_byte`] for the eight bytes of `w` at once: zero when every byte is put as
+/// it is; otherwise the lowest flagged byte is a true match (a borrow only runs upwards).
+#[inline(always)]
+fn verbatim_flags(w: u64, ascii: bool) -> u64 {
+    let hit = has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w);
+    if ascii {
+        hit | (w & HIGHS) | has_byte(w, 0x7F)
+    } else {
+        hit
+    }
 }
 
 /// Whether validated JSON string contents render unchanged: no escape (a JSON string
@@ -272,10 +285,7 @@ fn renders_as_is(b: &[u8], ascii: bool) -> bool {
 /// on byte by byte.
 fn skip_verbatim_words(b: &[u8], mut pos: usize, ascii: bool) -> usize {
     while let Some(w) = word_at(b, pos) {
-        let mut hit = has_byte(w, b'"') | has_byte(w, b'\\') | has_control(w);
-        if ascii {
-            hit |= (w & HIGHS) | has_byte(w, 0x7F);
-        }
+        let hit = verbatim_flags(w, ascii);
         if hit != 0 {
             // The lowest flagged byte is a true match (a borrow only runs upwards).
             return pos + (hit.trailing_zeros() / 8) as usize;
