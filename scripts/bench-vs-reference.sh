@@ -4,9 +4,11 @@
 #
 #   scripts/bench-vs-reference.sh
 #
-# Runs SITTINGS sittings (default 5), interleaved: each sitting runs the reference, then
-# ours, so both sides see the same stretch of machine load (bench.py has no case filter,
-# so the two alternate per sitting, not per case). Prints one line per case and round:
+# Runs SITTINGS sittings (default 5), interleaved: within a sitting the two sides
+# alternate per case (the reference's case, then ours), so each case's pair sees the same
+# stretch of machine load; the reference's cases are timed by bench.py's own functions
+# in one Python process per sitting, as bench.py times them. Prints one line per case
+# and round:
 #   case round ours_us reference_us ratio  [ratio of each sitting]
 # (ours_us and reference_us are the medians over the sittings of each sitting's median,
 # µs; ratio = reference / ours of those), the 1-minute load average before every sitting
@@ -18,10 +20,12 @@
 # Environment:
 #   ORACLE_DIR     the oracle (default: reference/oracle in the shared folder)
 #   ORACLE_VENV    its venv (default $HOME/.cache/oracle-venv; built by its install.sh)
-#   REF_ITERS      bench.py --iters (default 1000; bench.py's own default is 4000)
+#   REF_ITERS      bench.py's base iteration count, its --iters (default 1000; bench.py's own
+#                  default is 4000)
 #   REFERENCE      "live" (default: run bench.py now, on this machine) or "recorded"
 #                  (the fastmcp-seed rows of the oracle's bench_results.txt)
-#   BENCH_FILTER   criterion filter (default "round/")
+#   BENCH_FILTER   run our side of a case only when "round/<case>/" contains this text
+#                  (default "round/": every case)
 #   SITTINGS       how many interleaved sittings (default 5)
 #   QUIET_WAIT     seconds to wait before a sitting for the 1-minute load average to fall
 #                  under 1 (default 240; the previous sitting's own busy core lifts it)
@@ -57,35 +61,86 @@ wait_quiet() {
   done
   [ "$waited" -eq 0 ] || echo "[bench] waited ${waited} s for the load average to fall under 1" >&2
 }
+# The reference, one case at a time: a Python process per sitting that imports bench.py
+# and, for each case label read from stdin, times that case's first and final rounds
+# as bench.py's own loop does (its fm_states, fm_time, iters_for and summarize, the same
+# warm-up and iterations, cases prepared in bench.py's order as they are first asked
+# for), printing one JSON line. bench.py itself runs every case in one go; this lets the
+# two sides alternate per case, so each case's pair of numbers sees the same stretch of
+# machine load.
+cat > "$tmp/ref_cases.py" <<'PY'
+import asyncio, json, os, sys
+sys.path.insert(0, os.getcwd())
+import bench  # ORACLE_DIR/bench.py (the working directory)
+
+KINDS = {f"indep-{n}": ("indep", n) for n in (1, 4, 16, 64)} | {"chain-8": ("chain", 8)}
+
+async def main(base_iters: int, warmup: int) -> None:
+    prepared = {}
+    for line in sys.stdin:
+        label = line.strip()
+        kind, n = KINDS[label]
+        if label not in prepared:
+            fn = bench.fm_independent_tool(n) if kind == "indep" else bench.fm_chain_tool(n)
+            specs = bench.find_elicit_parameters(fn)
+            prepared[label] = (specs, await bench.fm_states(specs))
+        specs, (first, final, rounds) = prepared[label]
+        iters = bench.iters_for(n, base_iters)
+        rows = []
+        for which, ctx, expect in (("first", first, False), ("final", final, True)):
+            await bench.fm_time(specs, ctx, warmup, expect)
+            s = bench.summarize(await bench.fm_time(specs, ctx, iters, expect))
+            rows.append({"engine": "fastmcp-seed", "case": label, "round": which,
+                         "rounds_total": rounds, **s})
+        print(json.dumps(rows), flush=True)
+
+asyncio.run(main(int(sys.argv[1]), int(sys.argv[2])))
+PY
+# Ours: one case's criterion estimates (µs) as a JSON object line.
+ours_case() {
+  python3 - "$TARGET/criterion" "$1" <<'PY'
+import json, os, sys
+out = {}
+for rd in ("first", "final"):
+    p = os.path.join(sys.argv[1], "round", sys.argv[2], rd, "new", "estimates.json")
+    if os.path.exists(p):
+        out[f"{sys.argv[2]} {rd}"] = json.load(open(p))["median"]["point_estimate"] / 1000.0
+print(json.dumps(out))
+PY
+}
 # Build once before the first sitting, so compiling is not inside any sitting.
 CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds --no-run >&2
+REF_CASES=(indep-1 indep-4 indep-16 indep-64 chain-8)
+OUR_ONLY=(resolve-16)  # bench.py has no such case
 for ((i = 1; i <= SITTINGS; i++)); do
   wait_quiet
   cut -d' ' -f1 /proc/loadavg > "$tmp/load-$i"
-  # 1. The reference.
   if [ "$REFERENCE" = recorded ]; then
     awk '$1 == "fastmcp-seed" { printf "{\"case\":\"%s\",\"round\":\"%s\",\"median_us\":%s}\n", $2, $3, $5 }' \
       "$ORACLE_DIR/bench_results.txt" | python3 -c 'import sys,json; print(json.dumps([json.loads(l) for l in sys.stdin]))' \
-      > "$tmp/ref-$i.json"
+      > "$tmp/ref-$i.jsonl"
   else
-    echo "[bench] sitting $i/$SITTINGS, reference: bench.py --iters ${REF_ITERS:-1000} (fastmcp-seed only)" >&2
-    (cd "$ORACLE_DIR" && "$VENV/bin/python" bench.py --json --no-sdk \
-       --iters "${REF_ITERS:-1000}" --warmup 50) > "$tmp/ref-$i.json"
+    coproc REF { cd "$ORACLE_DIR" && exec "$VENV/bin/python" "$tmp/ref_cases.py" "${REF_ITERS:-1000}" 50; }
   fi
-  # 2. Ours.
-  echo "[bench] sitting $i/$SITTINGS, ours: cargo bench -p elicit-core --features seal --bench rounds" >&2
-  CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds -- \
-    "${BENCH_FILTER:-round/}" >&2
-  python3 - "$TARGET/criterion" > "$tmp/ours-$i.json" <<'PY'
-import json, os, sys
-out = {}
-for c in ["indep-1", "indep-4", "indep-16", "indep-64", "chain-8", "resolve-16"]:
-    for rd in ("first", "final"):
-        p = os.path.join(sys.argv[1], "round", c, rd, "new", "estimates.json")
-        if os.path.exists(p):
-            out[f"{c} {rd}"] = json.load(open(p))["median"]["point_estimate"] / 1000.0
-print(json.dumps(out))
-PY
+  : > "$tmp/ours-$i.jsonl"
+  for c in "${REF_CASES[@]}" "${OUR_ONLY[@]}"; do
+    # 1. The reference's case (live), then 2. ours, the same case.
+    if [ "$REFERENCE" != recorded ] && [[ " ${REF_CASES[*]} " == *" $c "* ]]; then
+      echo "[bench] sitting $i/$SITTINGS, $c, reference: bench.py's rounds, --iters ${REF_ITERS:-1000} (fastmcp-seed)" >&2
+      echo "$c" >&"${REF[1]}"
+      read -r line <&"${REF[0]}" || { echo "bench-vs-reference: the reference stopped at $c" >&2; exit 1; }
+      echo "$line" >> "$tmp/ref-$i.jsonl"
+    fi
+    [[ "round/$c/" == *"${BENCH_FILTER:-round/}"* ]] || continue
+    echo "[bench] sitting $i/$SITTINGS, $c, ours: cargo bench -p elicit-core --features seal --bench rounds -- round/$c/" >&2
+    CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds -- \
+      "round/$c/" >&2
+    ours_case "$c" >> "$tmp/ours-$i.jsonl"
+  done
+  if [ "$REFERENCE" != recorded ]; then
+    exec {REF[1]}>&-
+    wait "$REF_PID"
+  fi
 done
 
 # 3. The table.
@@ -94,10 +149,11 @@ import json, os, statistics, sys
 tmp, n, which = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 refs, oursl, loads = [], [], []
 for i in range(1, n + 1):
-    rows = json.load(open(os.path.join(tmp, f"ref-{i}.json")))
+    rows = [r for l in open(os.path.join(tmp, f"ref-{i}.jsonl")) for r in json.loads(l)]
     refs.append({(r["case"], r["round"]): r["median_us"] for r in rows
                  if r.get("engine", "fastmcp-seed") == "fastmcp-seed"})
-    oursl.append({tuple(k.split(" ")): v for k, v in json.load(open(os.path.join(tmp, f"ours-{i}.json"))).items()})
+    oursl.append({tuple(k.split(" ")): v for l in open(os.path.join(tmp, f"ours-{i}.jsonl"))
+                  for k, v in json.loads(l).items()})
     loads.append(float(open(os.path.join(tmp, f"load-{i}")).read()))
 def med(maps, key):
     vals = [m[key] for m in maps if key in m]
