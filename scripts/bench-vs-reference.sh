@@ -73,13 +73,12 @@ import asyncio, json, os, sys
 sys.path.insert(0, os.getcwd())
 import bench  # ORACLE_DIR/bench.py (the working directory)
 
-KINDS = {f"indep-{n}": ("indep", n) for n in (1, 4, 16, 64)} | {"chain-8": ("chain", 8)}
-
 async def main(base_iters: int, warmup: int) -> None:
     prepared = {}
     for line in sys.stdin:
         label = line.strip()
-        kind, n = KINDS[label]
+        kind, n = label.rsplit("-", 1)  # bench.py's labels: indep-N, chain-N
+        n = int(n)
         if label not in prepared:
             fn = bench.fm_independent_tool(n) if kind == "indep" else bench.fm_chain_tool(n)
             specs = bench.find_elicit_parameters(fn)
@@ -108,6 +107,15 @@ for rd in ("first", "final"):
 print(json.dumps(out))
 PY
 }
+# Ours, one case of sitting $1: `cargo bench` on round/$2/, its estimates appended to the
+# sitting's file (skipped unless "round/<case>/" contains BENCH_FILTER).
+run_ours() {
+  [[ "round/$2/" == *"${BENCH_FILTER:-round/}"* ]] || return 0
+  echo "[bench] sitting $1/$SITTINGS, $2, ours: cargo bench -p elicit-core --features seal --bench rounds -- round/$2/" >&2
+  CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds -- \
+    "round/$2/" >&2
+  ours_case "$2" >> "$tmp/ours-$1.jsonl"
+}
 # Build once before the first sitting, so compiling is not inside any sitting.
 CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds --no-run >&2
 REF_CASES=(indep-1 indep-4 indep-16 indep-64 chain-8)
@@ -123,20 +131,17 @@ for ((i = 1; i <= SITTINGS; i++)); do
     coproc REF { cd "$ORACLE_DIR" && exec "$VENV/bin/python" "$tmp/ref_cases.py" "${REF_ITERS:-1000}" 50; }
   fi
   : > "$tmp/ours-$i.jsonl"
-  for c in "${REF_CASES[@]}" "${OUR_ONLY[@]}"; do
+  for c in "${REF_CASES[@]}"; do
     # 1. The reference's case (live), then 2. ours, the same case.
-    if [ "$REFERENCE" != recorded ] && [[ " ${REF_CASES[*]} " == *" $c "* ]]; then
+    if [ "$REFERENCE" != recorded ]; then
       echo "[bench] sitting $i/$SITTINGS, $c, reference: bench.py's rounds, --iters ${REF_ITERS:-1000} (fastmcp-seed)" >&2
       echo "$c" >&"${REF[1]}"
       read -r line <&"${REF[0]}" || { echo "bench-vs-reference: the reference stopped at $c" >&2; exit 1; }
       echo "$line" >> "$tmp/ref-$i.jsonl"
     fi
-    [[ "round/$c/" == *"${BENCH_FILTER:-round/}"* ]] || continue
-    echo "[bench] sitting $i/$SITTINGS, $c, ours: cargo bench -p elicit-core --features seal --bench rounds -- round/$c/" >&2
-    CARGO_TARGET_DIR="$TARGET" cargo bench -q -p elicit-core --features seal --bench rounds -- \
-      "round/$c/" >&2
-    ours_case "$c" >> "$tmp/ours-$i.jsonl"
+    run_ours "$i" "$c"
   done
+  for c in "${OUR_ONLY[@]}"; do run_ours "$i" "$c"; done
   if [ "$REFERENCE" != recorded ]; then
     exec {REF[1]}>&-
     wait "$REF_PID"
