@@ -100,7 +100,7 @@ class PlatformWheel(bdist_wheel):
 # they depend on each other) and the workspace files beside them.
 CRATES = ("core", "ffi-noalloc", "ffi")
 WORKSPACE_FILES = ("Cargo.lock", "LICENSE-MIT", "LICENSE-APACHE")
-FIXTURES = ("include", os.path.join("tests", "vectors"), os.path.join("examples", "fixture"))
+FIXTURES = ("include", os.path.join("tests", "vectors"), os.path.join("tests", "fixture"))
 
 
 class SourceWithCrates(sdist):

@@ -75,9 +75,9 @@ def recv():
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
-# The questions from the booking fixture (examples/fixture): literal ones by parameter,
+# The questions from the booking fixture (tests/fixture): literal ones by parameter,
 # resolver templates filled with the answers ({name} placeholders, as str.format reads them).
-FIXTURE = os.path.join(os.path.dirname(launcher), "..", "examples", "fixture")
+FIXTURE = os.path.join(os.path.dirname(launcher), "..", "tests", "fixture")
 Q = {}
 for tool in ("book_flight", "greet", "order"):
     with open(os.path.join(FIXTURE, "decl", tool + ".json")) as f:

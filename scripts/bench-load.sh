@@ -14,12 +14,12 @@
 #                                               on the oracle venv from scripts/dev-oracle-env.sh)
 #   SERVER=mixed SERVERS=2 scripts/bench-load.sh  elicit-rmcp-server and the reference in turn
 #   SERVER=baseline scripts/bench-load.sh         the same tool on plain rmcp, questions written
-#                                               by hand (examples/rmcp-baseline, no elicit)
+#                                               by hand (tests/baselines/rmcp, no elicit)
 #
 # After the run: each server process's CPU time (user + system, /proc/PID/stat) per round
 # (CALLS of a few thousand make the 10 ms clock tick negligible).
 #
-# The load client is examples/rmcp-server/src/bin/booking-load.rs (raw HTTP/1.1
+# The load client is servers/rmcp/src/bin/booking-load.rs (raw HTTP/1.1
 # keep-alive, the wire fastmcp.Client speaks). Loopback only; every loop is bounded by
 # CALLS.
 set -euo pipefail

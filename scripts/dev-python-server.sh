@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dev-python-server.sh: the booking tools on the MCP Python SDK (mcp 2.3, MCPServer) through
-# elicit's adapter (examples/python-server), with the Rust server's flags, so every harness
+# elicit's adapter (servers/python), with the Rust server's flags, so every harness
 # drives either:
 #
 #   scripts/dev-python-server.sh --stdio
@@ -34,6 +34,6 @@ export ELICIT_LIB="$TARGET_DIR/release/libelicit_ffi.so"
 if [ -z "${ELICIT_PY_SERVER_NO_BUILD:-}" ] || [ ! -f "$ELICIT_LIB" ]; then
     cargo build --quiet --release -p elicit-ffi >&2
 fi
-# examples/fixture: booking_texts.py, the booking fixture the server serves.
-export PYTHONPATH="$ROOT/python:$ROOT/examples/python-server:$ROOT/examples/fixture"
-exec "$VPY" "$ROOT/examples/python-server/booking_server.py" "$@"
+# tests/fixture: booking_texts.py, the booking fixture the server serves.
+export PYTHONPATH="$ROOT/python:$ROOT/servers/python:$ROOT/tests/fixture"
+exec "$VPY" "$ROOT/servers/python/booking_server.py" "$@"

@@ -59,7 +59,7 @@ HOST_LIB_DETAIL=$DETAIL/release/libelicit_noalloc.a
 
 # ------------------------------------------------------------------------ 1. builtin plans
 step "making the declarations into builtin plans on the host (book_flight, survey16; tools plan_const)"
-cargo run -q -p elicit-tools --bin plan_const -- examples/fixture/decl/book_flight.json \
+cargo run -q -p elicit-tools --bin plan_const -- tests/fixture/decl/book_flight.json \
   examples/firmware/decl/survey16.json >"$FW/builtin_plans.rs.new"
 # Replaced only when changed: the libraries rebuild when the file does.
 cmp -s "$FW/builtin_plans.rs.new" "$FW/builtin_plans.rs" 2>/dev/null || mv "$FW/builtin_plans.rs.new" "$FW/builtin_plans.rs"
@@ -68,7 +68,7 @@ grep '^    //' "$FW/builtin_plans.rs"
 export ELICIT_NOALLOC_BUILTIN_PLANS=$FW/builtin_plans.rs
 # And book_flight's plan bytes (tools plan_bytes), for the contract test: the builtin plan
 # against the plan its bytes load to.
-cargo run -q -p elicit-tools --bin plan_bytes -- examples/fixture/decl/book_flight.json book_flight_plan \
+cargo run -q -p elicit-tools --bin plan_bytes -- tests/fixture/decl/book_flight.json book_flight_plan \
   >"$HOST/plans.c"
 
 # ------------------------------------------------------------------------ 2. libraries

@@ -74,9 +74,9 @@ header() {
 header ffi elicit.h
 header ffi-noalloc elicit_noalloc.h
 
-step "checking examples/c/booking_decl.h against examples/fixture/decl/book_flight.json"
+step "checking examples/c/booking_decl.h against tests/fixture/decl/book_flight.json"
 # The C and C++ examples' declaration: the booking fixture's, as C string literals.
-cargo run -q -p elicit-tools --bin c_decl -- examples/fixture/decl/book_flight.json BOOK_FLIGHT >"$OUT/booking_decl.h"
+cargo run -q -p elicit-tools --bin c_decl -- tests/fixture/decl/book_flight.json BOOK_FLIGHT >"$OUT/booking_decl.h"
 if [ "$UPDATE_HEADER" = 1 ]; then
     cp "$OUT/booking_decl.h" examples/c/booking_decl.h
     echo "examples/c/booking_decl.h regenerated"

@@ -74,7 +74,12 @@ repo_word = re.compile(r"^(?:%s)/[^\s]*$" % "|".join(re.escape(t) for t in top))
 machine = re.compile(r"(?<![A-Za-z0-9_.~-])(/work/|/root/|/tmp/)")
 stale = [
     (re.compile(r"(?<![\w/.-])DESIGN\.md"), "DESIGN.md (never existed in this repository; the engine model is in docs/)"),
-    (re.compile(r"examples/mcp-server"), "examples/mcp-server (retired: examples/rmcp-server)"),
+    (re.compile(r"examples/mcp-server"), "examples/mcp-server (retired: servers/rmcp)"),
+    (re.compile(r"examples/rmcp-server"), "examples/rmcp-server (moved: servers/rmcp)"),
+    (re.compile(r"examples/python-server"), "examples/python-server (moved: servers/python)"),
+    (re.compile(r"examples/fixture"), "examples/fixture (moved: tests/fixture)"),
+    (re.compile(r"examples/rmcp-baseline"), "examples/rmcp-baseline (moved: tests/baselines/rmcp)"),
+    (re.compile(r"(?<![\w/.-])python/booking\.py"), "python/booking.py (moved: python/examples/booking.py)"),
     (re.compile(r"booking-server"), "booking-server (retired: elicit-rmcp-server)"),
     (re.compile(r"elicit_static(_|\.h)|libelicit_static"), "elicit_static_*, elicit_static.h, libelicit_static (renamed: elicit_noalloc)"),
     (re.compile(r"ffi-static"), "ffi-static (renamed: ffi-noalloc)"),

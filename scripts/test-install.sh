@@ -286,7 +286,7 @@ run_booking() { # VENV_PYTHON WORKDIR
   local python=$1 work=$2
   mkdir -p "$work"
   # booking.py reads the booking fixture's declaration beside itself outside the checkout.
-  cp python/booking.py examples/fixture/decl/book_flight.json "$work/"
+  cp python/examples/booking.py tests/fixture/decl/book_flight.json "$work/"
   (cd "$work" && env -u ELICIT_LIB -u PYTHONPATH -u CARGO_TARGET_DIR "$python" - <<'EOF'
 import elicit_mcp, pathlib
 lib = elicit_mcp._ffi.load().path
@@ -385,7 +385,7 @@ EOF
     --platform manylinux_2_17_aarch64 --only-binary=:all: --python-version 3.11 --implementation cp "$whl[test]"
   readelf -h "$site/elicit_mcp/libelicit_ffi.so" | grep -q 'AArch64' || fail "the aarch64 wheel's library is not AArch64"
   # booking.py reads the booking fixture's declaration beside itself outside the checkout.
-  cp python/booking.py examples/fixture/decl/book_flight.json "$work/"
+  cp python/examples/booking.py tests/fixture/decl/book_flight.json "$work/"
   local qpy=(timeout 900 qemu-aarch64 -L "$SYSROOT" "$SYSROOT/usr/bin/python3.11")
   (cd "$work" && env -u ELICIT_LIB PYTHONPATH="$site" "${qpy[@]}" -c 'import elicit_mcp, platform; print(platform.machine(), elicit_mcp.__version__, elicit_mcp._ffi.load().path)') ||
     fail "import elicit_mcp under qemu-aarch64"

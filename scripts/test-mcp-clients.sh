@@ -14,9 +14,9 @@
 # elicitation/create), over stdio (a server process per client) and streamable HTTP (one
 # server this script starts on 127.0.0.1, port 0), against, in turn:
 #
-#   rust    elicit-rmcp-server (examples/rmcp-server; release build in $CARGO_TARGET_DIR,
+#   rust    elicit-rmcp-server (servers/rmcp; release build in $CARGO_TARGET_DIR,
 #           default target/server, shared with scripts/test-mcp.sh)
-#   python  the Python example server, scripts/dev-python-server.sh (examples/python-server)
+#   python  the Python example server, scripts/dev-python-server.sh (servers/python)
 #
 #   scripts/test-mcp-clients.sh                              both servers
 #   ELICIT_INTEROP_SERVER=python scripts/test-mcp-clients.sh  one of them, or a command

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop tests of examples/rmcp-server (elicit-rmcp-server, on rmcp) against the real
+# Interop tests of servers/rmcp (elicit-rmcp-server, on rmcp) against the real
 # FastMCP 4.1.6 client: stdio and streamable HTTP, mode="auto" (2026-07-28) and
 # mode="legacy" (handshake era), sealed requestState, two processes sharing
 # ELICIT_STATE_KEYS, and 200 concurrent calls; of the firmware agent (examples/firmware-agent

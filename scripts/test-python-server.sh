@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-python-server.sh: the Python example server (examples/python-server: the booking
+# test-python-server.sh: the Python example server (servers/python: the booking
 # tools on the MCP Python SDK's MCPServer through elicit's adapter, started by
 # scripts/dev-python-server.sh) against what the Rust server passes:
 #

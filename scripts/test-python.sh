@@ -7,7 +7,7 @@
 #     and installs pytest, mypy and mcp==2.3.0 (the [mcp] extra) into it when missing; the package runs from python/
 #     (PYTHONPATH), not installed, so nothing is built into the source folder;
 #  3. type-checks the package, its tests and the examples with mypy --strict;
-#  4. runs python/booking.py (the book_flight flow, both eras, sealed state);
+#  4. runs python/examples/booking.py (the book_flight flow, both eras, sealed state);
 #  5. runs the leak check: 100,000 rounds through the binding, RSS at start and end
 #     (fails only when RSS grew past 50 MB: a measurement, not a timing assertion);
 #  6. runs the pytest suite (-q); its summary is this script's last line.
@@ -73,7 +73,7 @@ step "mypy --strict (package, tests, examples)"
 
 # ---------------------------------------------------------------------- 4. booking
 step "booking.py"
-"$VPY" "$PKG/booking.py" >"$VENV/booking.log" 2>&1 || { cat "$VENV/booking.log"; echo "FAILED: booking.py" >&2; exit 1; }
+"$VPY" "$PKG/examples/booking.py" >"$VENV/booking.log" 2>&1 || { cat "$VENV/booking.log"; echo "FAILED: booking.py" >&2; exit 1; }
 cat "$VENV/booking.log"
 
 # -------------------------------------------------------------------- 5. leak check

@@ -1,4 +1,4 @@
-/* examples/fixture/decl/book_flight.json as C string literals, made by tools/src/bin/c_decl.rs: do not edit.
+/* tests/fixture/decl/book_flight.json as C string literals, made by tools/src/bin/c_decl.rs: do not edit.
  * scripts/test-c.sh fails when it differs from the file (--update-header rewrites it). */
 #ifndef BOOK_FLIGHT_DECL_H
 #define BOOK_FLIGHT_DECL_H

@@ -32,7 +32,7 @@
 
 namespace {
 
-// The booking fixture's book_flight (examples/fixture/decl/book_flight.json, as string
+// The booking fixture's book_flight (tests/fixture/decl/book_flight.json, as string
 // literals in examples/c/booking_decl.h: destination, date, airport, proceed, seat), plus
 // two parameters showing the other input kinds: the fare paid by URL-mode elicitation
 // and a travel tip by sampling.

@@ -3,8 +3,8 @@
 //! 1. the board from the target (`cfg(board = …)`, src/board) and its linker script
 //!    onto the linker's search path: `boards/<board>.x` as `memory.x` (cortex-m-rt's
 //!    `link.x` includes it) on the Arm boards, as `agent.x` (the whole script) on RISC-V;
-//! 2. the booking tools' declarations (the booking fixture, examples/fixture, which
-//!    examples/rmcp-server serves too) made into plans on the host by the engine's own
+//! 2. the booking tools' declarations (the booking fixture, tests/fixture, which
+//!    servers/rmcp serves too) made into plans on the host by the engine's own
 //!    code (`elicit_core::plan_const::plan_constant`: compiled, written as plan bytes
 //!    and loaded back with every check a device would run, and the loaded plan's parts
 //!    written as a Rust constant; the C ABI's builtin plans are made by it too): neither

@@ -1,7 +1,7 @@
 //! Host side of the firmware build:
 //!
 //! 1. `memory.x` onto the linker's search path (cortex-m-rt's `link.x` includes it);
-//! 2. the JSON declarations (`book_flight` from the booking fixture, examples/fixture;
+//! 2. the JSON declarations (`book_flight` from the booking fixture, tests/fixture;
 //!    `survey16` from `decl/`) compiled with elicit-core's declaration compiler
 //!    (here, on the host) into plan bytes (`Plan::to_postcard`: a format-version byte, the
 //!    parameter count, postcard), which the device loads with `Plan::from_postcard`;

@@ -1,10 +1,10 @@
-"""The booking fixture (examples/fixture) as the package's tests, leak check and
+"""The booking fixture (tests/fixture) as the package's tests, leak check and
 benchmark use it.
 
 The book_flight declaration, its resolvers' rules, questions and texts are the files
 every surface reads (the Rust demo, the rmcp server, the firmware, the Python example
-server), through examples/fixture/booking_texts.py. Outside a checkout (the installed
-package's tests) ``$ELICIT_REPO`` names the folder holding ``examples/fixture``: the
+server), through tests/fixture/booking_texts.py. Outside a checkout (the installed
+package's tests) ``$ELICIT_REPO`` names the folder holding ``tests/fixture``: the
 sdist's ``rust/`` carries it.
 """
 
@@ -19,7 +19,7 @@ from elicit_mcp.declare import Declared
 
 #: The repository root (python/tests → ../..), or $ELICIT_REPO.
 REPO = Path(os.environ.get("ELICIT_REPO", Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(REPO / "examples" / "fixture"))
+sys.path.insert(0, str(REPO / "tests" / "fixture"))
 
 from booking_texts import DECLARATIONS, ENTRIES, TEXTS, Q, ask, known_answer, result  # noqa: E402
 

@@ -1,5 +1,5 @@
 //! The MCP server: both protocol eras over one UART, as elicit-rmcp-server serves them over
-//! stdio (examples/rmcp-server, integrations/rmcp's `stdio.rs`).
+//! stdio (servers/rmcp, integrations/rmcp's `stdio.rs`).
 //!
 //! * The era is picked from the connection's first request, as the MCP Python SDK does:
 //!   an enveloped request (its `params._meta` names a protocol version) that is not

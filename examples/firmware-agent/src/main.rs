@@ -3,7 +3,7 @@
 //! `sifive_e` (FE310, RV32), picked by the build target (src/board). It speaks
 //! newline-delimited JSON-RPC on the board's UART, which QEMU connects to the host's
 //! stdio, so any stdio MCP client can use `scripts/dev-agent-qemu.sh --board NAME` as its
-//! server command. It serves examples/rmcp-server's booking tools in both protocol eras,
+//! server command. It serves servers/rmcp's booking tools in both protocol eras,
 //! with `requestState` sealed on the device (feature `seal`, the default). See README.md.
 
 #![no_std]

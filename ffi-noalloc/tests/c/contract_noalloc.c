@@ -239,7 +239,7 @@ static void plans(void) {
 /* Builtin plans: the library under test is built with book_flight's and survey16's
  * (ELICIT_NOALLOC_BUILTIN_PLANS, as scripts/test-c-firmware.sh builds it), and this test
  * is linked with book_flight's plan bytes made from the same declaration
- * (examples/fixture/decl/book_flight.json, by tools plan_bytes). */
+ * (tests/fixture/decl/book_flight.json, by tools plan_bytes). */
 extern const unsigned char book_flight_plan[];
 extern const unsigned long book_flight_plan_len;
 

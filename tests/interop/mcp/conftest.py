@@ -1,4 +1,4 @@
-"""Shared helpers for the interop tests of examples/rmcp-server (elicit-rmcp-server)
+"""Shared helpers for the interop tests of servers/rmcp (elicit-rmcp-server)
 against the real FastMCP 4.1.6 client (run by scripts/test-mcp.sh).
 
 The server binary comes from $ELICIT_RMCP_SERVER_BIN (scripts/test-mcp.sh builds it);

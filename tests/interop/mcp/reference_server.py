@@ -1,7 +1,7 @@
 """The Python reference server: the booking tools on FastMCP 4.1.6 with the seed's
 declared elicitation (`Annotated[T, Elicit(...)]`).
 
-It is the Python peer of elicit-rmcp-server (examples/rmcp-server): the same tools (`book_flight`, `greet`, `order`), declarations,
+It is the Python peer of elicit-rmcp-server (servers/rmcp): the same tools (`book_flight`, `greet`, `order`), declarations,
 question texts, results and server name ("booking", which is also the audience of the
 sealed requestState). Its state is sealed by the MCP Python SDK's own
 `RequestStateBoundary` under the key ring given in ELICIT_STATE_KEYS (comma-separated hex

@@ -1,4 +1,4 @@
-"""The booking tools of examples/rmcp-server (elicit-rmcp-server) against the real
+"""The booking tools of servers/rmcp (elicit-rmcp-server) against the real
 fastmcp.Client 4.1.6.
 
 Every behavioural test runs over stdio and streamable HTTP, in `mode="auto"` (the

@@ -1,6 +1,6 @@
 """One text through every surface: names and values holding the characters Python's
 `repr` and JSON treat specially (U+0085, U+00A0, U+00AD, U+200B, U+2028, unassigned code
-points), sent to elicit-rmcp-server (examples/rmcp-server), the firmware agent (QEMU,
+points), sent to elicit-rmcp-server (servers/rmcp), the firmware agent (QEMU,
 scripts/dev-agent-qemu.sh) and the Python reference server (FastMCP 4.1.6 + the seed,
 reference_server.py), all over raw stdio on the 2026-07-28 era with one key ring. The
 three must give identical bytes:

@@ -12,7 +12,7 @@
 //! append parameters of its own before the `]`. The declaration must compile
 //! (`elicit_plan_new`'s checks); an error names the problem and exits 1.
 //! examples/c/booking_decl.h is this tool's output for
-//! examples/fixture/decl/book_flight.json; scripts/test-c.sh regenerates it and fails on
+//! tests/fixture/decl/book_flight.json; scripts/test-c.sh regenerates it and fails on
 //! a difference (`--update-header` rewrites it).
 
 use std::fmt::Write as _;

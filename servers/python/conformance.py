@@ -1,5 +1,5 @@
 """The fixtures the official MCP conformance suite names in its server scenarios, served
-with ``--conformance`` (a port of examples/rmcp-server/src/conformance.rs): every one
+with ``--conformance`` (a port of servers/rmcp/src/conformance.rs): every one
 declared on its signature (no hand-written ``InputRequiredResult``), with the names,
 messages and schemas the scenarios check.
 

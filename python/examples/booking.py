@@ -23,9 +23,9 @@ Handshake era (<= 2025-11-25), one call with requests one at a time, flying to
 London (the airport resolver knows the answer, "LHR", and asks nothing); the seat is
 declined, so it takes its default (null).
 
-Run: python python/booking.py   (with the package installed, or from the checkout after
+Run: python python/examples/booking.py   (with the package installed, or from the checkout after
 cargo build --release -p elicit-ffi). The declaration is the booking fixture's
-(examples/fixture/decl/book_flight.json); a copy of booking.py elsewhere needs that file
+(tests/fixture/decl/book_flight.json); a copy of booking.py elsewhere needs that file
 beside it.
 """
 
@@ -42,15 +42,15 @@ import elicit_mcp
 
 def fixture_path(name: str) -> Path:
     """A file of the booking fixture: beside this script (a copy), in the checkout
-    (examples/fixture/decl) or in the unpacked sdist (rust/examples/fixture/decl)."""
+    (tests/fixture/decl) or in the unpacked sdist (rust/tests/fixture/decl)."""
     here = Path(__file__).resolve().parent
-    for place in (here, here.parent / "examples" / "fixture" / "decl", here / "rust" / "examples" / "fixture" / "decl"):
+    for place in (here, here.parent.parent / "tests" / "fixture" / "decl", here.parent / "rust" / "tests" / "fixture" / "decl"):
         if (place / name).is_file():
             return place / name
-    raise SystemExit(f"booking: {name} not found beside {here} nor in examples/fixture/decl: copy it beside booking.py")
+    raise SystemExit(f"booking: {name} not found beside {here} nor in tests/fixture/decl: copy it beside booking.py")
 
 
-#: The book_flight declaration every surface serves (examples/fixture/decl/book_flight.json:
+#: The book_flight declaration every surface serves (tests/fixture/decl/book_flight.json:
 #: destination, date, airport, proceed, seat), plus two parameters showing the other
 #: input kinds: the fare paid by URL-mode elicitation and a travel tip by sampling.
 DECLARATION: Dict[str, Any] = json.loads(fixture_path("book_flight.json").read_text(encoding="utf-8"))

@@ -27,7 +27,7 @@ from mcp.server.mcpserver import MCPServer
 import elicit_mcp
 from elicit_mcp import Elicit, Question
 from elicit_mcp.mcp import Elicitation
-from booking_texts import ENTRIES, OUTPUT_SCHEMA, TEXTS, Q, ask, known_answer, result  # examples/fixture
+from booking_texts import ENTRIES, OUTPUT_SCHEMA, TEXTS, Q, ask, known_answer, result  # tests/fixture
 
 #: serverInfo.name, and the audience of sealed state (the Rust server's too).
 SERVER_NAME = "booking"
@@ -45,7 +45,7 @@ def wrapped(text: str) -> Dict[str, Any]:
     }
 
 
-# The resolvers, by the booking fixture's rules (examples/fixture/booking.json).
+# The resolvers, by the booking fixture's rules (tests/fixture/booking.json).
 
 
 def pick_airport(destination: str) -> Union[str, Question]:
@@ -68,7 +68,7 @@ def which_airport(destination: str) -> Question:
 def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServer:
     """The server: the conformance fixtures first (with ``conformance``), then the
     booking fixture's tools, the welcome prompt and the itinerary resource (their texts
-    from examples/fixture)."""
+    from tests/fixture)."""
     server = MCPServer(SERVER_NAME, version=elicit_mcp.__version__)
     elicit = Elicitation(server, keys=keys, ttl=ttl)
     if conformance:
