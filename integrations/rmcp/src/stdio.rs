@@ -16,12 +16,31 @@
 //!
 //! Everything else goes to rmcp unchanged, and rmcp's output goes to stdout with
 //! `inputRequests` in declaration order ([`crate::wire`]).
+//!
+//! Start-up: rmcp 3.11's `serve_server` reads one message at a time until a request
+//! opens a session, and ends the whole server on any response or notification it reads
+//! before then. A session opens on `initialize`, or on a request other than `ping` and
+//! `server/discover` whose `_meta` carries what 2026-07-28 requires (protocol version
+//! and client capabilities) with a version the server supports. Until the filter has
+//! forwarded such a request it drops responses and notifications; after it, every
+//! decodable line goes to rmcp (which ignores a response to nothing it asked). So
+//! `server/discover`, a stray response or error, a notification, then `initialize` (or
+//! an inline 2026-07-28 call) is served like any other order.
+//!
+//! ```no_run
+//! # async fn doc(server: impl rmcp::ServerHandler) -> std::io::Result<()> {
+//! // Serve until the client closes stdin; the last replies reach stdout first.
+//! elicit_rmcp::stdio::serve(server, elicit_rmcp::stdio::MAX_LINE).await
+//! # }
+//! ```
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::io;
+use std::time::Duration;
 
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta as _, ProtocolVersion};
+use rmcp::service::ServerInitializeError;
+use rmcp::{ServerHandler, ServiceExt as _};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -33,23 +52,47 @@ use crate::wire;
 /// Default longest line read from stdin (bytes), as rmcp's default.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
 
-/// The output side's task: await it after the rmcp service has ended, so the last replies
+/// The output side's task: awaited after the rmcp service has ended, so the last replies
 /// reach stdout before the process exits.
-pub type Flushed = tokio::task::JoinHandle<()>;
+type Flushed = tokio::task::JoinHandle<()>;
 
-/// `(reader, writer)` for `ServiceExt::serve`, over the process's stdin and stdout, with
-/// every line checked first (see the module docs), and the task to await before
-/// exiting. Needs a tokio runtime.
-pub fn stdio(
-    max_line: usize,
-) -> (
-    (
-        impl AsyncRead + Send + Unpin + 'static,
-        impl AsyncWrite + Send + Unpin + 'static,
-    ),
-    Flushed,
-) {
-    filter(tokio::io::stdin(), tokio::io::stdout(), max_line)
+/// How long [`serve`] waits for the last replies to reach stdout after rmcp has ended.
+const FLUSH_WAIT: Duration = Duration::from_secs(5);
+
+/// Serve `service` over the process's stdin and stdout with every line checked first
+/// (see the module docs) until the client closes stdin; the last replies reach stdout
+/// before it returns. `max_line`: the longest line read, in bytes ([`MAX_LINE`] is
+/// rmcp's default). Needs a tokio runtime.
+///
+/// # Errors
+///
+/// When rmcp ends the session with an error (an `initialize` the handler refuses, an
+/// I/O error on stdin or stdout); a client that closes stdin before opening a session
+/// is a normal end.
+pub async fn serve<S: ServerHandler>(service: S, max_line: usize) -> io::Result<()> {
+    serve_on(service, tokio::io::stdin(), tokio::io::stdout(), max_line).await
+}
+
+/// [`serve`] over any byte streams (tests use pipes).
+///
+/// # Errors
+///
+/// As [`serve`].
+pub async fn serve_on<S, R, W>(service: S, input: R, output: W, max_line: usize) -> io::Result<()>
+where
+    S: ServerHandler,
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let versions = ServerHandler::supported_protocol_versions(&service).into_owned();
+    let (transport, flushed) = filter(input, output, max_line, versions);
+    let served = match service.serve(transport).await {
+        Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(io::Error::other(e)),
+    };
+    let _ = tokio::time::timeout(FLUSH_WAIT, flushed).await;
+    served
 }
 
 /// The envelope of one message: what decides where it goes. Other members are skipped.
@@ -74,7 +117,10 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 
 /// What to do with one line.
 enum Verdict {
-    Forward,
+    /// To rmcp; `opens`: rmcp leaves its start-up loop on it ([`opens_session`]).
+    Forward {
+        opens: bool,
+    },
     Answer(Vec<u8>),
     Ignore,
 }
@@ -98,8 +144,9 @@ fn valid_id(id: &Value) -> bool {
     matches!(id, Value::Number(_) | Value::String(_))
 }
 
-/// `serving`: rmcp has left its start-up phase (see [`filter`]).
-fn judge(text: &[u8], serving: bool) -> Verdict {
+/// `serving`: rmcp has left its start-up loop (see the module docs); `versions`: the
+/// protocol versions the server supports.
+fn judge(text: &[u8], serving: bool, versions: &[ProtocolVersion]) -> Verdict {
     let env: Envelope<'_> = match serde_json::from_slice(text) {
         Ok(e) => e,
         // Readable JSON of the wrong shape (an array, a string, `"id": true`).
@@ -116,36 +163,54 @@ fn judge(text: &[u8], serving: bool) -> Verdict {
             "Invalid Request: \"jsonrpc\" must be \"2.0\"",
         ));
     }
-    let decodes = || serde_json::from_slice::<ClientJsonRpcMessage>(text).is_ok();
-    let never_answered = |serving: bool| {
-        if serving && decodes() {
-            Verdict::Forward
-        } else {
-            Verdict::Ignore
-        }
+    let decoded = || serde_json::from_slice::<ClientJsonRpcMessage>(text).ok();
+    // Responses and notifications: never answered; rmcp ends on them before a session.
+    let never_answered = || match serving.then(decoded).flatten() {
+        Some(_) => Verdict::Forward { opens: false },
+        None => Verdict::Ignore,
     };
     match (env.method.is_some(), id) {
-        (true, Some(id)) if valid_id(id) => {
-            if decodes() {
-                Verdict::Forward
-            } else {
-                Verdict::Answer(error_line(Some(id), -32602, "Invalid params"))
-            }
-        }
+        (true, Some(id)) if valid_id(id) => match decoded() {
+            Some(message) => Verdict::Forward {
+                opens: !serving && opens_session(&message, versions),
+            },
+            None => Verdict::Answer(error_line(Some(id), -32602, "Invalid params")),
+        },
         (true, Some(_)) => Verdict::Answer(error_line(
             None,
             -32600,
             "Invalid Request: \"id\" must be a string or a number",
         )),
-        // A notification: never answered.
-        (true, None) => never_answered(serving),
-        // A response: never answered.
-        (false, Some(_)) if env.result.is_some() || env.error.is_some() => never_answered(serving),
+        (true, None) => never_answered(),
+        (false, Some(_)) if env.result.is_some() || env.error.is_some() => never_answered(),
         (false, _) => Verdict::Answer(error_line(
             id,
             -32600,
             "Invalid Request: neither a request, a notification nor a response",
         )),
+    }
+}
+
+/// Whether rmcp 3.11's start-up loop (`serve_server_with_ct_inner`) opens a session on
+/// `message` rather than answering it and reading on: an `initialize`, or a request
+/// other than `ping` and `server/discover` with complete 2026-07-28 `_meta` naming a
+/// version in `versions`. A test (`a_stray_line_after_discover_ends_nothing`) holds
+/// this to rmcp's behaviour.
+fn opens_session(message: &ClientJsonRpcMessage, versions: &[ProtocolVersion]) -> bool {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return false;
+    };
+    match &request.request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+        other => {
+            let meta = other.get_meta();
+            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+                && meta
+                    .protocol_version()
+                    .is_some_and(|v| versions.contains(&v))
+        }
     }
 }
 
@@ -205,13 +270,13 @@ fn string_end(s: &[u8], start: usize) -> Option<usize> {
 
 /// [`stdio`] over any byte streams (tests use pipes).
 ///
-/// Start-up: until rmcp has begun serving (an `initialize` has gone to it, or it has
-/// answered a request with a result), responses and notifications are dropped here,
-/// since rmcp would end on them.
-pub fn filter<R, W>(
+/// Start-up: until a request that opens a session has gone to rmcp, responses and
+/// notifications are dropped here, since rmcp would end on them (module docs).
+fn filter<R, W>(
     input: R,
     output: W,
     max_line: usize,
+    versions: Vec<ProtocolVersion>,
 ) -> (
     (
         impl AsyncRead + Send + Unpin + 'static,
@@ -226,8 +291,9 @@ where
     let (to_rmcp, rmcp_in) = tokio::io::duplex(64 * 1024);
     let (rmcp_out, from_rmcp) = tokio::io::duplex(64 * 1024);
     let (errors, mut error_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let serving = Arc::new(AtomicBool::new(false));
-    let seen_result = serving.clone();
+    // Only the input task reads and writes it: rmcp reads one line at a time before a
+    // session, so every line after the opening one reaches rmcp's session loop.
+    let mut serving = false;
 
     // stdin -> checks -> rmcp
     tokio::spawn(async move {
@@ -273,12 +339,9 @@ where
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match judge(text, serving.load(Ordering::Relaxed)) {
-                Verdict::Forward => {
-                    if !serving.load(Ordering::Relaxed) && is_initialize(text) {
-                        // rmcp reads the next line only once it has answered this one.
-                        serving.store(true, Ordering::Relaxed);
-                    }
+            match judge(text, serving, &versions) {
+                Verdict::Forward { opens } => {
+                    serving |= opens;
                     let mut forward = text.to_vec();
                     forward.push(b'\n');
                     if to_rmcp.write_all(&forward).await.is_err() {
@@ -306,9 +369,6 @@ where
                 next = lines.read_until(b'\n', &mut buf) => match next {
                     Ok(n) if n > 0 => {
                         let body = buf.strip_suffix(b"\n").unwrap_or(&buf);
-                        if body.starts_with(br#"{"jsonrpc":"2.0","id":"#) && !body.ends_with(br#""result":{}}"#) && contains_result(body) {
-                            seen_result.store(true, Ordering::Relaxed);
-                        }
                         let fixed = wire::restore(body);
                         let out: &[u8] = fixed.as_deref().unwrap_or(body);
                         if output.write_all(out).await.is_err()
@@ -343,26 +403,14 @@ where
     ((rmcp_in, rmcp_out), flushed)
 }
 
-fn is_initialize(text: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow)]
-        method: Cow<'a, str>,
-    }
-    serde_json::from_slice::<Method<'_>>(text).is_ok_and(|m| m.method == "initialize")
-}
-
-fn contains_result(body: &[u8]) -> bool {
-    crate::wire::find(body, br#""result":"#).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn verdict(line: &str, serving: bool) -> String {
-        match judge(line.as_bytes(), serving) {
-            Verdict::Forward => "forward".into(),
+        match judge(line.as_bytes(), serving, ProtocolVersion::KNOWN_VERSIONS) {
+            Verdict::Forward { opens: false } => "forward".into(),
+            Verdict::Forward { opens: true } => "opens".into(),
             Verdict::Ignore => "ignore".into(),
             Verdict::Answer(a) => String::from_utf8(a).unwrap().trim_end().to_owned(),
         }
@@ -417,7 +465,8 @@ mod tests {
     async fn unreadable_lines_are_answered_and_readable_ones_pass() {
         let (mut client_w, server_r) = tokio::io::duplex(1 << 16);
         let (server_w, client_r) = tokio::io::duplex(1 << 16);
-        let ((mut rmcp_r, mut rmcp_w), flushed) = filter(server_r, server_w, 64);
+        let versions = ProtocolVersion::KNOWN_VERSIONS.to_vec();
+        let ((mut rmcp_r, mut rmcp_w), flushed) = filter(server_r, server_w, 64, versions);
         let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
         client_w.write_all(b"{oops\n\xff\xfe\n\n").await.unwrap();
         client_w.write_all(ping).await.unwrap();
@@ -446,5 +495,129 @@ mod tests {
             &r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}"#
         ));
         assert!(lines.contains(&"{\"r\":1}"));
+    }
+
+    /// A server with tools (none), to open sessions on.
+    #[derive(Clone)]
+    struct Plain;
+
+    impl ServerHandler for Plain {
+        fn get_info(&self) -> rmcp::model::ServerConfig {
+            rmcp::model::ServerConfig::new(
+                rmcp::model::ServerCapabilities::builder()
+                    .enable_tools()
+                    .build(),
+            )
+        }
+    }
+
+    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
+
+    /// Send `lines` to a served [`Plain`], then a `ping` with id `"last"`; the answers
+    /// up to the ping's (the server must still be there to give it), and how serving
+    /// ended once stdin closed.
+    async fn session(lines: &[String]) -> (Vec<Value>, io::Result<()>) {
+        let (mut client_w, server_r) = tokio::io::duplex(1 << 16);
+        let (server_w, client_r) = tokio::io::duplex(1 << 16);
+        let served = tokio::spawn(serve_on(Plain, server_r, server_w, MAX_LINE));
+        for line in lines {
+            client_w.write_all(line.as_bytes()).await.unwrap();
+            client_w.write_all(b"\n").await.unwrap();
+        }
+        client_w
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        let mut out = BufReader::new(client_r).lines();
+        let mut answers = Vec::new();
+        let read = async {
+            while let Some(line) = out.next_line().await.unwrap() {
+                let v: Value = serde_json::from_str(&line).unwrap();
+                let last = v["id"] == "last";
+                answers.push(v);
+                if last {
+                    break;
+                }
+            }
+        };
+        let answered = tokio::time::timeout(Duration::from_secs(10), read).await;
+        drop(client_w);
+        let ended = served.await.unwrap();
+        assert!(answered.is_ok(), "the ping went unanswered: {answers:?}");
+        (answers, ended)
+    }
+
+    fn discover() -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#)
+    }
+
+    fn initialize() -> String {
+        r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned()
+    }
+
+    fn strays() -> Vec<String> {
+        [
+            r#"{"jsonrpc":"2.0","id":999,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":998,"error":{"code":-32000,"message":"stray"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/bogus","params":{}}"#,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    }
+
+    fn ids(answers: &[Value]) -> Vec<String> {
+        answers.iter().map(|a| a["id"].to_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_stray_line_after_discover_ends_nothing() {
+        // discover -> stray responses, errors, notifications -> initialize
+        let mut lines = vec![discover()];
+        lines.extend(strays());
+        lines.push(initialize());
+        lines.extend(strays());
+        let (answers, ended) = session(&lines).await;
+        assert_eq!(ids(&answers), ["1", "2", "\"last\""]);
+        assert!(
+            answers[0]["result"]["supportedVersions"].is_array(),
+            "{answers:?}"
+        );
+        assert!(
+            answers[1]["result"]["serverInfo"].is_object(),
+            "{answers:?}"
+        );
+        assert!(answers[2]["result"].is_object());
+        ended.unwrap();
+
+        // discover -> a stray line -> an inline 2026-07-28 call (which opens the session)
+        for stray in strays() {
+            let call =
+                format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{META}}}}}"#);
+            let lines = [
+                discover(),
+                stray,
+                call.clone(),
+                strays()[0].clone(),
+                strays()[1].clone(),
+            ];
+            let (answers, ended) = session(&lines).await;
+            assert_eq!(ids(&answers), ["1", "3", "\"last\""], "{answers:?}");
+            assert_eq!(answers[1]["result"]["tools"], serde_json::json!([]));
+            ended.unwrap();
+        }
+
+        // An inline call rmcp refuses (no capabilities) leaves start-up open: a stray
+        // response after it still ends nothing.
+        let partial = r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let unknown = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let mut lines = vec![partial.to_owned(), strays()[0].clone(), unknown.to_owned()];
+        lines.extend(strays());
+        lines.push(initialize());
+        let (answers, ended) = session(&lines).await;
+        assert_eq!(ids(&answers), ["4", "5", "2", "\"last\""], "{answers:?}");
+        assert!(answers[0]["error"].is_object() && answers[1]["error"].is_object());
+        ended.unwrap();
     }
 }

@@ -25,7 +25,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use elicit_rmcp::{StateCodec, StateKeys};
-use rmcp::ServiceExt;
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
 [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--insecure-plaintext-state] \
@@ -220,15 +219,11 @@ fn main() {
                 .build()
                 .expect("tokio runtime");
             rt.block_on(async move {
-                let (transport, flushed) = elicit_rmcp::stdio::stdio(elicit_rmcp::stdio::MAX_LINE);
-                match server.serve(transport).await {
-                    Ok(running) => {
-                        let _ = running.waiting().await;
-                    }
-                    Err(e) => eprintln!("elicit-rmcp-server: stdio: {e}"),
+                if let Err(e) =
+                    elicit_rmcp::stdio::serve(server, elicit_rmcp::stdio::MAX_LINE).await
+                {
+                    eprintln!("elicit-rmcp-server: stdio: {e}");
                 }
-                // The last replies reach stdout before the process ends.
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), flushed).await;
             });
         }
         Transport::Http(addr) => {
