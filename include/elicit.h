@@ -124,9 +124,11 @@ typedef struct elicit_plan elicit_plan;
  * of everything the host hands it later; it refers to its plan by reference count, so
  * the plan may be freed first.
  *
- * A round is not thread-safe: use it from one thread at a time (it may move between
- * threads). Every round function takes a non-const pointer because a failing call
- * records its message (see `elicit_round_last_error`).
+ * A round is used by one thread at a time (it may move between threads): a call that
+ * enters a round while another thread is inside a call on it returns
+ * `ELICIT_ERR_BUSY` and changes nothing, never a race. Every round function takes a
+ * non-const pointer because a failing call records its message (see
+ * `elicit_round_last_error`).
  */
 typedef struct elicit_round elicit_round;
 

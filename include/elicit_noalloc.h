@@ -332,6 +332,13 @@ typedef uint32_t elicit_result;
 #define ELICIT_ERR_MEMORY_ALIGN 112
 
 /**
+ * Another thread is inside a call on the same round (or call) right now; nothing
+ * changed. A round is used by one thread at a time: serialize the calls (or give each
+ * thread its own round), then retry.
+ */
+#define ELICIT_ERR_BUSY 113
+
+/**
  * The declaration is not valid JSON.
  */
 #define ELICIT_ERR_DECLARATION_JSON 200

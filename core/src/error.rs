@@ -424,6 +424,11 @@ pub enum Error {
         /// The input given: `"requestState"` or `"inputResponses"`.
         input: &'static str,
     },
+    /// The plaintext `requestState` given to a round is a sealed token (it starts with
+    /// `v1.`): the host passed the request's `requestState` without unsealing it. Were it
+    /// read as a state it would be "no progress", and every round would ask the same
+    /// questions again.
+    SealedState,
 
     /// The round would ask a question of a kind the client did not declare (JSON-RPC
     /// `-32021`; HTTP 400). Nothing was shown: answer with `data.requiredCapabilities` =
@@ -587,8 +592,14 @@ impl fmt::Display for Error {
             HandshakeInputs { input } => write!(
                 f,
                 "A handshake-era round takes no {input}: that era asks one question at a \
-                 time over elicitation/create and carries no state; pass None, or start an \
-                 Era::Modern round for a 2026-07-28 request"
+                 time over elicitation/create and carries no state; pass none, or start a \
+                 modern-era round for a 2026-07-28 request"
+            ),
+            SealedState => write!(
+                f,
+                "The requestState given is a sealed token (it starts with \"v1.\"), not a \
+                 plaintext state: unseal it first (with the sealer, from the request as \
+                 received) and pass the plaintext state it holds"
             ),
             MissingCapability { param, kind, .. } => write!(
                 f,
@@ -630,8 +641,8 @@ impl fmt::Display for Error {
             ),
             WrongStep { expected, got } => write!(
                 f,
-                "Out of order: the round is waiting for {expected}, but the host called {got}; \
-                 after every handle call, poll until the round asks for something"
+                "Out of order: the round is waiting for {expected}, not {got}; after every \
+                 answer, take the round's next step (poll) until it asks for something"
             ),
             ResolverAnswer { param, problem } => write!(
                 f,

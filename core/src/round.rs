@@ -507,6 +507,9 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             });
         }
         self.args = args;
+        if inputs.request_state.is_some_and(state::is_sealed_token) {
+            return Err(Error::SealedState);
+        }
         self.caps = inputs.capabilities;
         self.stateless = inputs.request_state.is_none();
         for _ in 0..self.plan.params.len() {
@@ -602,8 +605,25 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// The error for reading an output the current step does not offer: the terminal
     /// error once the round failed, else [`Error::WrongStep`].
     #[inline(never)]
-    fn out_of_step(&self, expected: &'static str, got: &'static str) -> Error {
-        self.error.unwrap_or(Error::WrongStep { expected, got })
+    fn out_of_step(&self, got: &'static str) -> Error {
+        self.error.unwrap_or(Error::WrongStep {
+            expected: self.waiting_for(),
+            got,
+        })
+    }
+
+    /// What the round waits for now, in words every surface can show (no method names).
+    fn waiting_for(&self) -> &'static str {
+        match self.phase {
+            Phase::Running => "a request for its next step",
+            Phase::AwaitResolve(_) => "the resolver's value or question",
+            Phase::AwaitAnswer(_) => "the client's answer to the question asked",
+            Phase::Done => "nothing more (it is done: read the values)",
+            Phase::InputRequired => {
+                "nothing more (it needs input: read the input requests and the request state)"
+            }
+            Phase::Failed => "nothing (the round failed)",
+        }
     }
 
     fn copy_in(&mut self, text: &str) -> Result<&'a str, Error> {
@@ -625,7 +645,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// Advance the round. See the module docs for the drain rule.
     pub fn poll(&mut self) -> Result<Step, Error> {
         match self.phase {
-            Phase::Failed => Err(self.failed("poll")),
+            Phase::Failed => Err(self.failed("a request for the next step")),
             Phase::Done => Ok(Step::Done),
             Phase::InputRequired => Ok(Step::InputRequired),
             Phase::AwaitResolve(i) => Ok(Step::Resolve { param: i as usize }),
@@ -928,12 +948,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         match self.phase {
             Phase::AwaitResolve(i) => Ok(i as usize),
             Phase::Failed => Err(self.failed(got)),
-            Phase::AwaitAnswer(_) => Err(Error::WrongStep {
-                expected: "an answer to the Ask step",
-                got,
-            }),
             _ => Err(Error::WrongStep {
-                expected: "a poll",
+                expected: self.waiting_for(),
                 got,
             }),
         }
@@ -942,7 +958,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// Answer the current [`Step::Resolve`] with the value the resolver returned (any
     /// JSON): nothing is asked and nothing is carried.
     pub fn resolve_value(&mut self, value_json: &str) -> Result<(), Error> {
-        let i = self.expect_resolve("resolve_value")?;
+        let i = self.expect_resolve("a resolver's value")?;
         let param = self.param(i)?;
         let Ok(checked) = Value::parse(value_json) else {
             return Err(Error::ResolverAnswer {
@@ -976,7 +992,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// workspace (a form question that is a message alone, only its message's text, and
     /// none once it is answered; it must fit all the same).
     pub fn resolve_question(&mut self, question_json: &str) -> Result<(), Error> {
-        let i = self.expect_resolve("resolve_question")?;
+        let i = self.expect_resolve("a resolver's question")?;
         let param = self.param(i)?;
         let kind = kind_of(param);
         if kind != InputKind::Form {
@@ -1088,7 +1104,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// keeping a still-asked message, as a helper of both cost the C firmware 40 B and the
     /// agent 56 B of flash and 128 B of stack, inlined or not).
     pub fn resolve_message(&mut self, message: &str) -> Result<(), Error> {
-        let i = self.expect_resolve("resolve_message")?;
+        let i = self.expect_resolve("a resolver's question")?;
         let param = self.param(i)?;
         // A message that renders as it is is checked and digested in one pass; any other
         // is checked first (refused if JSON would escape it), then digested through the
@@ -1185,7 +1201,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// Fail the current [`Step::Resolve`]: the resolver's own dependency `dependency`
     /// could not be built. The round fails with the reference's message.
     pub fn resolve_failed(&mut self, dependency: &str) -> Result<(), Error> {
-        let i = self.expect_resolve("resolve_failed")?;
+        let i = self.expect_resolve("a resolver's failure")?;
         let e = Error::ResolverDependency {
             param: name(self.param(i)?.name),
             dependency: name(dependency),
@@ -1201,17 +1217,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     pub fn answer(&mut self, result_json: &str) -> Result<(), Error> {
         let i = match self.phase {
             Phase::AwaitAnswer(i) => i as usize,
-            Phase::Failed => return Err(self.failed("answer")),
-            Phase::AwaitResolve(_) => {
-                return Err(Error::WrongStep {
-                    expected: "a resolve_* answer to the Resolve step",
-                    got: "answer",
-                })
-            }
+            Phase::Failed => return Err(self.failed("the client's answer")),
             _ => {
                 return Err(Error::WrongStep {
-                    expected: "a poll",
-                    got: "answer",
+                    expected: self.waiting_for(),
+                    got: "the client's answer",
                 })
             }
         };
@@ -1273,7 +1283,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// object with [`Round::resolve_input`].
     pub fn write_resolve_inputs(&self, out: &mut dyn Sink) -> Result<(), Error> {
         let Phase::AwaitResolve(i) = self.phase else {
-            return Err(self.out_of_step("a Resolve step", "write_resolve_inputs"));
+            return Err(self.out_of_step("a read of the resolver's inputs"));
         };
         let needs: &[u8] = match &self.param(usize::from(i))?.ask {
             Some(AskKind::Resolver { needs, .. }) => needs,
@@ -1304,7 +1314,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// [`Step::Resolve`]: [`Error::WrongStep`].
     pub fn resolve_input(&self, need: &str) -> Result<Option<Value<'a>>, Error> {
         let Phase::AwaitResolve(i) = self.phase else {
-            return Err(self.out_of_step("a Resolve step", "resolve_input"));
+            return Err(self.out_of_step("a read of the resolver's inputs"));
         };
         let Some(AskKind::Resolver { needs, .. }) = &self.param(usize::from(i))?.ask else {
             return Ok(None);
@@ -1449,11 +1459,11 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// for sampling and roots the declared params.
     pub fn write_ask(&self, out: &mut dyn Sink) -> Result<(), Error> {
         let Phase::AwaitAnswer(i) = self.phase else {
-            return Err(self.out_of_step("an Ask step", "write_ask"));
+            return Err(self.out_of_step("a read of the question"));
         };
         let (Some(request), Some(id)) = (self.request(i as usize), self.digest_of(i as usize))
         else {
-            return Err(self.out_of_step("an Ask step", "write_ask"));
+            return Err(self.out_of_step("a read of the question"));
         };
         request.write_params(Render::wire(false), Some(&id), out);
         Ok(())
@@ -1463,7 +1473,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// resolution order, rendered in `style` (use [`Style::WIRE`] for compact UTF-8).
     pub fn write_values(&self, style: Style, out: &mut dyn Sink) -> Result<(), Error> {
         if self.phase != Phase::Done {
-            return Err(self.out_of_step("Done", "write_values"));
+            return Err(self.out_of_step("a read of the values"));
         }
         let params = &self.plan.params;
         // Every index of the order is a parameter's (checked when the plan was made).
@@ -1497,12 +1507,12 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         out: &mut dyn Sink,
     ) -> Result<(), Error> {
         if self.phase != Phase::Done {
-            return Err(self.out_of_step("Done", "write_value_of"));
+            return Err(self.out_of_step("a read of a value"));
         }
         let Some(p) = self.plan.params.get(param) else {
             return Err(Error::WrongStep {
                 expected: "a parameter index of the plan",
-                got: "write_value_of",
+                got: "an index past its end",
             });
         };
         self.write_param_value(param, p, style, out);
@@ -1516,7 +1526,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// 2026-07-28 serializer leaves it out (the digest still covers it).
     pub fn write_input_requests(&self, client_view: bool, out: &mut dyn Sink) -> Result<(), Error> {
         if self.phase != Phase::InputRequired {
-            return Err(self.out_of_step("InputRequired", "write_input_requests"));
+            return Err(self.out_of_step("a read of the input requests"));
         }
         let mut first = true;
         for (i, p, _) in self.pending() {
@@ -1539,7 +1549,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
     /// After [`Step::InputRequired`]: the plaintext `requestState` to seal and send.
     pub fn write_request_state(&self, out: &mut dyn Sink) -> Result<(), Error> {
         if self.phase != Phase::InputRequired {
-            return Err(self.out_of_step("InputRequired", "write_request_state"));
+            return Err(self.out_of_step("a read of the request state"));
         }
         let plan = self.plan;
         let carried = plan.order.iter().filter_map(|&i| {

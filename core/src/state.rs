@@ -204,6 +204,15 @@ const V: usize = 0;
 const ANSWERS: usize = 1;
 const ASKED: usize = 2;
 
+/// Whether `text` is a sealed token rather than a plaintext state: it starts (after
+/// whitespace, and an opening quote for a token passed as a JSON string) with the seal
+/// format's `v1.` prefix. A plaintext state is a JSON object, so it never does.
+pub(crate) fn is_sealed_token(text: &str) -> bool {
+    let t = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    let t = t.strip_prefix('"').unwrap_or(t);
+    t.starts_with("v1.")
+}
+
 /// Read a state into `held`, validating and checking it in the same pass; all or
 /// nothing: when the text is not exactly a v1 state, `held` ends up empty.
 pub(crate) fn read<'a>(text: &'a str, held: &mut impl Held<'a>) {

@@ -2046,7 +2046,7 @@ mod built_in_place {
             assert_eq!(err, Error::HandshakeInputs { input });
             let text = err.to_string();
             assert!(
-                text.contains(input) && text.contains("Era::Modern"),
+                text.contains(input) && text.contains("modern-era round"),
                 "{text}"
             );
             let mut ws = [0u8; 64];
@@ -2062,6 +2062,64 @@ mod built_in_place {
         let mut ws = [0u8; 64];
         let mut round = Round::new(&plan, Era::Handshake, Inputs::default(), &mut ws).unwrap();
         assert_eq!(round.poll().unwrap(), Step::Ask { param: 0 });
+    }
+}
+
+/// A tool with one question.
+const ONE_QUESTION: &str = r#"{"tool":"t","parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#;
+
+/// A sealed token passed where the plaintext state goes is refused with a message that
+/// says to unseal it (read as a state it would be "no progress", and every round would
+/// ask the same questions again); unreadable plaintext stays "no progress".
+#[test]
+fn a_sealed_token_as_the_state_is_refused() {
+    let plan: Plan<'_, 4> = Plan::compile(ONE_QUESTION).unwrap();
+    for token in ["v1.AAAAAAAAAAAAAAAAAAAAAAAAAA", "\n \"v1.AAAA\""] {
+        let mut ws = [0u8; 64];
+        let inputs = Inputs::modern("{}", Some(token), None);
+        let err = Round::new(&plan, Era::Modern, inputs, &mut ws)
+            .err()
+            .unwrap();
+        assert_eq!(err, Error::SealedState);
+        let text = err.to_string();
+        assert!(
+            text.contains("sealed token") && text.contains("unseal it"),
+            "{text}"
+        );
+    }
+    let mut ws = [0u8; 64];
+    let inputs = Inputs::modern("{}", Some("v2 is not a state"), None);
+    let mut round = Round::new(&plan, Era::Modern, inputs, &mut ws).unwrap();
+    assert_eq!(round.poll(), Ok(Step::InputRequired));
+}
+
+/// Out-of-order messages say what the round waits for and what it got in words every
+/// surface can show: no Rust method names.
+#[test]
+fn wrong_step_messages_name_no_methods() {
+    let plan: Plan<'_, 4> = Plan::compile(ONE_QUESTION).unwrap();
+    let mut ws = [0u8; 256];
+    let mut round = Round::new(&plan, Era::Handshake, Inputs::default(), &mut ws).unwrap();
+    let mut out = Vec::new();
+    let before_poll = round
+        .write_values(elicit_core::Style::WIRE, &mut out)
+        .unwrap_err();
+    assert_eq!(
+        before_poll.to_string(),
+        "Out of order: the round is waiting for a request for its next step, not a read of \
+         the values; after every answer, take the round's next step (poll) until it asks for \
+         something"
+    );
+    assert_eq!(round.poll().unwrap(), Step::Ask { param: 0 });
+    let text = round.resolve_value("1").unwrap_err().to_string();
+    assert!(
+        text.contains(
+            "waiting for the client's answer to the question asked, not a resolver's value"
+        ),
+        "{text}"
+    );
+    for word in ["resolve_", "write_", "Step", "answer(", "::"] {
+        assert!(!text.contains(word), "{text}");
     }
 }
 

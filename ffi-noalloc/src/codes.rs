@@ -89,6 +89,10 @@ pub const ELICIT_ERR_MEMORY_TOO_SMALL: elicit_result = 111;
 /// Heap-free surface: the memory given for a plan, round or sealer is not aligned to
 /// `ELICIT_NOALLOC_ALIGN` bytes; nothing was written.
 pub const ELICIT_ERR_MEMORY_ALIGN: elicit_result = 112;
+/// Another thread is inside a call on the same round (or call) right now; nothing
+/// changed. A round is used by one thread at a time: serialize the calls (or give each
+/// thread its own round), then retry.
+pub const ELICIT_ERR_BUSY: elicit_result = 113;
 
 /// The declaration is not valid JSON.
 pub const ELICIT_ERR_DECLARATION_JSON: elicit_result = 200;
@@ -186,6 +190,8 @@ pub fn code_of(e: &Error) -> elicit_result {
         // The C ABI's handshake constructor takes no state or replies: only a Rust caller
         // can meet it.
         Error::HandshakeInputs { .. } => ELICIT_ERR_INVALID_ARGUMENT,
+        // The host passed the request's sealed `requestState` where the plaintext goes.
+        Error::SealedState => ELICIT_ERR_INVALID_ARGUMENT,
         Error::MissingCapability { .. } => ELICIT_ERR_MISSING_CAPABILITY,
         Error::WrongReply { .. } => ELICIT_ERR_WRONG_REPLY,
         Error::AcceptedWithoutContent { .. } => ELICIT_ERR_ACCEPTED_WITHOUT_CONTENT,
@@ -320,6 +326,7 @@ codes! {
     ELICIT_ERR_WRONG_TYPE => "the value has another JSON type than the call reads",
     ELICIT_ERR_MEMORY_TOO_SMALL => "the memory given is smaller than the *_size() query says",
     ELICIT_ERR_MEMORY_ALIGN => "the memory given is not aligned to ELICIT_NOALLOC_ALIGN",
+    ELICIT_ERR_BUSY => "another thread is using the handle right now; nothing changed",
     ELICIT_ERR_DECLARATION_JSON => "the declaration is not valid JSON",
     ELICIT_ERR_DECLARATION => "the declaration is invalid",
     ELICIT_ERR_DUPLICATE_NAME => "two parameters share a name",
@@ -463,6 +470,7 @@ mod tests {
             Error::HandshakeInputs {
                 input: "requestState",
             },
+            Error::SealedState,
             Error::MissingCapability {
                 param: name,
                 kind: elicit_core::InputKind::Url,

@@ -1,6 +1,6 @@
 //! `elicit_round`: one round of one call.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, TryLockError};
 
 use elicit_core::{Capabilities, Era, Inputs as RoundInputs, Round, Style};
 use elicit_ffi_noalloc::abi;
@@ -9,7 +9,7 @@ use self_cell::MutBorrow;
 use crate::plan::{elicit_plan, PlanInner};
 use crate::{
     catch, check_out, construct, elicit_result, optional_input, out_param, utf8, write_text, Fail,
-    ELICIT_DEFAULT_WORKSPACE, ELICIT_ERR_INDEX, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
+    ELICIT_DEFAULT_WORKSPACE, ELICIT_ERR_BUSY, ELICIT_ERR_INDEX, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
     ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_MAX_PARAMS, ELICIT_OK,
 };
 
@@ -55,56 +55,107 @@ self_cell::self_cell!(
 /// of everything the host hands it later; it refers to its plan by reference count, so
 /// the plan may be freed first.
 ///
-/// A round is not thread-safe: use it from one thread at a time (it may move between
-/// threads). Every round function takes a non-const pointer because a failing call
-/// records its message (see `elicit_round_last_error`).
+/// A round is used by one thread at a time (it may move between threads): a call that
+/// enters a round while another thread is inside a call on it returns
+/// `ELICIT_ERR_BUSY` and changes nothing, never a race. Every round function takes a
+/// non-const pointer because a failing call records its message (see
+/// `elicit_round_last_error`).
 pub struct elicit_round {
+    /// The round's state, entered by one call at a time: a second thread's `try_lock`
+    /// fails and its call returns `ELICIT_ERR_BUSY` (it never waits: a host that shares a
+    /// round between threads has a bug worth a code, not a hidden queue).
+    state: Mutex<RoundState>,
+}
+
+// Several threads may call into one round at once (one gets in, the others get
+// ELICIT_ERR_BUSY): the handle must be Sync, which its lock makes it when the state is
+// Send. Checked here, at compile time.
+const _: fn() = || {
+    fn sync<T: Sync + Send>() {}
+    sync::<elicit_round>();
+};
+
+/// What a round's calls read and change, behind its lock.
+struct RoundState {
     inner: RoundInner,
     last_error: String,
     poisoned: bool,
 }
 
-/// Run `f` on a round's engine: NULL and poison checks, the panic wrapper, recording
-/// the message of a failure, poisoning on panic.
+/// The failure a call on a round that another thread is inside of returns.
+fn busy() -> Fail {
+    Fail::abi(
+        ELICIT_ERR_BUSY,
+        "round",
+        "is in use by another thread right now; use a round from one thread at a time",
+    )
+}
+
+/// Run `f` on a round's engine: NULL, busy and poison checks, the panic wrapper,
+/// recording the message of a failure, poisoning on panic.
 ///
 /// # Safety
-/// `round` must be NULL or a live handle, not in use by another thread.
+/// `round` must be NULL or a live handle.
 pub(crate) unsafe fn with_round(
     round: *mut elicit_round,
     f: impl FnOnce(&mut Engine<'_>) -> Result<(), Fail>,
 ) -> elicit_result {
-    // SAFETY: the caller guarantees NULL or a live, unshared handle.
-    let Some(h) = (unsafe { round.as_mut() }) else {
+    // SAFETY: the caller guarantees NULL or a live handle; it is only read through a
+    // shared reference, and its state only behind the lock.
+    let Some(h) = (unsafe { round.cast_const().as_ref() }) else {
         return ELICIT_ERR_NULL;
     };
-    if h.poisoned {
+    let mut state = match h.state.try_lock() {
+        Ok(state) => state,
+        Err(TryLockError::WouldBlock) => return busy().code(),
+        // Every call runs inside `catch`, so no panic unwinds through the lock; were
+        // one to, the round is poisoned as after any panic.
+        Err(TryLockError::Poisoned(p)) => {
+            let mut state = p.into_inner();
+            state.poisoned = true;
+            state
+        }
+    };
+    if state.poisoned {
         return ELICIT_ERR_POISONED;
     }
-    let inner = &mut h.inner;
+    let state = &mut *state;
+    let inner = &mut state.inner;
     match catch(|| inner.with_dependent_mut(|_, engine| f(engine))) {
         Ok(Ok(())) => ELICIT_OK,
         Ok(Err(fail)) => {
-            h.last_error = fail.message();
+            state.last_error = fail.message();
             fail.code()
         }
         Err(panic) => {
-            h.poisoned = true;
-            h.last_error = panic.message();
+            state.poisoned = true;
+            state.last_error = panic.message();
             ELICIT_ERR_PANIC
         }
     }
 }
 
 /// The texts a new round copies.
-struct Inputs<'i> {
-    arguments: &'i [u8],
-    request_state: Option<&'i [u8]>,
-    input_responses: Option<&'i [u8]>,
-    capabilities: Capabilities,
-    workspace: usize,
+pub(crate) struct Inputs<'i> {
+    pub(crate) arguments: &'i [u8],
+    pub(crate) request_state: Option<&'i [u8]>,
+    pub(crate) input_responses: Option<&'i [u8]>,
+    pub(crate) capabilities: Capabilities,
+    pub(crate) workspace: usize,
 }
 
 fn new_round(plan: &elicit_plan, era: Era, inputs: Inputs<'_>) -> Result<RoundInner, Fail> {
+    Ok(build_round(&plan.inner, era, inputs)??)
+}
+
+/// A round of `plan` over copies of `inputs`: the outer error is the ABI's (not UTF-8,
+/// too large), the inner one the engine's refusal of the inputs (the call level turns
+/// it into the request's reply).
+pub(crate) fn build_round(
+    plan: &Arc<PlanInner>,
+    era: Era,
+    inputs: Inputs<'_>,
+) -> Result<Result<RoundInner, elicit_core::Error>, Fail> {
     let workspace = if inputs.workspace == 0 {
         ELICIT_DEFAULT_WORKSPACE
     } else {
@@ -160,7 +211,7 @@ fn new_round(plan: &elicit_plan, era: Era, inputs: Inputs<'_>) -> Result<RoundIn
         })?
         .into_boxed_str();
     let owner = RoundOwner {
-        plan: Arc::clone(&plan.inner),
+        plan: Arc::clone(plan),
         texts,
         lens,
         workspace: MutBorrow::new(space.into_boxed_slice()),
@@ -185,7 +236,7 @@ fn new_round(plan: &elicit_plan, era: Era, inputs: Inputs<'_>) -> Result<RoundIn
         }
         .with_capabilities(capabilities);
         Engine::new(o.plan.plan(), era, round_inputs, o.workspace.borrow_mut())
-    })?)
+    }))
 }
 
 /// The kinds a client declared, from its ClientCapabilities JSON; NULL (with length 0)
@@ -242,9 +293,11 @@ unsafe fn new_in(
             }
         };
         *out = Box::into_raw(Box::new(elicit_round {
-            inner: new_round(h, era, inputs)?,
-            last_error: String::new(),
-            poisoned: false,
+            state: Mutex::new(RoundState {
+                inner: new_round(h, era, inputs)?,
+                last_error: String::new(),
+                poisoned: false,
+            }),
         }));
         Ok(())
     };
@@ -728,8 +781,13 @@ pub unsafe extern "C" fn elicit_round_last_error(
     let Some(h) = (unsafe { round.as_ref() }) else {
         return ELICIT_ERR_NULL;
     };
+    let state = match h.state.try_lock() {
+        Ok(state) => state,
+        Err(TryLockError::WouldBlock) => return busy().code(),
+        Err(TryLockError::Poisoned(p)) => p.into_inner(),
+    };
     // SAFETY: forwarded from the caller's contract.
-    match catch(|| unsafe { write_text(buf, cap, out_len, &h.last_error) }) {
+    match catch(|| unsafe { write_text(buf, cap, out_len, &state.last_error) }) {
         Ok(Ok(())) => ELICIT_OK,
         Ok(Err(f)) | Err(f) => f.code(),
     }
@@ -853,6 +911,113 @@ mod tests {
             );
             assert!(msg.contains("panic"), "{msg}");
             elicit_round_free(round);
+        }
+    }
+
+    /// A call entering a round another thread is inside of returns ELICIT_ERR_BUSY and
+    /// changes nothing; once the other call is over, the round works as before.
+    #[test]
+    fn a_second_thread_inside_a_round_gets_busy() {
+        struct Handle(*mut elicit_round);
+        // SAFETY: the test moves the handle to one other thread, and every access to the
+        // round's state goes through its lock.
+        unsafe impl Send for Handle {}
+        let round = handshake_round(DECL, b"{}");
+        // SAFETY: a live round; its state is only touched under its lock.
+        let held = unsafe { &(*round).state }.lock().unwrap();
+        let other = Handle(round);
+        let codes = std::thread::spawn(move || {
+            let other = other;
+            let (mut step, mut param) = (0u32, 0usize);
+            let mut n = 0usize;
+            // SAFETY: a live round (freed only after this thread is joined).
+            unsafe {
+                [
+                    elicit_round_poll(other.0, &mut step, &mut param),
+                    elicit_round_last_error(other.0, core::ptr::null_mut(), 0, &mut n),
+                    step,
+                ]
+            }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(codes, [ELICIT_ERR_BUSY, ELICIT_ERR_BUSY, 0]);
+        drop(held);
+        let (mut step, mut param) = (0u32, 0usize);
+        // SAFETY: a live round, used by this thread alone now.
+        unsafe {
+            assert_eq!(elicit_round_poll(round, &mut step, &mut param), ELICIT_OK);
+            assert_eq!((step, param), (ELICIT_STEP_ASK, 0));
+            elicit_round_free(round);
+        }
+    }
+
+    /// A sealed token passed where the plaintext state goes is refused with a message
+    /// saying to unseal it (read as a state it would be "no progress", and the round
+    /// would ask the same questions forever).
+    #[test]
+    fn a_sealed_token_as_the_state_is_refused() {
+        let mut plan: *mut elicit_plan = core::ptr::null_mut();
+        let mut round: *mut elicit_round = core::ptr::null_mut();
+        let null = core::ptr::null_mut();
+        let args = b"{}";
+        let mut err = [0u8; crate::ELICIT_MESSAGE_CAP];
+        // SAFETY: valid buffers throughout.
+        unsafe {
+            assert_eq!(
+                elicit_plan_new(DECL.as_ptr(), DECL.len(), &mut plan, null, 0, null.cast()),
+                ELICIT_OK
+            );
+            for state in [&b"v1.AAAAAAAAAAAAAAAAAAAAAA"[..], b" \"v1.AAAA\""] {
+                let mut n = 0usize;
+                let code = elicit_round_new_modern(
+                    plan,
+                    args.as_ptr(),
+                    args.len(),
+                    state.as_ptr(),
+                    state.len(),
+                    core::ptr::null(),
+                    0,
+                    core::ptr::null(),
+                    0,
+                    0,
+                    &mut round,
+                    err.as_mut_ptr(),
+                    err.len(),
+                    &mut n,
+                );
+                assert_eq!(code, crate::ELICIT_ERR_INVALID_ARGUMENT);
+                assert!(round.is_null());
+                let msg = core::str::from_utf8(&err[..n]).unwrap();
+                assert!(
+                    msg.contains("sealed token") && msg.contains("unseal it"),
+                    "{msg}"
+                );
+            }
+            // A plaintext state that cannot be read stays "no progress", as in the
+            // reference.
+            let state = b"not a state";
+            assert_eq!(
+                elicit_round_new_modern(
+                    plan,
+                    args.as_ptr(),
+                    args.len(),
+                    state.as_ptr(),
+                    state.len(),
+                    core::ptr::null(),
+                    0,
+                    core::ptr::null(),
+                    0,
+                    0,
+                    &mut round,
+                    null,
+                    0,
+                    null.cast(),
+                ),
+                ELICIT_OK
+            );
+            elicit_round_free(round);
+            elicit_plan_free(plan);
         }
     }
 

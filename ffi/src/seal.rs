@@ -48,7 +48,7 @@ type CoreSealer<'a> = Sealer<'a, ELICIT_MAX_KEYS>;
 
 self_cell::self_cell!(
     /// A sealer and the audience text it borrows, freed together.
-    struct SealerInner {
+    pub(crate) struct SealerInner {
         owner: Option<Box<str>>,
         #[covariant]
         dependent: CoreSealer,
@@ -243,29 +243,7 @@ pub unsafe extern "C" fn elicit_sealer_new(
         let out = unsafe { out_param(out, "out") }?;
         // SAFETY: forwarded from the caller's contract.
         let audience = unsafe { optional_text(audience, audience_len, "audience") }?;
-        let ttl = if ttl_secs == 0.0 {
-            f64::from(ELICIT_DEFAULT_TTL_SECS)
-        } else {
-            ttl_secs
-        };
-        if !(ttl.is_finite() && ttl > 0.0) {
-            return Err(Fail::owned(
-                ELICIT_ERR_INVALID_ARGUMENT,
-                format!("ttl_secs is {ttl_secs}; pass a positive finite number of seconds, or 0 for the default 600"),
-            ));
-        }
-        let refs: Vec<&[u8]> = ring.secrets.iter().map(|s| s.as_slice()).collect();
-        let keys = build_ring(&refs)?;
-        let sealer = SealerInner::try_new(audience.map(Box::from), |a| {
-            Sealer::new(keys, a.as_deref()).with_ttl(ttl)
-        })
-        .map_err(|_| {
-            Fail::abi(
-                ELICIT_ERR_INVALID_ARGUMENT,
-                "ttl_secs",
-                "must be a positive finite number of seconds, or 0 for the default 600",
-            )
-        })?;
+        let sealer = make_sealer(ring, audience, ttl_secs)?;
         *out = Box::into_raw(Box::new(elicit_sealer {
             sealer,
             poisoned: AtomicBool::new(false),
@@ -274,6 +252,39 @@ pub unsafe extern "C" fn elicit_sealer_new(
     };
     // SAFETY: forwarded from the caller's contract.
     unsafe { construct(run, (err_buf, err_cap, err_len)) }
+}
+
+/// A sealer from `ring`'s keys for `audience` with a TTL of `ttl_secs` (0: the
+/// default), as `elicit_sealer_new` and `elicit_server_new` make one.
+pub(crate) fn make_sealer(
+    ring: &elicit_key_ring,
+    audience: Option<&str>,
+    ttl_secs: f64,
+) -> Result<SealerInner, Fail> {
+    let ttl = if ttl_secs == 0.0 {
+        f64::from(ELICIT_DEFAULT_TTL_SECS)
+    } else {
+        ttl_secs
+    };
+    if !(ttl.is_finite() && ttl > 0.0) {
+        return Err(Fail::owned(
+        ELICIT_ERR_INVALID_ARGUMENT,
+        format!("ttl_secs is {ttl_secs}; pass a positive finite number of seconds, or 0 for the default 600"),
+        ));
+    }
+    let refs: Vec<&[u8]> = ring.secrets.iter().map(|s| s.as_slice()).collect();
+    let keys = build_ring(&refs)?;
+    let sealer = SealerInner::try_new(audience.map(Box::from), |a| {
+        Sealer::new(keys, a.as_deref()).with_ttl(ttl)
+    })
+    .map_err(|_| {
+        Fail::abi(
+            ELICIT_ERR_INVALID_ARGUMENT,
+            "ttl_secs",
+            "must be a positive finite number of seconds, or 0 for the default 600",
+        )
+    })?;
+    Ok(sealer)
 }
 
 /// Release a sealer. NULL is accepted and ignored. Never free the same handle twice,

@@ -981,6 +981,93 @@ static void test_threads(void) {
     elicit_plan_free(p);
 }
 
+/* Two threads on one round: a call entering the round while the other thread is inside
+ * one gets ELICIT_ERR_BUSY and changes nothing, never a race; afterwards the round works. */
+
+#define SHARED_CALLS 2000
+
+struct sharer {
+    elicit_round *round;
+    int ok;
+    int busy;
+};
+
+static void *share(void *arg) {
+    struct sharer *s = arg;
+    int i;
+    s->ok = 1;
+    for (i = 0; i < SHARED_CALLS; i++) {
+        uint32_t step = 0;
+        size_t param = 0, n = 0;
+        char buf[4096];
+        elicit_result rc = elicit_round_poll(s->round, &step, &param);
+        if (rc == ELICIT_ERR_BUSY) {
+            s->busy++;
+        } else if (rc != ELICIT_OK || step != ELICIT_STEP_INPUT_REQUIRED) {
+            s->ok = 0;
+        }
+        rc = elicit_round_input_requests(s->round, 0, (uint8_t *)buf, sizeof buf, &n);
+        if (rc == ELICIT_ERR_BUSY) {
+            s->busy++;
+        } else if (rc != ELICIT_OK || n == 0) {
+            s->ok = 0;
+        }
+        rc = elicit_round_last_error(s->round, (uint8_t *)buf, sizeof buf, &n);
+        if (rc == ELICIT_ERR_BUSY) {
+            s->busy++;
+        } else if (rc != ELICIT_OK) {
+            s->ok = 0;
+        }
+    }
+    return NULL;
+}
+
+static void test_round_shared_by_threads(void) {
+    elicit_plan *p = plan_of(BOOKING);
+    elicit_round *r = NULL;
+    pthread_t threads[2];
+    struct sharer sharers[2];
+    uint32_t step = 0;
+    size_t param = 0;
+    int i, started = 0;
+    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+       ELICIT_OK);
+    for (i = 0; i < 2; i++) {
+        sharers[i].round = r;
+        sharers[i].ok = 0;
+        sharers[i].busy = 0;
+        if (pthread_create(&threads[i], NULL, share, &sharers[i]) == 0) started++;
+    }
+    CHECK(started == 2);
+    for (i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(sharers[i].ok);
+    }
+    printf("a round shared by two threads: %d + %d calls got ELICIT_ERR_BUSY\n", sharers[0].busy,
+           sharers[1].busy);
+    RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
+    CHECK(step == ELICIT_STEP_INPUT_REQUIRED);
+    CHECK(strcmp(elicit_result_name(ELICIT_ERR_BUSY), "ELICIT_ERR_BUSY") == 0);
+    elicit_round_free(r);
+    elicit_plan_free(p);
+}
+
+/* A sealed token handed over as the plaintext state is refused, saying to unseal it
+ * (read as a state it would be "no progress": the same questions forever). */
+static void test_sealed_token_as_state(void) {
+    elicit_plan *p = plan_of(BOOKING);
+    elicit_round *r = NULL;
+    char err[ELICIT_MESSAGE_CAP + 1];
+    size_t n = 0;
+    RC(elicit_round_new_modern(p, S("{}"), S("v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), NULL, 0, NULL,
+                               0, 0, &r, (uint8_t *)err, sizeof err - 1, &n),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(r == NULL);
+    err[n] = '\0';
+    CHECK(strstr(err, "sealed token") != NULL && strstr(err, "unseal it") != NULL);
+    elicit_plan_free(p);
+}
+
 /* ------------------------------------------------- sealing (elicit_key_ring, elicit_sealer) */
 
 static const uint8_t KEY_A[32] = {0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42,
@@ -1730,6 +1817,8 @@ int main(void) {
     test_failures();
     test_plan_freed_first();
     test_threads();
+    test_round_shared_by_threads();
+    test_sealed_token_as_state();
     test_key_ring();
     test_sealer_new();
     test_seal();
