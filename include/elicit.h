@@ -44,6 +44,22 @@
 #define ELICIT_DEFAULT_WORKSPACE 65536
 
 /**
+ * `elicit_server_entry.method`: the plan serves `tools/call` of the tool it names.
+ */
+#define ELICIT_METHOD_TOOLS_CALL 0
+
+/**
+ * `elicit_server_entry.method`: the plan serves `prompts/get` of the prompt it names.
+ */
+#define ELICIT_METHOD_PROMPTS_GET 1
+
+/**
+ * `elicit_server_entry.method`: the plan serves `resources/read` of the URI in
+ * `elicit_server_entry.target`.
+ */
+#define ELICIT_METHOD_RESOURCES_READ 2
+
+/**
  * Kind from `elicit_plan_param_kind`: form elicitation, asked with method
  * `elicitation/create` and params `{"mode":"form","message":...,"requestedSchema":...}`;
  * the client answers with an ElicitResult carrying the content.
@@ -85,6 +101,14 @@
  * Most keys an `elicit_key_ring` holds.
  */
 #define ELICIT_MAX_KEYS 8
+
+/**
+ * One request served from a server (opaque): made with `elicit_call_new`, stepped
+ * with `elicit_call_next` until `ELICIT_STEP_REPLY`, freed with `elicit_call_free`.
+ * Used by one thread at a time: a function entering a call while another thread is
+ * inside one returns `ELICIT_ERR_BUSY` and changes nothing.
+ */
+typedef struct elicit_call elicit_call;
 
 /**
  * A rotation ring of AES-256-GCM keys for sealing `requestState` (opaque): the first
@@ -147,9 +171,418 @@ typedef struct elicit_round elicit_round;
  */
 typedef struct elicit_sealer elicit_sealer;
 
+/**
+ * A server's declarations and keys (opaque): made once with `elicit_server_new`, freed
+ * with `elicit_server_free`. Immutable and thread-safe: any number of threads may make
+ * calls from one server at once. Calls keep what they need of it alive, so it may be
+ * freed while calls are in use.
+ */
+typedef struct elicit_server elicit_server;
+
+/**
+ * One declaration a server serves: a plan, the request method that runs it and its
+ * target.
+ */
+typedef struct elicit_server_entry {
+    /**
+     * The compiled declaration (the server keeps a reference: the plan may be freed
+     * after `elicit_server_new`).
+     */
+    const struct elicit_plan *plan;
+    /**
+     * `ELICIT_METHOD_TOOLS_CALL`, `ELICIT_METHOD_PROMPTS_GET` or
+     * `ELICIT_METHOD_RESOURCES_READ`.
+     */
+    uint32_t method;
+    /**
+     * The name (or, for a resource, the URI) the request targets, UTF-8; NULL with
+     * length 0 for the plan's own tool name (a resource always needs its URI).
+     */
+    const char *target;
+    /**
+     * The length of `target` in bytes.
+     */
+    size_t target_len;
+} elicit_server_entry;
+
+/**
+ * What a server is made from (`elicit_server_new`); read during the call only.
+ */
+typedef struct elicit_server_config {
+    /**
+     * The declarations served: `entry_count` entries.
+     */
+    const struct elicit_server_entry *entries;
+    /**
+     * How many entries `entries` points to (at least one).
+     */
+    size_t entry_count;
+    /**
+     * The key ring that seals and unseals `requestState` (the server derives its own
+     * keys: the ring may be freed after `elicit_server_new`).
+     */
+    const struct elicit_key_ring *keys;
+    /**
+     * The audience the tokens are bound to (the server's name), UTF-8; NULL with length
+     * 0 for none.
+     */
+    const char *audience;
+    /**
+     * The length of `audience` in bytes.
+     */
+    size_t audience_len;
+    /**
+     * How long a token lives, in seconds; 0 for the MCP Python SDK's default, 600.
+     */
+    double ttl_secs;
+    /**
+     * Each call's workspace in bytes; 0 for `ELICIT_DEFAULT_WORKSPACE`.
+     */
+    size_t workspace_size;
+} elicit_server_config;
+
+/**
+ * One request as the transport received it, for `elicit_call_new`; read during the
+ * call only (the call copies what it keeps).
+ */
+typedef struct elicit_request {
+    /**
+     * The JSON-RPC `id` as received (its JSON text: `7` or `"a"`), UTF-8; required.
+     */
+    const char *id;
+    /**
+     * The length of `id` in bytes.
+     */
+    size_t id_len;
+    /**
+     * The JSON-RPC method: `tools/call`, `prompts/get` or `resources/read`.
+     */
+    const char *method;
+    /**
+     * The length of `method` in bytes.
+     */
+    size_t method_len;
+    /**
+     * The request's `params` object exactly as received, UTF-8 JSON; NULL with length
+     * 0 when the request had none.
+     */
+    const char *params;
+    /**
+     * The length of `params` in bytes.
+     */
+    size_t params_len;
+    /**
+     * The authenticated principal the state is bound to (as the MCP Python SDK binds
+     * it), UTF-8; NULL with length 0 for none.
+     */
+    const char *principal;
+    /**
+     * The length of `principal` in bytes.
+     */
+    size_t principal_len;
+    /**
+     * The protocol version the connection negotiated in `initialize`, UTF-8; NULL with
+     * length 0 when there was no `initialize` (a 2026-07-28 request says its own
+     * version in `_meta`, which wins).
+     */
+    const char *protocol_version;
+    /**
+     * The length of `protocol_version` in bytes.
+     */
+    size_t protocol_version_len;
+    /**
+     * The `capabilities` the client sent in `initialize`, UTF-8 JSON; NULL with length 0
+     * when there was none (a 2026-07-28 request carries its own in `_meta`, which win).
+     */
+    const char *client_capabilities;
+    /**
+     * The length of `client_capabilities` in bytes.
+     */
+    size_t client_capabilities_len;
+    /**
+     * The time, in seconds since the Unix epoch (`elicit_os_time`).
+     */
+    double now;
+    /**
+     * `ELICIT_SEAL_RANDOM_LEN` fresh random bytes (`elicit_os_random`) for sealing the
+     * state this call may hand out.
+     */
+    const uint8_t *random;
+    /**
+     * The length of `random`: `ELICIT_SEAL_RANDOM_LEN`.
+     */
+    size_t random_len;
+} elicit_request;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Make a server from `config`: its declarations (each a plan with the method and
+ * target that run it), the key ring that seals and unseals `requestState`, the
+ * audience and TTL of its tokens, and each call's workspace size.
+ *
+ * On success `*out` receives a server the caller owns and must release with
+ * `elicit_server_free`. On failure `*out` is untouched and the message is written to
+ * the optional `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes:
+ * `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (no entry, an
+ * unknown method, a resource without its URI, the same target twice, a bad TTL),
+ * `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `config` NULL or valid for a read, its pointers as documented on
+ * `elicit_server_config`; `out` valid for a write; `err_buf` NULL or valid for
+ * `err_cap` bytes; `err_len` NULL or writable.
+ */
+elicit_result elicit_server_new(const struct elicit_server_config *config,
+                                struct elicit_server **out,
+                                char *err_buf,
+                                size_t err_cap,
+                                size_t *err_len);
+
+/**
+ * Release a server. NULL is accepted and ignored. Never free the same handle twice;
+ * calls made from it stay valid.
+ *
+ * # Safety
+ * `server` must be NULL or a handle from `elicit_server_new` not yet freed.
+ */
+void elicit_server_free(struct elicit_server *server);
+
+/**
+ * Start serving `request` from `server`: the call reads the era (the request's `_meta`
+ * or the negotiated version), the target, `arguments`, `inputResponses`,
+ * `requestState` (unsealing it) and the client's capabilities itself. Then call
+ * `elicit_call_next` until it returns `ELICIT_STEP_REPLY`, and send
+ * `elicit_call_reply`.
+ *
+ * A request the server cannot serve as sent (malformed `params`, a `requestState`
+ * that does not verify, malformed `inputResponses`, ...) is not a failure here: the
+ * call starts at `ELICIT_STEP_REPLY` with the JSON-RPC error written.
+ *
+ * On success `*out` receives a call the caller owns and must release with
+ * `elicit_call_free`. On failure `*out` is untouched and the message is written to the
+ * optional `(err_buf, err_cap, err_len)`. Codes: `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`,
+ * `ELICIT_ERR_INVALID_ARGUMENT` (a method other than the three, an id that is not a
+ * JSON number or string, a bad `now` or `random`), `ELICIT_ERR_NOT_FOUND` (the server
+ * has no declaration for the request's target: serve it some other way),
+ * `ELICIT_ERR_TOO_LARGE`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `server` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+ * pairs NULL or valid for `len` readable bytes; `out` valid for a write; `err_buf` NULL
+ * or valid for `err_cap` bytes; `err_len` NULL or writable.
+ */
+elicit_result elicit_call_new(const struct elicit_server *server,
+                              const struct elicit_request *request,
+                              struct elicit_call **out,
+                              char *err_buf,
+                              size_t err_cap,
+                              size_t *err_len);
+
+/**
+ * Advance the call and say what it needs next: `*step` receives
+ * - `ELICIT_STEP_RESOLVE`: run the resolver of parameter `*param` (its name:
+ *   `elicit_call_param_name`; its inputs: `elicit_call_resolve_inputs`) and answer
+ *   with `elicit_call_resolve_value` or `elicit_call_resolve_question`;
+ * - `ELICIT_STEP_ASK` (handshake era): send the request `elicit_call_request` writes
+ *   to the client (add `"jsonrpc":"2.0"` and an id of yours) and pass its response to
+ *   `elicit_call_answer`;
+ * - `ELICIT_STEP_DONE`: every parameter is settled: run the body with
+ *   `elicit_call_values` and give its text to `elicit_call_finish`;
+ * - `ELICIT_STEP_REPLY`: the reply is written: send `elicit_call_reply` and free the
+ *   call.
+ *
+ * `*param` is `ELICIT_NO_PARAM` for DONE and REPLY. Call it again after every answer
+ * (calling it twice without answering returns the same step). Codes: `ELICIT_OK`
+ * (every refusal of the request is a reply, not a code), `ELICIT_ERR_NULL`,
+ * `ELICIT_ERR_BUSY`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `call` NULL or live; `step` and `param` valid for writes.
+ */
+elicit_result elicit_call_next(struct elicit_call *call, uint32_t *step, size_t *param);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: answer with the value the resolver returned (any UTF-8
+ * JSON), as `elicit_round_resolve_value` does. Then `elicit_call_next`.
+ *
+ * # Safety
+ * `call` NULL or live; `value` valid for `value_len` readable bytes.
+ */
+elicit_result elicit_call_resolve_value(struct elicit_call *call,
+                                        const char *value,
+                                        size_t value_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: answer with a question, UTF-8 JSON in the parameter's
+ * kind's shape (`{"message":...}` for a form question, with optional `title`,
+ * `description`, `type`), as `elicit_round_resolve_question` does. Then
+ * `elicit_call_next`.
+ *
+ * # Safety
+ * `call` NULL or live; `question` valid for `question_len` readable bytes.
+ */
+elicit_result elicit_call_resolve_question(struct elicit_call *call,
+                                           const char *question,
+                                           size_t question_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE` of a form parameter: answer with a question from plain
+ * text (UTF-8, the message shown to the user): the library writes and escapes the JSON
+ * (`{"message":...}`), as `elicit_round_resolve_question_text` does without a title
+ * or description. Then `elicit_call_next`.
+ *
+ * # Safety
+ * `call` NULL or live; `message` valid for `message_len` readable bytes.
+ */
+elicit_result elicit_call_resolve_question_text(struct elicit_call *call,
+                                                const char *message,
+                                                size_t message_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: the resolver's input called `name` (UTF-8,
+ * `name_len` bytes), a JSON string, as its decoded text (UTF-8, not NUL-terminated):
+ * what a host without a JSON library needs to word a question.
+ * `ELICIT_ERR_NOT_FOUND` when the resolver has no such input, `ELICIT_ERR_WRONG_TYPE`
+ * when it is not a string (read `elicit_call_resolve_inputs` instead). Output
+ * convention as for `elicit_call_reply`.
+ *
+ * # Safety
+ * `call` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or valid
+ * for `cap` writable bytes; `out_len` valid for a write.
+ */
+elicit_result elicit_call_resolve_input_text(struct elicit_call *call,
+                                             const char *name,
+                                             size_t name_len,
+                                             char *buf,
+                                             size_t cap,
+                                             size_t *out_len);
+
+/**
+ * During `ELICIT_STEP_ASK` (handshake era): pass the client's JSON-RPC response to the
+ * request `elicit_call_request` wrote, UTF-8 JSON as received (the whole message, or
+ * its `result` alone). A `result` answers the question; an `error` declines a
+ * sampling or roots request and, for an elicitation, ends the call (its reply: the
+ * client's message as the tool error). Then `elicit_call_next`.
+ * `ELICIT_ERR_WRONG_STEP` outside the step; the round's codes as for
+ * `elicit_round_answer` otherwise.
+ *
+ * # Safety
+ * `call` NULL or live; `response` valid for `response_len` readable bytes.
+ */
+elicit_result elicit_call_answer(struct elicit_call *call,
+                                 const char *response,
+                                 size_t response_len);
+
+/**
+ * After `ELICIT_STEP_DONE`: the body's text (UTF-8) becomes the result — a tool's
+ * `{"content":[{"type":"text","text":...}],"isError":false}` (`is_error` true for a
+ * body that failed: `"isError":true`), a prompt's `{"messages":[...]}`, a resource's
+ * `{"contents":[...]}`, with `"resultType":"complete"` on 2026-07-28 — and the call
+ * moves to `ELICIT_STEP_REPLY`. `ELICIT_ERR_WRONG_STEP` before DONE.
+ *
+ * # Safety
+ * `call` NULL or live; `body_text` valid for `body_text_len` readable bytes.
+ */
+elicit_result elicit_call_finish(struct elicit_call *call,
+                                 const char *body_text,
+                                 size_t body_text_len,
+                                 bool is_error);
+
+/**
+ * At `ELICIT_STEP_REPLY`: the whole JSON-RPC response to send, compact UTF-8:
+ * `{"jsonrpc":"2.0","id":<the request's id>,"result":{...}}` or `...,"error":{...}}`
+ * (docs/c-abi.md shows every reply). `ELICIT_ERR_WRONG_STEP` before it.
+ *
+ * The output convention of every `elicit_call_*` reader: `buf` receives the text (not
+ * NUL-terminated) and `*out_len` its length; `buf = NULL, cap = 0` is a size query;
+ * too small is `ELICIT_ERR_BUFFER_TOO_SMALL` with `*out_len` = the size needed.
+ *
+ * # Safety
+ * `call` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+ * for a write.
+ */
+elicit_result elicit_call_reply(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_REPLY`: 0 when the reply is a result, else its JSON-RPC error code
+ * (-32602; -32021, which is HTTP status 400 on HTTP; -32603), to `*code`.
+ *
+ * # Safety
+ * `call` NULL or live; `code` valid for a write.
+ */
+elicit_result elicit_call_reply_code(struct elicit_call *call, int32_t *code);
+
+/**
+ * At `ELICIT_STEP_ASK` (handshake era): the request to send the client,
+ * `{"method":"elicitation/create","params":{...}}` (or `sampling/createMessage`,
+ * `roots/list`); add `"jsonrpc":"2.0"` and an id of yours. Reader convention as for
+ * `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_request(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_RESOLVE` or `ELICIT_STEP_ASK`: the name of the parameter the step
+ * concerns, UTF-8. Reader convention as for `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_param_name(struct elicit_call *call,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_RESOLVE`: the resolver's inputs, `{"need": value, ...}`, compact
+ * UTF-8 JSON, as `elicit_round_resolve_inputs` writes them. Reader convention as for
+ * `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_resolve_inputs(struct elicit_call *call,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_DONE`: the value of every parameter of the declaration (model
+ * arguments and elicited ones), `{"name": value, ...}` in signature order, compact
+ * UTF-8 JSON: what the body runs with. Reader convention as for `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_values(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * The message of the most recent failure on this call, for the host's log: a refused
+ * request's detail (why a `requestState` was rejected, which the client is never
+ * told), a failed round's message, or a contract error's. Empty when none. Reader
+ * convention as for `elicit_call_reply`; works in every step, and on a poisoned call.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_last_error(struct elicit_call *call,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *out_len);
+
+/**
+ * Release a call and everything it owns. NULL is accepted and ignored. Never free the
+ * same handle twice, nor while another thread is inside a function on it.
+ *
+ * # Safety
+ * `call` must be NULL or a handle from `elicit_call_new` not yet freed.
+ */
+void elicit_call_free(struct elicit_call *call);
 
 /**
  * Answer the current `ELICIT_STEP_RESOLVE` with a question built from plain text: the

@@ -13,11 +13,17 @@
 // - Outputs come back as std::string (a size query, then the read).
 // - A Round refers to its Plan by reference count inside the library: destroying the
 //   Plan first is fine.
+// - The call level: elicit::Server (declarations and keys, once) and elicit::Call (one
+//   request as received in, the whole JSON-RPC reply out; docs/c-abi.md).
 // - Sealing: elicit::KeyRing and elicit::Sealer seal and verify requestState as the MCP
 //   Python SDK does; a rejected token throws elicit::RequestStateError (always the
 //   SDK's frozen message; reason() is for the log only).
 #ifndef ELICIT_HPP
 #define ELICIT_HPP
+
+#if !defined(__cplusplus) || (__cplusplus < 201703L && (!defined(_MSVC_LANG) || _MSVC_LANG < 201703L))
+#error "elicit.hpp needs C++17 or later (std::optional, std::string_view): compile with -std=c++17 (MSVC: /std:c++17), or use the C header elicit.h"
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -132,6 +138,8 @@ enum class StepKind : std::uint32_t {
     Ask = ELICIT_STEP_ASK,
     Done = ELICIT_STEP_DONE,
     InputRequired = ELICIT_STEP_INPUT_REQUIRED,
+    /// The call level (elicit::Call::next): the reply is written; send Call::reply().
+    Reply = ELICIT_STEP_REPLY,
 };
 
 /// A step from Round::poll: the kind and the parameter it concerns (ELICIT_NO_PARAM for
@@ -544,6 +552,180 @@ public:
 private:
     explicit Sealer(elicit_sealer *raw) : handle_(raw) {}
     std::unique_ptr<elicit_sealer, detail::SealerDeleter> handle_;
+};
+
+// ------------------------------------------------------------------ the call level
+
+/// One declaration a Server serves: the plan, the method that runs it, and its target
+/// (empty: the plan's tool name; a resource's URI).
+struct Entry {
+    const Plan &plan;
+    std::uint32_t method = ELICIT_METHOD_TOOLS_CALL;
+    std::string_view target = {};
+};
+
+namespace detail {
+
+struct ServerDeleter {
+    void operator()(elicit_server *s) const noexcept { elicit_server_free(s); }
+};
+
+struct CallDeleter {
+    void operator()(elicit_call *c) const noexcept { elicit_call_free(c); }
+};
+
+inline const char *ptr_of(const std::optional<std::string_view> &s) noexcept {
+    return s ? s->data() : nullptr;
+}
+
+inline std::size_t len_of(const std::optional<std::string_view> &s) noexcept {
+    return s ? s->size() : 0;
+}
+
+}  // namespace detail
+
+/// A server's declarations and keys (thread-safe, immutable): made once, then one Call
+/// per request.
+class Server {
+public:
+    /// Throws Error (ELICIT_ERR_INVALID_ARGUMENT: no entry, an unknown method, a
+    /// resource without its URI, a target twice, a bad TTL).
+    static Server create(const std::vector<Entry> &entries, const KeyRing &keys,
+                         std::optional<std::string_view> audience, double ttl_secs = 0,
+                         std::size_t workspace_size = 0) {
+        std::vector<elicit_server_entry> raw;
+        for (const Entry &e : entries) {
+            raw.push_back({e.plan.get(), e.method, e.target.empty() ? nullptr : e.target.data(),
+                           e.target.size()});
+        }
+        elicit_server_config config = {raw.data(), raw.size(), keys.get(),
+                                       detail::ptr_of(audience), detail::len_of(audience),
+                                       ttl_secs, workspace_size};
+        elicit_server *out = nullptr;
+        char err[ELICIT_MESSAGE_CAP];
+        std::size_t err_len = 0;
+        elicit_result rc = elicit_server_new(&config, &out, err, sizeof err, &err_len);
+        if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
+        return Server(out);
+    }
+    const elicit_server *get() const noexcept { return handle_.get(); }
+
+private:
+    explicit Server(elicit_server *raw) : handle_(raw) {}
+    std::unique_ptr<elicit_server, detail::ServerDeleter> handle_;
+};
+
+/// One request as the transport received it (elicit_request): the id's JSON text, the
+/// method, the params exactly as received, the principal, and the version and
+/// capabilities the connection negotiated in initialize (nullopt: none).
+struct CallRequest {
+    std::string_view id;
+    std::string_view method;
+    std::string_view params;
+    std::optional<std::string_view> principal = std::nullopt;
+    std::optional<std::string_view> protocol_version = std::nullopt;
+    std::optional<std::string_view> client_capabilities = std::nullopt;
+};
+
+/// One request served (one thread at a time): step with next() until StepKind::Reply,
+/// then send reply(). Every refusal of the request is a reply; Error is for host
+/// mistakes (ELICIT_ERR_NOT_FOUND from create: not a declaration of this server).
+class Call {
+public:
+    /// Start serving `request` at time `now` (Unix seconds; the OS clock by default),
+    /// with fresh random bytes from the OS for sealing.
+    static Call create(const Server &server, const CallRequest &request,
+                       std::optional<double> now = std::nullopt) {
+        std::vector<std::uint8_t> random = os_random(ELICIT_SEAL_RANDOM_LEN);
+        elicit_request q = {request.id.data(),
+                            request.id.size(),
+                            request.method.data(),
+                            request.method.size(),
+                            request.params.data(),
+                            request.params.size(),
+                            detail::ptr_of(request.principal),
+                            detail::len_of(request.principal),
+                            detail::ptr_of(request.protocol_version),
+                            detail::len_of(request.protocol_version),
+                            detail::ptr_of(request.client_capabilities),
+                            detail::len_of(request.client_capabilities),
+                            now ? *now : os_time(),
+                            random.data(),
+                            random.size()};
+        elicit_call *out = nullptr;
+        char err[ELICIT_MESSAGE_CAP];
+        std::size_t err_len = 0;
+        elicit_result rc = elicit_call_new(server.get(), &q, &out, err, sizeof err, &err_len);
+        if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
+        return Call(out);
+    }
+
+    /// What the call needs next: Resolve (param_name(), resolve_inputs(), then
+    /// resolve_value or resolve_question), Ask (send request(), pass the response to
+    /// answer()), Done (values(), then finish()), Reply (send reply()).
+    Step next() {
+        std::uint32_t kind = 0;
+        std::size_t param = 0;
+        check(elicit_call_next(get(), &kind, &param));
+        return Step{static_cast<StepKind>(kind), param};
+    }
+    std::string param_name() { return read(elicit_call_param_name); }
+    std::string resolve_inputs() { return read(elicit_call_resolve_inputs); }
+    void resolve_value(std::string_view json) {
+        check(elicit_call_resolve_value(get(), json.data(), json.size()));
+    }
+    void resolve_question(std::string_view json) {
+        check(elicit_call_resolve_question(get(), json.data(), json.size()));
+    }
+    /// Handshake era: the request to send ({"method","params"}; add jsonrpc and an id).
+    std::string request() { return read(elicit_call_request); }
+    /// Handshake era: the client's response (whole, or its result).
+    void answer(std::string_view response) {
+        check(elicit_call_answer(get(), response.data(), response.size()));
+    }
+    /// {"name": value, ...}: every parameter, for the body.
+    std::string values() { return read(elicit_call_values); }
+    /// The body's text becomes the result (is_error: the body failed).
+    void finish(std::string_view text, bool is_error = false) {
+        check(elicit_call_finish(get(), text.data(), text.size(), is_error));
+    }
+    /// The whole JSON-RPC response to send.
+    std::string reply() { return read(elicit_call_reply); }
+    /// 0 for a result, else the error's JSON-RPC code.
+    std::int32_t reply_code() {
+        std::int32_t code = 0;
+        check(elicit_call_reply_code(get(), &code));
+        return code;
+    }
+    /// The latest failure's detail, for the log.
+    std::string last_error() { return read(elicit_call_last_error); }
+
+    elicit_call *get() const noexcept { return handle_.get(); }
+
+private:
+    explicit Call(elicit_call *raw) : handle_(raw) {}
+    void check(elicit_result rc) {
+        if (rc == ELICIT_OK) return;
+        std::string message;
+        std::size_t n = 0;
+        if (elicit_call_last_error(get(), nullptr, 0, &n) == ELICIT_OK) {
+            message.resize(n);
+            if (elicit_call_last_error(get(), &message[0], n, &n) != ELICIT_OK) message.clear();
+            message.resize(message.empty() ? 0 : n);
+        }
+        throw Error(rc, message.empty() ? detail::describe(rc, {}) : message);
+    }
+    template <class Reader>
+    std::string read(Reader reader) {
+        std::size_t needed = 0;
+        check(reader(get(), nullptr, 0, &needed));
+        std::string s(needed, '\0');
+        std::size_t len = 0;
+        check(reader(get(), &s[0], s.size(), &len));
+        s.resize(len);
+        return s;
+    }
+    std::unique_ptr<elicit_call, detail::CallDeleter> handle_;
 };
 
 }  // namespace elicit

@@ -152,6 +152,12 @@
 #define ELICIT_STEP_INPUT_REQUIRED 4
 
 /**
+ * Step kind of the call level (`elicit_call_next`): the reply is written; send
+ * `elicit_call_reply` as the request's response.
+ */
+#define ELICIT_STEP_REPLY 5
+
+/**
  * The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE` and
  * `ELICIT_STEP_INPUT_REQUIRED`, which concern no single parameter.
  */

@@ -31,6 +31,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod call;
 #[cfg(feature = "alloc")]
 pub mod decl;
 mod digest;

@@ -372,6 +372,9 @@ pub const ELICIT_STEP_DONE: u32 = 3;
 /// InputRequiredResult built from `elicit_round_input_requests` and (sealed)
 /// `elicit_round_request_state`.
 pub const ELICIT_STEP_INPUT_REQUIRED: u32 = 4;
+/// Step kind of the call level (`elicit_call_next`): the reply is written; send
+/// `elicit_call_reply` as the request's response.
+pub const ELICIT_STEP_REPLY: u32 = 5;
 
 /// The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE` and
 /// `ELICIT_STEP_INPUT_REQUIRED`, which concern no single parameter.

@@ -25,11 +25,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 // the "heap-free surface" section of elicit.h).
 pub use elicit_ffi_noalloc::*;
 
+mod call;
 mod helpers;
 mod plan;
 mod round;
 mod seal;
 
+pub use call::*;
 pub use helpers::*;
 pub use plan::*;
 pub use round::*;

@@ -55,6 +55,13 @@ self_cell::self_cell!(
     }
 );
 
+impl elicit_key_ring {
+    /// Whether a call on this ring panicked.
+    pub(crate) fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::Acquire)
+    }
+}
+
 /// Build the engine's ring from the secrets (validating them).
 fn build_ring(secrets: &[&[u8]]) -> Result<KeyRing<ELICIT_MAX_KEYS>, Fail> {
     KeyRing::new(secrets).map_err(|e| Fail::owned(ELICIT_ERR_INVALID_ARGUMENT, e.to_string()))

@@ -36,7 +36,7 @@ import ctypes
 import os
 import sys
 import threading
-from ctypes import POINTER, c_bool, c_char_p, c_double, c_int64, c_size_t, c_uint8, c_uint32
+from ctypes import POINTER, c_bool, c_char, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint8, c_uint32, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -91,6 +91,23 @@ PlanPtr = POINTER(ElicitPlan)
 RoundPtr = POINTER(ElicitRound)
 KeyRingPtr = POINTER(ElicitKeyRing)
 SealerPtr = POINTER(ElicitSealer)
+
+
+class ElicitServer(ctypes.Structure):
+    """``struct elicit_server`` (opaque: only pointers to it are used)."""
+
+
+class ElicitCall(ctypes.Structure):
+    """``struct elicit_call`` (opaque: only pointers to it are used)."""
+
+
+ServerPtr = POINTER(ElicitServer)
+CallPtr = POINTER(ElicitCall)
+# The call level's reader: (call, char *buf, cap, out_len). This binding serves its
+# calls through the round API (elicit_mcp.mcp builds the envelopes with the MCP SDK's
+# own types); the call level is bound so every header function has its types.
+_CALL_READER: List[Any] = [CallPtr, POINTER(c_char), c_size_t, POINTER(c_size_t)]
+_CALL_TEXT_IN: List[Any] = [CallPtr, c_char_p, c_size_t]
 
 _result = c_uint32
 _u8_in = c_char_p
@@ -222,6 +239,31 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     "elicit_os_time": (_result, [POINTER(c_double)]),
     "elicit_os_random": (_result, [_u8_out, c_size_t]),
+    # The call level (the config and request structs go as pointers to them).
+    "elicit_server_new": (
+        _result,
+        [c_void_p, POINTER(ServerPtr), POINTER(c_char), c_size_t, POINTER(c_size_t)],
+    ),
+    "elicit_server_free": (None, [ServerPtr]),
+    "elicit_call_new": (
+        _result,
+        [ServerPtr, c_void_p, POINTER(CallPtr), POINTER(c_char), c_size_t, POINTER(c_size_t)],
+    ),
+    "elicit_call_free": (None, [CallPtr]),
+    "elicit_call_next": (_result, [CallPtr, POINTER(c_uint32), POINTER(c_size_t)]),
+    "elicit_call_resolve_value": (_result, _CALL_TEXT_IN),
+    "elicit_call_resolve_question": (_result, _CALL_TEXT_IN),
+    "elicit_call_resolve_question_text": (_result, _CALL_TEXT_IN),
+    "elicit_call_resolve_input_text": (_result, [*_CALL_TEXT_IN, POINTER(c_char), c_size_t, POINTER(c_size_t)]),
+    "elicit_call_answer": (_result, _CALL_TEXT_IN),
+    "elicit_call_finish": (_result, [*_CALL_TEXT_IN, c_bool]),
+    "elicit_call_reply": (_result, _CALL_READER),
+    "elicit_call_reply_code": (_result, [CallPtr, POINTER(c_int32)]),
+    "elicit_call_request": (_result, _CALL_READER),
+    "elicit_call_param_name": (_result, _CALL_READER),
+    "elicit_call_resolve_inputs": (_result, _CALL_READER),
+    "elicit_call_values": (_result, _CALL_READER),
+    "elicit_call_last_error": (_result, _CALL_READER),
 }
 
 
@@ -351,6 +393,24 @@ class Lib:
     elicit_sealer_unseal: Callable[..., Any]
     elicit_os_time: Callable[..., Any]
     elicit_os_random: Callable[..., Any]
+    elicit_server_new: Callable[..., Any]
+    elicit_server_free: Callable[..., Any]
+    elicit_call_new: Callable[..., Any]
+    elicit_call_free: Callable[..., Any]
+    elicit_call_next: Callable[..., Any]
+    elicit_call_resolve_value: Callable[..., Any]
+    elicit_call_resolve_question: Callable[..., Any]
+    elicit_call_resolve_question_text: Callable[..., Any]
+    elicit_call_resolve_input_text: Callable[..., Any]
+    elicit_call_answer: Callable[..., Any]
+    elicit_call_finish: Callable[..., Any]
+    elicit_call_reply: Callable[..., Any]
+    elicit_call_reply_code: Callable[..., Any]
+    elicit_call_request: Callable[..., Any]
+    elicit_call_param_name: Callable[..., Any]
+    elicit_call_resolve_inputs: Callable[..., Any]
+    elicit_call_values: Callable[..., Any]
+    elicit_call_last_error: Callable[..., Any]
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -20,6 +20,12 @@ NO_PARAM = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
 
 REQUESTS_CLIENT_VIEW = 1
 
+#: ``ELICIT_METHOD_*``: the request method an ``elicit_server_entry`` serves (the C
+#: call level; this package serves its calls through the round API).
+METHOD_TOOLS_CALL = 0
+METHOD_PROMPTS_GET = 1
+METHOD_RESOURCES_READ = 2
+
 #: ``ELICIT_NOALLOC_*``: limits of the heap-free surface (for C firmware; not bound here).
 NOALLOC_MAX_PARAMS = 16
 NOALLOC_MAX_KEYS = 2
@@ -61,6 +67,7 @@ class StepKind(enum.IntEnum):
     ASK = 2
     DONE = 3
     INPUT_REQUIRED = 4
+    REPLY = 5
 
 
 class InputKind(enum.IntEnum):

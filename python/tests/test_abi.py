@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 import sys
-from ctypes import POINTER, c_bool, c_char_p, c_double, c_int64, c_size_t, c_uint8, c_uint32
+from ctypes import POINTER, c_bool, c_char, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint8, c_uint32, c_void_p
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -24,6 +24,8 @@ PlanPtr = POINTER(_ffi.ElicitPlan)
 RoundPtr = POINTER(_ffi.ElicitRound)
 KeyRingPtr = POINTER(_ffi.ElicitKeyRing)
 SealerPtr = POINTER(_ffi.ElicitSealer)
+ServerPtr = POINTER(_ffi.ElicitServer)
+CallPtr = POINTER(_ffi.ElicitCall)
 
 #: C type (normalized) → the ctypes type the binding must declare.
 C_TO_CTYPES: Dict[str, Any] = {
@@ -56,6 +58,16 @@ C_TO_CTYPES: Dict[str, Any] = {
     "int64_t *": POINTER(c_int64),
     "double *": POINTER(c_double),
     "double": c_double,
+    "bool": c_bool,
+    "char *": POINTER(c_char),
+    "int32_t *": POINTER(c_int32),
+    "const struct elicit_server_config *": c_void_p,
+    "const struct elicit_request *": c_void_p,
+    "const struct elicit_server *": ServerPtr,
+    "struct elicit_server *": ServerPtr,
+    "struct elicit_server **": POINTER(ServerPtr),
+    "struct elicit_call *": CallPtr,
+    "struct elicit_call **": POINTER(CallPtr),
 }
 
 
@@ -115,7 +127,7 @@ def c_string(value: str) -> str:
 
 def test_header_has_the_functions_the_docs_promise() -> None:
     funcs = header_functions()
-    assert len(funcs) == 44
+    assert len(funcs) == 62
     assert "elicit_round_poll" in funcs and "elicit_round_last_error" in funcs
 
 

@@ -1068,6 +1068,178 @@ static void test_sealed_token_as_state(void) {
     elicit_plan_free(p);
 }
 
+/* ------------------------------------------------------ the call level (elicit_call) */
+
+#define CALL_MODERN_META                                                                          \
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                     \
+    "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}"
+
+static const uint8_t CALL_KEY[32] = {9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+                                     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+
+/* A call of `method` with `params` (`version`, `caps`: from initialize, or NULL). */
+static elicit_result call_of(const elicit_server *server, const char *id, const char *method,
+                             const char *params, const char *version, const char *caps,
+                             elicit_call **out) {
+    uint8_t random[ELICIT_SEAL_RANDOM_LEN] = {0};
+    elicit_request q;
+    memset(&q, 0, sizeof q);
+    q.id = id;
+    q.id_len = strlen(id);
+    q.method = method;
+    q.method_len = strlen(method);
+    q.params = params;
+    q.params_len = strlen(params);
+    q.protocol_version = version;
+    q.protocol_version_len = version ? strlen(version) : 0;
+    q.client_capabilities = caps;
+    q.client_capabilities_len = caps ? strlen(caps) : 0;
+    q.now = 1800000000.0;
+    q.random = random;
+    q.random_len = sizeof random;
+    return elicit_call_new(server, &q, out, NULL, 0, NULL);
+}
+
+static uint32_t call_step(elicit_call *c) {
+    uint32_t step = 0;
+    size_t param = 0;
+    RC(elicit_call_next(c, &step, &param), ELICIT_OK);
+    return step;
+}
+
+static void test_call_level(void) {
+    elicit_plan *p = plan_of(BOOKING);
+    elicit_key_ring *ring = NULL;
+    elicit_server *server = NULL;
+    elicit_call *c = NULL;
+    const uint8_t *keys[1] = {CALL_KEY};
+    size_t lens[1] = {sizeof CALL_KEY};
+    elicit_server_entry entry;
+    elicit_server_config config;
+    char reply[4096];
+    char params[4096];
+    char token[1024];
+    char err[ELICIT_MESSAGE_CAP];
+    size_t n = 0, need = 0;
+    int32_t code = 1;
+    const char *start, *end;
+
+    RC(elicit_key_ring_new(keys, lens, 1, &ring, NULL, 0, NULL), ELICIT_OK);
+    memset(&entry, 0, sizeof entry);
+    entry.plan = p;
+    entry.method = ELICIT_METHOD_TOOLS_CALL;
+    memset(&config, 0, sizeof config);
+    config.entries = &entry;
+    config.entry_count = 1;
+    config.keys = ring;
+    config.audience = "contract";
+    config.audience_len = 8;
+    /* Contract errors are codes, with the message in err. */
+    RC(elicit_server_new(NULL, &server, NULL, 0, NULL), ELICIT_ERR_NULL);
+    entry.method = 7;
+    RC(elicit_server_new(&config, &server, err, sizeof err, &n), ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(server == NULL && n > 0 && memcmp(err, "entries[i].method is 7", 22) == 0);
+    entry.method = ELICIT_METHOD_TOOLS_CALL;
+    RC(elicit_server_new(&config, &server, NULL, 0, NULL), ELICIT_OK);
+    elicit_key_ring_free(ring);
+    elicit_plan_free(p); /* the server keeps its own reference */
+
+    RC(call_of(server, "1", "tools/call", "{\"name\":\"nope\"}", NULL, NULL, &c),
+       ELICIT_ERR_NOT_FOUND);
+    CHECK(c == NULL);
+    RC(call_of(server, "1", "tools/list", "{}", NULL, NULL, &c), ELICIT_ERR_INVALID_ARGUMENT);
+
+    /* Modern era, round 1: the InputRequiredResult, its requestState sealed. */
+    RC(call_of(server, "1", "tools/call", "{\"name\":\"book_flight\"," CALL_MODERN_META "}", NULL,
+               NULL, &c),
+       ELICIT_OK);
+    RC(elicit_call_reply(c, NULL, 0, &n), ELICIT_ERR_WRONG_STEP);
+    CHECK(call_step(c) == ELICIT_STEP_REPLY);
+    RC(elicit_call_reply(c, NULL, 0, &need), ELICIT_OK);
+    RC(elicit_call_reply(c, reply, need - 1, &n), ELICIT_ERR_BUFFER_TOO_SMALL);
+    CHECK(n == need);
+    RC(elicit_call_reply(c, reply, sizeof reply - 1, &n), ELICIT_OK);
+    reply[n] = '\0';
+    CHECK(strncmp(reply,
+                  "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\","
+                  "\"inputRequests\":{\"destination\":{\"method\":\"elicitation/create\"",
+                  120) == 0);
+    RC(elicit_call_reply_code(c, &code), ELICIT_OK);
+    CHECK(code == 0);
+    start = strstr(reply, "\"requestState\":\"v1.");
+    CHECK(start != NULL);
+    if (start == NULL) return;
+    start += 16;
+    end = strchr(start, '"');
+    CHECK(end != NULL && (size_t)(end - start) < sizeof token);
+    if (end == NULL) return;
+    memcpy(token, start, (size_t)(end - start));
+    token[end - start] = '\0';
+    elicit_call_free(c);
+
+    /* Round 2: the answers and the token back; the resolvers run in the host. */
+    snprintf(params, sizeof params,
+             "{\"name\":\"book_flight\",\"requestState\":\"%s\",\"inputResponses\":%s,"
+             CALL_MODERN_META "}",
+             token, ROUND2_RESPONSES);
+    RC(call_of(server, "2", "tools/call", params, NULL, NULL, &c), ELICIT_OK);
+    CHECK(call_step(c) == ELICIT_STEP_RESOLVE);
+    RC(elicit_call_param_name(c, reply, sizeof reply, &n), ELICIT_OK);
+    CHECK(n == 7 && memcmp(reply, "airport", 7) == 0);
+    RC(elicit_call_resolve_inputs(c, reply, sizeof reply, &n), ELICIT_OK);
+    CHECK(n == 23 && memcmp(reply, "{\"destination\":\"Paris\"}", 23) == 0);
+    RC(elicit_call_resolve_input_text(c, "destination", 11, reply, sizeof reply, &n), ELICIT_OK);
+    CHECK(n == 5 && memcmp(reply, "Paris", 5) == 0);
+    RC(elicit_call_resolve_input_text(c, "nope", 4, reply, sizeof reply, &n), ELICIT_ERR_NOT_FOUND);
+    RC(elicit_call_resolve_value(c, "\"CDG\"", 5), ELICIT_OK);
+    CHECK(call_step(c) == ELICIT_STEP_RESOLVE);
+    RC(elicit_call_resolve_question_text(c, "Go?", 3), ELICIT_OK);
+    CHECK(call_step(c) == ELICIT_STEP_REPLY);
+    RC(elicit_call_reply(c, reply, sizeof reply - 1, &n), ELICIT_OK);
+    reply[n] = '\0';
+    CHECK(strstr(reply, "\"inputRequests\":{\"proceed\":{\"method\":\"elicitation/create\","
+                        "\"params\":{\"message\":\"Go?\"") != NULL);
+    elicit_call_free(c);
+
+    /* A tampered token: the SDK's frozen error; the reason is for the log. */
+    snprintf(params, sizeof params,
+             "{\"name\":\"book_flight\",\"requestState\":\"%sA\"," CALL_MODERN_META "}", token);
+    RC(call_of(server, "3", "tools/call", params, NULL, NULL, &c), ELICIT_OK);
+    CHECK(call_step(c) == ELICIT_STEP_REPLY);
+    RC(elicit_call_reply_code(c, &code), ELICIT_OK);
+    CHECK(code == -32602);
+    RC(elicit_call_reply(c, reply, sizeof reply - 1, &n), ELICIT_OK);
+    reply[n] = '\0';
+    CHECK(strcmp(reply, "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":" ELICIT_REQUEST_STATE_ERROR_JSON
+                        "}") == 0);
+    RC(elicit_call_last_error(c, err, sizeof err, &n), ELICIT_OK);
+    CHECK(n > 22 && memcmp(err, "requestState rejected (", 23) == 0);
+    elicit_call_free(c);
+
+    /* Handshake era: one question at a time; the client's response passed back whole. */
+    RC(call_of(server, "\"h\"", "tools/call", "{\"name\":\"book_flight\"}", "2025-11-25",
+               "{\"elicitation\":{}}", &c),
+       ELICIT_OK);
+    CHECK(call_step(c) == ELICIT_STEP_ASK);
+    RC(elicit_call_request(c, reply, sizeof reply - 1, &n), ELICIT_OK);
+    reply[n] = '\0';
+    CHECK(strncmp(reply, "{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\"", 53) ==
+          0);
+    RC(elicit_call_finish(c, "x", 1, false), ELICIT_ERR_WRONG_STEP);
+    RC(elicit_call_answer(c, "{\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-1,\"message\":\"no\"}}",
+                          59),
+       ELICIT_OK);
+    CHECK(call_step(c) == ELICIT_STEP_REPLY);
+    RC(elicit_call_reply(c, reply, sizeof reply - 1, &n), ELICIT_OK);
+    reply[n] = '\0';
+    CHECK(strcmp(reply, "{\"jsonrpc\":\"2.0\",\"id\":\"h\",\"result\":{\"content\":[{\"type\":\"text\","
+                        "\"text\":\"no\"}],\"isError\":true}}") == 0);
+    elicit_call_free(c);
+    elicit_server_free(server);
+    elicit_call_free(NULL);
+    elicit_server_free(NULL);
+}
+
 /* ------------------------------------------------- sealing (elicit_key_ring, elicit_sealer) */
 
 static const uint8_t KEY_A[32] = {0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42, 0x42,
@@ -1819,6 +1991,7 @@ int main(void) {
     test_threads();
     test_round_shared_by_threads();
     test_sealed_token_as_state();
+    test_call_level();
     test_key_ring();
     test_sealer_new();
     test_seal();
