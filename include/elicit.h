@@ -44,22 +44,6 @@
 #define ELICIT_DEFAULT_WORKSPACE 65536
 
 /**
- * `elicit_server_entry.method`: the plan serves `tools/call` of the tool it names.
- */
-#define ELICIT_METHOD_TOOLS_CALL 0
-
-/**
- * `elicit_server_entry.method`: the plan serves `prompts/get` of the prompt it names.
- */
-#define ELICIT_METHOD_PROMPTS_GET 1
-
-/**
- * `elicit_server_entry.method`: the plan serves `resources/read` of the URI in
- * `elicit_server_entry.target`.
- */
-#define ELICIT_METHOD_RESOURCES_READ 2
-
-/**
  * Kind from `elicit_plan_param_kind`: form elicitation, asked with method
  * `elicitation/create` and params `{"mode":"form","message":...,"requestedSchema":...}`;
  * the client answers with an ElicitResult carrying the content.
@@ -101,6 +85,22 @@
  * Most keys an `elicit_key_ring` holds.
  */
 #define ELICIT_MAX_KEYS 8
+
+/**
+ * `elicit_server_entry.method`: the plan serves `tools/call` of the tool it names.
+ */
+#define ELICIT_METHOD_TOOLS_CALL 0
+
+/**
+ * `elicit_server_entry.method`: the plan serves `prompts/get` of the prompt it names.
+ */
+#define ELICIT_METHOD_PROMPTS_GET 1
+
+/**
+ * `elicit_server_entry.method`: the plan serves `resources/read` of the URI in
+ * `elicit_server_entry.target`.
+ */
+#define ELICIT_METHOD_RESOURCES_READ 2
 
 /**
  * One request served from a server (opaque): made with `elicit_call_new`, stepped
@@ -317,371 +317,6 @@ typedef struct elicit_request {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * Make a server from `config`: its declarations (each a plan with the method and
- * target that run it), the key ring that seals and unseals `requestState`, the
- * audience and TTL of its tokens, and each call's workspace size.
- *
- * On success `*out` receives a server the caller owns and must release with
- * `elicit_server_free`. On failure `*out` is untouched and the message is written to
- * the optional `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes:
- * `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (no entry, an
- * unknown method, a resource without its URI, the same target twice, a bad TTL),
- * `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
- *
- * # Safety
- * `config` NULL or valid for a read, its pointers as documented on
- * `elicit_server_config`; `out` valid for a write; `err_buf` NULL or valid for
- * `err_cap` bytes; `err_len` NULL or writable.
- */
-elicit_result elicit_server_new(const struct elicit_server_config *config,
-                                struct elicit_server **out,
-                                char *err_buf,
-                                size_t err_cap,
-                                size_t *err_len);
-
-/**
- * Release a server. NULL is accepted and ignored. Never free the same handle twice;
- * calls made from it stay valid.
- *
- * # Safety
- * `server` must be NULL or a handle from `elicit_server_new` not yet freed.
- */
-void elicit_server_free(struct elicit_server *server);
-
-/**
- * Start serving `request` from `server`: the call reads the era (the request's `_meta`
- * or the negotiated version), the target, `arguments`, `inputResponses`,
- * `requestState` (unsealing it) and the client's capabilities itself. Then call
- * `elicit_call_next` until it returns `ELICIT_STEP_REPLY`, and send
- * `elicit_call_reply`.
- *
- * A request the server cannot serve as sent (malformed `params`, a `requestState`
- * that does not verify, malformed `inputResponses`, ...) is not a failure here: the
- * call starts at `ELICIT_STEP_REPLY` with the JSON-RPC error written.
- *
- * On success `*out` receives a call the caller owns and must release with
- * `elicit_call_free`. On failure `*out` is untouched and the message is written to the
- * optional `(err_buf, err_cap, err_len)`. Codes: `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`,
- * `ELICIT_ERR_INVALID_ARGUMENT` (a method other than the three, an id that is not a
- * JSON number or string, a bad `now` or `random`), `ELICIT_ERR_NOT_FOUND` (the server
- * has no declaration for the request's target: serve it some other way),
- * `ELICIT_ERR_TOO_LARGE`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
- *
- * # Safety
- * `server` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
- * pairs NULL or valid for `len` readable bytes; `out` valid for a write; `err_buf` NULL
- * or valid for `err_cap` bytes; `err_len` NULL or writable.
- */
-elicit_result elicit_call_new(const struct elicit_server *server,
-                              const struct elicit_request *request,
-                              struct elicit_call **out,
-                              char *err_buf,
-                              size_t err_cap,
-                              size_t *err_len);
-
-/**
- * Advance the call and say what it needs next: `*step` receives
- * - `ELICIT_STEP_RESOLVE`: run the resolver of parameter `*param` (its name:
- *   `elicit_call_param_name`; its inputs: `elicit_call_resolve_inputs`) and answer
- *   with `elicit_call_resolve_value` or `elicit_call_resolve_question`;
- * - `ELICIT_STEP_ASK` (handshake era): send the request `elicit_call_request` writes
- *   to the client (add `"jsonrpc":"2.0"` and an id of yours) and pass its response to
- *   `elicit_call_answer`;
- * - `ELICIT_STEP_DONE`: every parameter is settled: run the body with
- *   `elicit_call_values` and give its text to `elicit_call_finish`;
- * - `ELICIT_STEP_REPLY`: the reply is written: send `elicit_call_reply` and free the
- *   call.
- *
- * `*param` is `ELICIT_NO_PARAM` for DONE and REPLY. Call it again after every answer
- * (calling it twice without answering returns the same step). Codes: `ELICIT_OK`
- * (every refusal of the request is a reply, not a code), `ELICIT_ERR_NULL`,
- * `ELICIT_ERR_BUSY`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
- *
- * # Safety
- * `call` NULL or live; `step` and `param` valid for writes.
- */
-elicit_result elicit_call_next(struct elicit_call *call, uint32_t *step, size_t *param);
-
-/**
- * During `ELICIT_STEP_RESOLVE`: answer with the value the resolver returned (any UTF-8
- * JSON), as `elicit_round_resolve_value` does. Then `elicit_call_next`.
- *
- * # Safety
- * `call` NULL or live; `value` valid for `value_len` readable bytes.
- */
-elicit_result elicit_call_resolve_value(struct elicit_call *call,
-                                        const char *value,
-                                        size_t value_len);
-
-/**
- * During `ELICIT_STEP_RESOLVE`: answer with a question, UTF-8 JSON in the parameter's
- * kind's shape (`{"message":...}` for a form question, with optional `title`,
- * `description`, `type`), as `elicit_round_resolve_question` does. Then
- * `elicit_call_next`.
- *
- * # Safety
- * `call` NULL or live; `question` valid for `question_len` readable bytes.
- */
-elicit_result elicit_call_resolve_question(struct elicit_call *call,
-                                           const char *question,
-                                           size_t question_len);
-
-/**
- * During `ELICIT_STEP_RESOLVE` of a form parameter: answer with a question from plain
- * text (UTF-8, the message shown to the user): the library writes and escapes the JSON
- * (`{"message":...}`), as `elicit_round_resolve_question_text` does without a title
- * or description. Then `elicit_call_next`.
- *
- * # Safety
- * `call` NULL or live; `message` valid for `message_len` readable bytes.
- */
-elicit_result elicit_call_resolve_question_text(struct elicit_call *call,
-                                                const char *message,
-                                                size_t message_len);
-
-/**
- * During `ELICIT_STEP_RESOLVE`: the resolver's input called `name` (UTF-8,
- * `name_len` bytes), a JSON string, as its decoded text (UTF-8, not NUL-terminated):
- * what a host without a JSON library needs to word a question.
- * `ELICIT_ERR_NOT_FOUND` when the resolver has no such input, `ELICIT_ERR_WRONG_TYPE`
- * when it is not a string (read `elicit_call_resolve_inputs` instead). Output
- * convention as for `elicit_call_reply`.
- *
- * # Safety
- * `call` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or valid
- * for `cap` writable bytes; `out_len` valid for a write.
- */
-elicit_result elicit_call_resolve_input_text(struct elicit_call *call,
-                                             const char *name,
-                                             size_t name_len,
-                                             char *buf,
-                                             size_t cap,
-                                             size_t *out_len);
-
-/**
- * During `ELICIT_STEP_ASK` (handshake era): pass the client's JSON-RPC response to the
- * request `elicit_call_request` wrote, UTF-8 JSON as received (the whole message, or
- * its `result` alone). A `result` answers the question; an `error` declines a
- * sampling or roots request and, for an elicitation, ends the call (its reply: the
- * client's message as the tool error). Then `elicit_call_next`.
- * `ELICIT_ERR_WRONG_STEP` outside the step; the round's codes as for
- * `elicit_round_answer` otherwise.
- *
- * # Safety
- * `call` NULL or live; `response` valid for `response_len` readable bytes.
- */
-elicit_result elicit_call_answer(struct elicit_call *call,
-                                 const char *response,
-                                 size_t response_len);
-
-/**
- * After `ELICIT_STEP_DONE`: the body's text (UTF-8) becomes the result — a tool's
- * `{"content":[{"type":"text","text":...}],"isError":false}` (`is_error` true for a
- * body that failed: `"isError":true`), a prompt's `{"messages":[...]}`, a resource's
- * `{"contents":[...]}`, with `"resultType":"complete"` on 2026-07-28 — and the call
- * moves to `ELICIT_STEP_REPLY`. `ELICIT_ERR_WRONG_STEP` before DONE.
- *
- * # Safety
- * `call` NULL or live; `body_text` valid for `body_text_len` readable bytes.
- */
-elicit_result elicit_call_finish(struct elicit_call *call,
-                                 const char *body_text,
-                                 size_t body_text_len,
-                                 bool is_error);
-
-/**
- * At `ELICIT_STEP_REPLY`: the whole JSON-RPC response to send, compact UTF-8:
- * `{"jsonrpc":"2.0","id":<the request's id>,"result":{...}}` or `...,"error":{...}}`
- * (docs/c-abi.md shows every reply). `ELICIT_ERR_WRONG_STEP` before it.
- *
- * The output convention of every `elicit_call_*` reader: `buf` receives the text (not
- * NUL-terminated) and `*out_len` its length; `buf = NULL, cap = 0` is a size query;
- * too small is `ELICIT_ERR_BUFFER_TOO_SMALL` with `*out_len` = the size needed.
- *
- * # Safety
- * `call` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
- * for a write.
- */
-elicit_result elicit_call_reply(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
-
-/**
- * At `ELICIT_STEP_REPLY`: 0 when the reply is a result, else its JSON-RPC error code
- * (-32602; -32021, which is HTTP status 400 on HTTP; -32603), to `*code`.
- *
- * # Safety
- * `call` NULL or live; `code` valid for a write.
- */
-elicit_result elicit_call_reply_code(struct elicit_call *call, int32_t *code);
-
-/**
- * At `ELICIT_STEP_ASK` (handshake era): the request to send the client,
- * `{"method":"elicitation/create","params":{...}}` (or `sampling/createMessage`,
- * `roots/list`); add `"jsonrpc":"2.0"` and an id of yours. Reader convention as for
- * `elicit_call_reply`.
- *
- * # Safety
- * As `elicit_call_reply`.
- */
-elicit_result elicit_call_request(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
-
-/**
- * At `ELICIT_STEP_RESOLVE` or `ELICIT_STEP_ASK`: the name of the parameter the step
- * concerns, UTF-8. Reader convention as for `elicit_call_reply`.
- *
- * # Safety
- * As `elicit_call_reply`.
- */
-elicit_result elicit_call_param_name(struct elicit_call *call,
-                                     char *buf,
-                                     size_t cap,
-                                     size_t *out_len);
-
-/**
- * At `ELICIT_STEP_RESOLVE`: the resolver's inputs, `{"need": value, ...}`, compact
- * UTF-8 JSON, as `elicit_round_resolve_inputs` writes them. Reader convention as for
- * `elicit_call_reply`.
- *
- * # Safety
- * As `elicit_call_reply`.
- */
-elicit_result elicit_call_resolve_inputs(struct elicit_call *call,
-                                         char *buf,
-                                         size_t cap,
-                                         size_t *out_len);
-
-/**
- * At `ELICIT_STEP_DONE`: the value of every parameter of the declaration (model
- * arguments and elicited ones), `{"name": value, ...}` in signature order, compact
- * UTF-8 JSON: what the body runs with. Reader convention as for `elicit_call_reply`.
- *
- * # Safety
- * As `elicit_call_reply`.
- */
-elicit_result elicit_call_values(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
-
-/**
- * The message of the most recent failure on this call, for the host's log: a refused
- * request's detail (why a `requestState` was rejected, which the client is never
- * told), a failed round's message, or a contract error's. Empty when none. Reader
- * convention as for `elicit_call_reply`; works in every step, and on a poisoned call.
- *
- * # Safety
- * As `elicit_call_reply`.
- */
-elicit_result elicit_call_last_error(struct elicit_call *call,
-                                     char *buf,
-                                     size_t cap,
-                                     size_t *out_len);
-
-/**
- * Release a call and everything it owns. NULL is accepted and ignored. Never free the
- * same handle twice, nor while another thread is inside a function on it.
- *
- * # Safety
- * `call` must be NULL or a handle from `elicit_call_new` not yet freed.
- */
-void elicit_call_free(struct elicit_call *call);
-
-/**
- * Answer the current `ELICIT_STEP_RESOLVE` with a question built from plain text: the
- * library writes the JSON (`{"message":...,"title":...,"description":...}`), escaping
- * whatever the texts hold (quotes, backslashes, control characters, any Unicode), and
- * passes it to `elicit_round_resolve_question`. The question's type is the
- * parameter's own. For form parameters (`ELICIT_KIND_FORM`) only: the other kinds'
- * questions have other shapes, so answer them with `elicit_round_resolve_question`.
- *
- * - `message`: the text shown to the user, UTF-8, required;
- * - `title`, `description`: optional UTF-8 texts (NULL with length 0 for none).
- *
- * Codes and what follows as for `elicit_round_resolve_question` (then poll);
- * `ELICIT_ERR_NULL` and `ELICIT_ERR_UTF8` name the argument in the round's message.
- *
- * # Safety
- * `round` NULL or live; each `(ptr, len)` pair NULL or valid for `len` readable bytes.
- */
-elicit_result elicit_round_resolve_question_text(struct elicit_round *round,
-                                                 const uint8_t *message,
-                                                 size_t message_len,
-                                                 const uint8_t *title,
-                                                 size_t title_len,
-                                                 const uint8_t *description,
-                                                 size_t description_len);
-
-/**
- * During `ELICIT_STEP_RESOLVE`: the input called `name` (UTF-8, `name_len` bytes) of
- * the current resolver, as compact UTF-8 JSON (the value `elicit_round_resolve_inputs`
- * holds under that name). `ELICIT_ERR_NOT_FOUND` when the resolver has no such input
- * (the round's message lists the ones it has); `ELICIT_ERR_WRONG_STEP` outside the
- * step. Output convention as for `elicit_round_resolve_inputs`.
- *
- * # Safety
- * `round` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or
- * valid for `cap` writable bytes; `out_len` valid for a write.
- */
-elicit_result elicit_round_resolve_input(struct elicit_round *round,
-                                         const uint8_t *name,
-                                         size_t name_len,
-                                         uint8_t *buf,
-                                         size_t cap,
-                                         size_t *out_len);
-
-/**
- * As `elicit_round_resolve_input`, for a string input: its text, decoded (escapes
- * resolved), UTF-8, not NUL-terminated. `ELICIT_ERR_WRONG_TYPE` when the input is not
- * a JSON string, or holds a lone UTF-16 surrogate escape that UTF-8 cannot carry.
- *
- * # Safety
- * As `elicit_round_resolve_input`.
- */
-elicit_result elicit_round_resolve_input_text(struct elicit_round *round,
-                                              const uint8_t *name,
-                                              size_t name_len,
-                                              uint8_t *buf,
-                                              size_t cap,
-                                              size_t *out_len);
-
-/**
- * As `elicit_round_resolve_input`, for an integer input, written to `*out`: a JSON
- * number with an integral value within `int64_t` (`3` and `3.0` both read as 3, as the
- * engine's integer type accepts them). `ELICIT_ERR_WRONG_TYPE` for anything else (a
- * fraction, a value out of range, a string such as `"3"`).
- *
- * # Safety
- * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
- * write.
- */
-elicit_result elicit_round_resolve_input_int(struct elicit_round *round,
-                                             const uint8_t *name,
-                                             size_t name_len,
-                                             int64_t *out);
-
-/**
- * As `elicit_round_resolve_input`, for a number input, written to `*out` as the
- * nearest `double` (integers beyond 2^53 are rounded). `ELICIT_ERR_WRONG_TYPE` when
- * the input is not a JSON number.
- *
- * # Safety
- * As `elicit_round_resolve_input_int`.
- */
-elicit_result elicit_round_resolve_input_number(struct elicit_round *round,
-                                                const uint8_t *name,
-                                                size_t name_len,
-                                                double *out);
-
-/**
- * As `elicit_round_resolve_input`, for a boolean input (JSON `true` or `false`),
- * written to `*out`. `ELICIT_ERR_WRONG_TYPE` for anything else.
- *
- * # Safety
- * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
- * write.
- */
-elicit_result elicit_round_resolve_input_bool(struct elicit_round *round,
-                                              const uint8_t *name,
-                                              size_t name_len,
-                                              bool *out);
 
 /**
  * Compile a tool declaration (UTF-8 JSON, `declaration_len` bytes, not NUL-terminated;
@@ -1148,6 +783,105 @@ elicit_result elicit_round_last_error(const struct elicit_round *round,
                                       size_t *out_len);
 
 /**
+ * Answer the current `ELICIT_STEP_RESOLVE` with a question built from plain text: the
+ * library writes the JSON (`{"message":...,"title":...,"description":...}`), escaping
+ * whatever the texts hold (quotes, backslashes, control characters, any Unicode), and
+ * passes it to `elicit_round_resolve_question`. The question's type is the
+ * parameter's own. For form parameters (`ELICIT_KIND_FORM`) only: the other kinds'
+ * questions have other shapes, so answer them with `elicit_round_resolve_question`.
+ *
+ * - `message`: the text shown to the user, UTF-8, required;
+ * - `title`, `description`: optional UTF-8 texts (NULL with length 0 for none).
+ *
+ * Codes and what follows as for `elicit_round_resolve_question` (then poll);
+ * `ELICIT_ERR_NULL` and `ELICIT_ERR_UTF8` name the argument in the round's message.
+ *
+ * # Safety
+ * `round` NULL or live; each `(ptr, len)` pair NULL or valid for `len` readable bytes.
+ */
+elicit_result elicit_round_resolve_question_text(struct elicit_round *round,
+                                                 const uint8_t *message,
+                                                 size_t message_len,
+                                                 const uint8_t *title,
+                                                 size_t title_len,
+                                                 const uint8_t *description,
+                                                 size_t description_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: the input called `name` (UTF-8, `name_len` bytes) of
+ * the current resolver, as compact UTF-8 JSON (the value `elicit_round_resolve_inputs`
+ * holds under that name). `ELICIT_ERR_NOT_FOUND` when the resolver has no such input
+ * (the round's message lists the ones it has); `ELICIT_ERR_WRONG_STEP` outside the
+ * step. Output convention as for `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or
+ * valid for `cap` writable bytes; `out_len` valid for a write.
+ */
+elicit_result elicit_round_resolve_input(struct elicit_round *round,
+                                         const uint8_t *name,
+                                         size_t name_len,
+                                         uint8_t *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * As `elicit_round_resolve_input`, for a string input: its text, decoded (escapes
+ * resolved), UTF-8, not NUL-terminated. `ELICIT_ERR_WRONG_TYPE` when the input is not
+ * a JSON string, or holds a lone UTF-16 surrogate escape that UTF-8 cannot carry.
+ *
+ * # Safety
+ * As `elicit_round_resolve_input`.
+ */
+elicit_result elicit_round_resolve_input_text(struct elicit_round *round,
+                                              const uint8_t *name,
+                                              size_t name_len,
+                                              uint8_t *buf,
+                                              size_t cap,
+                                              size_t *out_len);
+
+/**
+ * As `elicit_round_resolve_input`, for an integer input, written to `*out`: a JSON
+ * number with an integral value within `int64_t` (`3` and `3.0` both read as 3, as the
+ * engine's integer type accepts them). `ELICIT_ERR_WRONG_TYPE` for anything else (a
+ * fraction, a value out of range, a string such as `"3"`).
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
+ * write.
+ */
+elicit_result elicit_round_resolve_input_int(struct elicit_round *round,
+                                             const uint8_t *name,
+                                             size_t name_len,
+                                             int64_t *out);
+
+/**
+ * As `elicit_round_resolve_input`, for a number input, written to `*out` as the
+ * nearest `double` (integers beyond 2^53 are rounded). `ELICIT_ERR_WRONG_TYPE` when
+ * the input is not a JSON number.
+ *
+ * # Safety
+ * As `elicit_round_resolve_input_int`.
+ */
+elicit_result elicit_round_resolve_input_number(struct elicit_round *round,
+                                                const uint8_t *name,
+                                                size_t name_len,
+                                                double *out);
+
+/**
+ * As `elicit_round_resolve_input`, for a boolean input (JSON `true` or `false`),
+ * written to `*out`. `ELICIT_ERR_WRONG_TYPE` for anything else.
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
+ * write.
+ */
+elicit_result elicit_round_resolve_input_bool(struct elicit_round *round,
+                                              const uint8_t *name,
+                                              size_t name_len,
+                                              bool *out);
+
+/**
  * Create a key ring from `key_count` keys: `keys[i]` points to `key_lens[i]` bytes of
  * secret (binary, not text; at least `ELICIT_MIN_KEY_LEN` bytes each, at most
  * `ELICIT_MAX_KEYS` keys, no key twice). `keys[0]` seals; every key unseals.
@@ -1330,6 +1064,272 @@ elicit_result elicit_os_time(double *now);
  * `buf` NULL (with `len` 0) or valid for `len` writable bytes.
  */
 elicit_result elicit_os_random(uint8_t *buf, size_t len);
+
+/**
+ * Make a server from `config`: its declarations (each a plan with the method and
+ * target that run it), the key ring that seals and unseals `requestState`, the
+ * audience and TTL of its tokens, and each call's workspace size.
+ *
+ * On success `*out` receives a server the caller owns and must release with
+ * `elicit_server_free`. On failure `*out` is untouched and the message is written to
+ * the optional `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes:
+ * `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (no entry, an
+ * unknown method, a resource without its URI, the same target twice, a bad TTL),
+ * `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `config` NULL or valid for a read, its pointers as documented on
+ * `elicit_server_config`; `out` valid for a write; `err_buf` NULL or valid for
+ * `err_cap` bytes; `err_len` NULL or writable.
+ */
+elicit_result elicit_server_new(const struct elicit_server_config *config,
+                                struct elicit_server **out,
+                                char *err_buf,
+                                size_t err_cap,
+                                size_t *err_len);
+
+/**
+ * Release a server. NULL is accepted and ignored. Never free the same handle twice;
+ * calls made from it stay valid.
+ *
+ * # Safety
+ * `server` must be NULL or a handle from `elicit_server_new` not yet freed.
+ */
+void elicit_server_free(struct elicit_server *server);
+
+/**
+ * Start serving `request` from `server`: the call reads the era (the request's `_meta`
+ * or the negotiated version), the target, `arguments`, `inputResponses`,
+ * `requestState` (unsealing it) and the client's capabilities itself. Then call
+ * `elicit_call_next` until it returns `ELICIT_STEP_REPLY`, and send
+ * `elicit_call_reply`.
+ *
+ * A request the server cannot serve as sent (malformed `params`, a `requestState`
+ * that does not verify, malformed `inputResponses`, ...) is not a failure here: the
+ * call starts at `ELICIT_STEP_REPLY` with the JSON-RPC error written.
+ *
+ * On success `*out` receives a call the caller owns and must release with
+ * `elicit_call_free`. On failure `*out` is untouched and the message is written to the
+ * optional `(err_buf, err_cap, err_len)`. Codes: `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`,
+ * `ELICIT_ERR_INVALID_ARGUMENT` (a method other than the three, an id that is not a
+ * JSON number or string, a bad `now` or `random`), `ELICIT_ERR_NOT_FOUND` (the server
+ * has no declaration for the request's target: serve it some other way),
+ * `ELICIT_ERR_TOO_LARGE`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `server` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+ * pairs NULL or valid for `len` readable bytes; `out` valid for a write; `err_buf` NULL
+ * or valid for `err_cap` bytes; `err_len` NULL or writable.
+ */
+elicit_result elicit_call_new(const struct elicit_server *server,
+                              const struct elicit_request *request,
+                              struct elicit_call **out,
+                              char *err_buf,
+                              size_t err_cap,
+                              size_t *err_len);
+
+/**
+ * Advance the call and say what it needs next: `*step` receives
+ * - `ELICIT_STEP_RESOLVE`: run the resolver of parameter `*param` (its name:
+ *   `elicit_call_param_name`; its inputs: `elicit_call_resolve_inputs`) and answer
+ *   with `elicit_call_resolve_value` or `elicit_call_resolve_question`;
+ * - `ELICIT_STEP_ASK` (handshake era): send the request `elicit_call_request` writes
+ *   to the client (add `"jsonrpc":"2.0"` and an id of yours) and pass its response to
+ *   `elicit_call_answer`;
+ * - `ELICIT_STEP_DONE`: every parameter is settled: run the body with
+ *   `elicit_call_values` and give its text to `elicit_call_finish`;
+ * - `ELICIT_STEP_REPLY`: the reply is written: send `elicit_call_reply` and free the
+ *   call.
+ *
+ * `*param` is `ELICIT_NO_PARAM` for DONE and REPLY. Call it again after every answer
+ * (calling it twice without answering returns the same step). Codes: `ELICIT_OK`
+ * (every refusal of the request is a reply, not a code), `ELICIT_ERR_NULL`,
+ * `ELICIT_ERR_BUSY`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
+ *
+ * # Safety
+ * `call` NULL or live; `step` and `param` valid for writes.
+ */
+elicit_result elicit_call_next(struct elicit_call *call, uint32_t *step, size_t *param);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: answer with the value the resolver returned (any UTF-8
+ * JSON), as `elicit_round_resolve_value` does. Then `elicit_call_next`.
+ *
+ * # Safety
+ * `call` NULL or live; `value` valid for `value_len` readable bytes.
+ */
+elicit_result elicit_call_resolve_value(struct elicit_call *call,
+                                        const char *value,
+                                        size_t value_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: answer with a question, UTF-8 JSON in the parameter's
+ * kind's shape (`{"message":...}` for a form question, with optional `title`,
+ * `description`, `type`), as `elicit_round_resolve_question` does. Then
+ * `elicit_call_next`.
+ *
+ * # Safety
+ * `call` NULL or live; `question` valid for `question_len` readable bytes.
+ */
+elicit_result elicit_call_resolve_question(struct elicit_call *call,
+                                           const char *question,
+                                           size_t question_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE` of a form parameter: answer with a question from plain
+ * text (UTF-8, the message shown to the user): the library writes and escapes the JSON
+ * (`{"message":...}`), as `elicit_round_resolve_question_text` does without a title
+ * or description. Then `elicit_call_next`.
+ *
+ * # Safety
+ * `call` NULL or live; `message` valid for `message_len` readable bytes.
+ */
+elicit_result elicit_call_resolve_question_text(struct elicit_call *call,
+                                                const char *message,
+                                                size_t message_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: the resolver's input called `name` (UTF-8,
+ * `name_len` bytes), a JSON string, as its decoded text (UTF-8, not NUL-terminated):
+ * what a host without a JSON library needs to word a question.
+ * `ELICIT_ERR_NOT_FOUND` when the resolver has no such input, `ELICIT_ERR_WRONG_TYPE`
+ * when it is not a string (read `elicit_call_resolve_inputs` instead). Output
+ * convention as for `elicit_call_reply`.
+ *
+ * # Safety
+ * `call` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or valid
+ * for `cap` writable bytes; `out_len` valid for a write.
+ */
+elicit_result elicit_call_resolve_input_text(struct elicit_call *call,
+                                             const char *name,
+                                             size_t name_len,
+                                             char *buf,
+                                             size_t cap,
+                                             size_t *out_len);
+
+/**
+ * During `ELICIT_STEP_ASK` (handshake era): pass the client's JSON-RPC response to the
+ * request `elicit_call_request` wrote, UTF-8 JSON as received (the whole message, or
+ * its `result` alone). A `result` answers the question; an `error` declines a
+ * sampling or roots request and, for an elicitation, ends the call (its reply: the
+ * client's message as the tool error). Then `elicit_call_next`.
+ * `ELICIT_ERR_WRONG_STEP` outside the step; the round's codes as for
+ * `elicit_round_answer` otherwise.
+ *
+ * # Safety
+ * `call` NULL or live; `response` valid for `response_len` readable bytes.
+ */
+elicit_result elicit_call_answer(struct elicit_call *call,
+                                 const char *response,
+                                 size_t response_len);
+
+/**
+ * After `ELICIT_STEP_DONE`: the body's text (UTF-8) becomes the result — a tool's
+ * `{"content":[{"type":"text","text":...}],"isError":false}` (`is_error` true for a
+ * body that failed: `"isError":true`), a prompt's `{"messages":[...]}`, a resource's
+ * `{"contents":[...]}`, with `"resultType":"complete"` on 2026-07-28 — and the call
+ * moves to `ELICIT_STEP_REPLY`. `ELICIT_ERR_WRONG_STEP` before DONE.
+ *
+ * # Safety
+ * `call` NULL or live; `body_text` valid for `body_text_len` readable bytes.
+ */
+elicit_result elicit_call_finish(struct elicit_call *call,
+                                 const char *body_text,
+                                 size_t body_text_len,
+                                 bool is_error);
+
+/**
+ * At `ELICIT_STEP_REPLY`: the whole JSON-RPC response to send, compact UTF-8:
+ * `{"jsonrpc":"2.0","id":<the request's id>,"result":{...}}` or `...,"error":{...}}`
+ * (docs/c-abi.md shows every reply). `ELICIT_ERR_WRONG_STEP` before it.
+ *
+ * The output convention of every `elicit_call_*` reader: `buf` receives the text (not
+ * NUL-terminated) and `*out_len` its length; `buf = NULL, cap = 0` is a size query;
+ * too small is `ELICIT_ERR_BUFFER_TOO_SMALL` with `*out_len` = the size needed.
+ *
+ * # Safety
+ * `call` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+ * for a write.
+ */
+elicit_result elicit_call_reply(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_REPLY`: 0 when the reply is a result, else its JSON-RPC error code
+ * (-32602; -32021, which is HTTP status 400 on HTTP; -32603), to `*code`.
+ *
+ * # Safety
+ * `call` NULL or live; `code` valid for a write.
+ */
+elicit_result elicit_call_reply_code(struct elicit_call *call, int32_t *code);
+
+/**
+ * At `ELICIT_STEP_ASK` (handshake era): the request to send the client,
+ * `{"method":"elicitation/create","params":{...}}` (or `sampling/createMessage`,
+ * `roots/list`); add `"jsonrpc":"2.0"` and an id of yours. Reader convention as for
+ * `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_request(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_RESOLVE` or `ELICIT_STEP_ASK`: the name of the parameter the step
+ * concerns, UTF-8. Reader convention as for `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_param_name(struct elicit_call *call,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_RESOLVE`: the resolver's inputs, `{"need": value, ...}`, compact
+ * UTF-8 JSON, as `elicit_round_resolve_inputs` writes them. Reader convention as for
+ * `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_resolve_inputs(struct elicit_call *call,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * At `ELICIT_STEP_DONE`: the value of every parameter of the declaration (model
+ * arguments and elicited ones), `{"name": value, ...}` in signature order, compact
+ * UTF-8 JSON: what the body runs with. Reader convention as for `elicit_call_reply`.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_values(struct elicit_call *call, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * The message of the most recent failure on this call, for the host's log: a refused
+ * request's detail (why a `requestState` was rejected, which the client is never
+ * told), a failed round's message, or a contract error's. Empty when none. Reader
+ * convention as for `elicit_call_reply`; works in every step, and on a poisoned call.
+ *
+ * # Safety
+ * As `elicit_call_reply`.
+ */
+elicit_result elicit_call_last_error(struct elicit_call *call,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *out_len);
+
+/**
+ * Release a call and everything it owns. NULL is accepted and ignored. Never free the
+ * same handle twice, nor while another thread is inside a function on it.
+ *
+ * # Safety
+ * `call` must be NULL or a handle from `elicit_call_new` not yet freed.
+ */
+void elicit_call_free(struct elicit_call *call);
 
 #ifdef __cplusplus
 }  // extern "C"

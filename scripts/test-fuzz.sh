@@ -15,7 +15,7 @@ export RUSTUP_AUTO_INSTALL=0
 secs="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(compile state_round replies host_actions unseal ffi ffi_noalloc)
+[ ${#targets[@]} -eq 0 ] && targets=(compile state_round replies host_actions unseal ffi call ffi_noalloc)
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz.sh: installing the nightly toolchain (cargo-fuzz needs it)" >&2

@@ -25,11 +25,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 // the "heap-free surface" section of elicit.h).
 pub use elicit_ffi_noalloc::*;
 
-mod call;
-mod helpers;
+// The modules in the order the header reads (cbindgen follows it): plans (made first),
+// rounds and their helpers, key rings and sealers, then the call level built on them.
+// One group each, so rustfmt keeps the order.
 mod plan;
+
 mod round;
+
+mod helpers;
+
 mod seal;
+
+mod call;
 
 pub use call::*;
 pub use helpers::*;
