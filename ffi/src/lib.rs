@@ -35,6 +35,8 @@ mod round;
 mod helpers;
 
 mod seal;
+#[cfg(all(target_family = "wasm", target_os = "unknown"))]
+mod wasm;
 
 mod call;
 
@@ -43,6 +45,8 @@ pub use helpers::*;
 pub use plan::*;
 pub use round::*;
 pub use seal::*;
+#[cfg(all(target_family = "wasm", target_os = "unknown"))]
+pub use wasm::*;
 
 // ------------------------------------------------------------------------ limits
 

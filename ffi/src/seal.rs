@@ -5,7 +5,7 @@
 use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use elicit_core::seal::{KeyRing, SealError, Sealer, UnixTime};
+use elicit_core::seal::{KeyRing, SealError, Sealer};
 use zeroize::Zeroizing;
 
 use crate::ELICIT_DEFAULT_TTL_SECS;
@@ -485,6 +485,9 @@ pub unsafe extern "C" fn elicit_sealer_unseal(
 
 // ------------------------------------------------------------- operating system
 
+// Left out of the WebAssembly build (wasm32-unknown-unknown: no OS clock or CSPRNG to
+// import; the host passes Date.now() and crypto.getRandomValues bytes instead).
+#[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
 /// The operating system's current time in Unix seconds (with microseconds), for the
 /// `now` of `elicit_sealer_seal` and `elicit_sealer_unseal`, written to `*now`.
 /// `ELICIT_ERR_INVALID_ARGUMENT` when the clock reads before 1970.
@@ -505,7 +508,7 @@ pub unsafe extern "C" fn elicit_os_time(now: *mut f64) -> elicit_result {
                 )
             })?;
         let micros = u64::try_from(since.as_micros()).unwrap_or(u64::MAX);
-        *now = UnixTime::from_micros(micros).as_secs_f64();
+        *now = elicit_core::seal::UnixTime::from_micros(micros).as_secs_f64();
         Ok(())
     };
     match catch(run) {
@@ -514,6 +517,9 @@ pub unsafe extern "C" fn elicit_os_time(now: *mut f64) -> elicit_result {
     }
 }
 
+// Left out of the WebAssembly build (wasm32-unknown-unknown: no OS clock or CSPRNG to
+// import; the host passes Date.now() and crypto.getRandomValues bytes instead).
+#[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
 /// Fill `buf[0..len]` with bytes from the operating system's CSPRNG (getrandom(2) on
 /// Linux), e.g. the `ELICIT_SEAL_RANDOM_LEN` bytes of `elicit_sealer_seal`, or a new
 /// key. `ELICIT_ERR_NULL` for a NULL `buf` with a non-zero `len`;

@@ -1,0 +1,592 @@
+/**
+ * The low-level binding: the C ABI (include/elicit.h) compiled to WebAssembly, as the
+ * Python package binds the same library with ctypes. This file is the one place that
+ * knows the module's export names and signatures; the classes (Plan, Round, KeyRing,
+ * Sealer) call its methods only, so a signature change of the C ABI is one edit here.
+ *
+ * Conventions of the C ABI seen from here: every pointer and `size_t` is a wasm32 `i32`
+ * (a JavaScript number), `double` is a number, `int64_t` a BigInt; text goes in as UTF-8
+ * `(ptr, len)` in buffers from `elicit_wasm_alloc`, and comes out through
+ * `(buf, cap, out_len)` (too small: `ELICIT_ERR_BUFFER_TOO_SMALL` with the size needed,
+ * then one retry with that size).
+ *
+ * A trap (a panic inside the library: wasm32-unknown-unknown cannot unwind) leaves the
+ * instance unusable: it is marked dead, the call throws {@link InternalError}, every
+ * handle made on it throws the same from then on, and the next handle made gets a new
+ * instance.
+ * @module
+ */
+import { ClosedError, InternalError } from "./errors.js";
+import { WASM_BASE64 } from "./wasm.generated.js";
+
+/** `ELICIT_OK`. */
+export const OK = 0;
+/** `ELICIT_ERR_BUFFER_TOO_SMALL`. */
+export const ERR_BUFFER_TOO_SMALL = 102;
+/** `ELICIT_ERR_REQUEST_STATE`. */
+export const ERR_REQUEST_STATE = 303;
+/** `ELICIT_ERR_MISSING_CAPABILITY`. */
+export const ERR_MISSING_CAPABILITY = 304;
+/** The C ABI version this binding is written against: `(major << 16) | (minor << 8) | patch`. */
+export const ABI_MAJOR = 0;
+/** The minor ABI version this binding needs at least. */
+export const ABI_MINOR = 4;
+
+/** A handle (a pointer into the instance's memory); 0 is NULL. */
+export type Ptr = number;
+/** An input: UTF-8 bytes, or null for NULL with length 0. */
+export type Input = Uint8Array | null;
+
+/** The module's exports, as include/elicit.h declares them (wasm32: pointers and size_t are i32). */
+interface Exports {
+  memory: WebAssembly.Memory;
+  elicit_wasm_alloc(len: number): Ptr;
+  elicit_wasm_free(ptr: Ptr, len: number): void;
+  elicit_abi_version(): number;
+  elicit_result_str(code: number): Ptr;
+  elicit_result_name(code: number): Ptr;
+  elicit_plan_new(decl: Ptr, len: number, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr): number;
+  elicit_plan_free(plan: Ptr): void;
+  elicit_plan_tool_name(plan: Ptr, outPtr: Ptr, outLen: Ptr): number;
+  elicit_plan_param_count(plan: Ptr, out: Ptr): number;
+  elicit_plan_param_name(plan: Ptr, i: number, outPtr: Ptr, outLen: Ptr): number;
+  elicit_plan_param_is_elicited(plan: Ptr, i: number, out: Ptr): number;
+  elicit_plan_param_has_resolver(plan: Ptr, i: number, out: Ptr): number;
+  elicit_plan_param_kind(plan: Ptr, i: number, out: Ptr): number;
+  elicit_round_new_modern(
+    plan: Ptr, args: Ptr, argsLen: number, state: Ptr, stateLen: number, replies: Ptr,
+    repliesLen: number, caps: Ptr, capsLen: number, workspace: number, out: Ptr,
+    errBuf: Ptr, errCap: number, errLen: Ptr,
+  ): number;
+  elicit_round_new_handshake(
+    plan: Ptr, args: Ptr, argsLen: number, caps: Ptr, capsLen: number, workspace: number,
+    out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr,
+  ): number;
+  elicit_round_free(round: Ptr): void;
+  elicit_round_poll(round: Ptr, kind: Ptr, param: Ptr): number;
+  elicit_round_resolve_value(round: Ptr, text: Ptr, len: number): number;
+  elicit_round_resolve_question(round: Ptr, text: Ptr, len: number): number;
+  elicit_round_resolve_failed(round: Ptr, text: Ptr, len: number): number;
+  elicit_round_resolve_question_text(
+    round: Ptr, message: Ptr, messageLen: number, title: Ptr, titleLen: number,
+    description: Ptr, descriptionLen: number,
+  ): number;
+  elicit_round_answer(round: Ptr, text: Ptr, len: number): number;
+  elicit_round_resolve_inputs(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_ask(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_values(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_request_state(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_required_capabilities(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_last_error(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_value_of(round: Ptr, i: number, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_input_requests(round: Ptr, flags: number, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_note_count(round: Ptr, out: Ptr): number;
+  elicit_round_note(
+    round: Ptr, i: number, kind: Ptr, param: Ptr, buf: Ptr, cap: number, outLen: Ptr,
+  ): number;
+  elicit_key_ring_new(
+    keys: Ptr, lens: Ptr, count: number, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr,
+  ): number;
+  elicit_key_ring_free(ring: Ptr): void;
+  elicit_sealer_new(
+    ring: Ptr, audience: Ptr, audienceLen: number, ttl: number, out: Ptr, errBuf: Ptr,
+    errCap: number, errLen: Ptr,
+  ): number;
+  elicit_sealer_free(sealer: Ptr): void;
+  elicit_sealer_seal(
+    sealer: Ptr, method: Ptr, methodLen: number, params: Ptr, paramsLen: number,
+    principal: Ptr, principalLen: number, now: number, random: Ptr, randomLen: number,
+    state: Ptr, stateLen: number, buf: Ptr, cap: number, outLen: Ptr, detail: Ptr,
+  ): number;
+  elicit_sealer_unseal(
+    sealer: Ptr, method: Ptr, methodLen: number, params: Ptr, paramsLen: number,
+    principal: Ptr, principalLen: number, now: number, hasState: Ptr, buf: Ptr, cap: number,
+    outLen: Ptr, detail: Ptr,
+  ): number;
+}
+
+/** Which handle type a free function releases. */
+export type HandleKind = "plan" | "round" | "key ring" | "sealer";
+
+/** A call's result: the code, and on failure the message the ABI gave (if any). */
+export interface Outcome<T> {
+  code: number;
+  value?: T;
+  message?: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+/** The error buffer a constructor writes its message to (messages are cut to fit). */
+const ERR_CAP = 4096;
+/** The first output buffer of a reader (grown to the size needed when too small). */
+const FIRST_CAP = 1024;
+
+/** UTF-8 bytes of `text`. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+let compiled: WebAssembly.Module | undefined;
+
+function module(): WebAssembly.Module {
+  if (!compiled) {
+    const text = atob(WASM_BASE64);
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    compiled = new WebAssembly.Module(bytes);
+  }
+  return compiled;
+}
+
+/**
+ * Temporary allocations of one call: inputs copied in, out-parameters, output buffers;
+ * all freed when the call returns.
+ */
+class Frame {
+  private readonly held: Array<[Ptr, number]> = [];
+  constructor(private readonly abi: Abi) {}
+
+  alloc(len: number): Ptr {
+    if (len === 0) return 0;
+    const p = this.abi.x.elicit_wasm_alloc(len);
+    if (p === 0) {
+      throw new InternalError(999, "ELICIT_ERR_OTHER", `cannot allocate ${len} bytes in the WebAssembly memory`);
+    }
+    this.held.push([p, len]);
+    return p;
+  }
+
+  /** A zeroed out-parameter of `len` bytes. */
+  out(len = 8): Ptr {
+    const p = this.alloc(len);
+    this.abi.view().fill(0, p, p + len);
+    return p;
+  }
+
+  /** `bytes` copied in; `[ptr, len]` (NULL and 0 for null). */
+  input(bytes: Input): [Ptr, number] {
+    if (bytes === null) return [0, 0];
+    // A zero-length text is a valid pointer with length 0 (NULL would mean "absent").
+    const p = this.alloc(Math.max(1, bytes.length));
+    this.abi.view().set(bytes, p);
+    return [p, bytes.length];
+  }
+
+  free(): void {
+    for (const [p, len] of this.held) this.abi.x.elicit_wasm_free(p, len);
+    this.held.length = 0;
+  }
+}
+
+/** One instance of the module. */
+export class Abi {
+  /** The instance's exports (for this file and its tests only). */
+  readonly x: Exports;
+  /** True once the instance trapped: nothing made on it may be used again. */
+  dead = false;
+
+  constructor() {
+    const instance = new WebAssembly.Instance(module(), {});
+    this.x = instance.exports as unknown as Exports;
+    const version = this.x.elicit_abi_version();
+    const major = version >>> 16;
+    const minor = (version >>> 8) & 0xff;
+    if (major !== ABI_MAJOR || minor < ABI_MINOR) {
+      throw new InternalError(
+        999,
+        "ELICIT_ERR_OTHER",
+        `the embedded module has C ABI ${major}.${minor}; this binding needs ${ABI_MAJOR}.${ABI_MINOR} or a later ${ABI_MAJOR}.x (rebuild with scripts/build-wasm.sh)`,
+      );
+    }
+  }
+
+  /** A fresh view of the memory (a call that grows it detaches the old one). */
+  view(): Uint8Array {
+    return new Uint8Array(this.x.memory.buffer);
+  }
+
+  private data(): DataView {
+    return new DataView(this.x.memory.buffer);
+  }
+
+  u32(p: Ptr): number {
+    return this.data().getUint32(p, true);
+  }
+
+  f64(p: Ptr): number {
+    return this.data().getFloat64(p, true);
+  }
+
+  bool(p: Ptr): boolean {
+    return this.view()[p] !== 0;
+  }
+
+  /** Copy of `len` bytes at `p`, decoded as UTF-8. */
+  text(p: Ptr, len: number): string {
+    return decoder.decode(this.view().slice(p, p + len));
+  }
+
+  /** A static NUL-terminated string at `p` ("" for NULL). */
+  cstr(p: Ptr): string {
+    if (p === 0) return "";
+    const mem = this.view();
+    let end = p;
+    while (mem[end] !== 0) end++;
+    return decoder.decode(mem.slice(p, end));
+  }
+
+  /** `elicit_result_name(code)`. */
+  codeName(code: number): string {
+    return this.cstr(this.x.elicit_result_name(code));
+  }
+
+  /** `elicit_result_str(code)`. */
+  codeText(code: number): string {
+    return this.cstr(this.x.elicit_result_str(code));
+  }
+
+  /** Fail when the instance trapped before. */
+  live(what: HandleKind): void {
+    if (this.dead) {
+      throw new InternalError(
+        900,
+        "ELICIT_ERR_PANIC",
+        `the WebAssembly instance this ${what} was made on trapped; make the ${what} again`,
+      );
+    }
+  }
+
+  /** Run `f` with a frame, freeing its allocations after; a trap kills the instance. */
+  call<T>(f: (frame: Frame) => T): T {
+    if (this.dead) this.live("plan");
+    const frame = new Frame(this);
+    try {
+      return f(frame);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) {
+        this.dead = true;
+        throw new InternalError(
+          900,
+          "ELICIT_ERR_PANIC",
+          `the WebAssembly instance trapped (${e.message}); every plan, round and sealer made on it is gone: make them again`,
+        );
+      }
+      throw e;
+    } finally {
+      if (!this.dead) frame.free();
+    }
+  }
+
+  /** A reader `(…, buf, cap, out_len)`: the whole output, growing the buffer once. */
+  private read(frame: Frame, fn: (buf: Ptr, cap: number, outLen: Ptr) => number): Outcome<string> {
+    const outLen = frame.out(4);
+    let cap = FIRST_CAP;
+    let buf = frame.alloc(cap);
+    let code = fn(buf, cap, outLen);
+    if (code === ERR_BUFFER_TOO_SMALL) {
+      cap = this.u32(outLen);
+      buf = frame.alloc(Math.max(1, cap));
+      code = fn(buf, cap, outLen);
+    }
+    return code === OK ? { code, value: this.text(buf, this.u32(outLen)) } : { code };
+  }
+
+  /** A constructor `(…, out, err_buf, err_cap, err_len)`: the handle, or the message. */
+  private construct(frame: Frame, fn: (out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr) => number): Outcome<Ptr> {
+    const out = frame.out(4);
+    const errBuf = frame.alloc(ERR_CAP);
+    const errLen = frame.out(4);
+    const code = fn(out, errBuf, ERR_CAP, errLen);
+    if (code === OK) return { code, value: this.u32(out) };
+    return { code, message: this.text(errBuf, Math.min(ERR_CAP, this.u32(errLen))) };
+  }
+
+  // ------------------------------------------------------------------ free functions
+
+  /** Release a handle of `kind` (NULL is fine). Nothing is freed on a dead instance. */
+  free(kind: HandleKind, handle: Ptr): void {
+    if (this.dead || handle === 0) return;
+    this.call(() => {
+      switch (kind) {
+        case "plan":
+          return this.x.elicit_plan_free(handle);
+        case "round":
+          return this.x.elicit_round_free(handle);
+        case "key ring":
+          return this.x.elicit_key_ring_free(handle);
+        case "sealer":
+          return this.x.elicit_sealer_free(handle);
+      }
+    });
+  }
+
+  // --------------------------------------------------------------------------- plans
+
+  planNew(declaration: Uint8Array): Outcome<Ptr> {
+    return this.call((f) => {
+      const [d, dl] = f.input(declaration);
+      return this.construct(f, (out, eb, ec, el) => this.x.elicit_plan_new(d, dl, out, eb, ec, el));
+    });
+  }
+
+  planToolName(plan: Ptr): Outcome<string> {
+    return this.call((f) => {
+      const p = f.out(4);
+      const l = f.out(4);
+      const code = this.x.elicit_plan_tool_name(plan, p, l);
+      return code === OK ? { code, value: this.text(this.u32(p), this.u32(l)) } : { code };
+    });
+  }
+
+  planParamCount(plan: Ptr): Outcome<number> {
+    return this.call((f) => {
+      const n = f.out(4);
+      const code = this.x.elicit_plan_param_count(plan, n);
+      return code === OK ? { code, value: this.u32(n) } : { code };
+    });
+  }
+
+  /** Parameter `i`: its name, whether it is elicited, has a resolver, and its input kind. */
+  planParam(
+    plan: Ptr,
+    i: number,
+  ): Outcome<{ name: string; elicited: boolean; resolver: boolean; kind: number | null }> {
+    return this.call((f) => {
+      const p = f.out(4);
+      const l = f.out(4);
+      let code = this.x.elicit_plan_param_name(plan, i, p, l);
+      if (code !== OK) return { code };
+      const name = this.text(this.u32(p), this.u32(l));
+      const b = f.out(1);
+      code = this.x.elicit_plan_param_is_elicited(plan, i, b);
+      if (code !== OK) return { code };
+      const elicited = this.bool(b);
+      if (!elicited) return { code, value: { name, elicited, resolver: false, kind: null } };
+      code = this.x.elicit_plan_param_has_resolver(plan, i, b);
+      if (code !== OK) return { code };
+      const resolver = this.bool(b);
+      const k = f.out(4);
+      code = this.x.elicit_plan_param_kind(plan, i, k);
+      if (code !== OK) return { code };
+      return { code, value: { name, elicited, resolver, kind: this.u32(k) } };
+    });
+  }
+
+  // -------------------------------------------------------------------------- rounds
+
+  roundNewModern(
+    plan: Ptr,
+    args: Uint8Array,
+    state: Input,
+    replies: Input,
+    caps: Input,
+    workspace: number,
+  ): Outcome<Ptr> {
+    return this.call((f) => {
+      const [a, al] = f.input(args);
+      const [s, sl] = f.input(state);
+      const [r, rl] = f.input(replies);
+      const [c, cl] = f.input(caps);
+      return this.construct(f, (out, eb, ec, el) =>
+        this.x.elicit_round_new_modern(plan, a, al, s, sl, r, rl, c, cl, workspace, out, eb, ec, el),
+      );
+    });
+  }
+
+  roundNewHandshake(plan: Ptr, args: Uint8Array, caps: Input, workspace: number): Outcome<Ptr> {
+    return this.call((f) => {
+      const [a, al] = f.input(args);
+      const [c, cl] = f.input(caps);
+      return this.construct(f, (out, eb, ec, el) =>
+        this.x.elicit_round_new_handshake(plan, a, al, c, cl, workspace, out, eb, ec, el),
+      );
+    });
+  }
+
+  /** `elicit_round_poll`: the step kind and the parameter index (`ELICIT_NO_PARAM` = 2^32 - 1). */
+  roundPoll(round: Ptr): Outcome<{ kind: number; param: number }> {
+    return this.call((f) => {
+      const k = f.out(4);
+      const p = f.out(4);
+      const code = this.x.elicit_round_poll(round, k, p);
+      return code === OK ? { code, value: { kind: this.u32(k), param: this.u32(p) } } : { code };
+    });
+  }
+
+  /** The round's text inputs: `resolve_value`, `resolve_question`, `resolve_failed`, `answer`. */
+  roundInput(round: Ptr, which: "value" | "question" | "failed" | "answer", text: Uint8Array): number {
+    return this.call((f) => {
+      const [t, tl] = f.input(text);
+      switch (which) {
+        case "value":
+          return this.x.elicit_round_resolve_value(round, t, tl);
+        case "question":
+          return this.x.elicit_round_resolve_question(round, t, tl);
+        case "failed":
+          return this.x.elicit_round_resolve_failed(round, t, tl);
+        case "answer":
+          return this.x.elicit_round_answer(round, t, tl);
+      }
+    });
+  }
+
+  roundQuestionText(round: Ptr, message: Uint8Array, title: Input, description: Input): number {
+    return this.call((f) => {
+      const [m, ml] = f.input(message);
+      const [t, tl] = f.input(title);
+      const [d, dl] = f.input(description);
+      return this.x.elicit_round_resolve_question_text(round, m, ml, t, tl, d, dl);
+    });
+  }
+
+  /** The round's readers, each returning UTF-8 (JSON, or the plaintext state, or a message). */
+  roundRead(
+    round: Ptr,
+    which: "resolve_inputs" | "ask" | "values" | "request_state" | "required_capabilities" | "last_error",
+  ): Outcome<string> {
+    return this.call((f) =>
+      this.read(f, (buf, cap, outLen) => {
+        switch (which) {
+          case "resolve_inputs":
+            return this.x.elicit_round_resolve_inputs(round, buf, cap, outLen);
+          case "ask":
+            return this.x.elicit_round_ask(round, buf, cap, outLen);
+          case "values":
+            return this.x.elicit_round_values(round, buf, cap, outLen);
+          case "request_state":
+            return this.x.elicit_round_request_state(round, buf, cap, outLen);
+          case "required_capabilities":
+            return this.x.elicit_round_required_capabilities(round, buf, cap, outLen);
+          case "last_error":
+            return this.x.elicit_round_last_error(round, buf, cap, outLen);
+        }
+      }),
+    );
+  }
+
+  roundValueOf(round: Ptr, i: number): Outcome<string> {
+    return this.call((f) => this.read(f, (b, c, l) => this.x.elicit_round_value_of(round, i, b, c, l)));
+  }
+
+  /** `elicit_round_input_requests`; `clientView` sets `ELICIT_REQUESTS_CLIENT_VIEW`. */
+  roundInputRequests(round: Ptr, clientView: boolean): Outcome<string> {
+    return this.call((f) =>
+      this.read(f, (b, c, l) => this.x.elicit_round_input_requests(round, clientView ? 1 : 0, b, c, l)),
+    );
+  }
+
+  /** Every note of the round: `[kind, param, message]`. */
+  roundNotes(round: Ptr): Outcome<Array<{ kind: number; param: number; message: string }>> {
+    return this.call((f) => {
+      const n = f.out(4);
+      let code = this.x.elicit_round_note_count(round, n);
+      if (code !== OK) return { code };
+      const notes: Array<{ kind: number; param: number; message: string }> = [];
+      const count = this.u32(n);
+      for (let i = 0; i < count; i++) {
+        const k = f.out(4);
+        const p = f.out(4);
+        const r = this.read(f, (b, c, l) => this.x.elicit_round_note(round, i, k, p, b, c, l));
+        code = r.code;
+        if (code !== OK) return { code };
+        notes.push({ kind: this.u32(k), param: this.u32(p), message: r.value ?? "" });
+      }
+      return { code: OK, value: notes };
+    });
+  }
+
+  // ---------------------------------------------------------------------- sealing
+
+  keyRingNew(keys: Uint8Array[]): Outcome<Ptr> {
+    return this.call((f) => {
+      const ptrs = f.out(Math.max(4, 4 * keys.length));
+      const lens = f.out(Math.max(4, 4 * keys.length));
+      const placed = keys.map((k) => f.input(k));
+      const dv = new DataView(this.x.memory.buffer);
+      placed.forEach(([p, l], i) => {
+        dv.setUint32(ptrs + 4 * i, p, true);
+        dv.setUint32(lens + 4 * i, l, true);
+      });
+      return this.construct(f, (out, eb, ec, el) =>
+        this.x.elicit_key_ring_new(ptrs, lens, keys.length, out, eb, ec, el),
+      );
+    });
+  }
+
+  sealerNew(ring: Ptr, audience: Input, ttl: number): Outcome<Ptr> {
+    return this.call((f) => {
+      const [a, al] = f.input(audience);
+      return this.construct(f, (out, eb, ec, el) => this.x.elicit_sealer_new(ring, a, al, ttl, out, eb, ec, el));
+    });
+  }
+
+  sealerSeal(
+    sealer: Ptr,
+    method: Uint8Array,
+    params: Uint8Array,
+    principal: Input,
+    now: number,
+    random: Uint8Array,
+    state: Uint8Array,
+  ): Outcome<string> {
+    return this.call((f) => {
+      const [m, ml] = f.input(method);
+      const [p, pl] = f.input(params);
+      const [pr, prl] = f.input(principal);
+      const [r, rl] = f.input(random);
+      const [s, sl] = f.input(state);
+      const detail = f.out(4);
+      const out = this.read(f, (b, c, l) =>
+        this.x.elicit_sealer_seal(sealer, m, ml, p, pl, pr, prl, now, r, rl, s, sl, b, c, l, detail),
+      );
+      return out.code === OK ? out : { code: out.code, message: this.cstr(this.u32(detail)) };
+    });
+  }
+
+  /** `value` is the plaintext state, or null when the request carries none. */
+  sealerUnseal(
+    sealer: Ptr,
+    method: Uint8Array,
+    params: Uint8Array,
+    principal: Input,
+    now: number,
+  ): Outcome<string | null> {
+    return this.call((f) => {
+      const [m, ml] = f.input(method);
+      const [p, pl] = f.input(params);
+      const [pr, prl] = f.input(principal);
+      const has = f.out(1);
+      const detail = f.out(4);
+      // The params' length always suffices for the state they carry.
+      const cap = Math.max(1, pl);
+      const buf = f.alloc(cap);
+      const outLen = f.out(4);
+      const code = this.x.elicit_sealer_unseal(sealer, m, ml, p, pl, pr, prl, now, has, buf, cap, outLen, detail);
+      if (code !== OK) return { code, message: this.cstr(this.u32(detail)) };
+      return { code, value: this.bool(has) ? this.text(buf, this.u32(outLen)) : null };
+    });
+  }
+}
+
+let current: Abi | undefined;
+
+/** The live instance new handles are made on (a new one after a trap). */
+export function abi(): Abi {
+  if (!current || current.dead) current = new Abi();
+  return current;
+}
+
+/**
+ * Frees a handle when its owner is garbage-collected without `free()`; `free()`
+ * unregisters it.
+ */
+export const finalizer = new FinalizationRegistry<{ abi: Abi; kind: HandleKind; handle: Ptr }>(
+  ({ abi: a, kind, handle }) => a.free(kind, handle),
+);
+
+/** Throw {@link ClosedError} for a freed handle (0). */
+export function liveHandle(handle: Ptr, what: HandleKind): Ptr {
+  if (handle === 0) throw new ClosedError(what);
+  return handle;
+}

@@ -1,0 +1,338 @@
+/**
+ * Tool declarations in zod, the TypeScript SDK's schema library. A tool declares its
+ * parameters in one zod shape, in signature order: a plain zod type is a model argument;
+ * {@link elicit} marks a parameter the user answers, with a literal question or a
+ * resolver (sync or async, given the values it needs by name, returning a value or an
+ * {@link ask}ed question), an optional default and an input kind. {@link declareTool}
+ * checks the declaration and compiles its {@link Plan} at once: a mistake throws there,
+ * naming the parameter. The tool's `inputSchema` comes from the same shape, and its body
+ * receives every value typed by inference ({@link Values}).
+ *
+ * ```ts
+ * const book = declareTool("book_flight", {
+ *   params: {
+ *     destination: elicit(z.string(), { message: "Where would you like to fly?" }),
+ *     airport: elicit(z.string(), {
+ *       needs: ["destination"],
+ *       resolve: ({ destination }) => KNOWN[destination] ?? ask(`Which airport in ${destination}?`),
+ *     }),
+ *     seat: elicit(z.enum(["window", "aisle"]), { message: "Window or aisle?", default: null }),
+ *   },
+ * });
+ * ```
+ * @module
+ */
+import { z } from "zod";
+import { DeclarationError } from "./errors.js";
+import { type InputKind, Plan, type Round, type Step } from "./engine.js";
+
+/** A question a resolver asks instead of returning a value ({@link ask}). */
+export class Question {
+  /** @internal */
+  constructor(
+    /** A form question's message (text), or a question object in the shape of the parameter's kind. */
+    readonly question: string | Record<string, unknown>,
+    /** Title and description of a text question. */
+    readonly options: { title?: string; description?: string } = {},
+  ) {}
+}
+
+/**
+ * The question a resolver returns to have its parameter asked: a message (a form
+ * question, with an optional title and description), or an object in the shape of the
+ * parameter's kind: URL `{message, url}`, sampling `{sampling: {...}}`, roots `{roots: {}}`,
+ * a form question with its own type `{message, type}`.
+ */
+export function ask(
+  question: string | Record<string, unknown>,
+  options: { title?: string; description?: string } = {},
+): Question {
+  return new Question(question, options);
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** A resolver: given the values it needs by name, a value or a {@link Question}. */
+export type Resolver<T> = (inputs: Record<string, any>) => MaybePromise<T | Question>;
+
+/** Options of {@link elicit}: a literal question, or a resolver. */
+export type ElicitOptions<T> = {
+  /** The value when the user declines or cancels (makes the parameter optional). */
+  default?: T | null;
+  /** The parameter settles to the outcome itself (`{action, value?}`). */
+  outcome?: boolean;
+} & (
+  | {
+      /** The literal question shown to the user. */
+      message: string;
+      title?: string;
+      description?: string;
+      /** URL-mode elicitation: the page the user visits (the value is `true` when accepted). */
+      url?: string;
+      needs?: never;
+      resolve?: never;
+    }
+  | {
+      /** The names (other parameters) the resolver is given. */
+      needs: readonly string[];
+      /** Decides the value, or the question to ask. */
+      resolve: Resolver<T>;
+      /** How the resolver's questions are asked (default form). */
+      kind?: InputKind;
+      message?: never;
+    }
+);
+
+const ELICITED = Symbol("elicit-mcp.elicited");
+
+/** An elicited parameter (made by {@link elicit}); `T` is its value's type. */
+export interface Elicited<T> {
+  readonly [ELICITED]: true;
+  /** The answer's type (null for kinds whose answer is not a form value). */
+  readonly schema: z.ZodType | null;
+  /** The declaration's `elicit` member and the parameter's other keys. */
+  readonly spec: { elicit: Record<string, unknown>; extra: Record<string, unknown>; kind: InputKind };
+  readonly resolve: Resolver<unknown> | undefined;
+  /** Phantom: the value's type. */
+  readonly __value?: T;
+}
+
+function isElicited(v: unknown): v is Elicited<unknown> {
+  return typeof v === "object" && v !== null && ELICITED in v;
+}
+
+type Settled<T, O> = O extends { outcome: true }
+  ? { action: "accept"; value: T } | { action: "decline" } | { action: "cancel" }
+  : O extends { default: infer D }
+    ? T | D
+    : T;
+
+/**
+ * A parameter the user answers, of type `schema` (string, number, integer, boolean,
+ * enum, array of enum, or an object of such fields; constraints such as `.min()`,
+ * `.max()`, `z.email()` carry over). See {@link ElicitOptions}.
+ */
+export function elicit<S extends z.ZodType, const O extends ElicitOptions<z.output<S>>>(
+  schema: S,
+  options: O,
+): Elicited<Settled<z.output<S>, O>> {
+  // Read loosely: a JavaScript caller may pass any mix (checked at registration).
+  const o = options as unknown as Record<string, any>;
+  const extra: Record<string, unknown> = {};
+  if ("default" in o) extra.default = o.default;
+  if (o.outcome) extra.outcome = true;
+  let e: Record<string, unknown>;
+  let kind: InputKind = "form";
+  if (typeof o.resolve === "function" || o.needs !== undefined) {
+    if (o.message !== undefined) {
+      // Caught at registration, where the parameter's name is known.
+      e = { message: o.message, needs: o.needs, __resolverAndMessage: true };
+    } else {
+      e = { needs: [...(o.needs ?? [])] };
+      if (o.kind && o.kind !== "form") e.kind = o.kind;
+      kind = o.kind ?? "form";
+    }
+  } else {
+    e = { message: o.message };
+    if (o.title !== undefined) e.title = o.title;
+    if (o.description !== undefined) e.description = o.description;
+    if (o.url !== undefined) {
+      e.url = o.url;
+      kind = "url";
+    }
+  }
+  return {
+    [ELICITED]: true,
+    schema,
+    spec: { elicit: e, extra, kind },
+    resolve: typeof o.resolve === "function" ? o.resolve : undefined,
+  } as Elicited<Settled<z.output<S>, O>>;
+}
+
+/** The zod shape of a tool's parameters: model arguments (zod types) and elicited ones. */
+export type ParamShape = Record<string, z.ZodType | Elicited<unknown>>;
+
+/** The values a tool's body receives: every parameter, typed. */
+export type Values<S extends ParamShape> = {
+  [K in keyof S]: S[K] extends Elicited<infer V> ? V : S[K] extends z.ZodType ? z.output<S[K]> : never;
+};
+
+/** The declaration {@link declareTool} takes. */
+export interface ToolDeclaration<S extends ParamShape> {
+  title?: string;
+  description?: string;
+  /** Every parameter in signature order (the order questions go out in). */
+  params: S;
+}
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/** A JSON Schema from zod → the declaration's type (the MCP elicitation subset's forms). */
+function typeOf(schema: Record<string, unknown>, where: string): unknown {
+  const s: Record<string, unknown> = { ...schema };
+  delete s.$schema;
+  // z.int() states the safe-integer range: not a constraint of the question.
+  if (s.type === "integer") {
+    if (s.minimum === -SAFE) delete s.minimum;
+    if (s.maximum === SAFE) delete s.maximum;
+  }
+  // zod writes a pattern beside a format (z.email()); the format is what MCP carries.
+  if (s.format !== undefined) delete s.pattern;
+  if (s.pattern !== undefined) {
+    throw new Error(`${where}: a regex pattern cannot be asked (MCP elicitation has no pattern); use a format or none`);
+  }
+  if (s.type === "object") {
+    const props = (s.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const required = new Set((s.required as string[] | undefined) ?? []);
+    const fields: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(props)) {
+      if (!required.has(name) && !("default" in field)) {
+        throw new Error(`${where}: field "${name}" is optional without a default; give it a .default(...)`);
+      }
+      fields[name] = typeOf(field, `${where}, field "${name}"`);
+    }
+    const out: Record<string, unknown> = { type: "object", properties: fields };
+    if (s.title !== undefined) out.title = s.title;
+    return out;
+  }
+  if (s.type === "array" && typeof s.items === "object" && s.items !== null) {
+    const items = { ...(s.items as Record<string, unknown>) };
+    if (items.type === "string" && Array.isArray(items.enum)) delete items.type;
+    s.items = items;
+    return s;
+  }
+  if (s.type === "string" && Array.isArray(s.enum)) delete s.type;
+  const keys = Object.keys(s);
+  if (keys.length === 1 && keys[0] === "type" && typeof s.type === "string") return s.type;
+  return s;
+}
+
+function jsonSchema(schema: z.ZodType, where: string): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`${where}: its type cannot be asked (${(e as Error).message})`);
+  }
+}
+
+/** A declaration mistake found before the engine sees it (code 201, as the engine's). */
+function mistake(message: string): DeclarationError {
+  return new DeclarationError(201, "ELICIT_ERR_DECLARATION", message);
+}
+
+/**
+ * A declared tool: its declaration, its compiled {@link Plan}, its `inputSchema`, its
+ * resolvers. Made by {@link declareTool}.
+ */
+export class DeclaredTool<S extends ParamShape> {
+  /** The tool's name. */
+  readonly name: string;
+  readonly title: string | undefined;
+  readonly description: string | undefined;
+  /** The declaration JSON the plan is compiled from. */
+  readonly declaration: Record<string, unknown>;
+  /** The compiled plan. */
+  readonly plan: Plan;
+  /** The model arguments' zod shape (what McpServer's `registerTool` takes as `inputSchema`). */
+  readonly argumentsShape: Record<string, z.ZodType>;
+  /** The tool's `inputSchema` (JSON Schema of the model arguments; elicited ones are left out). */
+  readonly inputSchema: Record<string, unknown>;
+  readonly #resolvers: Map<string, Resolver<unknown>>;
+
+  constructor(name: string, decl: ToolDeclaration<S>) {
+    if (typeof name !== "string" || !name) throw mistake("tool name: give a non-empty string");
+    if (typeof decl !== "object" || decl === null || typeof decl.params !== "object" || decl.params === null) {
+      throw mistake(`tool "${name}": give its parameters as { params: { name: zod type or elicit(...) } }`);
+    }
+    const params: Record<string, unknown>[] = [];
+    const args: Record<string, z.ZodType> = {};
+    const resolvers = new Map<string, Resolver<unknown>>();
+    for (const [pname, p] of Object.entries(decl.params)) {
+      const where = `tool "${name}", parameter "${pname}"`;
+      if (isElicited(p)) {
+        const e = p.spec.elicit;
+        if (e.__resolverAndMessage) {
+          throw mistake(`${where}: has both a literal question (message) and a resolver; a resolver asks its own questions, so give one or the other`);
+        }
+        if (e.message === undefined && !p.resolve) {
+          throw mistake(`${where}: give a literal question (message) or a resolver (needs and resolve)`);
+        }
+        if (p.resolve === undefined && Array.isArray(e.needs)) {
+          throw mistake(`${where}: has needs but no resolve function`);
+        }
+        const param: Record<string, unknown> = { name: pname };
+        if (p.spec.kind === "form" && p.schema) {
+          const type = typeOf(jsonSchema(p.schema, where), where);
+          if (type !== "string") param.type = type;
+        }
+        Object.assign(param, p.spec.extra);
+        param.elicit = e;
+        params.push(param);
+        if (p.resolve) resolvers.set(pname, p.resolve);
+      } else if (p instanceof z.ZodType) {
+        args[pname] = p;
+        const param: Record<string, unknown> = { name: pname };
+        try {
+          const type = typeOf(jsonSchema(p, where), where);
+          if (type !== "string") param.type = type;
+        } catch {
+          // A model argument of a type outside the elicitation subset: the engine only
+          // needs its name (zod checks the value).
+        }
+        params.push(param);
+      } else {
+        throw mistake(`${where}: is neither a zod type (a model argument) nor elicit(...)`);
+      }
+    }
+    this.name = name;
+    this.title = decl.title;
+    this.description = decl.description;
+    this.declaration = { tool: name, parameters: params };
+    this.argumentsShape = args;
+    const schema = z.toJSONSchema(z.object(args), { io: "input" }) as Record<string, unknown>;
+    delete schema.$schema;
+    this.inputSchema = schema;
+    this.#resolvers = resolvers;
+    // The engine checks the rest (needs naming no parameter, cycles, declared types,
+    // capacities) with its own
+    // messages, naming the parameter: a DeclarationError here, at registration.
+    this.plan = new Plan(this.declaration);
+  }
+
+  /**
+   * Run the resolvers the round asks for (`resolve` steps), awaiting async ones, until
+   * it needs something else: the step returned is `ask`, `done` or `inputRequired`. A
+   * resolver that throws fails the round through `resolveFailed` and the error is
+   * rethrown.
+   */
+  async drive(round: Round): Promise<Exclude<Step, { kind: "resolve" }>> {
+    for (;;) {
+      const step = round.poll();
+      if (step.kind !== "resolve") return step;
+      const resolver = this.#resolvers.get(step.name);
+      if (!resolver) {
+        // The plan and the resolvers come from one declaration: cannot happen.
+        throw mistake(`tool "${this.name}", parameter "${step.name}": no resolver is registered`);
+      }
+      let result: unknown;
+      try {
+        result = await resolver(round.resolveInputs());
+      } catch (e) {
+        round.resolveFailed(`${step.name}: ${(e as Error)?.message ?? String(e)}`);
+        throw e;
+      }
+      if (result instanceof Question) round.resolveQuestion(result.question, result.options);
+      else round.resolveValue(result === undefined ? null : result);
+    }
+  }
+
+  /** The values of a round at `done` with the call's arguments, typed as the body receives them. */
+  values(round: Round, args: Record<string, unknown>): Values<S> {
+    return { ...args, ...round.values() } as Values<S>;
+  }
+}
+
+/** Declare a tool (see the module's example); throws {@link DeclarationError} naming the parameter at fault. */
+export function declareTool<S extends ParamShape>(name: string, decl: ToolDeclaration<S>): DeclaredTool<S> {
+  return new DeclaredTool(name, decl);
+}
