@@ -11,6 +11,7 @@
 #     pkg-config version in ffi/Cargo.toml;
 #   - python/pyproject.toml's version, elicit_mcp.__version__ and
 #     elicit_mcp.constants.ABI_VERSION_*;
+#   - js/package.json's version (the npm package elicit-mcp);
 #   - the newest release heading in CHANGELOG.md.
 # Reads files only (no build). Exits non-zero on any disagreement, naming each.
 set -euo pipefail
@@ -63,6 +64,8 @@ for part in ("MAJOR", "MINOR", "PATCH"):
     py_abi[part] = m.group(1) if m else "missing"
 found.append(("python/elicit_mcp/constants.py: ABI_VERSION_MAJOR.MINOR.PATCH",
               f"{py_abi['MAJOR']}.{py_abi['MINOR']}.{py_abi['PATCH']}"))
+
+found.append(("js/package.json: version", json.loads(Path("js/package.json").read_text(encoding="utf-8"))["version"]))
 
 m = re.search(r"^## (\d+\.\d+\.\d+)\b", Path("CHANGELOG.md").read_text(encoding="utf-8"), re.M)
 found.append(("CHANGELOG.md: newest release heading", m.group(1) if m else "missing"))

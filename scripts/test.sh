@@ -76,7 +76,10 @@ step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static
 # target/agent stays: the MCP interop step runs that image.
 tidy target/agent-plain target/agent-size
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
-step "versions: crates, C header, pkg-config, Python metadata and CHANGELOG agree" bash scripts/test-versions.sh
+# Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
+step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree" \
+  bash scripts/test-js.sh
+step "versions: crates, C header, pkg-config, Python metadata, npm package and CHANGELOG agree" bash scripts/test-versions.sh
 step "elicit-rmcp at both ends of its rmcp range (lower bound, newest on the registry)" bash scripts/test-rmcp-versions.sh
 # scripts/release.sh builds every artifact into dist/ (installs cargo-c 0.10.24, zig and
 # cargo-zigbuild, auditwheel, an arm64 sysroot once); each one is installed outside the

@@ -274,9 +274,17 @@ pub(crate) fn make_sealer(
         ttl_secs
     };
     if !(ttl.is_finite() && ttl > 0.0) {
+        // Shown by the engine's float writer (Python's repr: `-5.0`, `Infinity`), not
+        // `{ttl_secs}`: core::fmt's float formatting is 11 KB of the WebAssembly module,
+        // linked for this one message (PERF.md, "WebAssembly module size").
+        let mut shown: Vec<u8> = Vec::new();
+        elicit_core::json::write_f64(ttl_secs, &mut shown);
         return Err(Fail::owned(
-        ELICIT_ERR_INVALID_ARGUMENT,
-        format!("ttl_secs is {ttl_secs}; pass a positive finite number of seconds, or 0 for the default 600"),
+            ELICIT_ERR_INVALID_ARGUMENT,
+            format!(
+                "ttl_secs is {}; pass a positive finite number of seconds, or 0 for the default 600",
+                String::from_utf8_lossy(&shown)
+            ),
         ));
     }
     let refs: Vec<&[u8]> = ring.secrets.iter().map(|s| s.as_slice()).collect();

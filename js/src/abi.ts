@@ -27,9 +27,13 @@ export const ERR_BUFFER_TOO_SMALL = 102;
 export const ERR_REQUEST_STATE = 303;
 /** `ELICIT_ERR_MISSING_CAPABILITY`. */
 export const ERR_MISSING_CAPABILITY = 304;
-/** The C ABI version this binding is written against: `(major << 16) | (minor << 8) | patch`. */
+/**
+ * The C ABI version (major.minor) this binding's signatures are written for. The module
+ * is embedded from the same checkout, so it must be exactly this one: before 1.0 a minor
+ * version may change signatures, and a stale binding would pass wrong arguments.
+ */
 export const ABI_MAJOR = 0;
-/** The minor ABI version this binding needs at least. */
+/** See {@link ABI_MAJOR}. */
 export const ABI_MINOR = 4;
 
 /** A handle (a pointer into the instance's memory); 0 is NULL. */
@@ -192,11 +196,11 @@ export class Abi {
     const version = this.x.elicit_abi_version();
     const major = version >>> 16;
     const minor = (version >>> 8) & 0xff;
-    if (major !== ABI_MAJOR || minor < ABI_MINOR) {
+    if (major !== ABI_MAJOR || minor !== ABI_MINOR) {
       throw new InternalError(
         999,
         "ELICIT_ERR_OTHER",
-        `the embedded module has C ABI ${major}.${minor}; this binding needs ${ABI_MAJOR}.${ABI_MINOR} or a later ${ABI_MAJOR}.x (rebuild with scripts/build-wasm.sh)`,
+        `the embedded module has C ABI ${major}.${minor}; this binding is written for ${ABI_MAJOR}.${ABI_MINOR}: follow the signature changes in js/src/abi.ts`,
       );
     }
   }
@@ -232,7 +236,7 @@ export class Abi {
     if (p === 0) return "";
     const mem = this.view();
     let end = p;
-    while (mem[end] !== 0) end++;
+    while (end < mem.length && mem[end] !== 0) end++;
     return decoder.decode(mem.slice(p, end));
   }
 
@@ -259,7 +263,9 @@ export class Abi {
 
   /** Run `f` with a frame, freeing its allocations after; a trap kills the instance. */
   call<T>(f: (frame: Frame) => T): T {
-    if (this.dead) this.live("plan");
+    if (this.dead) {
+      throw new InternalError(900, "ELICIT_ERR_PANIC", "the WebAssembly instance trapped; make the handles again");
+    }
     const frame = new Frame(this);
     try {
       return f(frame);

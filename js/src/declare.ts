@@ -179,7 +179,7 @@ function typeOf(schema: Record<string, unknown>, where: string): unknown {
   // zod writes a pattern beside a format (z.email()); the format is what MCP carries.
   if (s.format !== undefined) delete s.pattern;
   if (s.pattern !== undefined) {
-    throw new Error(`${where}: a regex pattern cannot be asked (MCP elicitation has no pattern); use a format or none`);
+    throw mistake(`${where}: a regex pattern cannot be asked (MCP elicitation has no pattern); use a format or none`);
   }
   if (s.type === "object") {
     const props = (s.properties ?? {}) as Record<string, Record<string, unknown>>;
@@ -187,7 +187,7 @@ function typeOf(schema: Record<string, unknown>, where: string): unknown {
     const fields: Record<string, unknown> = {};
     for (const [name, field] of Object.entries(props)) {
       if (!required.has(name) && !("default" in field)) {
-        throw new Error(`${where}: field "${name}" is optional without a default; give it a .default(...)`);
+        throw mistake(`${where}: field "${name}" is optional without a default; give it a .default(...)`);
       }
       fields[name] = typeOf(field, `${where}, field "${name}"`);
     }
@@ -211,7 +211,7 @@ function jsonSchema(schema: z.ZodType, where: string): Record<string, unknown> {
   try {
     return z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`${where}: its type cannot be asked (${(e as Error).message})`);
+    throw mistake(`${where}: its type cannot be asked (${(e as Error).message})`);
   }
 }
 
@@ -273,8 +273,7 @@ export class DeclaredTool<S extends ParamShape> {
         args[pname] = p;
         const param: Record<string, unknown> = { name: pname };
         try {
-          const type = typeOf(jsonSchema(p, where), where);
-          if (type !== "string") param.type = type;
+          param.type = typeOf(jsonSchema(p, where), where);
         } catch {
           // A model argument of a type outside the elicitation subset: the engine only
           // needs its name (zod checks the value).

@@ -10,7 +10,7 @@ import { MissingCapabilityError, errorFor, type ElicitError } from "./errors.js"
 export type InputKind = "form" | "url" | "sampling" | "roots";
 const KINDS: InputKind[] = ["form", "url", "sampling", "roots"];
 
-/** JSON given as a value (serialized with `JSON.stringify`) or as raw JSON text. */
+/** A JSON value (serialized with `JSON.stringify`). */
 export type Json = unknown;
 
 /** A parameter of a plan, in signature order. */
@@ -55,9 +55,8 @@ export interface HandshakeOptions {
   workspaceSize?: number;
 }
 
-/** JSON text for an input: a string is taken as JSON text as it is, anything else is serialized. */
+/** A value as the JSON text an input takes (`JSON.stringify`); `what` names it in errors. */
 export function jsonInput(value: Json, what: string): Uint8Array {
-  if (typeof value === "string") return utf8(value);
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -99,9 +98,9 @@ export class Plan {
   /** Every parameter, in signature order. */
   readonly params: readonly Param[];
 
-  /** Compile `declaration` (an object, or its JSON text). */
+  /** Compile `declaration` (an object, or its JSON text as a string). */
   constructor(declaration: Json) {
-    const text = jsonInput(declaration, "declaration");
+    const text = typeof declaration === "string" ? utf8(declaration) : jsonInput(declaration, "declaration");
     this.#abi = abi();
     const a = this.#abi;
     const made = a.planNew(text);

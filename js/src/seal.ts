@@ -187,7 +187,7 @@ export class Sealer {
   /**
    * Seal the round's plaintext `state` into a token for the request it answers.
    * `method` is the JSON-RPC method (`"tools/call"`); `params` the request's params as
-   * received (an object, or its JSON text): `name` and `arguments` are bound (`uri` for
+   * received (an object): `name` and `arguments` are bound (`uri` for
    * `resources/read`). `random`: 20 bytes (default `crypto.getRandomValues`).
    */
   seal(method: string, params: Json, state: string, options: SealOptions & { random?: Uint8Array } = {}): string {

@@ -190,7 +190,7 @@ test("errors are Error subclasses with the ABI's code, name and text", () => {
   assert.throws(() => new Plan("{not json"), (e) => e instanceof DeclarationError && e.code === 200);
   const plan = new Plan(fixture("greet"));
   assert.throws(
-    () => plan.modern({ inputResponses: "[1]" }).poll(),
+    () => plan.modern({ inputResponses: [1] }).poll(),
     (e) => e instanceof InputResponsesError && e.code === 302 && e.jsonrpcError.code === -32602,
   );
   const r = plan.modern();
