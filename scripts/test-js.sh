@@ -24,7 +24,8 @@ echo "test-js.sh: wasm build $((SECONDS - t0)) s" >&2
 
 # The other ends of the interop tests: the Rust seal_cli and the C library the Python
 # package loads (debug builds; the workspace tests built them already).
-cargo build -q -p elicit-tools --bin seal_cli -p elicit-ffi
+cargo build -q -p elicit-tools --bin seal_cli
+cargo build -q -p elicit-ffi --lib
 debug="${CARGO_TARGET_DIR:-target}/debug"
 ELICIT_SEAL_CLI="$ROOT/$debug/seal_cli" ELICIT_PYTHON_LIB="$ROOT/$debug/libelicit_ffi.so" \
   node --test --test-reporter=spec js/test/

@@ -102,6 +102,22 @@ interface Exports {
     principal: Ptr, principalLen: number, now: number, random: Ptr, randomLen: number,
     state: Ptr, stateLen: number, buf: Ptr, cap: number, outLen: Ptr, detail: Ptr,
   ): number;
+  elicit_server_new(config: Ptr, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr): number;
+  elicit_server_free(server: Ptr): void;
+  elicit_call_new(server: Ptr, request: Ptr, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr): number;
+  elicit_call_next(call: Ptr, step: Ptr, param: Ptr): number;
+  elicit_call_resolve_value(call: Ptr, text: Ptr, len: number): number;
+  elicit_call_resolve_question(call: Ptr, text: Ptr, len: number): number;
+  elicit_call_answer(call: Ptr, text: Ptr, len: number): number;
+  elicit_call_finish(call: Ptr, text: Ptr, len: number, isError: number): number;
+  elicit_call_reply(call: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_call_reply_code(call: Ptr, code: Ptr): number;
+  elicit_call_request(call: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_call_param_name(call: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_call_resolve_inputs(call: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_call_values(call: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_call_last_error(call: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_call_free(call: Ptr): void;
   elicit_sealer_unseal(
     sealer: Ptr, method: Ptr, methodLen: number, params: Ptr, paramsLen: number,
     principal: Ptr, principalLen: number, now: number, hasState: Ptr, buf: Ptr, cap: number,
@@ -110,7 +126,7 @@ interface Exports {
 }
 
 /** Which handle type a free function releases. */
-export type HandleKind = "plan" | "round" | "key ring" | "sealer";
+export type HandleKind = "plan" | "round" | "key ring" | "sealer" | "server" | "call";
 
 /** A call's result: the code, and on failure the message the ABI gave (if any). */
 export interface Outcome<T> {
@@ -323,6 +339,10 @@ export class Abi {
           return this.x.elicit_key_ring_free(handle);
         case "sealer":
           return this.x.elicit_sealer_free(handle);
+        case "server":
+          return this.x.elicit_server_free(handle);
+        case "call":
+          return this.x.elicit_call_free(handle);
       }
     });
   }
@@ -571,6 +591,149 @@ export class Abi {
       const code = this.x.elicit_sealer_unseal(sealer, m, ml, p, pl, pr, prl, now, has, buf, cap, outLen, detail);
       if (code !== OK) return { code, message: this.cstr(this.u32(detail)) };
       return { code, value: this.bool(has) ? this.text(buf, this.u32(outLen)) : null };
+    });
+  }
+
+  // ------------------------------------------------------------------ the call level
+
+  /**
+   * `elicit_server_new` from its config: `struct elicit_server_config` and its
+   * `struct elicit_server_entry` array laid out as wasm32 C lays them out (pointers and
+   * size_t 4 bytes, the double 8-aligned).
+   */
+  serverNew(
+    entries: Array<{ plan: Ptr; method: number; target: Input }>,
+    keys: Ptr,
+    audience: Input,
+    ttl: number,
+    workspace: number,
+  ): Outcome<Ptr> {
+    return this.call((f) => {
+      const ENTRY = 16;
+      const list = f.out(Math.max(ENTRY, ENTRY * entries.length));
+      const targets = entries.map((e) => f.input(e.target));
+      const [a, al] = f.input(audience);
+      const config = f.out(40);
+      const dv = new DataView(this.x.memory.buffer);
+      entries.forEach((e, i) => {
+        const at = list + ENTRY * i;
+        const [t, tl] = targets[i] ?? [0, 0];
+        dv.setUint32(at, e.plan, true);
+        dv.setUint32(at + 4, e.method, true);
+        dv.setUint32(at + 8, t, true);
+        dv.setUint32(at + 12, tl, true);
+      });
+      dv.setUint32(config, list, true);
+      dv.setUint32(config + 4, entries.length, true);
+      dv.setUint32(config + 8, keys, true);
+      dv.setUint32(config + 12, a, true);
+      dv.setUint32(config + 16, al, true);
+      dv.setFloat64(config + 24, ttl, true);
+      dv.setUint32(config + 32, workspace, true);
+      return this.construct(f, (out, eb, ec, el) => this.x.elicit_server_new(config, out, eb, ec, el));
+    });
+  }
+
+  /** `elicit_call_new` from a request: `struct elicit_request` laid out as wasm32 C lays it out. */
+  callNew(
+    server: Ptr,
+    request: {
+      id: Uint8Array;
+      method: Uint8Array;
+      params: Input;
+      principal: Input;
+      protocolVersion: Input;
+      clientCapabilities: Input;
+      now: number;
+      random: Uint8Array;
+    },
+  ): Outcome<Ptr> {
+    return this.call((f) => {
+      const texts = [
+        request.id,
+        request.method,
+        request.params,
+        request.principal,
+        request.protocolVersion,
+        request.clientCapabilities,
+      ].map((t) => f.input(t));
+      const [r, rl] = f.input(request.random);
+      const req = f.out(64);
+      const dv = new DataView(this.x.memory.buffer);
+      texts.forEach(([p, l], i) => {
+        dv.setUint32(req + 8 * i, p, true);
+        dv.setUint32(req + 8 * i + 4, l, true);
+      });
+      dv.setFloat64(req + 48, request.now, true);
+      dv.setUint32(req + 56, r, true);
+      dv.setUint32(req + 60, rl, true);
+      return this.construct(f, (out, eb, ec, el) => this.x.elicit_call_new(server, req, out, eb, ec, el));
+    });
+  }
+
+  /** `elicit_call_next`: the step and the parameter index (`ELICIT_NO_PARAM` = 2^32 - 1). */
+  callNext(call: Ptr): Outcome<{ kind: number; param: number }> {
+    return this.call((f) => {
+      const k = f.out(4);
+      const p = f.out(4);
+      const code = this.x.elicit_call_next(call, k, p);
+      return code === OK ? { code, value: { kind: this.u32(k), param: this.u32(p) } } : { code };
+    });
+  }
+
+  /** The call's text inputs: `resolve_value`, `resolve_question`, `answer`. */
+  callInput(call: Ptr, which: "value" | "question" | "answer", text: Uint8Array): number {
+    return this.call((f) => {
+      const [t, tl] = f.input(text);
+      switch (which) {
+        case "value":
+          return this.x.elicit_call_resolve_value(call, t, tl);
+        case "question":
+          return this.x.elicit_call_resolve_question(call, t, tl);
+        case "answer":
+          return this.x.elicit_call_answer(call, t, tl);
+      }
+    });
+  }
+
+  callFinish(call: Ptr, text: Uint8Array, isError: boolean): number {
+    return this.call((f) => {
+      const [t, tl] = f.input(text);
+      return this.x.elicit_call_finish(call, t, tl, isError ? 1 : 0);
+    });
+  }
+
+  /** The call's readers (one signature for all). */
+  callRead(
+    call: Ptr,
+    which: "reply" | "request" | "param_name" | "resolve_inputs" | "values" | "last_error",
+  ): Outcome<string> {
+    return this.call((f) =>
+      this.read(f, (buf, cap, outLen) => {
+        switch (which) {
+          case "reply":
+            return this.x.elicit_call_reply(call, buf, cap, outLen);
+          case "request":
+            return this.x.elicit_call_request(call, buf, cap, outLen);
+          case "param_name":
+            return this.x.elicit_call_param_name(call, buf, cap, outLen);
+          case "resolve_inputs":
+            return this.x.elicit_call_resolve_inputs(call, buf, cap, outLen);
+          case "values":
+            return this.x.elicit_call_values(call, buf, cap, outLen);
+          case "last_error":
+            return this.x.elicit_call_last_error(call, buf, cap, outLen);
+        }
+      }),
+    );
+  }
+
+  /** `elicit_call_reply_code`: 0 for a result, else the JSON-RPC error code. */
+  callReplyCode(call: Ptr): Outcome<number> {
+    return this.call((f) => {
+      const c = f.out(4);
+      const code = this.x.elicit_call_reply_code(call, c);
+      return code === OK ? { code, value: new DataView(this.x.memory.buffer).getInt32(c, true) } : { code };
     });
   }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { type Abi, type Input, type Outcome, ERR_MISSING_CAPABILITY, OK, abi, finalizer, liveHandle, utf8 } from "./abi.js";
-import { MissingCapabilityError, errorFor, type ElicitError } from "./errors.js";
+import { ClosedError, MissingCapabilityError, errorFor, type ElicitError } from "./errors.js";
 
 /** How an elicited parameter is asked. */
 export type InputKind = "form" | "url" | "sampling" | "roots";
@@ -130,6 +130,12 @@ export class Plan {
   #live(): number {
     this.#abi.live("plan");
     return liveHandle(this.#handle, "plan");
+  }
+
+  /** @internal The live handle, for {@link Server}. */
+  handle(a: Abi): number {
+    if (a !== this.#abi) throw new ClosedError("plan (made on a WebAssembly instance that trapped)");
+    return this.#live();
   }
 
   /** The parameter called `name` (undefined when there is none). */

@@ -19,6 +19,8 @@ export {
 } from "./seal.js";
 export type { SealOptions } from "./seal.js";
 export * from "./errors.js";
+export { Call, Server } from "./calls.js";
+export type { CallRequest, CallStep, Method, ServerEntry, ServerOptions } from "./calls.js";
 export { ABI_MAJOR, ABI_MINOR } from "./abi.js";
 export { ask, declareTool, elicit, DeclaredTool, Question } from "./declare.js";
 export type { Elicited, ElicitOptions, ToolDeclaration, Values } from "./declare.js";
