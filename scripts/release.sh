@@ -3,7 +3,7 @@
 #
 #   scripts/release.sh [--allow-dirty] [PART...]
 #
-# PART is one or more of (default: all four, in this order):
+# PART is one or more of (default: all five, in this order):
 #   crates  dist/crates/<crate>-<version>.crate for every publishable workspace crate
 #           (`publish` not false: elicit-core, elicit-ffi-noalloc, elicit-ffi, elicit-rmcp,
 #           and whichever joins them), made by `cargo package` (packaging them together
@@ -24,6 +24,9 @@
 #           <arch>-unknown-linux-gnu.2.17 (zig and cargo-zigbuild from PyPI, in a tools
 #           venv), then `auditwheel repair`, which checks the library's symbol versions and
 #           gives the wheel its manylinux tag. Needs the sdist (made first when missing).
+#   npm     dist/elicit-mcp-<version>.tgz, the npm package (js/): the C ABI as WebAssembly
+#           (scripts/build-wasm.sh) embedded, compiled by tsc after `npm ci`, packed by
+#           `npm pack`. scripts/test-js.sh installs it into a fresh project and runs it.
 #
 # --allow-dirty packages crates from a working tree with uncommitted changes (the install
 # test does; a real release comes from a clean commit).
@@ -41,11 +44,11 @@ PARTS=()
 for arg in "$@"; do
   case "$arg" in
     --allow-dirty) ALLOW_DIRTY=(--allow-dirty) ;;
-    crates | c | sdist | wheels) PARTS+=("$arg") ;;
-    *) echo "release.sh: unknown argument '$arg' (parts: crates c sdist wheels; --allow-dirty)" >&2; exit 2 ;;
+    crates | c | sdist | wheels | npm) PARTS+=("$arg") ;;
+    *) echo "release.sh: unknown argument '$arg' (parts: crates c sdist wheels npm; --allow-dirty)" >&2; exit 2 ;;
   esac
 done
-[ ${#PARTS[@]} -gt 0 ] || PARTS=(crates c sdist wheels)
+[ ${#PARTS[@]} -gt 0 ] || PARTS=(crates c sdist wheels npm)
 # The wheels are built from the sdist: whatever the order given, the sdist goes first.
 wanted() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
@@ -188,13 +191,25 @@ wheels() {
   ls -l "$DIST"/*.whl
 }
 
-for part in crates c sdist wheels; do
+# --------------------------------------------------------------------------------- npm
+npm_package() {
+  say "npm package (js/): the WebAssembly module, tsc, npm pack"
+  bash scripts/build-wasm.sh
+  (cd js && npm ci --no-audit --no-fund --loglevel=error && npx tsc -p tsconfig.json) >&2
+  rm -f "$DIST"/elicit-mcp-*.tgz
+  (cd js && npm pack --silent --pack-destination "$DIST" >/dev/null)
+  [ -f "$DIST/elicit-mcp-$VERSION.tgz" ] || fail "npm pack made no $DIST/elicit-mcp-$VERSION.tgz"
+  ls -l "$DIST/elicit-mcp-$VERSION.tgz"
+}
+
+for part in crates c sdist wheels npm; do
   wanted "$part" || continue
   case "$part" in
     crates) crates ;;
     c) c_sdk ;;
     sdist) sdist ;;
     wheels) wheels ;;
+    npm) npm_package ;;
   esac
 done
 say "artifacts in $DIST"

@@ -25,6 +25,7 @@
 import { z } from "zod";
 import { DeclarationError } from "./errors.js";
 import { type InputKind, Plan, type Round, type Step } from "./engine.js";
+import type { Call } from "./calls.js";
 
 /** A question a resolver asks instead of returning a value ({@link ask}). */
 export class Question {
@@ -163,6 +164,18 @@ export interface ToolDeclaration<S extends ParamShape> {
   description?: string;
   /** Every parameter in signature order (the order questions go out in). */
   params: S;
+  /** The tool's body: every value typed, its text the tool's result ({@link DeclaredTool.serve}). */
+  body?: (values: Values<S>) => MaybePromise<string>;
+}
+
+/** Options of {@link DeclaredTool.serve}. */
+export interface ServeOptions {
+  /**
+   * 2025-11-25: send the request (`{method, params}`: `elicitation/create`,
+   * `sampling/createMessage` or `roots/list`) to the client and resolve to its result
+   * (a rejection is passed on as the client's error response).
+   */
+  ask?: (request: { method: string; params: Record<string, unknown> }) => Promise<unknown>;
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -238,6 +251,7 @@ export class DeclaredTool<S extends ParamShape> {
   /** The tool's `inputSchema` (JSON Schema of the model arguments; elicited ones are left out). */
   readonly inputSchema: Record<string, unknown>;
   readonly #resolvers: Map<string, Resolver<unknown>>;
+  readonly #body: ((values: Values<S>) => MaybePromise<string>) | undefined;
 
   constructor(name: string, decl: ToolDeclaration<S>) {
     if (typeof name !== "string" || !name) throw mistake("tool name: give a non-empty string");
@@ -292,6 +306,7 @@ export class DeclaredTool<S extends ParamShape> {
     delete schema.$schema;
     this.inputSchema = schema;
     this.#resolvers = resolvers;
+    this.#body = decl.body;
     // The engine checks the rest (needs naming no parameter, cycles, declared types,
     // capacities) with its own
     // messages, naming the parameter: a DeclarationError here, at registration.
@@ -308,20 +323,85 @@ export class DeclaredTool<S extends ParamShape> {
     for (;;) {
       const step = round.poll();
       if (step.kind !== "resolve") return step;
-      const resolver = this.#resolvers.get(step.name);
-      if (!resolver) {
-        // The plan and the resolvers come from one declaration: cannot happen.
-        throw mistake(`tool "${this.name}", parameter "${step.name}": no resolver is registered`);
-      }
       let result: unknown;
       try {
-        result = await resolver(round.resolveInputs());
+        result = await this.#resolve(step.name, round.resolveInputs());
       } catch (e) {
         round.resolveFailed(`${step.name}: ${(e as Error)?.message ?? String(e)}`);
         throw e;
       }
       if (result instanceof Question) round.resolveQuestion(result.question, result.options);
       else round.resolveValue(result === undefined ? null : result);
+    }
+  }
+
+  /** The resolver of parameter `name`, run on its inputs: a value or a {@link Question}. */
+  async #resolve(name: string, inputs: Record<string, unknown>): Promise<unknown> {
+    const resolver = this.#resolvers.get(name);
+    if (!resolver) {
+      // The plan and the resolvers come from one declaration: cannot happen.
+      throw mistake(`tool "${this.name}", parameter "${name}": no resolver is registered`);
+    }
+    return resolver(inputs);
+  }
+
+  /**
+   * Serve one call of this tool (made by a {@link Server} holding {@link plan}) to its
+   * reply: resolvers run (awaited), on 2025-11-25 each request goes through
+   * `options.ask`, the body runs with every value typed, and the JSON-RPC reply the
+   * engine wrote is returned (JSON text: send it as it is). A body that throws gives a
+   * tool result with `isError` and its message; a resolver that throws rejects (a
+   * server bug: answer -32603 "Internal error" and log it). The call is freed.
+   */
+  async serve(call: Call, options: ServeOptions = {}): Promise<string> {
+    try {
+      for (;;) {
+        const step = call.next();
+        switch (step.kind) {
+          case "resolve": {
+            const result = await this.#resolve(step.name, call.resolveInputs());
+            if (result instanceof Question) call.resolveQuestion(result.question, result.options);
+            else call.resolveValue(result === undefined ? null : result);
+            break;
+          }
+          case "ask": {
+            if (!options.ask) {
+              throw new TypeError(`tool "${this.name}": a 2025-11-25 call asks the client; pass options.ask`);
+            }
+            let response: unknown;
+            try {
+              response = { result: await options.ask(call.request()) };
+            } catch (e) {
+              const err = e as { code?: unknown; message?: unknown };
+              response = {
+                error: {
+                  code: typeof err?.code === "number" ? err.code : -32603,
+                  message: typeof err?.message === "string" ? err.message : String(e),
+                },
+              };
+            }
+            call.answer(response);
+            break;
+          }
+          case "done": {
+            if (!this.#body) throw new TypeError(`tool "${this.name}": declared without a body`);
+            let text: string;
+            let failed = false;
+            try {
+              text = await this.#body(call.values() as Values<S>);
+            } catch (e) {
+              text = e instanceof Error ? e.message : String(e);
+              failed = true;
+            }
+            call.finish(text, failed);
+            break;
+          }
+          case "reply":
+            return call.reply();
+        }
+      }
+    } finally {
+      call.free();
     }
   }
 
