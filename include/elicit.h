@@ -1211,8 +1211,10 @@ elicit_result elicit_call_resolve_input_text(struct elicit_call *call,
  * During `ELICIT_STEP_ASK` (handshake era): pass the client's JSON-RPC response to the
  * request `elicit_call_request` wrote, UTF-8 JSON as received (the whole message, or
  * its `result` alone). A `result` answers the question; an `error` declines a
- * sampling or roots request and, for an elicitation, ends the call (its reply: the
- * client's message as the tool error). Then `elicit_call_next`.
+ * sampling or roots request and, for an elicitation, ends the call (its reply: for a
+ * tool, the error FastMCP writes, `Error calling tool '<name>': <the client's
+ * message>`; for a prompt or a resource, -32602 with the client's message). Then
+ * `elicit_call_next`.
  * `ELICIT_ERR_WRONG_STEP` outside the step; the round's codes as for
  * `elicit_round_answer` otherwise.
  *

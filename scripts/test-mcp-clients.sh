@@ -21,6 +21,8 @@
 #   scripts/test-mcp-clients.sh                              both servers
 #   ELICIT_INTEROP_SERVER=python scripts/test-mcp-clients.sh  one of them, or a command
 #                                                            taking the same flags
+#   ELICIT_INTEROP_STDIO_ONLY=1                              a server without --http
+#                                                            (the C server): stdio only
 #
 # Every server gets a fresh ELICIT_STATE_KEYS ring. Extra arguments go to pytest. Exits
 # non-zero when any suite fails against any server; the last lines are one verdict per run.
@@ -74,22 +76,32 @@ for name in "${servers[@]}"; do
     export ELICIT_STATE_KEYS
     log="$out/$name-server.log"
     : >"$log"
-    "${cmd[@]}" --http 127.0.0.1:0 2>"$log" &
-    server=$!
-    url=""
-    for _ in $(seq 1 600); do
-        url=$(sed -n 's|.*streamable HTTP on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$log")
-        [[ -n "$url" ]] && break
-        kill -0 "$server" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [[ -z "$url" ]]; then
-        echo "test-mcp-clients: the $name server did not start:" >&2
-        cat "$log" >&2
-        exit 1
+    only=()
+    if [[ -n "${ELICIT_INTEROP_STDIO_ONLY:-}" ]]; then
+        # No HTTP server to start: the suites' HTTP runs are deselected (the URL only
+        # satisfies their check of it and is never dialled).
+        export ELICIT_INTEROP_URL="http://127.0.0.1:9/mcp"
+        only=(--test-name-pattern=stdio)
+        set -- -k stdio "$@"
+        echo "test-mcp-clients: $name server: ${cmd[*]} (stdio only)" >&2
+    else
+        "${cmd[@]}" --http 127.0.0.1:0 2>"$log" &
+        server=$!
+        url=""
+        for _ in $(seq 1 600); do
+            url=$(sed -n 's|.*streamable HTTP on \(http://127\.0\.0\.1:[0-9]*/mcp\).*|\1|p' "$log")
+            [[ -n "$url" ]] && break
+            kill -0 "$server" 2>/dev/null || break
+            sleep 0.1
+        done
+        if [[ -z "$url" ]]; then
+            echo "test-mcp-clients: the $name server did not start:" >&2
+            cat "$log" >&2
+            exit 1
+        fi
+        export ELICIT_INTEROP_URL="$url"
+        echo "test-mcp-clients: $name server: ${cmd[*]} (HTTP at $url)" >&2
     fi
-    export ELICIT_INTEROP_URL="$url"
-    echo "test-mcp-clients: $name server: ${cmd[*]} (HTTP at $url)" >&2
 
     if timeout 300 "$py" -m pytest "$clients/python" -p no:cacheprovider -q -rfE "$@"; then
         verdicts+=("$name server, MCP Python SDK client: passed")
@@ -97,7 +109,7 @@ for name in "${servers[@]}"; do
         status=1
         verdicts+=("$name server, MCP Python SDK client: FAILED")
     fi
-    if (cd "$clients/ts" && timeout 300 "$node" --test --test-reporter=spec booking.test.mjs); then
+    if (cd "$clients/ts" && timeout 300 "$node" --test --test-reporter=spec "${only[@]}" booking.test.mjs); then
         verdicts+=("$name server, TypeScript SDK clients: passed")
     else
         status=1

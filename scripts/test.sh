@@ -102,6 +102,9 @@ if [ -z "${QUICK:-}" ]; then
   # After the two above: reuse the Rust server (target/server), .venv-mcp and Node 22.
   step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order)" \
     bash scripts/test-mcp-clients.sh
+  # After the two above: reuses the Rust server (target/server), .venv-mcp and Node 22.
+  step "C MCP server on the call level: FastMCP client (stdio, both eras), SDK clients, rounds shared with elicit-rmcp-server, ASan+UBSan, valgrind" \
+    bash scripts/test-c-server.sh
   step "fleet: replicas behind HAProxy 2.6 (FastMCP both eras, SIGKILL and rolling key rotation under load, mixed fleet, health, metrics, drain)" \
     bash scripts/test-fleet.sh
   tidy target/server target/agent

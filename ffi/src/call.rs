@@ -837,8 +837,10 @@ pub unsafe extern "C" fn elicit_call_resolve_input_text(
 /// During `ELICIT_STEP_ASK` (handshake era): pass the client's JSON-RPC response to the
 /// request `elicit_call_request` wrote, UTF-8 JSON as received (the whole message, or
 /// its `result` alone). A `result` answers the question; an `error` declines a
-/// sampling or roots request and, for an elicitation, ends the call (its reply: the
-/// client's message as the tool error). Then `elicit_call_next`.
+/// sampling or roots request and, for an elicitation, ends the call (its reply: for a
+/// tool, the error FastMCP writes, `Error calling tool '<name>': <the client's
+/// message>`; for a prompt or a resource, -32602 with the client's message). Then
+/// `elicit_call_next`.
 /// `ELICIT_ERR_WRONG_STEP` outside the step; the round's codes as for
 /// `elicit_round_answer` otherwise.
 ///
@@ -879,7 +881,10 @@ pub unsafe extern "C" fn elicit_call_answer(
             let mut body: Vec<u8> = Vec::new();
             let code = match Request::parse(c.method.as_str(), &params) {
                 Ok(req) if c.method == Method::ToolsCall => {
-                    envelope::write_text_result(&req, c.era, &message, true, &mut body);
+                    // FastMCP's wording for a tool whose elicitation the client refused.
+                    let target: String = req.target().units().filter_map(char::from_u32).collect();
+                    let text = format!("Error calling tool '{target}': {message}");
+                    envelope::write_text_result(&req, c.era, &text, true, &mut body);
                     None
                 }
                 _ => {
@@ -1451,7 +1456,7 @@ mod tests {
         assert_eq!(next(c), (ELICIT_STEP_REPLY, ELICIT_NO_PARAM));
         assert_eq!(
             read(c, elicit_call_reply),
-            r#"{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"User \"busy\""}],"isError":true}}"#
+            r#"{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"Error calling tool 'book': User \"busy\""}],"isError":true}}"#
         );
         // SAFETY: live handles, freed once (the server before its call: the call keeps it).
         unsafe {

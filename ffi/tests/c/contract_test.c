@@ -1233,7 +1233,7 @@ static void test_call_level(void) {
     RC(elicit_call_reply(c, reply, sizeof reply - 1, &n), ELICIT_OK);
     reply[n] = '\0';
     CHECK(strcmp(reply, "{\"jsonrpc\":\"2.0\",\"id\":\"h\",\"result\":{\"content\":[{\"type\":\"text\","
-                        "\"text\":\"no\"}],\"isError\":true}}") == 0);
+                        "\"text\":\"Error calling tool 'book_flight': no\"}],\"isError\":true}}") == 0);
     elicit_call_free(c);
     elicit_server_free(server);
     elicit_call_free(NULL);

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# test-c-server.sh: the MCP server in C (servers/c, on elicit's call level; started by
+# scripts/dev-c-server.sh) against what the other servers pass, over stdio:
+#
+#  1. the FastMCP 4.1.6 client's checks, both eras (tests/interop/mcp/test_booking_server.py
+#     and test_rmcp_prompts_resources.py with ELICIT_SERVER_CMD, -k stdio; the Rust
+#     transport's own wire details are skipped, as for the Python server);
+#  2. rounds shared with elicit-rmcp-server, one key ring: a requestState sealed by either
+#     completes on the other (tests/interop/mcp/test_c_server.py);
+#  3. the MCP Python SDK and TypeScript SDK clients (scripts/test-mcp-clients.sh with
+#     ELICIT_INTEROP_SERVER=scripts/dev-c-server.sh, stdio only);
+#  4. the server built with -fsanitize=address,undefined, then run under valgrind
+#     memcheck, each through the FastMCP checks of book_flight, greet, order and the
+#     prompt and resource (both eras); any sanitizer report, valgrind error or definite
+#     leak fails.
+#
+# Builds elicit-ffi (release), the server (target/c-server), and elicit-rmcp-server
+# (release, target/server, shared with scripts/test-mcp.sh) when missing; installs
+# libcjson-dev and valgrind when missing. Extra arguments go to the pytest runs. Exits
+# non-zero on any failure; the last lines are one verdict per part.
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export PATH="$HOME/.cargo/bin:$PATH"
+cd "$ROOT"
+
+out="$ROOT/target/c-server"
+mkdir -p "$out"
+py=$(mcp_test_venv)
+echo "test-c-server: building the C server, elicit-ffi and elicit-rmcp-server (release)" >&2
+scripts/dev-c-server.sh --stdio </dev/null
+server_dir="${CARGO_TARGET_DIR:-$ROOT/target/server}"
+CARGO_TARGET_DIR="$server_dir" cargo build --quiet --release -p elicit-rmcp-server >&2
+export ELICIT_RMCP_SERVER_BIN="$server_dir/release/elicit-rmcp-server"
+export ELICIT_SERVER_CMD="$ROOT/scripts/dev-c-server.sh"
+suites=(tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_rmcp_prompts_resources.py)
+
+status=0
+verdicts=()
+verdict() { # verdict NAME COMMAND...
+    local name=$1
+    shift
+    if "$@"; then verdicts+=("$name: passed"); else status=1; verdicts+=("$name: FAILED"); fi
+}
+
+verdict "FastMCP client, stdio, both eras" timeout 600 "$py" -m pytest "${suites[@]}" -k stdio \
+    -p no:cacheprovider -q -rfE "$@"
+verdict "rounds shared with elicit-rmcp-server" timeout 300 "$py" -m pytest \
+    tests/interop/mcp/test_c_server.py -p no:cacheprovider -q -rfE "$@"
+verdict "MCP Python SDK and TypeScript SDK clients, stdio" env ELICIT_INTEROP_SERVER="$ROOT/scripts/dev-c-server.sh" \
+    ELICIT_INTEROP_STDIO_ONLY=1 bash scripts/test-mcp-clients.sh "$@"
+
+# 4. Sanitizers and valgrind, each through the same subset of the FastMCP checks.
+subset="stdio and (book_flight_accepts or greet or order_asks or refused_seat or prompt or resource)"
+SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+CC=${CC:-cc}
+"$CC" -std=c99 -Wall -Wextra -Werror -g "${SAN[@]}" -I"$ROOT/include" servers/c/booking_server.c \
+    "${CARGO_TARGET_DIR:-$ROOT/target}/release/libelicit_ffi.a" -lcjson -lgcc_s -lutil -lrt \
+    -lpthread -lm -ldl -lc -o "$out/booking_server.asan"
+rm -f "$out"/asan.* "$out"/valgrind.*
+verdict "ASan+UBSan" env ELICIT_C_SERVER_BIN="$out/booking_server.asan" \
+    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$out/asan" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$out/asan" \
+    timeout 600 "$py" -m pytest "${suites[@]}" -k "$subset" -p no:cacheprovider -q -rfE "$@"
+if compgen -G "$out/asan.*" >/dev/null; then
+    cat "$out"/asan.* >&2
+    status=1
+    verdicts+=("ASan+UBSan reports: FAILED")
+fi
+if ! command -v valgrind >/dev/null; then
+    apt-get install -y valgrind >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y valgrind >/dev/null; }
+fi
+cat >"$out/valgrind-server.sh" <<SH
+#!/bin/sh
+exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    --error-exitcode=99 --log-file="$out/valgrind.%p.log" "$out/booking_server" "\$@"
+SH
+chmod +x "$out/valgrind-server.sh"
+verdict "valgrind" env ELICIT_C_SERVER_BIN="$out/valgrind-server.sh" \
+    timeout 900 "$py" -m pytest "${suites[@]}" -k "$subset" -p no:cacheprovider -q -rfE "$@"
+# --quiet: a log holds only what valgrind found.
+runs=$(ls "$out"/valgrind.*.log 2>/dev/null | wc -l)
+if [ "$runs" -eq 0 ] || grep -l . "$out"/valgrind.*.log >/dev/null 2>&1; then
+    grep -h . "$out"/valgrind.*.log >&2 || true
+    status=1
+    verdicts+=("valgrind reports ($runs server runs): FAILED")
+else
+    verdicts+=("valgrind: $runs server runs, no error, no leak")
+fi
+printf 'test-c-server: %s\n' "${verdicts[@]}"
+exit $status
