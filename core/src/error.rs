@@ -438,6 +438,10 @@ pub enum Error {
         param: Name,
         /// That parameter's kind.
         kind: crate::InputKind,
+        /// Whether a resolver asks that parameter's question (`false`: a literal question
+        /// of the declaration). The message names a resolver only for a resolver, in the
+        /// MCP Python SDK's words (whose parameters are all resolved).
+        resolver: bool,
         /// Every undeclared kind the round's questions need.
         missing: crate::Capabilities,
     },
@@ -601,10 +605,16 @@ impl fmt::Display for Error {
                  plaintext state: unseal it first (with the sealer, from the request as \
                  received) and pass the plaintext state it holds"
             ),
-            MissingCapability { param, kind, .. } => write!(
+            MissingCapability {
+                param,
+                kind,
+                resolver,
+                ..
+            } => write!(
                 f,
-                "Client did not declare the {} capability required by resolver {}",
+                "Client did not declare the {} capability required by {} {}",
                 kind.capability_name(),
+                if *resolver { "resolver" } else { "question" },
                 PyRepr(param)
             ),
             WrongReply { param, kind } => {

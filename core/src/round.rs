@@ -801,15 +801,16 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         for (_, p, _) in self.pending() {
             let kind = kind_of(p);
             if !self.caps.contains(kind) {
-                first = first.or(Some((p.name, kind)));
+                first = first.or(Some((p.name, kind, is_resolver(p))));
                 missing = missing.with(kind);
             }
         }
         match first {
             None => Ok(()),
-            Some((pname, kind)) => Err(Error::MissingCapability {
+            Some((pname, kind, resolver)) => Err(Error::MissingCapability {
                 param: name(pname),
                 kind,
+                resolver,
                 missing,
             }),
         }
@@ -843,6 +844,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             return Err(Error::MissingCapability {
                 param: name(p.name),
                 kind,
+                resolver: is_resolver(p),
                 missing: Capabilities::NONE.with(kind),
             });
         }
@@ -1643,6 +1645,11 @@ fn settle<'a>(
 #[inline]
 fn kind_of(p: &Param<'_>) -> InputKind {
     p.ask.as_ref().map_or(InputKind::Form, AskKind::kind)
+}
+
+/// Whether a resolver asks `p`'s question (else the declaration's literal question).
+fn is_resolver(p: &Param<'_>) -> bool {
+    matches!(p.ask, Some(AskKind::Resolver { .. }))
 }
 
 /// Whether recorded accepted `data` still settles a parameter of `kind` (answer type

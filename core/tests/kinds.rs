@@ -208,11 +208,15 @@ fn a_round_never_shows_a_kind_the_client_did_not_declare() {
         param,
         kind,
         missing,
+        resolver,
     } = &e
     else {
         panic!("{e:?}")
     };
-    assert_eq!((param.as_str(), *kind), ("greeting", InputKind::Sampling));
+    assert_eq!(
+        (param.as_str(), *kind, *resolver),
+        ("greeting", InputKind::Sampling, false)
+    );
     let mut required = Vec::new();
     missing.write_json(&mut required);
     assert_eq!(
@@ -221,7 +225,7 @@ fn a_round_never_shows_a_kind_the_client_did_not_declare() {
     );
     assert_eq!(
         e.to_string(),
-        "Client did not declare the sampling capability required by resolver 'greeting'"
+        "Client did not declare the sampling capability required by question 'greeting'"
     );
     // The default inputs declare form only.
     assert!(matches!(
@@ -236,7 +240,7 @@ fn a_round_never_shows_a_kind_the_client_did_not_declare() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Client did not declare the form elicitation capability required by resolver 'user_name'"
+        "Client did not declare the form elicitation capability required by question 'user_name'"
     );
     // A tool asking only what the client declared goes on.
     let sampling_decl = format!(
@@ -251,6 +255,45 @@ fn a_round_never_shows_a_kind_the_client_did_not_declare() {
     .unwrap();
     assert_eq!(step, Step::InputRequired);
     assert_eq!(requests["s"]["method"], "sampling/createMessage");
+}
+
+/// -32021 names what asks: "question 'x'" for a literal question of the declaration,
+/// "resolver 'x'" (the MCP Python SDK's words) for a question a resolver asks.
+#[test]
+fn missing_capability_names_a_question_or_a_resolver() {
+    let decl = format!(
+        r#"{{"tool":"t","parameters":[
+      {{"name":"tip","elicit":{{"needs":[],"kind":"sampling"}}}},
+      {{"name":"note","elicit":{{"sampling":{SAMPLING}}}}}
+    ]}}"#
+    );
+    let plan: Plan<'_, 8> = Plan::compile(&decl).unwrap();
+    let mut ws = [0u8; 2048];
+    let caps = Capabilities::from_client_json(r#"{"elicitation":{}}"#);
+    let inputs = Inputs::modern("{}", None, None).with_capabilities(caps);
+    let mut round = Round::new(&plan, Era::Modern, inputs, &mut ws).unwrap();
+    assert!(matches!(round.poll().unwrap(), Step::Resolve { param: 0 }));
+    round
+        .resolve_question(&format!(r#"{{"sampling":{SAMPLING}}}"#))
+        .unwrap();
+    let e = round.poll().unwrap_err();
+    assert!(matches!(e, Error::MissingCapability { resolver: true, .. }));
+    assert_eq!(
+        e.to_string(),
+        "Client did not declare the sampling capability required by resolver 'tip'"
+    );
+    // The literal question alone: named as a question.
+    let literal = decl.replace(r#""needs":[],"kind":"sampling""#, r#""message":"Tip?""#);
+    let plan: Plan<'_, 8> = Plan::compile(&literal).unwrap();
+    let e = modern(
+        &plan,
+        Inputs::modern("{}", None, None).with_capabilities(caps),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Client did not declare the sampling capability required by question 'note'"
+    );
 }
 
 #[test]
@@ -505,7 +548,7 @@ fn the_handshake_era_asks_each_kind_with_its_method() {
     let e = round.poll().unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Client did not declare the sampling capability required by resolver 'greeting'"
+        "Client did not declare the sampling capability required by question 'greeting'"
     );
     // A reply of the wrong kind fails the round with a clear error.
     let mut ws = [0u8; 2048];

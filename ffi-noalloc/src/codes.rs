@@ -477,6 +477,7 @@ mod tests {
             Error::MissingCapability {
                 param: name,
                 kind: elicit_core::InputKind::Url,
+                resolver: false,
                 missing: elicit_core::Capabilities::NONE,
             },
             Error::WrongReply {

@@ -209,7 +209,7 @@ fn without_capabilities_a_round_asks_form_only_and_names_what_is_missing() {
         );
         assert_eq!(
             last_error(&round),
-            "Client did not declare the url elicitation capability required by resolver 'paid'"
+            "Client did not declare the url elicitation capability required by question 'paid'"
         );
         // Nothing was shown: the requests cannot be read.
         assert_eq!(

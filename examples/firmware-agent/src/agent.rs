@@ -259,6 +259,7 @@ impl Agent {
         let Error::MissingCapability {
             param,
             kind,
+            resolver,
             missing,
         } = e
         else {
@@ -267,7 +268,11 @@ impl Agent {
         rpc::begin_error(&mut self.uart, id, rpc::MISSING_CAPABILITY, &mut |s| {
             s.put(b"Client did not declare the ");
             s.put(kind.capability_name().as_bytes());
-            s.put(b" capability required by resolver ");
+            s.put(if *resolver {
+                b" capability required by resolver ".as_slice()
+            } else {
+                b" capability required by question ".as_slice()
+            });
             write_py_repr(param.chars().map(u32::from), s);
         });
         self.uart.put(br#","data":{"requiredCapabilities":"#);

@@ -1861,7 +1861,7 @@ static void test_kinds(void) {
     CHECK(n == strlen(MISSING) && memcmp(buf, MISSING, n) == 0);
     RC(elicit_round_input_requests(r, 0, NULL, 0, &n), ELICIT_ERR_MISSING_CAPABILITY);
     expect_failed(r, ELICIT_ERR_MISSING_CAPABILITY,
-                  "Client did not declare the url elicitation capability required by resolver "
+                  "Client did not declare the url elicitation capability required by question "
                   "'paid'",
                   __LINE__);
     elicit_round_free(r);

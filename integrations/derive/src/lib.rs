@@ -167,6 +167,18 @@ fn scalar(ty: &Type) -> Option<Tokens> {
 
 /// The answer type a question of `ty` asks for: a scalar, or a `Choice` enum (a plain
 /// path without generics, checked by the trait bound); anything else cannot be asked.
+/// A literal question's default field title: the parameter's name with `_` as spaces and
+/// its first letter upper-cased (`party_size` -> "Party size"; Python's
+/// `elicit_mcp.declare.default_title`).
+fn default_title(name: &str) -> String {
+    let spaced = name.replace('_', " ");
+    let mut chars = spaced.trim().chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "Value".to_string(),
+    }
+}
+
 fn answer(ty: &Type, field: &Ident) -> syn::Result<Tokens> {
     if let Some(t) = scalar(ty) {
         return Ok(t);
@@ -328,6 +340,11 @@ fn elicit(input: &DeriveInput) -> syn::Result<Tokens> {
         };
         if let Some(t) = &a.title {
             let t = text(t);
+            p = quote!(#p.title(#t));
+        } else if matches!(kind, Kind::Literal) {
+            // The default: the field's name, titled (`party_size` -> "Party size"), as
+            // elicit_mcp's decorator titles it; `title = "Value"` keeps the reference's.
+            let t = default_title(&name);
             p = quote!(#p.title(#t));
         }
         if let Some(d) = &a.description {

@@ -260,7 +260,7 @@ mod tests {
         );
         assert_eq!(
             message,
-            "Client did not declare the url elicitation capability required by resolver 'url'"
+            "Client did not declare the url elicitation capability required by question 'url'"
         );
     }
 

@@ -37,6 +37,11 @@ pub struct Booking {
     tool_router: Arc<ToolRouter<Booking>>,
 }
 
+/// The literal questions' field title: the reference's (FastMCP 4.1.6's) "Value", said
+/// explicitly (the derive's default is the field's name, titled), so the questions and
+/// their digests stay byte-identical to the reference's and the Python server's.
+const REF_TITLE: &str = "Value";
+
 /// The seat a traveller prefers.
 #[derive(Choice)]
 enum Seat {
@@ -47,21 +52,21 @@ enum Seat {
 /// book_flight's parameters: all asked of the user.
 #[derive(Deserialize, elicit_rmcp::Elicit)]
 struct BookFlight {
-    #[elicit(message = q::DESTINATION)]
+    #[elicit(message = q::DESTINATION, title = REF_TITLE)]
     destination: String,
-    #[elicit(message = q::DATE)]
+    #[elicit(message = q::DATE, title = REF_TITLE)]
     date: String,
     #[elicit(resolver = airport, needs = [destination])]
     airport: String,
     #[elicit(resolver = proceed, needs = [destination, date])]
     proceed: bool,
-    #[elicit(message = q::SEAT)]
+    #[elicit(message = q::SEAT, title = REF_TITLE)]
     seat: Option<Seat>,
 }
 
 #[derive(Deserialize, elicit_rmcp::Elicit)]
 struct Greet {
-    #[elicit(message = q::NAME)]
+    #[elicit(message = q::NAME, title = REF_TITLE)]
     name: String,
 }
 

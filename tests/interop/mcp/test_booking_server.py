@@ -320,7 +320,7 @@ def test_client_without_handler_gets_missing_capability(connect, transport, mode
     err = e.value.error
     assert err.code == -32021
     assert err.message == (
-        "Client did not declare the form elicitation capability required by resolver 'destination'"
+        "Client did not declare the form elicitation capability required by question 'destination'"
     )
     assert err.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
 
