@@ -16,6 +16,9 @@
 #   pick CMD...            the first of CMD... on PATH (empty when none)
 #   need_cargo_tool BIN CRATE VERSION
 #                          cargo install --locked CRATE@VERSION unless BIN --version says it
+#   mcp_extra              the Python package's [mcp] extra (python/pyproject.toml), e.g.
+#                          "mcp>=2.0.0,<3"; mcp_lowest: its lower bound ("2.0.0")
+#   mcp_in_range PY        whether PY's installed mcp is within that range
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 ROOT=$PWD
 export RUSTUP_AUTO_INSTALL=0
@@ -64,6 +67,25 @@ need_cargo_tool() {
     cargo install --locked "$crate@$version" >&2 ||
       { echo "lib.sh: cargo install --locked $crate@$version failed" >&2; return 1; }
   fi
+}
+
+mcp_extra() {
+  sed -n 's/^mcp = \["\(.*\)"\]$/\1/p' "$ROOT/python/pyproject.toml"
+}
+
+mcp_lowest() {
+  local spec
+  spec=$(mcp_extra)
+  spec=${spec#*>=}
+  echo "${spec%%,*}"
+}
+
+mcp_in_range() {
+  "$1" - "$(mcp_extra)" <<'PY' 2>/dev/null
+import importlib.metadata as m, sys
+from pip._vendor.packaging.requirements import Requirement
+sys.exit(m.version("mcp") not in Requirement(sys.argv[1]).specifier)
+PY
 }
 
 # The venv the MCP interop tests run on (the FastMCP 4.1.6 client, the MCP Python SDK client

@@ -8,7 +8,7 @@ into a :class:`Plan`, then drive one :class:`Round` per ``tools/call``::
     with elicit_mcp.Plan({"tool": "book_flight", "parameters": [...]}) as plan:
         with plan.modern({"destination": "Paris"}) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit_mcp.Resolve):
+                if isinstance(step, elicit_mcp.ResolveStep):
                     step.question(f"Which airport in {step.inputs()['destination']}?")
                 elif isinstance(step, elicit_mcp.InputRequired):
                     send(step.input_requests(), seal(step.request_state()))
@@ -29,6 +29,9 @@ or its folder) overrides it, and a source checkout falls back to the cargo works
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from ._engine import (
     Ask,
     Done,
@@ -37,11 +40,11 @@ from ._engine import (
     Note,
     Param,
     Plan,
-    Resolve,
     Round,
     Step,
 )
-from .declare import ArgumentsError, Declared, Elicit, Question, tool
+from ._engine import Resolve as ResolveStep
+from .declare import ArgumentsError, Declared, Elicit, Question, ResolverValueError, tool
 from ._ffi import LIB_ENV, LibraryError, LibraryNotFoundError, find_library, load
 from ._seal import STATE_KEYS_ENV, KeyRing, Sealer, parse_keys
 from .constants import (
@@ -93,6 +96,22 @@ def abi_version() -> int:
     return load().abi_version
 
 
+def __getattr__(name: str) -> Any:
+    # The step class was exported as ``Resolve``, the MCP Python SDK's marker name
+    # (``Annotated[T, Resolve(fn)]``): it is ``ResolveStep`` now, the old name kept,
+    # deprecated, for one release (0.5 removes it).
+    if name == "Resolve":
+        warnings.warn(
+            "elicit_mcp.Resolve is the engine's step class, renamed elicit_mcp.ResolveStep "
+            "(the old name goes in 0.5); it is not the MCP SDK's Resolve(fn) marker: for a "
+            "parameter a resolver fills, write Annotated[T, elicit_mcp.Elicit(resolver=fn)]",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ResolveStep
+    raise AttributeError(f"module 'elicit_mcp' has no attribute {name!r}")
+
+
 __all__ = [
     "ABI_VERSION",
     "ArgumentsError",
@@ -137,8 +156,9 @@ __all__ = [
     "REQUEST_STATE_ERROR_JSON",
     "REQUEST_STATE_ERROR_MESSAGE",
     "RequestStateError",
-    "Resolve",
+    "ResolveStep",
     "ResolutionError",
+    "ResolverValueError",
     "Result",
     "Round",
     "SEAL_RANDOM_LEN",

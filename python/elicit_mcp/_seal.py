@@ -9,6 +9,7 @@ the audience accept each other's tokens.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -83,11 +84,19 @@ def parse_keys(text: str, source: str) -> List[bytes]:
 
 def _params_bytes(params: Params) -> bytes:
     params = wire_value(params)
-    if isinstance(params, Mapping) and "request_state" in params and "requestState" not in params:
+    keys: Any = params
+    if isinstance(params, (str, bytes, bytearray, memoryview)):
+        # JSON text (model_dump_json() without by_alias=True writes snake_case keys): read
+        # its top-level keys for the same check; text that is not JSON is the library's to refuse.
+        try:
+            keys = json.loads(bytes(params) if not isinstance(params, str) else params)
+        except ValueError:
+            keys = None
+    if isinstance(keys, Mapping) and "request_state" in keys and "requestState" not in keys:
         raise ValueError(
             "params: has 'request_state' but no 'requestState' (a model dumped without "
             "by_alias=True?); pass the SDK's params model itself, or its "
-            "model_dump(by_alias=True)"
+            "model_dump(by_alias=True) / model_dump_json(by_alias=True)"
         )
     return json_input(params, "params")
 

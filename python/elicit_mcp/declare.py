@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import sys
 import typing
 from dataclasses import dataclass
 from typing import (
@@ -45,7 +46,7 @@ from typing import (
 
 from ._engine import Ask, Done, InputRequired, Plan, Resolve, Round
 from .constants import Result
-from .errors import CallInputError, DeclarationError
+from .errors import CallInputError, DeclarationError, InternalError, ResolutionError
 
 __all__ = [
     "ArgumentsError",
@@ -55,6 +56,9 @@ __all__ = [
     "Finished",
     "Pending",
     "Question",
+    "ResolverValueError",
+    "context_class",
+    "default_title",
     "prompt",
     "resource",
     "tool",
@@ -133,6 +137,66 @@ class ArgumentsError(CallInputError):
 
 def _declaration_error(where: str, problem: str) -> DeclarationError:
     return DeclarationError(int(Result.ERR_DECLARATION), f"{where}: {problem}")
+
+
+class ResolverValueError(InternalError):
+    """A resolver returned a value outside its parameter's type or enum (a server bug,
+    ``ELICIT_ERR_RESOLVER_ANSWER``): :attr:`message` names the resolver and the value
+    for the log; the client reads JSON-RPC ``-32603 "Internal error"``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(int(Result.ERR_RESOLVER_ANSWER), message)
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.message,))
+
+
+def default_title(name: str) -> str:
+    """A literal question's default field title: the parameter's name, titled as
+    ``party_size`` -> ``"Party size"`` (the Rust derive's default too)."""
+    words = name.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else "Value"
+
+
+def context_class() -> Any:
+    """``mcp.server.mcpserver.Context`` when the SDK's module is loaded, else ``None``
+    (an annotation can name it only once it is imported, so nothing is imported here)."""
+    module = sys.modules.get("mcp.server.mcpserver.context")
+    return getattr(module, "Context", None) if module is not None else None
+
+
+def _is_context(annotation: Any) -> bool:
+    """Whether a parameter takes the SDK's ``Context``, found as ``MCPServer`` finds it
+    (``find_context_parameter``): a ``Context`` hint, or one inside a generic such as
+    ``Optional[Context]``."""
+    ctx = context_class()
+    if ctx is None:
+        return False
+    if inspect.isclass(annotation) and issubclass(annotation, ctx):
+        return True
+    if typing.get_origin(annotation) is not None:
+        return any(inspect.isclass(a) and issubclass(a, ctx) for a in typing.get_args(annotation))
+    return False
+
+
+#: The MCP Python SDK's own markers (mcp.server.mcpserver.resolve) and what to write instead.
+_SDK_MARKERS = {
+    "Resolve": "Annotated[T, Elicit(resolver=fn)] (from elicit_mcp import Elicit), fn returning a value or elicit_mcp.Question(...)",
+    "Elicit": 'Annotated[T, Elicit("your question")] (from elicit_mcp import Elicit)',
+    "Sample": "Annotated[T, Elicit(sampling={...})] (CreateMessageRequest params)",
+    "ListRoots": "Annotated[T, Elicit(roots={})]",
+}
+
+
+def _sdk_marker(m: Any) -> Optional[str]:
+    """The SDK marker's name when ``m`` is one of mcp's (an instance or the class)."""
+    cls = m if isinstance(m, type) else type(m)
+    if cls.__module__.startswith("mcp.") and cls.__name__ in _SDK_MARKERS:
+        return cls.__name__
+    origin = typing.get_origin(m)
+    if origin is not None and isinstance(origin, type) and origin.__module__.startswith("mcp."):
+        return _sdk_marker(origin)
+    return None
 
 
 # ------------------------------------------------------------------------------ types
@@ -228,6 +292,21 @@ def _arg_schema(t: Any) -> Dict[str, Any]:
         return {}
 
 
+def _expected(t: Any) -> str:
+    """What a form answer of type ``t`` must be, in words (for a mismatch message)."""
+    words = {str: "a string", bool: "a boolean (true or false)", int: "an integer", float: "a number"}
+    if t in words:
+        return words[t]
+    choices = _literal_strings(t)
+    if choices is not None:
+        return "one of " + ", ".join(repr(c) for c in choices)
+    args = typing.get_args(t)
+    items = _literal_strings(args[0]) if args else None
+    if items is not None:
+        return "a list of " + ", ".join(repr(c) for c in items)
+    return f"a {_type_name(t)}"
+
+
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -301,6 +380,11 @@ class _Resolver:
     fn: Callable[..., Any]
     needs: Tuple[str, ...]
     is_async: bool
+    #: the parameter taking the SDK's Context, if any
+    context: Optional[str]
+    #: the parameter's type (checked against the values the resolver returns)
+    annotation: Any
+    has_default: bool
 
 
 @dataclass
@@ -367,10 +451,16 @@ class Declared:
         self.title = title
         self.description: Optional[str] = description if description is not None else inspect.getdoc(fn)
         self.is_async = inspect.iscoroutinefunction(fn)
+        self.context_param: Optional[str] = None
+        """The parameter taking the MCP Python SDK's ``Context`` (found as ``MCPServer``
+        finds it; never a model argument), or ``None``."""
         self._params = self._read_signature(fn)
         self._resolvers: Dict[str, _Resolver] = {}
         self._kinds: Dict[str, Optional[str]] = {}
         self._converters: Dict[str, Callable[[Any], Any]] = {}
+        # Resolver parameters whose values are checked against their type (a form with
+        # a derived schema; not schema= or outcome=).
+        self._checked: set[str] = set()
         parameters = [self._declare(p) for p in self._params]
         declaration = {"tool": self.name, "parameters": parameters}
         self.declaration: Dict[str, Any] = declaration
@@ -405,14 +495,40 @@ class Declared:
                 raise _declaration_error(self._where(pname), "*args and **kwargs cannot be declared")
             annotation = hints.get(pname, inspect.Parameter.empty)
             marker: Optional[Elicit] = None
+            sdk = _sdk_marker(annotation)
+            if sdk is not None:
+                raise _declaration_error(
+                    self._where(pname),
+                    f"mcp's {sdk} is the SDK's own declared elicitation, which elicit does not "
+                    f"run; write {_SDK_MARKERS[sdk]}",
+                )
             if typing.get_origin(annotation) is typing.Annotated:
                 base, *meta = typing.get_args(annotation)
+                for m in meta:
+                    sdk = _sdk_marker(m)
+                    if sdk is not None:
+                        raise _declaration_error(
+                            self._where(pname),
+                            f"mcp's {sdk}(...) marker belongs to the SDK's own declared "
+                            f"elicitation, which elicit does not run; write {_SDK_MARKERS[sdk]}",
+                        )
                 markers = [m for m in meta if isinstance(m, Elicit)]
                 if len(markers) > 1:
                     raise _declaration_error(self._where(pname), "more than one Elicit(...)")
                 if markers:
                     marker = markers[0]
                 annotation = base
+            if _is_context(annotation):
+                if marker is not None:
+                    raise _declaration_error(
+                        self._where(pname), "a Context parameter is injected by the SDK; it cannot be elicited"
+                    )
+                if self.context_param is not None:
+                    raise _declaration_error(
+                        self._where(pname), f"a second Context parameter (the first is {self.context_param!r})"
+                    )
+                self.context_param = pname
+                continue
             has_default = p.default is not inspect.Parameter.empty
             out.append(_Param(pname, annotation, marker, has_default, p.default if has_default else None))
         return out
@@ -463,14 +579,16 @@ class Declared:
                 self._converters[p.name] = lambda v: enum_type(v)
         if e.outcome:
             entry["outcome"] = True
+        elif kind == "form" and e.schema is None:
+            self._checked.add(p.name)
         if p.has_default:
             entry["default"] = p.default.value if isinstance(p.default, enum.Enum) else p.default
         if e.resolver is not None:
             if e.title is not None or e.description is not None:
                 raise _declaration_error(where, "a resolver's questions carry their own title and description")
-            needs = self._resolver_needs(e.resolver, where)
+            needs, context = self._resolver_needs(e.resolver, where)
             self._resolvers[p.name] = _Resolver(
-                e.resolver, needs, inspect.iscoroutinefunction(e.resolver)
+                e.resolver, needs, inspect.iscoroutinefunction(e.resolver), context, p.annotation, p.has_default
             )
             ask: Dict[str, Any] = {"needs": list(needs)}
             if kind != "form":
@@ -484,25 +602,40 @@ class Declared:
         elif e.url is not None:
             entry["elicit"] = {"message": e.message, "url": e.url}
         else:
+            # The field's title defaults to the parameter's name, titled ("Party size"),
+            # as the MCP Python SDK's own Elicit[T] shows a model's field titles; title="Value"
+            # keeps the reference's (FastMCP's) rendering.
             q: Dict[str, Any] = {"message": e.message}
             if e.title is not None:
                 q["title"] = e.title
+            elif e.schema is None and not _is_model(t):
+                q["title"] = default_title(p.name)
             if e.description is not None:
                 q["description"] = e.description
             entry["elicit"] = q
         return entry
 
-    def _resolver_needs(self, fn: Callable[..., Any], where: str) -> Tuple[str, ...]:
+    def _resolver_needs(self, fn: Callable[..., Any], where: str) -> Tuple[Tuple[str, ...], Optional[str]]:
+        """What the resolver needs (its parameters' names) and the one taking the SDK's
+        ``Context``, if any (found as ``MCPServer`` finds it)."""
         if not callable(fn):
             raise _declaration_error(where, f"resolver= must be a function, got {type(fn).__name__}")
+        try:
+            hints = typing.get_type_hints(fn)
+        except Exception:
+            hints = {}
         needs = []
+        context: Optional[str] = None
         for rname, rp in inspect.signature(fn).parameters.items():
             if rp.kind in (rp.VAR_POSITIONAL, rp.VAR_KEYWORD):
                 raise _declaration_error(
                     where, f"resolver {_type_name(fn)}: *args and **kwargs cannot name what it needs"
                 )
+            if context is None and _is_context(hints.get(rname)):
+                context = rname
+                continue
             needs.append(rname)
-        return tuple(needs)
+        return tuple(needs), context
 
     def _arg_property(self, p: _Param) -> Dict[str, Any]:
         schema = _arg_schema(p.annotation)
@@ -538,22 +671,73 @@ class Declared:
             out[p.name] = _check_arg(p.annotation, given[p.name], p.name)
         return out
 
-    async def _resolve(self, step: Resolve) -> None:
+    @property
+    def needs_context(self) -> bool:
+        """Whether the function or one of its resolvers takes the SDK's ``Context``."""
+        return self.context_param is not None or any(r.context is not None for r in self._resolvers.values())
+
+    def context_users(self) -> List[str]:
+        """Where a ``Context`` is taken: ``"tool(ctx)"`` for the function, ``"tool(param)
+        resolver fn(ctx)"`` for a resolver (for a :class:`~elicit_mcp.DeclarationError`
+        on a server that has no ``Context`` to give)."""
+        out = [f"{self.name}({self.context_param})"] if self.context_param is not None else []
+        out += [
+            f"{self._where(n)}'s resolver {_type_name(r.fn)}({r.context})"
+            for n, r in self._resolvers.items()
+            if r.context is not None
+        ]
+        return out
+
+    async def _resolve(self, step: Resolve, context: Any) -> None:
         r = self._resolvers[step.name]
         inputs = step.inputs()
-        answer = r.fn(**{n: inputs[n] for n in r.needs})
+        kwargs = {n: inputs[n] for n in r.needs}
+        if r.context is not None:
+            kwargs[r.context] = context
+        answer = r.fn(**kwargs)
         if r.is_async or inspect.isawaitable(answer):
             answer = await answer
         if isinstance(answer, Question):
             step.question(answer.wire())
-        else:
-            step.value(_plain(answer))
+            return
+        sdk = _sdk_marker(answer)
+        if sdk is not None:
+            raise self._bad_value(
+                step.name, r, answer, f"mcp's {sdk}(...) is the SDK's request marker; return elicit_mcp.Question(...) to ask"
+            )
+        value = _plain(answer)
+        if step.name in self._checked:
+            self._check_value(step.name, r, value)
+        step.value(value)
 
-    async def _finish(self, args: Dict[str, Any], values: Dict[str, Any]) -> Finished:
+    def _bad_value(self, name: str, r: _Resolver, value: Any, problem: str) -> ResolverValueError:
+        return ResolverValueError(f"{self._where(name)}: resolver {_type_name(r.fn)} returned {value!r}: {problem}")
+
+    def _check_value(self, name: str, r: _Resolver, value: Any) -> None:
+        """A resolver's value against its parameter's type and enum (a default ``None``
+        is allowed where the parameter has one)."""
+        if value is None and r.has_default:
+            return
+        t, _optional = _strip_optional(r.annotation)
+        if value is None and _optional:
+            return
+        if _is_model(t):
+            if not isinstance(value, dict):
+                raise self._bad_value(name, r, value, f"it is not a {t.__name__} (or a mapping of its fields)")
+            return
+        try:
+            _check_arg(t, value, name)
+        except ArgumentsError as e:
+            expected = e.message.split(" must be ", 1)[-1].split(", got", 1)[0]
+            raise self._bad_value(name, r, value, f"the parameter must be {expected}") from None
+
+    async def _finish(self, args: Dict[str, Any], values: Dict[str, Any], context: Any) -> Finished:
         kwargs = dict(args)
         for name, value in values.items():
             convert = self._converters.get(name)
             kwargs[name] = convert(value) if convert is not None and value is not None else value
+        if self.context_param is not None:
+            kwargs[self.context_param] = context
         result = self.fn(**kwargs)
         if self.is_async or inspect.isawaitable(result):
             result = await result
@@ -568,6 +752,7 @@ class Declared:
         input_responses: Any = None,
         capabilities: Any = None,
         ask: Optional[AskClient] = None,
+        context: Any = None,
     ) -> Union[Finished, Pending]:
         """Drive one round with no SDK involved: ``era`` ``"modern"`` (2026-07-28: the
         plaintext ``request_state`` and the client's ``input_responses``; returns
@@ -577,6 +762,8 @@ class Declared:
         Raises :class:`ArgumentsError` before any resolver runs, and the engine's
         errors (:class:`~elicit_mcp.MissingCapabilityError`,
         :class:`~elicit_mcp.ResolutionError`, ...), each with its ``jsonrpc_error``.
+        ``context`` is what a ``Context`` parameter of the function or a resolver gets
+        (:mod:`elicit_mcp.mcp` builds it as ``MCPServer`` does).
         """
         args = self.check_arguments(arguments)
         raw = {k: v for k, v in (arguments or {}).items()}
@@ -594,13 +781,31 @@ class Declared:
         else:
             raise ValueError(f"era must be 'modern' or 'handshake', got {era!r}")
         with rnd:
-            return await self._drive(rnd, args, ask)
+            try:
+                return await self._drive(rnd, args, ask, context)
+            except ResolutionError as e:
+                if e.code == Result.ERR_SCHEMA_MISMATCH:
+                    raise self._mismatch(e) from None
+                raise
 
-    async def _drive(self, rnd: Round, args: Dict[str, Any], ask: Optional[AskClient]) -> Union[Finished, Pending]:
+    def _mismatch(self, e: ResolutionError) -> ResolutionError:
+        """The engine's answer-mismatch error ("The answer for 'x' does not match the
+        requested schema") with what the question expected, from the parameter's type."""
+        for p in self._params:
+            if p.elicit is None or p.name not in self._checked:
+                continue
+            if e.message == f"The answer for {p.name!r} does not match the requested schema":
+                t, _optional = _strip_optional(p.annotation)
+                return ResolutionError(e.code, f"{e.message}: expected {_expected(t)}")
+        return e
+
+    async def _drive(
+        self, rnd: Round, args: Dict[str, Any], ask: Optional[AskClient], context: Any
+    ) -> Union[Finished, Pending]:
         while True:
             step = rnd.poll()
             if isinstance(step, Resolve):
-                await self._resolve(step)
+                await self._resolve(step, context)
             elif isinstance(step, Ask):
                 assert ask is not None
                 step.answer(await ask(step.method, step.request()))
@@ -608,7 +813,7 @@ class Declared:
                 return Pending(step.input_requests(), step.request_state())
             else:
                 assert isinstance(step, Done)
-                return await self._finish(args, step.values())
+                return await self._finish(args, step.values(), context)
 
 
 def _plain(value: Any) -> Any:

@@ -25,7 +25,8 @@ frozen object; the 1xx, 2xx and 9xx groups are server bugs, answered as
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional, Type
+import re
+from typing import Any, Dict, Optional, Type, Union
 
 from .constants import (
     INTERNAL_ERROR_CODE,
@@ -105,7 +106,8 @@ class UsageError(ElicitError):
 
 
 class WrongStepError(UsageError):
-    """``ELICIT_ERR_WRONG_STEP`` (103): the call does not fit the round's current step."""
+    """``ELICIT_ERR_WRONG_STEP`` (103): the call does not fit the round's current step
+    (its message names the step the round is at and the methods that answer it)."""
 
 
 class NotFoundError(UsageError, KeyError):
@@ -123,13 +125,19 @@ class WrongTypeError(UsageError, TypeError):
 class ClosedError(UsageError, ValueError):
     """The plan or round was closed: the binding refuses to touch a freed handle.
 
-    Its ``code`` is ``ELICIT_ERR_NULL``: a closed handle is a NULL one.
+    Its ``code`` is ``ELICIT_ERR_NULL`` (a closed handle is a NULL one in the C ABI);
+    ``str()`` says what was closed and what to do, without C names.
     """
 
     def __init__(self, what: str) -> None:
         super().__init__(
-            int(Result.ERR_NULL), f"this {what} is closed; it cannot be used after close()"
+            int(Result.ERR_NULL),
+            f"this {what} is closed; it cannot be used after close() or its `with` block: "
+            f"make a new one",
         )
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class DeclarationError(ElicitError):
@@ -219,9 +227,30 @@ class MissingCapabilityError(ElicitError):
 class ResolutionError(ElicitError):
     """``4xx``: resolution failed; the tool call fails with :attr:`message` (a tool
     answers an ``isError`` result with it; ``prompts/get`` and ``resources/read``
-    answer :attr:`jsonrpc_error`, ``-32602``)."""
+    answer :attr:`jsonrpc_error`, ``-32602``).
+
+    It is also how a resolver (or a tool body) fails on purpose:
+    ``raise ResolutionError("no tables left")`` ends the call and the client reads
+    the message (code ``ELICIT_ERR_RESOLVER_DEPENDENCY``, 405).
+    ``ResolutionError(code, message)`` is the engine's own form.
+    """
 
     jsonrpc_code = INVALID_PARAMS_CODE
+
+    def __init__(self, code_or_message: Union[int, str], message: Optional[str] = None) -> None:
+        if isinstance(code_or_message, str):
+            if message is not None:
+                raise TypeError(
+                    "ResolutionError(message) or ResolutionError(code, message): got two texts"
+                )
+            super().__init__(int(Result.ERR_RESOLVER_DEPENDENCY), code_or_message)
+        elif message is None:
+            raise TypeError(
+                f"ResolutionError({code_or_message!r}): give the message the client reads, "
+                'as ResolutionError("no tables left")'
+            )
+        else:
+            super().__init__(int(code_or_message), message)
 
 
 class InternalError(ElicitError):
@@ -240,8 +269,10 @@ _SPECIFIC: Dict[int, Type[ElicitError]] = {
 #: The library's C wording and its Python counterpart: the C ABI names C functions and
 #: types in a few messages, which a Python host never calls or sees.
 _C_TO_PYTHON = (
-    ("read it as JSON with elicit_round_resolve_input", "read it with Resolve.input(name)"),
-    ("read it with elicit_round_resolve_input", "read it with Resolve.input(name)"),
+    ("read it as JSON with elicit_round_resolve_input", "read it with ResolveStep.input(name)"),
+    ("read it with elicit_round_resolve_input", "read it with ResolveStep.input(name)"),
+    ("a resolve_* answer to the Resolve step", "an answer to the Resolve step (value(), question() or fail())"),
+    ("after every handle call, poll until", "after every answer, call poll() until"),
     ("an integer within int64_t", "an int within 64 bits (-2**63 to 2**63 - 1)"),
     ("random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes", "random must be 20 bytes (elicit_mcp.SEAL_RANDOM_LEN)"),
     ("; pass a positive finite number of seconds, or 0 for the default 600", "; pass a positive finite number of seconds"),
@@ -252,12 +283,34 @@ _C_TO_PYTHON = (
 )
 
 
+#: The round's entry points as the library names them in an out-of-order message
+#: ("the host called resolve_value"), and the Python methods that call them.
+_C_CALLS = {
+    "answer": "Ask.answer()",
+    "poll": "poll()",
+    "resolve_failed": "ResolveStep.fail()",
+    "resolve_input": "ResolveStep.input()",
+    "resolve_message": "ResolveStep.question()",
+    "resolve_question": "ResolveStep.question()",
+    "resolve_value": "ResolveStep.value()",
+    "write_ask": "Ask.request()",
+    "write_input_requests": "InputRequired.input_requests()",
+    "write_request_state": "InputRequired.request_state()",
+    "write_resolve_inputs": "ResolveStep.inputs()",
+    "write_value_of": "Done.value_of()",
+    "write_values": "Done.values()",
+}
+_CALLED = re.compile(r"the host called ([a-z_]+)")
+
+
 def python_message(message: str) -> str:
     """The library's message worded for a Python host (C function and type names
     replaced by the Python API's)."""
     for c_text, py_text in _C_TO_PYTHON:
         if c_text in message:
             message = message.replace(c_text, py_text)
+    if "the host called " in message:
+        message = _CALLED.sub(lambda m: f"the host called {_C_CALLS.get(m.group(1), m.group(1))}", message)
     return message
 
 

@@ -29,22 +29,26 @@ On a low-level ``Server`` whose ``on_call_tool`` you write yourself, call
 
 from __future__ import annotations
 
+import inspect
 import logging
+import sys
+import typing
 from dataclasses import replace
-from typing import Any, Callable, Dict, List, Mapping, Optional, Union, overload
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Union, overload
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import Server
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata, func_metadata
 from mcp.server.request_state import RequestStateBoundary, authenticated_principal
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ._seal import KeyRing, Sealer
-from .constants import DEFAULT_TTL_SECS, INTERNAL_ERROR_CODE
-from .declare import ArgumentsError, Declared, Decorator, Finished, Pending
-from .errors import ElicitError, RequestStateError, ResolutionError
+from .constants import DEFAULT_TTL_SECS, INTERNAL_ERROR_CODE, Result
+from .declare import ArgumentsError, Declared, Decorator, Elicit, Finished, Pending, context_class
+from .errors import DeclarationError, ElicitError, RequestStateError, ResolutionError
 
 __all__ = ["ClientError", "Elicitation", "SealingMiddleware", "mcp_error"]
 
@@ -128,11 +132,51 @@ def _lowlevel(server: Any) -> Server[Any]:
     )
 
 
+def _mcpserver(server: Any) -> bool:
+    """Whether ``server`` is an ``MCPServer`` (its module is loaded if it is one)."""
+    module = sys.modules.get("mcp.server.mcpserver.server")
+    cls = getattr(module, "MCPServer", None) if module is not None else None
+    return cls is not None and isinstance(server, cls)
+
+
+def _output(declared: Declared) -> FuncMetadata:
+    """What ``MCPServer`` publishes and returns for the function's return type: the
+    SDK's own ``func_metadata`` (``outputSchema``; ``convert_result`` builds the content
+    and ``structuredContent``), every parameter left to elicit."""
+    try:
+        return func_metadata(declared.fn, skip_names=list(inspect.signature(declared.fn).parameters))
+    except Exception as e:
+        raise DeclarationError(int(Result.ERR_DECLARATION), f"{declared.name}: its return type: {e}") from None
+
+
+def _elicit_markers(fn: Callable[..., Any]) -> List[str]:
+    """The parameters of a plain SDK tool annotated with elicit's ``Elicit`` (which the
+    SDK would take for model arguments)."""
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        return []
+    return [
+        name
+        for name, hint in hints.items()
+        if typing.get_origin(hint) is typing.Annotated and any(isinstance(m, Elicit) for m in typing.get_args(hint)[1:])
+    ]
+
+
 class _Entry:
-    def __init__(self, declared: Declared, *, meta: Optional[Dict[str, Any]], output_schema: Optional[Dict[str, Any]], uri: Optional[str]) -> None:
+    def __init__(
+        self,
+        declared: Declared,
+        *,
+        meta: Optional[Dict[str, Any]],
+        output_schema: Optional[Dict[str, Any]],
+        uri: Optional[str],
+        output: Optional[FuncMetadata] = None,
+    ) -> None:
         self.declared = declared
         self.meta = meta
-        self.output_schema = output_schema
+        self.output = output
+        self.output_schema = output_schema if output_schema is not None or output is None else output.output_schema
         self.uri = uri
 
 
@@ -153,16 +197,57 @@ class Elicitation:
         audience: Optional[str] = None,
         ttl: float = float(DEFAULT_TTL_SECS),
     ) -> None:
+        if keys is None:
+            raise TypeError(
+                "Elicitation(keys=None): keys= is the KeyRing that seals requestState; pass "
+                "KeyRing.from_env() (hex keys in ELICIT_STATE_KEYS, the first seals) or, for "
+                "a process that serves its calls alone, KeyRing([os.urandom(32)])"
+            )
         self.server = server
         self.lowlevel = _lowlevel(server)
         self.sealer = Sealer(keys, audience if audience is not None else self.lowlevel.name, ttl)
         self.tools: Dict[str, _Entry] = {}
         self.prompts: Dict[str, _Entry] = {}
         self.resources: Dict[str, _Entry] = {}
+        # The SDK's own tools already checked for elicit's markers (by function).
+        self._checked: Set[int] = set()
+        self._check_sdk_tools()
         mw = self.lowlevel.middleware
         mw[:] = [m for m in mw if not isinstance(m, (RequestStateBoundary, SealingMiddleware))]
         mw.append(SealingMiddleware(self.sealer))
         _install(self)
+
+    def _check_sdk_tools(self) -> None:
+        """The reverse trap: elicit's ``Elicit`` on a plain ``@mcp.tool()`` parameter
+        (the SDK would list it as a required model argument) is a
+        :class:`~elicit_mcp.DeclarationError` naming the tool. Run when the adapter is
+        installed and on every ``tools/list`` (for tools added later)."""
+        manager = getattr(self.server, "_tool_manager", None)
+        if manager is None:
+            return
+        for t in manager.list_tools():
+            fn = getattr(t, "fn", None)
+            if fn is None or id(fn) in self._checked:
+                continue
+            names = _elicit_markers(fn)
+            if names:
+                raise DeclarationError(
+                    int(Result.ERR_DECLARATION),
+                    f"tool {t.name!r}: parameter {', '.join(map(repr, names))} carries elicit_mcp.Elicit "
+                    "but the tool is registered with the SDK's @mcp.tool(), which takes it for a model "
+                    "argument; register it with @elicit.tool() instead",
+                )
+            self._checked.add(id(fn))
+
+    def _register(self, d: Declared) -> None:
+        """A declaration that takes ``Context`` needs a server that builds one."""
+        if d.needs_context and not _mcpserver(self.server):
+            raise DeclarationError(
+                int(Result.ERR_DECLARATION),
+                f"{', '.join(d.context_users())}: takes the SDK's Context, which only MCPServer "
+                "builds; on a low-level Server, drop the Context parameter (the request context "
+                "is the handler's ctx)",
+            )
 
     # ------------------------------------------------------------ registration
 
@@ -198,7 +283,8 @@ class Elicitation:
 
         def wrap(f: Callable[..., Any]) -> Declared:
             d = _declared(f, name=name, title=title, description=description)
-            self.tools[d.name] = _Entry(d, meta=meta, output_schema=output_schema, uri=None)
+            self._register(d)
+            self.tools[d.name] = _Entry(d, meta=meta, output_schema=output_schema, uri=None, output=_output(d))
             return d
 
         return wrap(fn) if fn is not None else wrap
@@ -231,6 +317,7 @@ class Elicitation:
 
         def wrap(f: Callable[..., Any]) -> Declared:
             d = _declared(f, name=name, title=title, description=description)
+            self._register(d)
             self.prompts[d.name] = _Entry(d, meta=None, output_schema=None, uri=None)
             return d
 
@@ -250,6 +337,7 @@ class Elicitation:
 
         def wrap(f: Callable[..., Any]) -> Declared:
             d = _declared(f, name=name, title=title, description=description)
+            self._register(d)
             entry = _Entry(d, meta={"mimeType": mime_type} if mime_type else None, output_schema=None, uri=uri)
             self.resources[uri] = entry
             return d
@@ -269,7 +357,9 @@ class Elicitation:
     # --------------------------------------------------------------- listings
 
     def list_tools(self) -> List[types.Tool]:
-        """The declared tools (``inputSchema`` from each signature)."""
+        """The declared tools (``inputSchema`` from each signature, ``outputSchema`` from
+        the return type as ``MCPServer`` derives it, unless ``output_schema=`` was given)."""
+        self._check_sdk_tools()
         out = []
         for name, e in self.tools.items():
             d = e.declared
@@ -306,7 +396,7 @@ class Elicitation:
         if entry is None:
             return _tool_error(f"Unknown tool: {params.name!r}")
         try:
-            outcome = await self._run(entry.declared, ctx, params.arguments)
+            outcome = await self._run(entry.declared, ctx, params.arguments, params)
         except (ArgumentsError, ResolutionError) as e:
             return _complete(ctx, _tool_error(e.message))
         except ClientError as e:
@@ -314,7 +404,11 @@ class Elicitation:
             return _complete(ctx, _tool_error(f"Error calling tool {params.name!r}: {e}"))
         if isinstance(outcome, Pending):
             return outcome.result()
-        return _complete(ctx, _tool_result(outcome.value))
+        # As MCPServer converts a tool's return value (content, structuredContent; a
+        # CallToolResult as it is).
+        assert entry.output is not None
+        converted: HandlerResult = entry.output.convert_result(outcome.value)
+        return converted
 
     async def get_prompt(self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams) -> HandlerResult:
         """Serve ``prompts/get`` for a declared prompt."""
@@ -322,7 +416,7 @@ class Elicitation:
         if entry is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name!r}")
         try:
-            outcome = await self._run(entry.declared, ctx, params.arguments)
+            outcome = await self._run(entry.declared, ctx, params.arguments, params)
         except ClientError as e:
             raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
         if isinstance(outcome, Pending):
@@ -336,7 +430,7 @@ class Elicitation:
         if entry is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {uri}", data={"uri": uri})
         try:
-            outcome = await self._run(entry.declared, ctx, None)
+            outcome = await self._run(entry.declared, ctx, None, params)
         except ClientError as e:
             raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
         if isinstance(outcome, Pending):
@@ -344,8 +438,27 @@ class Elicitation:
         mime = (entry.meta or {}).get("mimeType")
         return _complete(ctx, _resource_result(outcome.value, uri, mime))
 
-    async def _run(self, declared: Declared, ctx: ServerRequestContext[Any, Any], arguments: Optional[Mapping[str, Any]]) -> Union[Finished, Pending]:
+    def _context(self, ctx: ServerRequestContext[Any, Any], params: Any) -> Any:
+        """The SDK's ``Context`` for this request, built as ``MCPServer`` builds it for
+        its own tools (only for a declaration that takes one)."""
+        cls = context_class()
+        assert cls is not None  # a declaration takes Context only once its module is loaded
+        return cls(
+            request_context=ctx,
+            mcp_server=self.server,
+            input_params=params,
+            subscriptions=getattr(self.server, "_subscriptions", None),
+        )
+
+    async def _run(
+        self,
+        declared: Declared,
+        ctx: ServerRequestContext[Any, Any],
+        arguments: Optional[Mapping[str, Any]],
+        params: Any,
+    ) -> Union[Finished, Pending]:
         raw = ctx.params or {}
+        context = self._context(ctx, params) if declared.needs_context else None
         try:
             if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 meta = raw.get("_meta") or {}
@@ -358,6 +471,7 @@ class Elicitation:
                     request_state=raw.get("requestState"),
                     input_responses=raw.get("inputResponses"),
                     capabilities=caps if caps is not None else {},
+                    context=context,
                 )
             caps = ctx.session.client_capabilities
             return await declared.run(
@@ -365,6 +479,7 @@ class Elicitation:
                 era="handshake",
                 capabilities=caps if caps is not None else {},
                 ask=lambda method, request: self._ask(ctx, method, request),
+                context=context,
             )
         except (ArgumentsError, ResolutionError) as e:
             if ctx.method == "tools/call":
@@ -436,24 +551,6 @@ def _tool_error(message: str) -> Dict[str, Any]:
     return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
-def _tool_result(value: Any) -> HandlerResult:
-    # `isError: false` spelled out, as FastMCP and the Rust server send it.
-    if isinstance(value, types.CallToolResult):
-        return value
-    if isinstance(value, dict):
-        return {**value, "isError": value.get("isError", False)}
-    if isinstance(value, str):
-        return {"content": [{"type": "text", "text": value}], "isError": False}
-    import json
-
-    dump = getattr(value, "model_dump", None)
-    data = dump(mode="json", by_alias=True) if callable(dump) else value
-    result: Dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(data)}], "isError": False}
-    if isinstance(data, dict):
-        result["structuredContent"] = data
-    return result
-
-
 def _prompt_result(value: Any, description: Optional[str]) -> HandlerResult:
     if isinstance(value, (types.GetPromptResult, dict)):
         return value
@@ -487,7 +584,10 @@ def _install(self: Elicitation) -> None:
         previous = low.get_request_handler(method)
 
         async def handler(ctx: ServerRequestContext[Any, Any], params: Any) -> HandlerResult:
-            items = listing()
+            try:
+                items = listing()
+            except ElicitError as e:  # a server bug (an SDK tool carrying elicit's marker)
+                raise mcp_error(e) from None
             if previous is not None:
                 before = await previous.handler(ctx, params)
                 if isinstance(before, Mapping):

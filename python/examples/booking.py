@@ -88,7 +88,7 @@ def expect(ok: bool, what: str) -> None:
 # ------------------------------------------------------------------------ resolvers
 
 
-def resolve(step: elicit_mcp.Resolve) -> None:
+def resolve(step: elicit_mcp.ResolveStep) -> None:
     """The host's resolvers: each returns a value or asks a question. They run again on
     every round (even after their question was answered), so they are cheap and pure."""
     if step.name == "airport":
@@ -166,7 +166,7 @@ def modern(plan: elicit_mcp.Plan, sealer: elicit_mcp.Sealer) -> Dict[str, Any]:
             {}, request_state=state, input_responses=replies, capabilities=CLIENT_CAPABILITIES
         ) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit_mcp.Resolve):
+                if isinstance(step, elicit_mcp.ResolveStep):
                     resolve(step)
                 elif isinstance(step, elicit_mcp.InputRequired):
                     requests = step.input_requests()
@@ -217,7 +217,7 @@ def handshake(plan: elicit_mcp.Plan) -> Dict[str, Any]:
     asked: List[str] = []
     with plan.handshake(capabilities=CLIENT_CAPABILITIES) as rnd:
         for step in rnd.steps():
-            if isinstance(step, elicit_mcp.Resolve):
+            if isinstance(step, elicit_mcp.ResolveStep):
                 resolve(step)
             elif isinstance(step, elicit_mcp.Ask):
                 request = step.request()

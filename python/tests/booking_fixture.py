@@ -37,7 +37,7 @@ def accept(value: Any) -> Dict[str, Any]:
     return {"action": "accept", "content": {"value": value}}
 
 
-def booking_resolver(step: elicit_mcp.Resolve) -> None:
+def booking_resolver(step: elicit_mcp.ResolveStep) -> None:
     """The booking host's resolvers by the fixture's rules: airport (LHR for London, else
     asks), proceed (asks for a boolean)."""
     inputs = step.inputs()

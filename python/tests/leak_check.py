@@ -55,7 +55,7 @@ class Driver:
             replies = {"airport": accept("CDG"), "proceed": accept(True)}
         with self.plan.modern({}, request_state=self.state, input_responses=replies) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit_mcp.Resolve):
+                if isinstance(step, elicit_mcp.ResolveStep):
                     booking_resolver(step)
                 elif isinstance(step, elicit_mcp.InputRequired):
                     step.input_requests()
@@ -73,7 +73,7 @@ class Driver:
         with self.plan.handshake() as rnd:
             try:
                 for step in rnd.steps():
-                    if isinstance(step, elicit_mcp.Resolve):
+                    if isinstance(step, elicit_mcp.ResolveStep):
                         booking_resolver(step)
                     elif isinstance(step, elicit_mcp.Ask):
                         if step.name == "destination":

@@ -281,7 +281,7 @@ def one_round(
 def drive(rnd: elicit_mcp.Round, sticky: Sticky) -> Union[elicit_mcp.Done, elicit_mcp.InputRequired]:
     """Run the round's steps with the scenario's resolvers; the terminal step."""
     for step in rnd.steps():
-        if isinstance(step, elicit_mcp.Resolve):
+        if isinstance(step, elicit_mcp.ResolveStep):
             spec = sticky.resolvers.get(step.name)
             if spec is None:
                 raise HostError(f"resolver spec missing for {step.name!r}")

@@ -24,11 +24,11 @@ SIMPLE: Dict[str, Any] = {
 
 
 @contextlib.contextmanager
-def airport_step() -> Iterator[Tuple[elicit_mcp.Round, elicit_mcp.Resolve]]:
+def airport_step() -> Iterator[Tuple[elicit_mcp.Round, elicit_mcp.ResolveStep]]:
     """A modern round of SIMPLE (city Oslo) at its first step: the airport resolver."""
     with elicit_mcp.Plan(SIMPLE) as plan, plan.modern({"city": "Oslo"}) as rnd:
         step = rnd.poll()
-        assert isinstance(step, elicit_mcp.Resolve)
+        assert isinstance(step, elicit_mcp.ResolveStep)
         yield rnd, step
 
 
@@ -125,7 +125,7 @@ def test_bad_json_text_inputs() -> None:
         assert u.value.code == Result.ERR_UTF8
         # Unreadable state is no progress, never an error.
         with plan.modern({"city": "Oslo"}, request_state="garbage") as rnd:
-            assert isinstance(rnd.poll(), elicit_mcp.Resolve)
+            assert isinstance(rnd.poll(), elicit_mcp.ResolveStep)
 
 
 def test_missing_argument_fails_the_round() -> None:
@@ -151,7 +151,7 @@ def test_resolver_answer_not_json_can_be_answered_again() -> None:
             step.question_json("[1, 2]")
         # Nothing changed: the same step, answered properly now.
         again = rnd.poll()
-        assert isinstance(again, elicit_mcp.Resolve) and again.name == "airport"
+        assert isinstance(again, elicit_mcp.ResolveStep) and again.name == "airport"
         again.value("OSL")
         assert isinstance(rnd.poll(), elicit_mcp.InputRequired)
 

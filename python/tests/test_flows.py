@@ -40,7 +40,7 @@ def modern_call(
 ) -> elicit_mcp.Step:
     with plan.modern({}, request_state=state, input_responses=replies) as rnd:
         for step in rnd.steps():
-            if isinstance(step, elicit_mcp.Resolve):
+            if isinstance(step, elicit_mcp.ResolveStep):
                 booking_resolver(step)
             elif step.terminal:
                 # Read everything before the round is freed.
@@ -94,7 +94,7 @@ def test_handshake_booking(plan: elicit_mcp.Plan) -> None:
     with plan.handshake() as rnd:
         for step in rnd.steps():
             kinds.append(step.kind)
-            if isinstance(step, elicit_mcp.Resolve):
+            if isinstance(step, elicit_mcp.ResolveStep):
                 booking_resolver(step)
             elif isinstance(step, elicit_mcp.Ask):
                 request = step.request()
@@ -145,7 +145,7 @@ def test_client_view_and_notes() -> None:
     decl = {"parameters": [{"name": "city"}, {"name": "airport", "elicit": {"needs": ["city"]}}]}
 
     def ask(step: elicit_mcp.Step) -> None:
-        assert isinstance(step, elicit_mcp.Resolve)
+        assert isinstance(step, elicit_mcp.ResolveStep)
         step.question(f"Which airport in {step.inputs()['city']}?")
 
     with elicit_mcp.Plan(decl) as plan:

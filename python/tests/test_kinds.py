@@ -43,7 +43,7 @@ def plan() -> Any:
         yield p
 
 
-def login(step: elicit_mcp.Resolve) -> None:
+def login(step: elicit_mcp.ResolveStep) -> None:
     assert step.name == "login"
     # A form question is the wrong shape for a URL resolver: refused, nothing changed.
     with pytest.raises(elicit_mcp.UsageError) as e:
@@ -54,7 +54,7 @@ def login(step: elicit_mcp.Resolve) -> None:
 
 def drive(rnd: elicit_mcp.Round) -> elicit_mcp.Step:
     for step in rnd.steps():
-        if isinstance(step, elicit_mcp.Resolve):
+        if isinstance(step, elicit_mcp.ResolveStep):
             login(step)
         else:
             return step
@@ -92,7 +92,7 @@ def test_a_form_only_client_gets_32021_before_anything_is_shown(
         assert err.jsonrpc_error == err.error
         assert err.code == Result.ERR_MISSING_CAPABILITY and err.code == 304
         assert err.message == (
-            "Client did not declare the url elicitation capability required by resolver 'paid'"
+            "Client did not declare the url elicitation capability required by question 'paid'"
         )
         required: Dict[str, Any] = {"elicitation": {"url": {}}, "sampling": {}, "roots": {}}
         assert err.required_capabilities == required
@@ -178,7 +178,7 @@ def test_the_handshake_era_sends_each_kind_with_its_method(plan: elicit_mcp.Plan
     }
     with plan.handshake({"topic": "t"}, capabilities=ALL) as rnd:
         for step in rnd.steps():
-            if isinstance(step, elicit_mcp.Resolve):
+            if isinstance(step, elicit_mcp.ResolveStep):
                 login(step)
             elif isinstance(step, elicit_mcp.Ask):
                 request = step.request()

@@ -116,7 +116,7 @@ def test_rounds_outlive_their_plan() -> None:
                 step.decline()
             else:
                 step.accept(answers[step.name])
-        elif isinstance(step, elicit_mcp.Resolve):
+        elif isinstance(step, elicit_mcp.ResolveStep):
             if step.name == "airport":
                 step.value("LHR")
             else:
@@ -236,7 +236,7 @@ def test_values_and_raw_bytes_agree() -> None:
                         step.accept("aisle")
                     else:
                         step.accept(answers[step.name])
-                elif isinstance(step, elicit_mcp.Resolve):
+                elif isinstance(step, elicit_mcp.ResolveStep):
                     step.value("ZRH" if step.name == "airport" else True)
             raw = rnd.values_bytes()
             assert raw == (
@@ -258,7 +258,7 @@ def test_lone_surrogates_survive() -> None:
     decl = {"parameters": [{"name": "city"}, {"name": "x", "elicit": {"needs": ["city"]}}]}
     with elicit_mcp.Plan(decl) as plan, plan.modern({"city": "\ud800"}) as rnd:
         step = rnd.poll()
-        assert isinstance(step, elicit_mcp.Resolve)
+        assert isinstance(step, elicit_mcp.ResolveStep)
         assert step.inputs() == {"city": "\ud800"}
         step.value("a\udc00b")
         assert rnd.poll().kind == elicit_mcp.StepKind.DONE

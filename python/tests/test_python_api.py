@@ -62,7 +62,7 @@ def _messages_of_error_paths() -> List[str]:
     }
     with elicit_mcp.Plan(typed) as plan, plan.modern({"s": "a", "n": 2**70}) as rnd:
         step = rnd.poll()
-        assert isinstance(step, elicit_mcp.Resolve)
+        assert isinstance(step, elicit_mcp.ResolveStep)
         for read in (step.input_int, step.input_bool, step.input_number):
             with pytest.raises(elicit_mcp.WrongTypeError) as e:
                 read("s")
@@ -95,7 +95,7 @@ def test_messages_speak_python() -> None:
     for m in messages:
         assert not C_WORDS.search(m), m
     assert "an int within 64 bits" in messages[3]
-    assert "read it with Resolve.input(name)" in messages[0]
+    assert "read it with ResolveStep.input(name)" in messages[0]
 
 
 def test_pydantic_models_are_taken_where_mappings_are() -> None:
@@ -115,10 +115,10 @@ def test_pydantic_models_are_taken_where_mappings_are() -> None:
     with elicit_mcp.Plan(decl) as plan:
         with plan.modern(Args(destination="London", date="2026-08-01"), capabilities=Caps()) as rnd:
             step = rnd.poll()
-            assert isinstance(step, elicit_mcp.Resolve) and step.inputs() == {"destination": "London"}
+            assert isinstance(step, elicit_mcp.ResolveStep) and step.inputs() == {"destination": "London"}
         # A model nested in a mapping is dumped the same way.
         with plan.handshake({"destination": "London", "date": "d"}, capabilities={"caps": Caps()}) as rnd:
-            assert isinstance(rnd.poll(), elicit_mcp.Resolve)
+            assert isinstance(rnd.poll(), elicit_mcp.ResolveStep)
         with pytest.raises(TypeError, match=r"arguments: expected a mapping, a pydantic model or JSON text .*got int"):
             plan.modern(42)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="capabilities: expected a mapping"):

@@ -199,14 +199,14 @@ def test_inputs_by_name_and_questions_from_text() -> None:
     args = {"n": -42, "f": 2.5, "b": True, "s": 'Zo\u00eb "Z"\n'}
     with elicit_mcp.Plan(TYPED) as plan, plan.modern(args) as rnd:
         step = rnd.poll()
-        assert isinstance(step, elicit_mcp.Resolve) and step.name == "x"
+        assert isinstance(step, elicit_mcp.ResolveStep) and step.name == "x"
         assert step.input_int("n") == -42 and step.input_number("n") == -42.0
         assert step.input_number("f") == 2.5 and step.input_bool("b") is True
         assert step.input_text("s") == 'Zo\u00eb "Z"\n' == step.input("s")
         assert step.input("f") == 2.5
         with pytest.raises(
             elicit_mcp.WrongTypeError,
-            match=r'input "s" is a string, not an int within 64 bits .*; read it with Resolve.input\(name\)',
+            match=r'input "s" is a string, not an int within 64 bits .*; read it with ResolveStep.input\(name\)',
         ):
             step.input_int("s")
         with pytest.raises(elicit_mcp.WrongTypeError):
@@ -241,7 +241,7 @@ def test_resolver_values_are_taken_as_given(plan: elicit_mcp.Plan) -> None:
         state = step.request_state()
     with plan.modern({}, request_state=state, input_responses=replies) as rnd:
         for step in rnd.steps():
-            if isinstance(step, elicit_mcp.Resolve):
+            if isinstance(step, elicit_mcp.ResolveStep):
                 step.value(5 if step.name == "airport" else "not a boolean")
             elif isinstance(step, elicit_mcp.Done):
                 values = step.values()

@@ -27,7 +27,7 @@ def booking_call(plan: elicit_mcp.Plan, tid: int, i: int) -> Dict[str, Any]:
     for n in range(3):
         with plan.modern({}, request_state=state, input_responses=replies) as rnd:
             for step in rnd.steps():
-                if isinstance(step, elicit_mcp.Resolve):
+                if isinstance(step, elicit_mcp.ResolveStep):
                     booking_resolver(step)
                 elif isinstance(step, elicit_mcp.Done):
                     values: Dict[str, Any] = step.values()

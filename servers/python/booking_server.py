@@ -19,10 +19,11 @@ import ipaddress
 import os
 import socket
 import sys
-from typing import Annotated, Any, Dict, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent
 
 import elicit_mcp
 from elicit_mcp import Elicit, Question
@@ -32,17 +33,23 @@ from booking_texts import ENTRIES, OUTPUT_SCHEMA, TEXTS, Q, ask, known_answer, r
 #: serverInfo.name, and the audience of sealed state (the Rust server's too).
 SERVER_NAME = "booking"
 
+#: The literal questions' field title: the reference's (FastMCP 4.1.6's) "Value", said
+#: explicitly (elicit's default is the parameter's name, titled), so the questions and their
+#: digests stay byte-identical to the reference's and elicit-rmcp-server's across a fleet.
+REF_TITLE = "Value"
+
 #: Every tool's listing extras, as FastMCP 4.1.6 writes them (the Rust server's too).
 FASTMCP_META = {"fastmcp": {"tags": []}}
 
 
-def wrapped(text: str) -> Dict[str, Any]:
-    """A successful result as FastMCP 4.1.6 writes a string result."""
-    return {
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": {"result": text},
-        "_meta": {"fastmcp": {"wrap_result": True}},
-    }
+def wrapped(text: str) -> CallToolResult:
+    """A successful result as FastMCP 4.1.6 writes a string result (returned as it is:
+    the listing's outputSchema is FastMCP's, given with output_schema=)."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content={"result": text},
+        _meta={"fastmcp": {"wrap_result": True}},
+    )
 
 
 # The resolvers, by the booking fixture's rules (tests/fixture/booking.json).
@@ -84,31 +91,31 @@ def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServ
 
     @listed("book_flight")
     def book_flight(
-        destination: Annotated[str, Elicit(Q["destination"])],
-        date: Annotated[str, Elicit(Q["date"])],
+        destination: Annotated[str, Elicit(Q["destination"], title=REF_TITLE)],
+        date: Annotated[str, Elicit(Q["date"], title=REF_TITLE)],
         airport: Annotated[str, Elicit(resolver=pick_airport)],
         proceed: Annotated[bool, Elicit(resolver=confirm)],
-        seat: Annotated[Optional[Literal["window", "aisle"]], Elicit(Q["seat"])] = None,
-    ) -> Dict[str, Any]:
+        seat: Annotated[Optional[Literal["window", "aisle"]], Elicit(Q["seat"], title=REF_TITLE)] = None,
+    ) -> CallToolResult:
         if not proceed:
             return wrapped(TEXTS["CANCELLED"])
         return wrapped(result("book_flight", destination=destination, airport=airport, date=date, seat=seat))
 
     @listed("greet")
-    def greet(name: Annotated[str, Elicit(Q["name"])]) -> Dict[str, Any]:
+    def greet(name: Annotated[str, Elicit(Q["name"], title=REF_TITLE)]) -> CallToolResult:
         return wrapped(result("greet", name=name))
 
     @listed("order")
-    def order(item: str, quantity: Annotated[int, Elicit(resolver=how_many)]) -> Dict[str, Any]:
+    def order(item: str, quantity: Annotated[int, Elicit(resolver=how_many)]) -> CallToolResult:
         return wrapped(result("order", item=item, quantity=quantity))
 
     @elicit.prompt(description=ENTRIES["welcome"]["description"])
-    def welcome(name: Annotated[str, Elicit(Q["name"])]) -> str:
+    def welcome(name: Annotated[str, Elicit(Q["name"], title=REF_TITLE)]) -> str:
         return result("welcome", name=name)
 
     @elicit.resource(ENTRIES["itinerary"]["uri"], name="itinerary")
     def itinerary(
-        destination: Annotated[str, Elicit(Q["destination"])],
+        destination: Annotated[str, Elicit(Q["destination"], title=REF_TITLE)],
         airport: Annotated[str, Elicit(resolver=which_airport)],
     ) -> str:
         return result("itinerary", destination=destination, airport=airport)

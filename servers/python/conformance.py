@@ -12,6 +12,7 @@ import json
 from typing import Annotated, Any, Dict, List
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, TextContent
 
 from elicit_mcp import Elicit, Question
 from elicit_mcp.mcp import Elicitation
@@ -41,8 +42,10 @@ def outcome_text(outcome: Any) -> str:
     return f"action={action}, content={json.dumps(content, separators=(',', ':'))}"
 
 
-def text(t: str) -> Dict[str, Any]:
-    return {"content": [{"type": "text", "text": t}]}
+def text(t: str) -> CallToolResult:
+    """A tool's text result, returned as it is (a CallToolResult: no structuredContent, as
+    servers/rmcp/src/conformance.rs answers)."""
+    return CallToolResult(content=[TextContent(type="text", text=t)])
 
 
 USER_INFO = {
@@ -131,17 +134,17 @@ def register(elicit: Elicitation) -> None:
     @elicit.tool(description="MRTR: asks the user's name through a declared form elicitation")
     def test_input_required_result_elicitation(
         user_name: Annotated[Obj, Elicit("What is your name?", schema=one_field("name", "string"))],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Hello, {user_name.get('name', '')}!")
 
     @elicit.tool(description="MRTR: asks the client's model through a declared sampling request")
     def test_input_required_result_sampling(
         capital_question: Annotated[Obj, Elicit(sampling=sampling("What is the capital of France?", 100))],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Sampling result: {sampled_text(capital_question)}")
 
     @elicit.tool(description="MRTR: asks the client for its roots through a declared roots/list request")
-    def test_input_required_result_list_roots(client_roots: Annotated[List[Any], Elicit(roots={})]) -> Obj:
+    def test_input_required_result_list_roots(client_roots: Annotated[List[Any], Elicit(roots={})]) -> CallToolResult:
         return text(f"Found {len(client_roots)} root(s)")
 
     confirm_schema = one_field("ok", "boolean")
@@ -149,7 +152,7 @@ def register(elicit: Elicitation) -> None:
     @elicit.tool(description="MRTR: asks for a confirmation; the answer comes back through the sealed requestState")
     def test_input_required_result_request_state(
         confirm: Annotated[Obj, Elicit("Please confirm", schema=confirm_schema)],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text("state-ok: requestState validated")
 
     @elicit.tool(description="MRTR: asks a form, a sampling request and roots/list in one round")
@@ -157,7 +160,7 @@ def register(elicit: Elicitation) -> None:
         user_name: Annotated[Obj, Elicit("What is your name?", schema=one_field("name", "string"))],
         greeting: Annotated[Obj, Elicit(sampling=sampling("Generate a greeting", 50))],
         client_roots: Annotated[List[Any], Elicit(roots={})],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Name: {user_name.get('name', '')}; Greeting: {sampled_text(greeting)}; Roots: {len(client_roots)}")
 
     def step2_question() -> Question:
@@ -167,59 +170,59 @@ def register(elicit: Elicitation) -> None:
     def test_input_required_result_multi_round(
         step1: Annotated[Obj, Elicit("Step 1: What is your name?", schema=one_field("name", "string"))],
         step2: Annotated[Obj, Elicit(resolver=lambda step1: step2_question(), schema=one_field("color", "string"))],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Multi-round complete for {step1.get('name', '')} who likes {step2.get('color', '')}")
 
     @elicit.tool(description="MRTR: asks for a confirmation; a tampered requestState is refused")
     def test_input_required_result_tampered_state(
         confirm: Annotated[Obj, Elicit("Please confirm", schema=confirm_schema)],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text("state-ok: requestState validated")
 
     @elicit.tool(description="MRTR: asks through sampling only (for a client that declares sampling alone)")
     def test_input_required_result_capabilities(
         sample_input: Annotated[Obj, Elicit(sampling=sampling("Sample request", 50))],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Sampling result: {sampled_text(sample_input)}")
 
     @elicit.tool(description="Test tool requiring sampling")
-    def test_missing_capability(sample: Annotated[Obj, Elicit(sampling=sampling("Say hello", 20))]) -> Obj:
+    def test_missing_capability(sample: Annotated[Obj, Elicit(sampling=sampling("Say hello", 20))]) -> CallToolResult:
         return text("Success")
 
     @elicit.tool(description="Diagnostic tool validating response streams: asks one form question")
     def test_streaming_elicitation(
         value: Annotated[Obj, Elicit("Enter a value:", schema=one_field("value", "string"))],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Received {value.get('value', '')}")
 
     @elicit.tool(description="Diagnostic logging validator tool: asks nothing, logs nothing")
-    def test_logging_tool() -> Obj:
+    def test_logging_tool() -> CallToolResult:
         return text("Logging evaluated")
 
     @elicit.tool(description="Asks the user the model's message (username and email)")
     def test_elicitation(
         message: str,
         response: Annotated[Obj, Elicit(resolver=lambda message: Question(message), schema=USER_INFO, outcome=True)],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"User response: {outcome_text(response)}")
 
     @elicit.tool(description="Asks one form whose fields carry defaults (SEP-1034)")
     def test_elicitation_sep1034_defaults(
         form: Annotated[Obj, Elicit("Please review and update the form fields with defaults", schema=DEFAULTS, outcome=True)],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Elicitation completed: {outcome_text(form)}")
 
     @elicit.tool(description="Asks one form with every enum shape (SEP-1330)")
     def test_elicitation_sep1330_enums(
         selection: Annotated[Obj, Elicit("Please select options from the enum fields", schema=ENUMS, outcome=True)],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"Elicitation completed: {outcome_text(selection)}")
 
     @elicit.tool(description="Asks the client's model the given prompt")
     def test_sampling(
         prompt: str,
         response: Annotated[Obj, Elicit(resolver=lambda prompt: Question(sampling=sampling(prompt, 100)), kind="sampling")],
-    ) -> Obj:
+    ) -> CallToolResult:
         return text(f"LLM response: {sampled_text(response)}")
 
     @elicit.tool(description="Sends the user to a payment page for the order (URL-mode elicitation)")
@@ -229,7 +232,7 @@ def register(elicit: Elicitation) -> None:
             bool,
             Elicit(resolver=lambda order: Question(f"Pay for order {order}", url=f"https://pay.example/orders/{order}"), kind="url"),
         ] = False,
-    ) -> Obj:
+    ) -> CallToolResult:
         return text("Payment started" if paid else "Not paid")
 
     @elicit.prompt(description="MRTR: prompt that requires elicitation input")
