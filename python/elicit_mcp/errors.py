@@ -25,7 +25,6 @@ frozen object; the 1xx, 2xx and 9xx groups are server bugs, answered as
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Dict, Optional, Type, Union
 
 from .constants import (
@@ -107,7 +106,7 @@ class UsageError(ElicitError):
 
 class WrongStepError(UsageError):
     """``ELICIT_ERR_WRONG_STEP`` (103): the call does not fit the round's current step
-    (its message names the step the round is at and the methods that answer it)."""
+    (its message says in plain words what the round waits for and what it got)."""
 
 
 class NotFoundError(UsageError, KeyError):
@@ -271,8 +270,6 @@ _SPECIFIC: Dict[int, Type[ElicitError]] = {
 _C_TO_PYTHON = (
     ("read it as JSON with elicit_round_resolve_input", "read it with ResolveStep.input(name)"),
     ("read it with elicit_round_resolve_input", "read it with ResolveStep.input(name)"),
-    ("a resolve_* answer to the Resolve step", "an answer to the Resolve step (value(), question() or fail())"),
-    ("after every handle call, poll until", "after every answer, call poll() until"),
     ("an integer within int64_t", "an int within 64 bits (-2**63 to 2**63 - 1)"),
     ("random_len must be ELICIT_SEAL_RANDOM_LEN (20) bytes", "random must be 20 bytes (elicit_mcp.SEAL_RANDOM_LEN)"),
     ("; pass a positive finite number of seconds, or 0 for the default 600", "; pass a positive finite number of seconds"),
@@ -283,34 +280,12 @@ _C_TO_PYTHON = (
 )
 
 
-#: The round's entry points as the library names them in an out-of-order message
-#: ("the host called resolve_value"), and the Python methods that call them.
-_C_CALLS = {
-    "answer": "Ask.answer()",
-    "poll": "poll()",
-    "resolve_failed": "ResolveStep.fail()",
-    "resolve_input": "ResolveStep.input()",
-    "resolve_message": "ResolveStep.question()",
-    "resolve_question": "ResolveStep.question()",
-    "resolve_value": "ResolveStep.value()",
-    "write_ask": "Ask.request()",
-    "write_input_requests": "InputRequired.input_requests()",
-    "write_request_state": "InputRequired.request_state()",
-    "write_resolve_inputs": "ResolveStep.inputs()",
-    "write_value_of": "Done.value_of()",
-    "write_values": "Done.values()",
-}
-_CALLED = re.compile(r"the host called ([a-z_]+)")
-
-
 def python_message(message: str) -> str:
     """The library's message worded for a Python host (C function and type names
     replaced by the Python API's)."""
     for c_text, py_text in _C_TO_PYTHON:
         if c_text in message:
             message = message.replace(c_text, py_text)
-    if "the host called " in message:
-        message = _CALLED.sub(lambda m: f"the host called {_C_CALLS.get(m.group(1), m.group(1))}", message)
     return message
 
 
