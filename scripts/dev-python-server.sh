@@ -11,7 +11,8 @@
 # ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,
 # 1 to 8), the first seals; without a ring, stdio uses one ephemeral key and --http refuses
 # to start unless --alone. Builds elicit-ffi (release) once and runs
-# on the venv .venv-python (created with mcp==2.3.0 when missing; test-python.sh shares it).
+# on the venv .venv-python (created with the package's [mcp] extra, the newest 2.x, when
+# missing or outside that range; test-python.sh shares it).
 # Log lines go to stderr; with --http the first names the URL ("streamable HTTP on ...").
 set -euo pipefail
 
@@ -21,10 +22,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 VENV="$ROOT/.venv-python"
 VPY="$VENV/bin/python"
-if [ ! -x "$VPY" ] || ! "$VPY" -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null; then
-    echo "dev-python-server: setting up $VENV with mcp==2.3.0" >&2
-    python3 -m venv "$VENV"
-    "$VPY" -m pip install -q "mcp==2.3.0" >&2
+if [ ! -x "$VPY" ] || ! mcp_in_range "$VPY"; then
+    echo "dev-python-server: setting up $VENV with $(mcp_extra)" >&2
+    [ -x "$VPY" ] || python3 -m venv "$VENV"
+    "$VPY" -m pip install -q --upgrade "$(mcp_extra)" >&2
 fi
 echo '*' >"$VENV/.gitignore"
 

@@ -268,10 +268,11 @@ impl Agent {
         rpc::begin_error(&mut self.uart, id, rpc::MISSING_CAPABILITY, &mut |s| {
             s.put(b"Client did not declare the ");
             s.put(kind.capability_name().as_bytes());
+            s.put(b" capability required by ");
             s.put(if *resolver {
-                b" capability required by resolver ".as_slice()
+                b"resolver "
             } else {
-                b" capability required by question ".as_slice()
+                b"question "
             });
             write_py_repr(param.chars().map(u32::from), s);
         });
