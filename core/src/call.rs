@@ -580,7 +580,7 @@ mod tests {
         assert_eq!(failure_code(Method::ToolsCall, &missing), Some(-32021));
         assert_eq!(
             json,
-            r#"{"code":-32021,"message":"Client did not declare the url elicitation capability required by resolver 'x'","data":{"requiredCapabilities":{"elicitation":{"url":{}}}}}"#
+            r#"{"code":-32021,"message":"Client did not declare the url elicitation capability required by question 'x'","data":{"requiredCapabilities":{"elicitation":{"url":{}}}}}"#
         );
         let declined = Error::Refused {
             param: crate::error::Name::truncated("x"),

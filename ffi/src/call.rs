@@ -1479,7 +1479,7 @@ mod tests {
         assert_eq!(code(c), -32021);
         assert_eq!(
             read(c, elicit_call_reply),
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Client did not declare the form elicitation capability required by resolver 'x'","data":{"requiredCapabilities":{"elicitation":{"form":{}}}}}}"#
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Client did not declare the form elicitation capability required by question 'x'","data":{"requiredCapabilities":{"elicitation":{"form":{}}}}}}"#
         );
         // SAFETY: a live call.
         unsafe { elicit_call_free(c) };
