@@ -499,6 +499,15 @@ impl<'a> Value<'a> {
             Some(Number::Int(self.0))
         }
     }
+    /// The number as the nearest `f64`, integer literals too (past 2^53 rounded, ties to
+    /// even; overflow ±inf), by the engine's own float parser; `None` if this is not a
+    /// number.
+    pub fn as_f64(self) -> Option<f64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        Some(parse_f64(self.0).unwrap_or(f64::NAN))
+    }
     /// The members, if an object (an empty iterator otherwise).
     pub fn members(self) -> Members<'a> {
         let text = match self.kind() {

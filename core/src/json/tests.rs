@@ -1149,3 +1149,23 @@ fn get_value_reads_as_the_walk() {
         assert_eq!(v.get("value").map(Value::raw), walked, "{text}");
     }
 }
+
+#[test]
+fn as_f64_reads_every_number_with_the_engines_parser() {
+    let f = |text: &str| Value::parse(text).unwrap().as_f64();
+    assert_eq!(f("3"), Some(3.0));
+    assert_eq!(f("3.0"), Some(3.0));
+    assert_eq!(f("-0").map(f64::to_bits), Some((-0.0f64).to_bits()));
+    assert_eq!(f("2.5e-3"), Some(0.0025));
+    // Past 2^53: the nearest f64, ties to even, as str::parse gives it.
+    for text in [
+        "9007199254740993",
+        "18446744073709551617",
+        "123456789012345678901234567890",
+    ] {
+        assert_eq!(f(text), text.parse::<f64>().ok(), "{text}");
+    }
+    assert_eq!(f("1e400"), Some(f64::INFINITY));
+    assert_eq!(f("\"3\""), None);
+    assert_eq!(f("true"), None);
+}
