@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-wasm.sh: the C ABI (elicit-ffi) as WebAssembly, embedded into the npm package js/.
 #
-#   scripts/build-wasm.sh        build target/wasm/elicit.wasm and js/src/wasm.generated.ts
+#   scripts/build-wasm.sh        build target/elicit-wasm/elicit.wasm and js/src/wasm.generated.ts
 #
 # Steps (PERF.md, "WebAssembly module size", has the figures of each):
 #  1. cargo rustc -p elicit-ffi for wasm32-unknown-unknown, profile `wasm` (Cargo.toml:
@@ -27,7 +27,8 @@ need_cmd node nodejs
 cargo rustc -q -p elicit-ffi --lib --target wasm32-unknown-unknown --profile wasm \
   --crate-type cdylib --features elicit-core/small-float
 built="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/elicit_ffi.wasm"
-out="${CARGO_TARGET_DIR:-target}/wasm"
+# Not target/wasm: cargo keeps the `wasm` profile's host builds (build scripts, proc macros) there.
+out="${CARGO_TARGET_DIR:-target}/elicit-wasm"
 mkdir -p "$out"
 
 # The reachability graph wasm-metadce keeps: one root reaching every export but the

@@ -79,6 +79,7 @@ step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
 step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree" \
   bash scripts/test-js.sh
+tidy target/wasm32-unknown-unknown target/wasm target/elicit-wasm
 step "versions: crates, C header, pkg-config, Python metadata, npm package and CHANGELOG agree" bash scripts/test-versions.sh
 step "elicit-rmcp at both ends of its rmcp range (lower bound, newest on the registry)" bash scripts/test-rmcp-versions.sh
 # scripts/release.sh builds every artifact into dist/ (installs cargo-c 0.10.24, zig and
