@@ -16,7 +16,7 @@
  * instance.
  * @module
  */
-import { ClosedError, InternalError } from "./errors.js";
+import { ClosedError, InternalError, errorFor, type ElicitError } from "./errors.js";
 import { WASM_BASE64 } from "./wasm.generated.js";
 
 /** `ELICIT_OK`. */
@@ -264,6 +264,11 @@ export class Abi {
   /** `elicit_result_str(code)`. */
   codeText(code: number): string {
     return this.cstr(this.x.elicit_result_str(code));
+  }
+
+  /** The error for a failed call: its class by `code`, the ABI's `message` or else the code's text. */
+  error(code: number, message?: string): ElicitError {
+    return errorFor(code, this.codeName(code), message || this.codeText(code));
   }
 
   /** Fail when the instance trapped before. */

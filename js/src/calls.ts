@@ -10,7 +10,7 @@
  * @module
  */
 import { type Abi, OK, abi, finalizer, liveHandle, utf8 } from "./abi.js";
-import { errorFor, type ElicitError } from "./errors.js";
+import type { ElicitError } from "./errors.js";
 import { type Json, jsonInput, type Plan } from "./engine.js";
 import { DEFAULT_TTL_SECS, type KeyRing, SEAL_RANDOM_LEN } from "./seal.js";
 
@@ -66,10 +66,6 @@ export type CallStep =
   | { kind: "done" }
   | { kind: "reply" };
 
-function fail(a: Abi, code: number, message: string | undefined): ElicitError {
-  return errorFor(code, a.codeName(code), message || a.codeText(code));
-}
-
 /**
  * The plans a process serves, with its key ring and audience (`elicit_server`).
  * Throws {@link UsageError} for a bad entry (an unknown method, a resource without its
@@ -96,7 +92,7 @@ export class Server {
       options.ttl ?? DEFAULT_TTL_SECS,
       options.workspaceSize ?? 0,
     );
-    if (made.code !== OK || made.value === undefined) throw fail(a, made.code, made.message);
+    if (made.code !== OK || made.value === undefined) throw a.error(made.code, made.message);
     this.#handle = made.value;
     finalizer.register(this, { abi: a, kind: "server", handle: made.value }, this);
   }
@@ -127,7 +123,7 @@ export class Server {
       now: request.now ?? Date.now() / 1000,
       random,
     });
-    if (made.code !== OK || made.value === undefined) throw fail(a, made.code, made.message);
+    if (made.code !== OK || made.value === undefined) throw a.error(made.code, made.message);
     return new Call(a, made.value);
   }
 
@@ -164,7 +160,7 @@ export class Call {
 
   #fail(h: number, code: number): ElicitError {
     const m = this.#abi.callRead(h, "last_error");
-    return fail(this.#abi, code, m.code === OK ? m.value : undefined);
+    return this.#abi.error(code, m.code === OK ? m.value : undefined);
   }
 
   #read(which: "reply" | "request" | "param_name" | "resolve_inputs" | "values" | "last_error"): string {

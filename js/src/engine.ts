@@ -3,8 +3,8 @@
  * `elicit_plan`) and {@link Round} (one round of one call, `elicit_round`).
  * @module
  */
-import { type Abi, type Input, type Outcome, ERR_MISSING_CAPABILITY, OK, abi, finalizer, liveHandle, utf8 } from "./abi.js";
-import { ClosedError, MissingCapabilityError, errorFor, type ElicitError } from "./errors.js";
+import { type Abi, type Input, ERR_MISSING_CAPABILITY, OK, abi, finalizer, liveHandle, utf8 } from "./abi.js";
+import { ClosedError, MissingCapabilityError, type ElicitError } from "./errors.js";
 
 /** How an elicited parameter is asked. */
 export type InputKind = "form" | "url" | "sampling" | "roots";
@@ -79,11 +79,6 @@ function workspace(size: number | undefined): number {
   return n;
 }
 
-/** The error of a failed constructor or plan call (the ABI's message, else the code's text). */
-function constructorError(a: Abi, r: Outcome<unknown>): ElicitError {
-  return errorFor(r.code, a.codeName(r.code), r.message || a.codeText(r.code));
-}
-
 /**
  * A compiled declaration (`elicit_plan`): immutable; make rounds from it. Throws
  * {@link DeclarationError} (2xx) when the engine rejects the declaration; the message
@@ -104,17 +99,17 @@ export class Plan {
     this.#abi = abi();
     const a = this.#abi;
     const made = a.planNew(text);
-    if (made.code !== OK || made.value === undefined) throw constructorError(a, made);
+    if (made.code !== OK || made.value === undefined) throw a.error(made.code, made.message);
     this.#handle = made.value;
     finalizer.register(this, { abi: a, kind: "plan", handle: made.value }, this);
     const name = a.planToolName(made.value);
     const count = a.planParamCount(made.value);
-    if (name.code !== OK) throw constructorError(a, name);
-    if (count.code !== OK) throw constructorError(a, count);
+    if (name.code !== OK) throw a.error(name.code, name.message);
+    if (count.code !== OK) throw a.error(count.code, count.message);
     const params: Param[] = [];
     for (let i = 0; i < (count.value ?? 0); i++) {
       const p = a.planParam(made.value, i);
-      if (p.code !== OK || !p.value) throw constructorError(a, p);
+      if (p.code !== OK || !p.value) throw a.error(p.code, p.message);
       params.push({
         index: i,
         name: p.value.name,
@@ -151,7 +146,7 @@ export class Plan {
     const replies = optionalJson(options.inputResponses, "inputResponses");
     const caps = optionalJson(options.capabilities, "capabilities");
     const made = this.#abi.roundNewModern(h, args, state, replies, caps, workspace(options.workspaceSize));
-    if (made.code !== OK || made.value === undefined) throw constructorError(this.#abi, made);
+    if (made.code !== OK || made.value === undefined) throw this.#abi.error(made.code, made.message);
     return new Round(this.#abi, made.value, this, "modern");
   }
 
@@ -161,7 +156,7 @@ export class Plan {
     const args = jsonInput(options.arguments ?? {}, "arguments");
     const caps = optionalJson(options.capabilities, "capabilities");
     const made = this.#abi.roundNewHandshake(h, args, caps, workspace(options.workspaceSize));
-    if (made.code !== OK || made.value === undefined) throw constructorError(this.#abi, made);
+    if (made.code !== OK || made.value === undefined) throw this.#abi.error(made.code, made.message);
     return new Round(this.#abi, made.value, this, "handshake");
   }
 
@@ -225,7 +220,7 @@ export class Round {
       const required = r.code === OK && r.value ? (JSON.parse(r.value) as Record<string, unknown>) : {};
       return new MissingCapabilityError(code, a.codeName(code), message, required);
     }
-    return errorFor(code, a.codeName(code), message);
+    return a.error(code, message);
   }
 
   #check(h: number, code: number): void {

@@ -6,7 +6,7 @@
  * @module
  */
 import { type Abi, ERR_REQUEST_STATE, OK, abi, finalizer, liveHandle, utf8 } from "./abi.js";
-import { ClosedError, RequestStateError, errorFor } from "./errors.js";
+import { ClosedError, RequestStateError } from "./errors.js";
 import { type Json, jsonInput } from "./engine.js";
 
 /** The environment variable every elicit server reads its key ring from. */
@@ -81,7 +81,7 @@ export class KeyRing {
     this.#abi = abi();
     const made = this.#abi.keyRingNew([...keys]);
     if (made.code !== OK || made.value === undefined) {
-      throw errorFor(made.code, this.#abi.codeName(made.code), made.message || this.#abi.codeText(made.code));
+      throw this.#abi.error(made.code, made.message);
     }
     this.#handle = made.value;
     finalizer.register(this, { abi: this.#abi, kind: "key ring", handle: made.value }, this);
@@ -168,7 +168,7 @@ export class Sealer {
     try {
       const made = this.#abi.sealerNew(keyRing.handle(this.#abi), audience === null ? null : utf8(audience), ttl);
       if (made.code !== OK || made.value === undefined) {
-        throw errorFor(made.code, this.#abi.codeName(made.code), made.message || this.#abi.codeText(made.code));
+        throw this.#abi.error(made.code, made.message);
       }
       this.#handle = made.value;
     } finally {
@@ -202,7 +202,7 @@ export class Sealer {
       utf8(state),
     );
     if (r.code !== OK || r.value === undefined) {
-      throw errorFor(r.code, this.#abi.codeName(r.code), r.message || this.#abi.codeText(r.code));
+      throw this.#abi.error(r.code, r.message);
     }
     return r.value;
   }
@@ -224,7 +224,7 @@ export class Sealer {
     );
     if (r.code === ERR_REQUEST_STATE) throw new RequestStateError(r.message ?? "");
     if (r.code !== OK || r.value === undefined) {
-      throw errorFor(r.code, this.#abi.codeName(r.code), r.message || this.#abi.codeText(r.code));
+      throw this.#abi.error(r.code, r.message);
     }
     return r.value;
   }
