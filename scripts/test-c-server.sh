@@ -6,7 +6,9 @@
 #     and test_rmcp_prompts_resources.py with ELICIT_SERVER_CMD, -k stdio; the Rust
 #     transport's own wire details are skipped, as for the Python server);
 #  2. rounds shared with elicit-rmcp-server, one key ring: a requestState sealed by either
-#     completes on the other (tests/interop/mcp/test_c_server.py);
+#     completes on the other (tests/interop/mcp/test_c_server.py); and the stdio
+#     transport's checks of lines no client should send (tests/interop/mcp/test_bad_input.py
+#     -k stdio: unreadable lines, bad ids and versions, stray responses, a 16 MiB line);
 #  3. the MCP Python SDK and TypeScript SDK clients (scripts/test-mcp-clients.sh with
 #     ELICIT_INTEROP_SERVER=scripts/dev-c-server.sh, stdio only);
 #  4. the server built with -fsanitize=address,undefined, then run under valgrind
@@ -47,6 +49,8 @@ verdict "FastMCP client, stdio, both eras" timeout 600 "$py" -m pytest "${suites
     -p no:cacheprovider -q -rfE "$@"
 verdict "rounds shared with elicit-rmcp-server" timeout 300 "$py" -m pytest \
     tests/interop/mcp/test_c_server.py -p no:cacheprovider -q -rfE "$@"
+verdict "bad lines over stdio" env ELICIT_RMCP_SERVER_BIN="$ROOT/scripts/dev-c-server.sh" \
+    timeout 300 "$py" -m pytest tests/interop/mcp/test_bad_input.py -k stdio -p no:cacheprovider -q -rfE "$@"
 verdict "MCP Python SDK and TypeScript SDK clients, stdio" env ELICIT_INTEROP_SERVER="$ROOT/scripts/dev-c-server.sh" \
     ELICIT_INTEROP_STDIO_ONLY=1 bash scripts/test-mcp-clients.sh "$@"
 

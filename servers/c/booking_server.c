@@ -50,6 +50,42 @@ static char *read_line(void) {
     return line;
 }
 
+/* The longest line read (bytes), as the Rust server's stdio transport. */
+#define MAX_LINE (8 * 1024 * 1024)
+
+static bool is_utf8(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i], len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        unsigned cp = len == 1 ? c : len == 2 ? c & 31 : len == 3 ? c & 15 : c & 7, k;
+        if (len == 0 || i + len > n) return false;
+        for (k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (s[i + k] & 63);
+        }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* The id of a line too long to parse, when it sits where clients write it (`"id":` then a
+   number or a string without escapes); NULL otherwise. */
+static cJSON *id_of_long_line(const char *line) {
+    const char *p = strstr(line, "\"id\":");
+    char buf[64];
+    size_t n;
+    if (p == NULL || (size_t)(p - line) > 256) return NULL;
+    p += 5;
+    n = strspn(p, p[0] == '"' ? "\"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_." : "-0123456789");
+    if (n == 0 || n >= sizeof buf) return NULL;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return cJSON_Parse(buf);
+}
+
 static void send_text(const char *text) {
     fputs(text, stdout);
     fputc('\n', stdout);
@@ -311,8 +347,22 @@ static void handle(const cJSON *msg) {
     const char *method = str(msg, "method");
     cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
     bool modern = is_modern(params);
+    bool valid_id = cJSON_IsString(id) || cJSON_IsNumber(id);
     char buf[512];
-    if (method == NULL || id == NULL) return; /* responses and notifications: no answer */
+    if (id != NULL && !valid_id) { /* an id must be a string or a number */
+        send_error(NULL, -32600, "Invalid Request");
+        return;
+    }
+    if (method == NULL && (cJSON_HasObjectItem(msg, "result") || cJSON_HasObjectItem(msg, "error"))) return;
+    if (method == NULL || str(msg, "jsonrpc") == NULL || strcmp(str(msg, "jsonrpc"), "2.0") != 0) {
+        if (id != NULL || method == NULL) send_error(id, -32600, "Invalid Request");
+        return;
+    }
+    if (id == NULL) return; /* notifications: no answer */
+    if (params != NULL && !cJSON_IsObject(params)) {
+        send_error(id, -32602, "Invalid params: params must be an object");
+        return;
+    }
     if (strcmp(method, "initialize") == 0) {
         const char *asked = str(params, "protocolVersion");
         size_t i;
@@ -460,7 +510,16 @@ int main(int argc, char **argv) {
         for (i = 0; i < count; i++) elicit_plan_free(plans[i]);
     }
     while ((line = read_line()) != NULL) {
-        cJSON *msg = cJSON_Parse(line);
+        size_t len = strlen(line);
+        cJSON *msg = NULL;
+        if (len > MAX_LINE) {
+            cJSON *id = id_of_long_line(line);
+            snprintf(line, 128, "Invalid Request: the line is longer than %d bytes", MAX_LINE);
+            send_error(id, -32600, line);
+            cJSON_Delete(id);
+            continue;
+        }
+        if (is_utf8((const unsigned char *)line, len)) msg = cJSON_Parse(line);
         if (msg == NULL) {
             send_error(NULL, -32700, "Parse error");
         } else if (!cJSON_IsObject(msg)) {
