@@ -28,7 +28,7 @@ test("round inputs: wrong shapes, deep nesting, large and odd texts are errors",
   // An unreadable plaintext state is no progress (the reference's rule): asked again.
   const state = "{" + '"v":1,'.repeat(100000);
   assert.deepEqual(plan.modern({ arguments: { a: "1" }, requestState: state }).poll(), { kind: "inputRequired" });
-  // A lone surrogate: JSON.stringify writes the escape \\ud800, which the engine carries.
+  // A lone surrogate: JSON.stringify writes the escape \ud800, which the engine carries.
   const r = plan.modern({ arguments: { a: "\ud800" } });
   assert.deepEqual(r.poll(), { kind: "inputRequired" });
   // A 4 MiB argument is carried, not refused.
