@@ -228,6 +228,9 @@ def check_refused_required_answer(connect, transport, mode, refusal, expected):
 def test_answer_outside_the_schema_fails_the_call(connect, transport, mode):
     if IS_RUST:
         expected = "Not done: the answer for 'proceed' was not of the kind asked for."
+    elif SERVER_CMD[0].endswith("dev-c-server.sh"):
+        # The C server (servers/c) sends the engine's text through the C ABI's call level.
+        expected = "The answer for 'proceed' does not match the requested schema"
     else:
         # The reference's text, with what the question expected (docs/deviations.md, 9).
         expected = "The answer for 'proceed' does not match the requested schema: expected a boolean (true or false)"
