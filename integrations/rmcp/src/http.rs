@@ -20,6 +20,10 @@
 //! # }
 //! ```
 //!
+//! Sessions (handshake era): one nobody uses for [`Sessions::keep_alive`] ends, and at
+//! most [`Sessions::max`] are held; a new one past the cap ends the one used least
+//! recently.
+//!
 //! Shutdown: when the `shutdown` future resolves the server stops accepting connections
 //! and waits for requests in flight (a handshake-era call still asking its user, say)
 //! for up to `grace`; then it ends rmcp's sessions and returns.
@@ -38,7 +42,6 @@ use axum::serve::ListenerExt as _;
 use axum::Router;
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServerHandler;
@@ -46,6 +49,11 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::wire;
+
+mod sessions;
+
+use sessions::Capped;
+pub use sessions::Sessions;
 
 /// The path the MCP endpoint is mounted at.
 pub const PATH: &str = "/mcp";
@@ -84,24 +92,30 @@ pub struct McpHttp {
 
 impl McpHttp {
     /// `factory` makes the handler for each session (and each stateless exchange):
-    /// usually a clone of one server sharing its `Elicit`. Served with [`config`].
+    /// usually a clone of one server sharing its `Elicit`. Served with [`config`] and
+    /// the default [`Sessions`] (idle ones end after 5 minutes, at most 1,000 held).
     pub fn new<S, F>(factory: F) -> Self
     where
         S: ServerHandler + Send + 'static,
         F: Fn() -> S + Send + Sync + 'static,
     {
-        Self::with_config(factory, config())
+        Self::with_config(factory, config(), Sessions::default())
     }
 
-    /// [`McpHttp::new`] with rmcp's configuration given; its cancellation token ends the
-    /// sessions at the end of [`McpHttp::serve`].
-    pub fn with_config<S, F>(factory: F, config: StreamableHttpServerConfig) -> Self
+    /// [`McpHttp::new`] with rmcp's configuration and the session limits given; the
+    /// configuration's cancellation token ends the sessions at the end of
+    /// [`McpHttp::serve`].
+    pub fn with_config<S, F>(
+        factory: F,
+        config: StreamableHttpServerConfig,
+        sessions: Sessions,
+    ) -> Self
     where
         S: ServerHandler + Send + 'static,
         F: Fn() -> S + Send + Sync + 'static,
     {
         let stop = config.cancellation_token.clone();
-        let sessions = Arc::new(LocalSessionManager::default());
+        let sessions = Arc::new(Capped::new(sessions));
         let service = StreamableHttpService::new(move || Ok(factory()), sessions.clone(), config);
         let router = Router::new()
             .route_service(PATH, service)
@@ -162,11 +176,7 @@ impl McpHttp {
 
 /// In front of rmcp: `DELETE` of a session not held is 404; JSON and SSE responses get
 /// `inputRequests` in declaration order.
-async fn mcp_layer(
-    State(sessions): State<Arc<LocalSessionManager>>,
-    request: Request,
-    next: Next,
-) -> Response {
+async fn mcp_layer(State(sessions): State<Arc<Capped>>, request: Request, next: Next) -> Response {
     if request.method() == Method::DELETE {
         let id = request
             .headers()

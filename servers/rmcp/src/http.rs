@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use elicit_rmcp::http::McpHttp;
+use elicit_rmcp::http::{McpHttp, Sessions};
 use tokio::net::TcpListener;
 
 use crate::booking::Booking;
@@ -18,6 +18,7 @@ pub async fn run(
     addr: SocketAddr,
     ops: Arc<Ops>,
     drain: Drain,
+    sessions: Sessions,
 ) -> std::io::Result<()> {
     let listener = TcpListener::bind(addr).await?;
     // Tests read this line to learn the port when started with port 0.
@@ -27,14 +28,18 @@ pub async fn run(
         elicit_rmcp::http::PATH
     );
     let routes = ops.clone();
-    McpHttp::new(move || Booking::clone(&server))
-        .route(move |r| crate::ops::routes(r, routes))
-        .serve(
-            listener,
-            crate::ops::stop_signal(ops, drain.grace),
-            drain.timeout,
-        )
-        .await?;
+    McpHttp::with_config(
+        move || Booking::clone(&server),
+        elicit_rmcp::http::config(),
+        sessions,
+    )
+    .route(move |r| crate::ops::routes(r, routes))
+    .serve(
+        listener,
+        crate::ops::stop_signal(ops, drain.grace),
+        drain.timeout,
+    )
+    .await?;
     eprintln!("elicit-rmcp-server: drained");
     Ok(())
 }

@@ -28,7 +28,8 @@ use elicit_rmcp::{StateCodec, StateKeys};
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
 [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--insecure-plaintext-state] \
-[--workers N] [--conformance] [--drain-grace SECS] [--drain-timeout SECS]
+[--workers N] [--conformance] [--drain-grace SECS] [--drain-timeout SECS] \
+[--session-keep-alive SECS] [--max-sessions N]
 
   --stdio                      serve MCP over stdin/stdout
   --http ADDR                  serve streamable HTTP at http://ADDR/mcp (loopback only;
@@ -39,6 +40,10 @@ const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT)
   --state-ttl SECS             lifetime of a sealed requestState (default 600)
   --insecure-plaintext-state   DEVELOPMENT ONLY: do not seal requestState
   --workers N                  HTTP worker threads (default: available cores)
+  --session-keep-alive SECS    HTTP: a handshake-era session unused this long ends
+                               (default 300)
+  --max-sessions N             HTTP: the most sessions held at once (default 1000); a new
+                               one past it ends the session used least recently
   --conformance                also serve the fixtures the official MCP conformance suite
                                names (test_* tools, a prompt, a static resource listed
                                first); scripts/test-mcp-conformance.sh runs the suite against them
@@ -62,6 +67,7 @@ struct Options {
     workers: Option<usize>,
     conformance: bool,
     drain: ops::Drain,
+    sessions: elicit_rmcp::http::Sessions,
 }
 
 fn seconds(flag: &str, v: Option<String>) -> Result<std::time::Duration, String> {
@@ -82,6 +88,7 @@ fn parse_args() -> Result<Options, String> {
     let mut workers = None;
     let mut conformance = false;
     let mut drain = ops::Drain::default();
+    let mut sessions = elicit_rmcp::http::Sessions::default();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--stdio" => transport = Some(Transport::Stdio),
@@ -121,6 +128,19 @@ fn parse_args() -> Result<Options, String> {
             "--conformance" => conformance = true,
             "--drain-grace" => drain.grace = seconds("--drain-grace", args.next())?,
             "--drain-timeout" => drain.timeout = seconds("--drain-timeout", args.next())?,
+            "--session-keep-alive" => {
+                sessions.keep_alive = seconds("--session-keep-alive", args.next())?;
+                if sessions.keep_alive.is_zero() {
+                    return Err("--session-keep-alive must be more than 0 seconds".into());
+                }
+            }
+            "--max-sessions" => {
+                let v = args.next().ok_or("--max-sessions needs a number")?;
+                sessions.max =
+                    v.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                        format!("--max-sessions: {v:?} is not a whole number >= 1")
+                    })?;
+            }
             "--workers" => {
                 let v = args.next().ok_or("--workers needs a number")?;
                 workers = Some(
@@ -144,6 +164,7 @@ fn parse_args() -> Result<Options, String> {
         workers,
         conformance,
         drain,
+        sessions,
     })
 }
 
@@ -212,12 +233,15 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let runtime = |b: &mut tokio::runtime::Builder| {
+        b.enable_all().build().unwrap_or_else(|e| {
+            eprintln!("elicit-rmcp-server: cannot start the tokio runtime: {e}");
+            std::process::exit(1);
+        })
+    };
     match opts.transport {
         Transport::Stdio => {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("tokio runtime");
+            let rt = runtime(&mut tokio::runtime::Builder::new_current_thread());
             rt.block_on(async move {
                 if let Err(e) =
                     elicit_rmcp::stdio::serve(server, elicit_rmcp::stdio::MAX_LINE).await
@@ -231,11 +255,17 @@ fn main() {
             if let Some(n) = opts.workers {
                 b.worker_threads(n.max(1));
             }
-            let rt = b.enable_all().build().expect("tokio runtime");
+            let rt = runtime(&mut b);
             // The rounds' spans feed /metrics; warnings go to stderr (src/ops.rs).
             let ops = ops::Ops::new();
             let _ = tracing::subscriber::set_global_default(ops.subscriber());
-            if let Err(e) = rt.block_on(http::run(Arc::new(server), addr, ops, opts.drain)) {
+            if let Err(e) = rt.block_on(http::run(
+                Arc::new(server),
+                addr,
+                ops,
+                opts.drain,
+                opts.sessions,
+            )) {
                 eprintln!("elicit-rmcp-server: {addr}: {e}");
                 std::process::exit(1);
             }
