@@ -621,14 +621,18 @@ macro_rules! builder_common {
                 let f = f.clone();
                 Box::pin(async move { f(r).await })
             });
-            self.pending.resolvers.insert(name.to_string(), boxed);
+            if let Ok(pending) = &mut self.pending {
+                pending.resolvers.insert(name.to_string(), boxed);
+            }
             self
         }
 
         /// The JSON Schema of model-supplied argument `name` (listed in the input schema;
         /// its `type` is checked on every call).
         pub fn argument_schema(mut self, name: &str, schema: Value) -> Self {
-            self.pending.arg_schemas.push((name.to_string(), schema));
+            if let Ok(pending) = &mut self.pending {
+                pending.arg_schemas.push((name.to_string(), schema));
+            }
             self
         }
     };
@@ -659,9 +663,9 @@ where
 
 /// An elicited tool: declaration, resolvers, listing and typed body.
 pub struct ElicitTool {
-    pending: Declared,
+    /// The compiled declaration, or why it was refused (reported by `run`).
+    pending: Result<Declared, String>,
     tool: Tool,
-    error: Option<String>,
 }
 
 /// A finished tool (see [`ElicitTool::run`]).
@@ -677,19 +681,10 @@ impl ElicitTool {
     pub fn new(decl: elicit_core::decl::Tool) -> Self {
         // A rejected declaration keeps its name, so `run`'s error names the tool.
         let declared_name = decl.name().to_string();
-        let (pending, error) = match compile(decl) {
-            Ok(d) => (d, None),
-            Err(e) => (
-                Declared::compile(r#"{"tool":"invalid","parameters":[]}"#)
-                    .expect("the empty declaration compiles"),
-                Some(e),
-            ),
-        };
         let tool = Tool::new_with_raw(declared_name, None, JsonObject::new());
         ElicitTool {
-            pending,
+            pending: compile(decl),
             tool,
-            error,
         }
     }
 
@@ -729,15 +724,13 @@ impl ElicitTool {
         Fut: Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static,
     {
         let what = format!("tool {:?}", self.tool.name);
-        if let Some(e) = self.error {
-            return Err(format!("{what}: {e}"));
-        }
-        self.pending.check_resolvers(&what)?;
+        let pending = self.pending.map_err(|e| format!("{what}: {e}"))?;
+        pending.check_resolvers(&what)?;
         let mut tool = self.tool;
-        tool.input_schema = Arc::new(self.pending.input_schema());
+        tool.input_schema = Arc::new(pending.input_schema());
         Ok(ReadyTool {
             body: body(f, what),
-            declared: self.pending,
+            declared: pending,
             tool,
         })
     }
@@ -745,9 +738,8 @@ impl ElicitTool {
 
 /// An elicited prompt: `prompts/get` asks before the prompt is rendered.
 pub struct ElicitPrompt {
-    pending: Declared,
+    pending: Result<Declared, String>,
     prompt: Prompt,
-    error: Option<String>,
 }
 
 /// A finished prompt (see [`ElicitPrompt::run`]).
@@ -766,7 +758,6 @@ impl ElicitPrompt {
         ElicitPrompt {
             pending: tool.pending,
             prompt,
-            error: tool.error,
         }
     }
 
@@ -780,13 +771,10 @@ impl ElicitPrompt {
         Fut: Future<Output = Result<GetPromptResult, ErrorData>> + Send + 'static,
     {
         let what = format!("prompt {:?}", self.prompt.name);
-        if let Some(e) = self.error {
-            return Err(format!("{what}: {e}"));
-        }
-        self.pending.check_resolvers(&what)?;
+        let pending = self.pending.map_err(|e| format!("{what}: {e}"))?;
+        pending.check_resolvers(&what)?;
         let mut prompt = self.prompt;
-        let args: Vec<rmcp::model::PromptArgument> = self
-            .pending
+        let args: Vec<rmcp::model::PromptArgument> = pending
             .arguments()
             .map(|n| {
                 let mut a = rmcp::model::PromptArgument::new(n);
@@ -797,7 +785,7 @@ impl ElicitPrompt {
         prompt.arguments = (!args.is_empty()).then_some(args);
         Ok(ReadyPrompt {
             body: body(f, what),
-            declared: self.pending,
+            declared: pending,
             prompt,
         })
     }
@@ -806,9 +794,8 @@ impl ElicitPrompt {
 /// An elicited resource: `resources/read` of its URI asks before the contents are
 /// returned. Resources take no model arguments.
 pub struct ElicitResource {
-    pending: Declared,
+    pending: Result<Declared, String>,
     resource: Resource,
-    error: Option<String>,
 }
 
 /// A finished resource (see [`ElicitResource::run`]).
@@ -826,7 +813,6 @@ impl ElicitResource {
         ElicitResource {
             pending: tool.pending,
             resource,
-            error: tool.error,
         }
     }
 
@@ -840,11 +826,9 @@ impl ElicitResource {
         Fut: Future<Output = Result<ReadResourceResult, ErrorData>> + Send + 'static,
     {
         let what = format!("resource {:?}", self.resource.uri);
-        if let Some(e) = self.error {
-            return Err(format!("{what}: {e}"));
-        }
-        self.pending.check_resolvers(&what)?;
-        if let Some(arg) = self.pending.arguments().next() {
+        let pending = self.pending.map_err(|e| format!("{what}: {e}"))?;
+        pending.check_resolvers(&what)?;
+        if let Some(arg) = pending.arguments().next() {
             return Err(format!(
                 "{what}: parameter {arg:?} is a model argument, but resources/read carries no \
                  arguments; elicit it or drop it"
@@ -852,7 +836,7 @@ impl ElicitResource {
         }
         Ok(ReadyResource {
             body: body(f, what),
-            declared: self.pending,
+            declared: pending,
             resource: self.resource,
         })
     }
@@ -1507,7 +1491,10 @@ impl Elicit {
     ) -> Result<(), ErrorData> {
         let accepted = serde_json::from_str::<Value>(reply)
             .is_ok_and(|r| r.get("action").and_then(Value::as_str) == Some("accept"));
-        let id = ask["params"]["elicitationId"].as_str().unwrap_or_default();
+        let id = ask
+            .pointer("/params/elicitationId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if !accepted || id.is_empty() {
             return Ok(());
         }
@@ -1515,8 +1502,9 @@ impl Elicit {
             flow(UrlAccepted {
                 param,
                 elicitation_id: id.to_string(),
-                url: ask["params"]["url"]
-                    .as_str()
+                url: ask
+                    .pointer("/params/url")
+                    .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_string(),
                 context: context.clone(),

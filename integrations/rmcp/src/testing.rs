@@ -187,7 +187,10 @@ impl Player {
             let mut responses = Map::new();
             let requests = required.get("inputRequests").and_then(Value::as_object);
             for (key, request) in requests.into_iter().flatten() {
-                let message = request["params"]["message"].as_str().unwrap_or_default();
+                let message = request
+                    .pointer("/params/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 let reply = client.reply(message).map_err(|e| e.message.to_string())?;
                 responses.insert(key.clone(), reply);
             }

@@ -2,6 +2,9 @@
 //! retried after the body ran — on another replica holding the same ring, or on the same
 //! one — reaches the body with the same key; other replies give another key.
 
+// Helpers unwrap as tests do (clippy.toml exempts test code).
+#![cfg(test)]
+
 use std::sync::{Arc, Mutex};
 
 use elicit_rmcp::{Call, Elicit, ErrorData, StateCodec, StateKeys};

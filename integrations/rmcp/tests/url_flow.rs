@@ -4,6 +4,9 @@
 //! `notifications/elicitation/complete` with the request's `elicitationId`; a flow that
 //! fails fails the call and sends nothing.
 
+// Helpers unwrap as tests do (clippy.toml exempts test code).
+#![cfg(test)]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -349,7 +349,8 @@ pub fn register(elicit: Elicit) -> Result<Elicit, String> {
     // elicitation-sep1330-enums (handshake era): every enum shape in one question.
     let options = |prefix: &str, titles: [&str; 3]| {
         (1..=3)
-            .map(|i| json!({"const": format!("{prefix}{i}"), "title": titles[i - 1]}))
+            .zip(titles)
+            .map(|(i, title)| json!({"const": format!("{prefix}{i}"), "title": title}))
             .collect::<Vec<_>>()
     };
     let enums = AnswerType::Schema(

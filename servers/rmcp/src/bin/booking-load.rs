@@ -72,7 +72,7 @@ impl Conn {
         name: Option<&str>,
         body: &Value,
     ) -> Result<(u16, Value), String> {
-        let body = serde_json::to_vec(body).expect("json");
+        let body = serde_json::to_vec(body).map_err(|e| format!("request body: {e}"))?;
         let mut head = format!(
             "POST {} HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\n\
              accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
@@ -162,14 +162,20 @@ fn expected(destination: &str, n: usize) -> String {
 
 /// One call, driven to completion: per-round latencies, or the failure.
 async fn book(conns: &mut [Conn], n: usize) -> Result<Vec<Duration>, String> {
-    let destination = DESTINATIONS[n % DESTINATIONS.len()];
+    let destination = DESTINATIONS
+        .get(n % DESTINATIONS.len())
+        .copied()
+        .ok_or("no destinations")?;
     let mut params = json!({"name": "book_flight", "arguments": {}});
     let mut lat = Vec::new();
     for round in 0..10usize {
-        params["_meta"] = envelope();
+        if let Some(p) = params.as_object_mut() {
+            p.insert("_meta".into(), envelope());
+        }
         let req =
             json!({"jsonrpc": "2.0", "id": round + 1, "method": "tools/call", "params": params});
-        let conn = &mut conns[(n + round) % conns.len()];
+        let at = (n + round) % conns.len().max(1);
+        let conn = conns.get_mut(at).ok_or("no connection to send on")?;
         let t0 = Instant::now();
         let (status, reply) = conn.post("tools/call", Some("book_flight"), &req).await?;
         lat.push(t0.elapsed());
@@ -179,27 +185,33 @@ async fn book(conns: &mut [Conn], n: usize) -> Result<Vec<Duration>, String> {
         let result = reply
             .get("result")
             .ok_or_else(|| format!("error reply: {reply}"))?;
-        if result["resultType"] == "input_required" {
+        let at = |pointer: &str| result.pointer(pointer).cloned().unwrap_or(Value::Null);
+        if at("/resultType") == "input_required" {
             let mut responses = serde_json::Map::new();
-            for (key, req) in result["inputRequests"]
-                .as_object()
+            for (key, req) in result
+                .get("inputRequests")
+                .and_then(Value::as_object)
                 .ok_or("no inputRequests")?
             {
-                let msg = req["params"]["message"].as_str().unwrap_or_default();
+                let msg = req
+                    .pointer("/params/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 responses.insert(
                     key.clone(),
                     json!({"action": "accept", "content": {"value": answer(msg, destination, n)?}}),
                 );
             }
             params = json!({"name": "book_flight", "arguments": {},
-                            "inputResponses": responses, "requestState": result["requestState"]});
+                            "inputResponses": responses, "requestState": at("/requestState")});
             continue;
         }
         let want = expected(destination, n);
-        let text = result["content"][0]["text"].as_str().unwrap_or_default();
-        if result["isError"] != json!(false)
+        let text = at("/content/0/text");
+        let text = text.as_str().unwrap_or_default();
+        if at("/isError") != json!(false)
             || text != want
-            || result["structuredContent"]["result"] != json!(want)
+            || at("/structuredContent/result") != json!(want)
         {
             return Err(format!("call {n}: got {text:?}, want {want:?}"));
         }
@@ -213,7 +225,14 @@ fn pct(sorted: &[Duration], p: f64) -> f64 {
         return f64::NAN;
     }
     let k = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[k.min(sorted.len() - 1)].as_secs_f64() * 1000.0
+    sorted
+        .get(k.min(sorted.len() - 1))
+        .map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0)
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!("usage: booking-load --url http://127.0.0.1:PORT/mcp [--url ...] [--calls N] [--concurrency N]\n{problem}");
+    std::process::exit(2);
 }
 
 fn main() {
@@ -224,20 +243,18 @@ fn main() {
     while let Some(a) = args.next() {
         let mut val = |what: &str| {
             args.next()
-                .unwrap_or_else(|| panic!("{what} needs a value"))
+                .unwrap_or_else(|| usage(&format!("{what} needs a value")))
+        };
+        let mut number = |what: &str| {
+            val(what)
+                .parse()
+                .unwrap_or_else(|_| usage(&format!("{what}: a whole number")))
         };
         match a.as_str() {
             "--url" => urls.push(val("--url")),
-            "--calls" => calls = val("--calls").parse().expect("--calls: a number"),
-            "--concurrency" => {
-                concurrency = val("--concurrency")
-                    .parse()
-                    .expect("--concurrency: a number")
-            }
-            other => {
-                eprintln!("usage: booking-load --url http://127.0.0.1:PORT/mcp [--url ...] [--calls N] [--concurrency N]\nunknown argument {other:?}");
-                std::process::exit(2);
-            }
+            "--calls" => calls = number("--calls"),
+            "--concurrency" => concurrency = number("--concurrency"),
+            other => usage(&format!("unknown argument {other:?}")),
         }
     }
     if urls.is_empty() {
@@ -255,7 +272,10 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .expect("runtime");
+        .unwrap_or_else(|e| {
+            eprintln!("booking-load: cannot start the tokio runtime: {e}");
+            std::process::exit(1);
+        });
     let (ok, failures, mut rounds, wall) = rt.block_on(async move {
         let targets = Arc::new(targets);
         let barrier = Arc::new(Barrier::new(concurrency + 1));
@@ -294,7 +314,10 @@ fn main() {
         let mut failures = Vec::new();
         let mut rounds: Vec<Vec<Duration>> = Vec::new();
         for t in tasks {
-            for r in t.await.expect("task") {
+            let done = t
+                .await
+                .unwrap_or_else(|e| vec![Err(format!("a load task ended: {e}"))]);
+            for r in done {
                 match r {
                     Ok(lat) => {
                         ok += 1;
@@ -302,7 +325,9 @@ fn main() {
                             if rounds.len() <= i {
                                 rounds.push(Vec::new());
                             }
-                            rounds[i].push(d);
+                            if let Some(round) = rounds.get_mut(i) {
+                                round.push(d);
+                            }
                         }
                     }
                     Err(e) => failures.push(e),
