@@ -102,20 +102,17 @@ impl Resolve {
     /// The value named `name`, deserialized. An error names the parameter and the value.
     pub fn get<T: DeserializeOwned>(&self, name: &str) -> Result<T, ErrorData> {
         let v = self.values.get(name).ok_or_else(|| {
-            ErrorData::internal_error(
-                format!(
-                    "resolver of {:?} asked for {name:?}, which its declaration does not name \
-                     in its needs; add it there",
-                    self.param
-                ),
-                None,
-            )
+            developer_error(format_args!(
+                "the resolver of {:?} asked for {name:?}, which its declaration does not name \
+                 in its needs; add it there",
+                self.param
+            ))
         })?;
         serde_json::from_value(v.clone()).map_err(|e| {
-            ErrorData::internal_error(
-                format!("resolver of {:?}: value {name:?} ({v}): {e}", self.param),
-                None,
-            )
+            developer_error(format_args!(
+                "the resolver of {:?}: value {name:?} ({v}) does not read as the type asked for: {e}",
+                self.param
+            ))
         })
     }
 
@@ -433,14 +430,10 @@ impl Declared {
             return Ok(());
         }
         let declared = ty.map(Value::to_string).unwrap_or_default();
-        tracing::error!(
-            "elicit-rmcp: the resolver of {param:?} returned {v}, which is not a {declared}; \
+        Err(developer_error(format_args!(
+            "the resolver of {param:?} returned {v}, which is not a {declared}; \
              return a value of the declared type (or ask)"
-        );
-        Err(ErrorData::internal_error(
-            format!("resolver of {param:?} returned {v}, outside its declared type {declared}"),
-            None,
-        ))
+        )))
     }
 
     /// Whole numbers settled for integer parameters as integers (the engine accepts
@@ -651,10 +644,9 @@ where
         let what = what.clone();
         Box::pin(async move {
             let input: T = serde_json::from_value(Value::Object(values)).map_err(|e| {
-                ErrorData::internal_error(
-                    format!("{what}: the settled values do not fit the body's input type: {e}"),
-                    None,
-                )
+                developer_error(format_args!(
+                    "{what}: the settled values do not fit the body's input type: {e}"
+                ))
             })?;
             f(input, call).await
         })
@@ -855,11 +847,11 @@ pub fn invalid_state() -> ErrorData {
 pub struct Elicit {
     /// The server's `Implementation` as JSON, for 2026-07-28 results' `_meta`.
     server_info: Value,
+    server: Implementation,
     codec: StateCodec,
     tools: Vec<ReadyTool>,
     prompts: Vec<ReadyPrompt>,
     resources: Vec<ReadyResource>,
-    log: Arc<dyn Fn(&str) + Send + Sync>,
     url_flow: Option<UrlFlowFn>,
 }
 
@@ -927,11 +919,19 @@ fn settled_input<T: DeserializeOwned>(
     name: &str,
 ) -> Result<T, ErrorData> {
     serde_json::from_value(Value::Object(values)).map_err(|e| {
-        tracing::error!(
-            "elicit-rmcp: {name:?}: the settled values do not fit the body's input type: {e}"
-        );
-        ErrorData::internal_error("Internal error", None)
+        developer_error(format_args!(
+            "{name:?}: the settled values do not fit the body's input type: {e}"
+        ))
     })
+}
+
+/// A developer error (a declaration, resolver or body that disagree; a key ring that
+/// cannot seal): the advice goes to `tracing` as an error, and the client reads
+/// `-32603 "Internal error"`, nothing of the server's insides. Every such site answers
+/// through here.
+fn developer_error(advice: impl std::fmt::Display) -> ErrorData {
+    tracing::error!("elicit-rmcp: {advice}");
+    ErrorData::internal_error("Internal error", None)
 }
 
 /// A result kind an elicited request completes with (tools, prompts, resources): its
@@ -1025,12 +1025,19 @@ impl Elicit {
         Elicit {
             codec: codec.for_server(&server.name),
             server_info: serde_json::to_value(&server).unwrap_or(Value::Null),
+            server,
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
-            log: Arc::new(|line| eprintln!("{line}")),
             url_flow: None,
         }
+    }
+
+    /// The server's name and version as given to [`Elicit::new`] (the audience of its
+    /// sealed state): name the server the same in `#[tool_handler(name = …, version =
+    /// …)]`, so `serverInfo` agrees.
+    pub fn server_info(&self) -> &Implementation {
+        &self.server
     }
 
     /// How a handshake-era call waits for the out-of-band flow of an accepted URL-mode
@@ -1047,12 +1054,6 @@ impl Elicit {
         Fut: Future<Output = Result<(), ErrorData>> + Send + 'static,
     {
         self.url_flow = Some(Arc::new(move |a| Box::pin(flow(a))));
-        self
-    }
-
-    /// Where the adapter's log lines go (rejected states and similar; stderr by default).
-    pub fn with_log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.log = Arc::new(log);
         self
     }
 
@@ -1119,9 +1120,9 @@ impl Elicit {
         }
         let state = request.params.as_ref().and_then(|p| p.get("requestState"));
         if matches!(state, Some(v) if !v.is_string() && !v.is_null()) {
-            (self.log)(&format!(
+            tracing::warn!(
                 "elicit-rmcp: requestState rejected (non-string requestState) on {method}"
-            ));
+            );
             return invalid_state();
         }
         ErrorData::invalid_params(
@@ -1171,10 +1172,7 @@ impl Elicit {
         F: FnOnce(T, Call) -> Fut,
         Fut: Future<Output = Result<CallToolResult, ErrorData>>,
     {
-        let declared = T::declared().as_ref().map_err(|e| {
-            tracing::error!("elicit-rmcp: {e}");
-            ErrorData::internal_error("Internal error", None)
-        })?;
+        let declared = T::declared().as_ref().map_err(developer_error)?;
         self.serve(declared, call, |mut values, call| async move {
             declared.normalize(&mut values);
             body(settled_input(values, &call.name)?, call).await
@@ -1319,10 +1317,12 @@ impl Elicit {
             {
                 Ok(state) => state,
                 Err(why) => {
-                    (self.log)(&format!(
+                    tracing::warn!(
                         "elicit-rmcp: requestState rejected ({}) on {} {:?}",
-                        why.0, request.method, request.target
-                    ));
+                        why.0,
+                        request.method,
+                        request.target
+                    );
                     tracing::Span::current().record("rejection", rejection(&why.0));
                     tally.rejected = true;
                     return Err(invalid_state());
@@ -1362,10 +1362,9 @@ impl Elicit {
         args: &str,
     ) -> Result<String, ErrorData> {
         let target = Self::target(request, args);
-        self.codec.seal(plaintext, &target).map_err(|e| {
-            (self.log)(&format!("elicit-rmcp: sealing requestState failed: {e}"));
-            ErrorData::internal_error("Internal error", None)
-        })
+        self.codec
+            .seal(plaintext, &target)
+            .map_err(|e| developer_error(format_args!("sealing requestState failed: {e}")))
     }
 
     /// Drive the declaration's round for one request: resolvers run here, handshake-era
@@ -1414,7 +1413,7 @@ impl Elicit {
                     let token = self.seal_state(&state, request, args)?;
                     let (input_requests, order) = declared
                         .input_requests(&requests)
-                        .map_err(|e| ErrorData::internal_error(e, None))?;
+                        .map_err(developer_error)?;
                     let mut meta = self.modern_meta(None);
                     wire::record(&mut meta, order);
                     let result =
@@ -1423,7 +1422,9 @@ impl Elicit {
                 }
                 Err(Need::Resolve { param, values }) => {
                     let resolver = declared.resolvers.get(&param).ok_or_else(|| {
-                        ErrorData::internal_error(format!("no resolver for {param:?}"), None)
+                        developer_error(format_args!(
+                            "no resolver is registered for {param:?}; register one for it"
+                        ))
                     })?;
                     let resolution = resolver(Resolve {
                         param: param.clone(),
@@ -1516,7 +1517,7 @@ impl Elicit {
             Some(json!({ "elicitationId": id })),
         ));
         if let Err(e) = context.peer.send_notification(note).await {
-            (self.log)(&format!("{ELICITATION_COMPLETE} for {id} not sent: {e}"));
+            tracing::warn!("elicit-rmcp: {ELICITATION_COMPLETE} for {id} not sent: {e}");
         }
         Ok(())
     }

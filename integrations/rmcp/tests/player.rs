@@ -1,6 +1,7 @@
 //! The test driver (feature `testing`) playing a derive-declared tool through both eras:
 //! the questions in order, a resolver's value skipping its question, the body's result,
-//! a decline's end-user text, and the idempotency key on the final modern round.
+//! a decline's end-user text, and the idempotency key on the final modern round; what the
+//! client reads for a developer error; `serverInfo` as given to `Elicit::new`.
 #![cfg(feature = "testing")]
 // Helpers unwrap as tests do (clippy.toml exempts test code).
 #![cfg(test)]
@@ -29,6 +30,33 @@ async fn airport(r: Resolve) -> Result<Resolution, ErrorData> {
     })
 }
 
+/// A resolver whose value is not the declared type (the body never runs).
+#[allow(dead_code)]
+#[derive(serde::Deserialize, elicit_rmcp::Elicit)]
+struct BadValue {
+    item: String,
+    #[elicit(resolver = not_a_bool, needs = [item])]
+    ok: bool,
+}
+
+async fn not_a_bool(_: Resolve) -> Result<Resolution, ErrorData> {
+    Ok(Resolution::value("yes"))
+}
+
+/// A resolver reading a value its `needs` does not name (the body never runs).
+#[allow(dead_code)]
+#[derive(serde::Deserialize, elicit_rmcp::Elicit)]
+struct BadNeeds {
+    item: String,
+    #[elicit(resolver = reads_unnamed, needs = [item])]
+    size: String,
+}
+
+async fn reads_unnamed(r: Resolve) -> Result<Resolution, ErrorData> {
+    let colour: String = r.get("colour")?;
+    Ok(Resolution::value(colour))
+}
+
 #[derive(Clone)]
 struct Server {
     elicit: Arc<Elicit>,
@@ -46,9 +74,27 @@ impl Server {
             })
             .await
     }
+
+    #[tool(description = "Bad value", input_schema = <BadValue as elicit_rmcp::ElicitArgs>::input_schema())]
+    async fn bad_value(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |_: BadValue, _| async {
+                Ok(CallToolResult::success(Vec::new()))
+            })
+            .await
+    }
+
+    #[tool(description = "Bad needs", input_schema = <BadNeeds as elicit_rmcp::ElicitArgs>::input_schema())]
+    async fn bad_needs(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |_: BadNeeds, _| async {
+                Ok(CallToolResult::success(Vec::new()))
+            })
+            .await
+    }
 }
 
-#[tool_handler]
+#[tool_handler(name = "player-test", version = "1.0.0")]
 impl ServerHandler for Server {
     elicit_rmcp::hooks!(elicit);
 }
@@ -120,4 +166,30 @@ fn the_input_schema_lists_the_model_arguments_only() {
     let schema = <Trip as elicit_rmcp::ElicitArgs>::input_schema();
     assert_eq!(schema["properties"], json!({"item": {"type": "string"}}));
     assert_eq!(schema["required"], json!(["item"]));
+}
+
+/// A developer error (here: resolvers that break their declaration) reaches the client
+/// as `-32603 "Internal error"` and nothing more, in both eras; the advice is logged.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_developer_error_reads_internal_error() {
+    for tool in ["bad_value", "bad_needs"] {
+        for era in [Era::Modern, Era::Handshake] {
+            let err = Player::new()
+                .play(server(), era, tool, json!({"item": "bag"}))
+                .await
+                .err()
+                .unwrap_or_default();
+            assert!(
+                err.ends_with("-32603: Internal error"),
+                "{tool} {era:?}: {err}"
+            );
+            assert!(!err.contains("resolver"), "{tool} {era:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn server_info_is_what_elicit_was_given() {
+    let server = server();
+    assert_eq!(server.get_info().server_info, *server.elicit.server_info());
 }

@@ -218,8 +218,7 @@ impl Booking {
             )]))
         })?;
 
-        let mut elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec)
-            .with_log(|line| eprintln!("elicit-rmcp-server: {line}"));
+        let mut elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec);
         if conformance {
             elicit = crate::conformance::register(elicit)?;
         }
@@ -306,5 +305,19 @@ impl ServerHandler for Booking {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.elicit.read_resource(request, context).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `serverInfo` and the name sealed state is bound to are one.
+    #[test]
+    fn server_info_is_what_elicit_was_given() {
+        let booking = Booking::new(StateCodec::insecure_plaintext(), false).unwrap();
+        let info = booking.get_info().server_info;
+        assert_eq!(info, *booking.elicit.server_info());
+        assert_eq!(info.name, SERVER_NAME);
     }
 }

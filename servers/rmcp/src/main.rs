@@ -242,6 +242,9 @@ fn main() {
     match opts.transport {
         Transport::Stdio => {
             let rt = runtime(&mut tokio::runtime::Builder::new_current_thread());
+            // Warnings and developer errors (elicit-rmcp's `tracing` events) to stderr;
+            // stdout is the protocol's.
+            let _ = tracing::subscriber::set_global_default(ops::log_subscriber());
             rt.block_on(async move {
                 if let Err(e) =
                     elicit_rmcp::stdio::serve(server, elicit_rmcp::stdio::MAX_LINE).await

@@ -183,18 +183,14 @@ impl Ops {
     /// spans only), and warnings and errors on stderr (elicit-rmcp's refused states among
     /// them). Nothing else is enabled, so the other spans and events cost nothing.
     pub fn subscriber(&self) -> impl Subscriber + Send + Sync + 'static {
-        use tracing_subscriber::filter::{filter_fn, LevelFilter};
+        use tracing_subscriber::filter::filter_fn;
         use tracing_subscriber::layer::SubscriberExt as _;
         tracing_subscriber::registry()
             .with(
                 self.layer()
                     .with_filter(filter_fn(|m| m.is_span() && m.name() == ROUND_SPAN)),
             )
-            .with(
-                tracing_subscriber::fmt::layer()
-                    .with_writer(std::io::stderr)
-                    .with_filter(LevelFilter::WARN),
-            )
+            .with(warnings())
     }
 
     /// Mark the replica as draining: `/health` answers 503 from now on.
@@ -458,6 +454,24 @@ impl Metrics {
             .set(1);
         *last = Some(key_id);
     }
+}
+
+/// Warnings and errors (rejected states, developer errors) as lines on stderr.
+fn warnings<S>() -> impl tracing_subscriber::Layer<S>
+where
+    S: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use tracing_subscriber::filter::LevelFilter;
+    use tracing_subscriber::Layer as _;
+    tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(LevelFilter::WARN)
+}
+
+/// The stdio server's subscriber: [`warnings`] alone (no metrics endpoint to feed).
+pub fn log_subscriber() -> impl Subscriber + Send + Sync + 'static {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    tracing_subscriber::registry().with(warnings())
 }
 
 #[cfg(test)]
