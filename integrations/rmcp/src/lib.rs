@@ -454,6 +454,31 @@ impl Declared {
         }
     }
 
+    /// Whole numbers given for integer arguments (`5.0`) as integers (`5`), before any
+    /// resolver or body reads them (a resolver's `get::<i64>` and a body's `i64` field
+    /// read `5`); whether anything changed. An argument is an integer when its schema's
+    /// `type` is `"integer"` or a list holding it (`Option<i64>`).
+    fn normalize_arguments(&self, args: &mut JsonObject) -> bool {
+        let mut changed = false;
+        for (name, schema) in &self.arg_schemas {
+            let integer = match schema.get("type") {
+                Some(Value::String(t)) => t == "integer",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+                _ => false,
+            };
+            if let Some(v) = args.get_mut(name).filter(|_| integer) {
+                if let Some(f) = v
+                    .as_f64()
+                    .filter(|f| !v.is_i64() && !v.is_u64() && f.fract() == 0.0 && f.abs() < 9.0e15)
+                {
+                    *v = json!(f as i64);
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
     /// The engine's `inputRequests` text as rmcp's typed requests, and their names in
     /// the order the engine asks them (declaration order). A form question is built directly, with its
     /// schema parsed once per distinct schema ([`Declared::schema`]); other kinds go
@@ -1011,7 +1036,13 @@ enum Settled {
 struct Request<'a> {
     method: &'a str,
     target: &'a str,
+    /// The model's arguments, whole numbers of integer arguments as integers
+    /// ([`Declared::normalize_arguments`]): what resolvers and the body see.
     arguments: &'a JsonObject,
+    /// The arguments as the client sent them when normalising changed them: what
+    /// sealed state is bound to (so a round sealed by another server of the fleet, which
+    /// binds what it received, opens here).
+    sent_arguments: Option<&'a JsonObject>,
     bind_arguments: bool,
     input_responses: Option<&'a rmcp::model::InputResponses>,
     request_state: Option<&'a str>,
@@ -1251,10 +1282,13 @@ impl Elicit {
         Fut: Future<Output = Result<R, ErrorData>>,
     {
         let modern = is_modern(&call.context);
+        let mut arguments = call.arguments.clone();
+        let normalised = declared.normalize_arguments(&mut arguments);
         let request = Request {
             method: R::METHOD,
             target: &call.name,
-            arguments: &call.arguments,
+            arguments: &arguments,
+            sent_arguments: normalised.then_some(&call.arguments),
             bind_arguments: R::BINDS_ARGUMENTS,
             input_responses: call.input_responses.as_ref(),
             request_state: call.request_state.as_deref(),
@@ -1266,7 +1300,7 @@ impl Elicit {
             Settled::Failed(message) => R::refused(message, modern.then(|| self.modern_meta(None))),
             Settled::InputRequired(r) => Ok(R::input_required(r)),
             Settled::Values(values) => {
-                let mut merged = call.arguments.clone();
+                let mut merged = arguments;
                 merged.extend(values);
                 let mut result = body(merged, call).await?;
                 if modern {
@@ -1309,7 +1343,9 @@ impl Elicit {
             key_id = self.codec.key_id(),
         );
         let mut tally = Tally::default();
-        let args = serde_json::to_string(request.arguments).unwrap_or_else(|_| "{}".into());
+        let json = |args: &JsonObject| serde_json::to_string(args).unwrap_or_else(|_| "{}".into());
+        let args = json(request.sent_arguments.unwrap_or(request.arguments));
+        let engine_args = request.sent_arguments.map(|_| json(request.arguments));
         let result = async {
             let state = match self
                 .codec
@@ -1334,8 +1370,17 @@ impl Elicit {
             {
                 return Ok(Settled::Failed(message));
             }
-            self.settle(declared, request, &args, state, context, modern, &mut tally)
-                .await
+            let engine_args = engine_args.as_deref().unwrap_or(&args);
+            self.settle(
+                declared,
+                request,
+                (engine_args, &args),
+                state,
+                context,
+                modern,
+                &mut tally,
+            )
+            .await
         }
         .instrument(span.clone())
         .await;
@@ -1375,7 +1420,8 @@ impl Elicit {
         &self,
         declared: &Declared,
         request: &Request<'_>,
-        args: &str,
+        // (what resolvers see, what the state is bound to) as JSON text
+        (args, bound): (&str, &str),
         state: Option<String>,
         context: &RequestContext<RoleServer>,
         modern: bool,
@@ -1410,7 +1456,7 @@ impl Elicit {
                     ))
                 }
                 Ok(Outcome::InputRequired { requests, state }) => {
-                    let token = self.seal_state(&state, request, args)?;
+                    let token = self.seal_state(&state, request, bound)?;
                     let (input_requests, order) = declared
                         .input_requests(&requests)
                         .map_err(developer_error)?;

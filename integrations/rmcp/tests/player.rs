@@ -57,6 +57,19 @@ async fn reads_unnamed(r: Resolve) -> Result<Resolution, ErrorData> {
     Ok(Resolution::value(colour))
 }
 
+/// An integer argument a resolver reads.
+#[derive(serde::Deserialize, elicit_rmcp::Elicit)]
+struct Pay {
+    amount: i64,
+    #[elicit(resolver = confirm, needs = [amount])]
+    confirmed: String,
+}
+
+async fn confirm(r: Resolve) -> Result<Resolution, ErrorData> {
+    let amount: i64 = r.get("amount")?;
+    Ok(Resolution::value(format!("pay {amount}")))
+}
+
 #[derive(Clone)]
 struct Server {
     elicit: Arc<Elicit>,
@@ -70,6 +83,16 @@ impl Server {
             .run(call, |t: Trip, call| async move {
                 let key = call.idempotency_key().map(str::len).unwrap_or_default();
                 let text = format!("{} to {} ({}) key:{key}", t.item, t.destination, t.airport);
+                Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+            })
+            .await
+    }
+
+    #[tool(description = "Pay", input_schema = <Pay as elicit_rmcp::ElicitArgs>::input_schema())]
+    async fn pay(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |p: Pay, _| async move {
+                let text = format!("{} ({})", p.confirmed, p.amount);
                 Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
             })
             .await
@@ -192,4 +215,16 @@ async fn a_developer_error_reads_internal_error() {
 fn server_info_is_what_elicit_was_given() {
     let server = server();
     assert_eq!(server.get_info().server_info, *server.elicit.server_info());
+}
+
+/// `5.0` for an integer argument is `5` to the resolver and the body, in both eras.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_whole_number_argument_is_an_integer_before_any_resolver() {
+    for era in [Era::Modern, Era::Handshake] {
+        let played = Player::new()
+            .play(server(), era, "pay", json!({"amount": 5.0}))
+            .await
+            .unwrap();
+        assert_eq!(text(&played.result), "pay 5 (5)", "{era:?}");
+    }
 }
