@@ -329,12 +329,23 @@ pub trait ElicitArgs: DeserializeOwned + Send + 'static {
     fn declared() -> &'static Result<Declared, String>;
 
     /// The tool's `inputSchema`: the model arguments only, for
-    /// `#[tool(input_schema = T::input_schema())]`.
+    /// `#[tool(input_schema = T::input_schema())]`. rmcp evaluates it when
+    /// `#[tool_router]`'s `Self::tool_router()` builds the router, so a declaration the
+    /// engine refuses stops the server there, not at the first call.
+    ///
+    /// # Panics
+    ///
+    /// When the declaration is refused ([`ElicitArgs::check`] says why, naming the
+    /// field): a tool must never be listed with an empty `inputSchema` that every call
+    /// then fails. Call `T::check()` first to handle the error yourself.
     fn input_schema() -> Arc<JsonObject> {
-        Arc::new(match Self::declared() {
-            Ok(d) => d.input_schema(),
-            Err(_) => JsonObject::new(),
-        })
+        match Self::declared() {
+            Ok(d) => Arc::new(d.input_schema()),
+            // A startup failure by design (documented above): the router cannot be
+            // built from a refused declaration, and rmcp's input_schema is infallible.
+            #[allow(clippy::panic)]
+            Err(e) => panic!("elicit-rmcp: {e}"),
+        }
     }
 
     /// The startup check: call it where the server is built, so a declaration the

@@ -228,3 +228,29 @@ async fn a_whole_number_argument_is_an_integer_before_any_resolver() {
         assert_eq!(text(&played.result), "pay 5 (5)", "{era:?}");
     }
 }
+
+/// What the macro cannot see (here a cycle) stops the server where `#[tool_router]`
+/// builds its router, naming the field, and is never listed as an empty schema.
+#[test]
+fn a_refused_declaration_stops_the_router_being_built() {
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, elicit_rmcp::Elicit)]
+    struct Cycle {
+        #[elicit(resolver = either, needs = [b])]
+        a: String,
+        #[elicit(resolver = either, needs = [a])]
+        b: String,
+    }
+    async fn either(_: Resolve) -> Result<Resolution, ErrorData> {
+        Ok(Resolution::value("x"))
+    }
+    let why = <Cycle as elicit_rmcp::ElicitArgs>::check().unwrap_err();
+    assert!(
+        why.contains("a -> b -> a") || why.contains("b -> a -> b"),
+        "{why}"
+    );
+    let panic =
+        std::panic::catch_unwind(<Cycle as elicit_rmcp::ElicitArgs>::input_schema).unwrap_err();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains(&why), "{message}");
+}
