@@ -302,7 +302,9 @@ export class DeclaredTool<S extends ParamShape> {
     this.description = decl.description;
     this.declaration = { tool: name, parameters: params };
     this.argumentsShape = args;
-    const schema = z.toJSONSchema(z.object(args), { io: "input" }) as Record<string, unknown>;
+    // Strict: the model passes the declared arguments only (additionalProperties false, as
+    // elicit's other servers list them).
+    const schema = z.toJSONSchema(z.strictObject(args), { io: "input" }) as Record<string, unknown>;
     delete schema.$schema;
     this.inputSchema = schema;
     this.#resolvers = resolvers;
@@ -354,14 +356,28 @@ export class DeclaredTool<S extends ParamShape> {
    * server bug: answer -32603 "Internal error" and log it). The call is freed.
    */
   async serve(call: Call, options: ServeOptions = {}): Promise<string> {
+    // An input the engine refuses (a declined answer a resolver re-asks, a question of a
+    // kind the client did not declare) returns its code and moves the call to its reply
+    // (the JSON-RPC error or tool error written): the code is only an error when the call
+    // does not then reply.
+    let refused: unknown;
+    const input = (give: () => void): void => {
+      try {
+        give();
+      } catch (e) {
+        refused = e;
+      }
+    };
     try {
       for (;;) {
         const step = call.next();
+        if (refused !== undefined && step.kind !== "reply") throw refused;
+        refused = undefined;
         switch (step.kind) {
           case "resolve": {
             const result = await this.#resolve(step.name, call.resolveInputs());
-            if (result instanceof Question) call.resolveQuestion(result.question, result.options);
-            else call.resolveValue(result === undefined ? null : result);
+            if (result instanceof Question) input(() => call.resolveQuestion(result.question, result.options));
+            else input(() => call.resolveValue(result === undefined ? null : result));
             break;
           }
           case "ask": {
@@ -380,7 +396,7 @@ export class DeclaredTool<S extends ParamShape> {
                 },
               };
             }
-            call.answer(response);
+            input(() => call.answer(response));
             break;
           }
           case "done": {

@@ -24,3 +24,5 @@ export type { CallRequest, CallStep, Method, ServerEntry, ServerOptions } from "
 export { ABI_MAJOR, ABI_MINOR } from "./abi.js";
 export { ask, declareTool, elicit, DeclaredTool, Question } from "./declare.js";
 export type { Elicited, ElicitOptions, ToolDeclaration, Values } from "./declare.js";
+export { Elicitation } from "./mcp.js";
+export type { ElicitationOptions, PromptListing, ResourceListing, ToolListing } from "./mcp.js";

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# dev-ts-server.sh: the booking tools on the MCP TypeScript SDK (@modelcontextprotocol/server
+# 2.4, McpServer) through elicit-mcp's adapter (servers/ts), with the Rust server's flags,
+# so every harness drives either:
+#
+#   scripts/dev-ts-server.sh --stdio
+#   scripts/dev-ts-server.sh --http 127.0.0.1:PORT       # endpoint /mcp; port 0 picks one
+#   [--state-keys-file PATH] [--alone] [--state-ttl SECS]
+#   (--conformance, the official suite's fixtures, is not ported to servers/ts yet)
+#
+# ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,
+# 1 to 8), the first seals; without a ring, stdio uses one ephemeral key and --http refuses
+# to start unless --alone. Builds the package js/ when js/dist is missing or older than its
+# sources (scripts/build-wasm.sh, npm ci, tsc; test-js.sh builds it the same way); set
+# ELICIT_TS_SERVER_NO_BUILD=1 to skip the check (harnesses starting many processes).
+# Log lines go to stderr; with --http the first names the URL ("streamable HTTP on ...").
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+if [ -z "${ELICIT_TS_SERVER_NO_BUILD:-}" ] || [ ! -f js/dist/index.js ]; then
+    if [ ! -f js/src/wasm.generated.ts ]; then
+        bash scripts/build-wasm.sh >&2
+    fi
+    [ -d js/node_modules/@modelcontextprotocol/server ] || (cd js && npm ci --no-audit --no-fund --loglevel=error >&2)
+    if [ ! -f js/dist/index.js ] || [ -n "$(find js/src -newer js/dist/index.js -print -quit)" ]; then
+        (cd js && npx tsc -p tsconfig.json >&2)
+    fi
+fi
+# servers/ts resolves elicit-mcp, the SDK and zod through links into js/ (one copy of each).
+mods=servers/ts/node_modules
+mkdir -p "$mods/@modelcontextprotocol"
+ln -sfn ../../../js "$mods/elicit-mcp"
+ln -sfn ../../../../js/node_modules/@modelcontextprotocol/server "$mods/@modelcontextprotocol/server"
+ln -sfn ../../../js/node_modules/zod "$mods/zod"
+exec node "$ROOT/servers/ts/booking_server.mjs" "$@"
