@@ -467,27 +467,28 @@ impl Declared {
 
     /// Whole numbers given for integer arguments (`5.0`) as integers (`5`), before any
     /// resolver or body reads them (a resolver's `get::<i64>` and a body's `i64` field
-    /// read `5`); whether anything changed. An argument is an integer when its schema's
-    /// `type` is `"integer"` or a list holding it (`Option<i64>`).
-    fn normalize_arguments(&self, args: &mut JsonObject) -> bool {
-        let mut changed = false;
+    /// read `5`): a normalised copy, or `None` when nothing needs it (no copy on the
+    /// usual call). An argument is an integer when its schema's `type` is `"integer"` or
+    /// a list holding it (`Option<i64>`).
+    fn normalized_arguments(&self, args: &JsonObject) -> Option<JsonObject> {
+        let mut copy: Option<JsonObject> = None;
         for (name, schema) in &self.arg_schemas {
             let integer = match schema.get("type") {
                 Some(Value::String(t)) => t == "integer",
                 Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
                 _ => false,
             };
-            if let Some(v) = args.get_mut(name).filter(|_| integer) {
-                if let Some(f) = v
-                    .as_f64()
-                    .filter(|f| !v.is_i64() && !v.is_u64() && f.fract() == 0.0 && f.abs() < 9.0e15)
-                {
-                    *v = json!(f as i64);
-                    changed = true;
-                }
+            let whole = args
+                .get(name)
+                .filter(|v| integer && v.is_f64())
+                .and_then(Value::as_f64)
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15);
+            if let Some(f) = whole {
+                copy.get_or_insert_with(|| args.clone())
+                    .insert(name.clone(), json!(f as i64));
             }
         }
-        changed
+        copy
     }
 
     /// The engine's `inputRequests` text as rmcp's typed requests, and their names in
@@ -1048,7 +1049,7 @@ struct Request<'a> {
     method: &'a str,
     target: &'a str,
     /// The model's arguments, whole numbers of integer arguments as integers
-    /// ([`Declared::normalize_arguments`]): what resolvers and the body see.
+    /// ([`Declared::normalized_arguments`]): what resolvers and the body see.
     arguments: &'a JsonObject,
     /// The arguments as the client sent them when normalising changed them: what
     /// sealed state is bound to (so a round sealed by another server of the fleet, which
@@ -1293,13 +1294,12 @@ impl Elicit {
         Fut: Future<Output = Result<R, ErrorData>>,
     {
         let modern = is_modern(&call.context);
-        let mut arguments = call.arguments.clone();
-        let normalised = declared.normalize_arguments(&mut arguments);
+        let normalised = declared.normalized_arguments(&call.arguments);
         let request = Request {
             method: R::METHOD,
             target: &call.name,
-            arguments: &arguments,
-            sent_arguments: normalised.then_some(&call.arguments),
+            arguments: normalised.as_ref().unwrap_or(&call.arguments),
+            sent_arguments: normalised.as_ref().map(|_| &call.arguments),
             bind_arguments: R::BINDS_ARGUMENTS,
             input_responses: call.input_responses.as_ref(),
             request_state: call.request_state.as_deref(),
@@ -1311,7 +1311,7 @@ impl Elicit {
             Settled::Failed(message) => R::refused(message, modern.then(|| self.modern_meta(None))),
             Settled::InputRequired(r) => Ok(R::input_required(r)),
             Settled::Values(values) => {
-                let mut merged = arguments;
+                let mut merged = normalised.unwrap_or_else(|| call.arguments.clone());
                 merged.extend(values);
                 let mut result = body(merged, call).await?;
                 if modern {
