@@ -441,6 +441,37 @@ elicit_result elicit_plan_param_has_resolver(const struct elicit_plan *plan,
 elicit_result elicit_plan_param_kind(const struct elicit_plan *plan, size_t index, uint32_t *kind);
 
 /**
+ * The tool's `inputSchema` as listed for one client (a declared fallback,
+ * docs/fallback.md). `input_schema` (`input_schema_len` bytes of UTF-8 JSON, an object)
+ * is the schema of the model's arguments as a client that can be asked sees it (the
+ * elicited parameters left out); `client_capabilities` (`client_capabilities_len`
+ * bytes; NULL with length 0: form elicitation only) is the client's
+ * ClientCapabilities JSON, as the round constructors take it. When the tool declares
+ * `"fallback": "arguments"` and the client cannot be asked for a parameter's kind, each
+ * such parameter is added to `properties` as an optional property (its answer schema,
+ * described by its question); otherwise the schema is written back unchanged, byte
+ * for byte. `*cache_private` receives whether the listing differs by client: list the tool
+ * with `cacheScope: "private"` on 2026-07-28 when it is true. Output convention as
+ * for `elicit_round_resolve_inputs`; `*cache_private` is written only on success.
+ *
+ * `ELICIT_ERR_INPUT_SCHEMA` when `input_schema` is not a JSON object.
+ *
+ * # Safety
+ * `plan` NULL or live; `input_schema` valid for `input_schema_len` bytes;
+ * `client_capabilities` NULL or valid for `client_capabilities_len` bytes; `buf` NULL
+ * or valid for `cap` writable bytes; `out_len` and `cache_private` valid for writes.
+ */
+elicit_result elicit_plan_input_schema(const struct elicit_plan *plan,
+                                       const uint8_t *input_schema,
+                                       size_t input_schema_len,
+                                       const uint8_t *client_capabilities,
+                                       size_t client_capabilities_len,
+                                       uint8_t *buf,
+                                       size_t cap,
+                                       size_t *out_len,
+                                       bool *cache_private);
+
+/**
  * Start a 2026-07-28 (modern era) round of a call to the plan's tool.
  *
  * - `arguments`: the call's `arguments`, UTF-8 JSON (must be an object); required.
@@ -721,6 +752,26 @@ elicit_result elicit_round_request_state(struct elicit_round *round,
                                          uint8_t *buf,
                                          size_t cap,
                                          size_t *out_len);
+
+/**
+ * After `ELICIT_STEP_FALLBACK` (a plan declared with `"fallback": "arguments"`, a
+ * client that cannot be asked; docs/fallback.md): the tool result to answer the
+ * `tools/call` with, a CallToolResult as compact UTF-8 JSON:
+ * `{"content":[{"type":"text","text":...}],"isError":true,"_meta":{"elicit/askUser":[...]}}`.
+ * The text tells the model which questions to ask the user and to call the tool again
+ * with the answers as arguments; the `_meta` list holds
+ * `{"name","question","schema","required"}` per parameter. Send it as the call's
+ * result (not a JSON-RPC error), with the era's own result `_meta` merged in if the
+ * host adds any. Output convention as for `elicit_round_resolve_inputs`;
+ * `ELICIT_ERR_WRONG_STEP` at any other step.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_fallback_result(struct elicit_round *round,
+                                           uint8_t *buf,
+                                           size_t cap,
+                                           size_t *out_len);
 
 /**
  * After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the

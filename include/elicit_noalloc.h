@@ -89,7 +89,7 @@
  * Heap-free surface: the format version of the plan bytes `elicit_noalloc_plan_init`
  * loads (their first byte; other versions are `ELICIT_ERR_DECLARATION`).
  */
-#define ELICIT_NOALLOC_PLAN_FORMAT 2
+#define ELICIT_NOALLOC_PLAN_FORMAT 3
 
 /**
  * Heap-free surface: the alignment, in bytes, of the memory given to
@@ -158,8 +158,18 @@
 #define ELICIT_STEP_REPLY 5
 
 /**
- * The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE` and
- * `ELICIT_STEP_INPUT_REQUIRED`, which concern no single parameter.
+ * Terminal step kind, for a plan declared with `"fallback": "arguments"` only
+ * (docs/fallback.md): the client cannot be asked for a parameter that must still be
+ * answered, and the call's arguments do not answer it. Answer the call with the tool
+ * result `elicit_round_fallback_result` writes (a `CallToolResult` with
+ * `isError: true` telling the model what to ask the user), not a JSON-RPC error.
+ */
+#define ELICIT_STEP_FALLBACK 6
+
+/**
+ * The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE`,
+ * `ELICIT_STEP_INPUT_REQUIRED` and `ELICIT_STEP_FALLBACK`, which concern no single
+ * parameter.
  */
 #define ELICIT_NO_PARAM (size_t)~0
 
@@ -343,6 +353,13 @@ typedef uint32_t elicit_result;
  * thread its own round), then retry.
  */
 #define ELICIT_ERR_BUSY 113
+
+/**
+ * The `input_schema` given to `elicit_plan_input_schema` /
+ * `elicit_noalloc_plan_input_schema` is not a JSON object; nothing was written. Pass
+ * the tool's `inputSchema` as a client that can be asked sees it.
+ */
+#define ELICIT_ERR_INPUT_SCHEMA 114
 
 /**
  * The declaration is not valid JSON.
@@ -645,6 +662,31 @@ elicit_result elicit_noalloc_plan_param_index(const struct elicit_noalloc_plan *
                                               size_t *index);
 
 /**
+ * Heap-free surface: the tool's `inputSchema` as listed for one client (a declared
+ * fallback, docs/fallback.md); as `elicit_plan_input_schema`. `input_schema`
+ * (`input_schema_len` bytes of UTF-8 JSON) is the schema of the model's arguments, as
+ * a client that can be asked sees it; `client_capabilities` (NULL with length 0: form
+ * elicitation only) the client's ClientCapabilities JSON. Written under the output
+ * convention; `*cache_private` (written only on success) says whether the listing differs by
+ * client (`cacheScope: "private"` on 2026-07-28). `ELICIT_ERR_INPUT_SCHEMA` when
+ * `input_schema` is not a JSON object.
+ *
+ * # Safety
+ * `plan` NULL or live; `input_schema` valid for `input_schema_len` bytes;
+ * `client_capabilities` NULL or valid for `client_capabilities_len` bytes; `buf` NULL
+ * or valid for `cap` writable bytes; `out_len` and `cache_private` valid for writes.
+ */
+elicit_result elicit_noalloc_plan_input_schema(const struct elicit_noalloc_plan *plan,
+                                               const uint8_t *input_schema,
+                                               size_t input_schema_len,
+                                               const uint8_t *client_capabilities,
+                                               size_t client_capabilities_len,
+                                               uint8_t *buf,
+                                               size_t cap,
+                                               size_t *out_len,
+                                               bool *cache_private);
+
+/**
  * Heap-free surface: the bytes of memory an `elicit_noalloc_round` needs (its
  * workspace is separate).
  */
@@ -855,6 +897,19 @@ elicit_result elicit_noalloc_round_request_state(struct elicit_noalloc_round *ro
                                                  uint8_t *buf,
                                                  size_t cap,
                                                  size_t *out_len);
+
+/**
+ * Heap-free surface: after `ELICIT_STEP_FALLBACK`, the tool result to answer the call
+ * with (`isError: true`, written for the model; docs/fallback.md); as
+ * `elicit_round_fallback_result`.
+ *
+ * # Safety
+ * As `elicit_noalloc_round_resolve_inputs`.
+ */
+elicit_result elicit_noalloc_round_fallback_result(struct elicit_noalloc_round *round,
+                                                   uint8_t *buf,
+                                                   size_t cap,
+                                                   size_t *out_len);
 
 /**
  * Heap-free surface: after `elicit_noalloc_round_poll` returned

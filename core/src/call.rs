@@ -352,7 +352,8 @@ pub fn write_failure(method: Method, era: Era, e: &Error, out: &mut dyn Sink) ->
         | Error::WrongStep { .. }
         | Error::ResolverAnswer { .. }
         | Error::Workspace { .. }
-        | Error::BufferTooSmall { .. } => {
+        | Error::BufferTooSmall { .. }
+        | Error::InputSchema { .. } => {
             write_error(INTERNAL_ERROR, &"Internal error", out);
             Reply::Error
         }
@@ -379,8 +380,30 @@ pub fn failure_code(method: Method, e: &Error) -> Option<i32> {
         | Error::WrongStep { .. }
         | Error::ResolverAnswer { .. }
         | Error::Workspace { .. }
-        | Error::BufferTooSmall { .. } => Some(INTERNAL_ERROR),
+        | Error::BufferTooSmall { .. }
+        | Error::InputSchema { .. } => Some(INTERNAL_ERROR),
     }
+}
+
+/// The reply after [`crate::Step::Fallback`] (a declared fallback, docs/fallback.md):
+/// for `tools/call` the round's fallback result ([`Round::write_fallback_result`], a
+/// tool result with `isError: true`); a prompt or resource has no such result, so it
+/// gets `-32602` saying what it needs.
+pub fn write_fallback<const N: usize>(
+    method: Method,
+    round: &Round<'_, '_, N>,
+    out: &mut dyn Sink,
+) -> Result<Reply, Error> {
+    if method == Method::ToolsCall {
+        round.write_fallback_result(out)?;
+        return Ok(Reply::Result);
+    }
+    write_error(
+        INVALID_PARAMS,
+        &"The client cannot be asked for what this request needs, and the declared fallback serves tools/call only",
+        out,
+    );
+    Ok(Reply::Error)
 }
 
 /// `,"resultType":"complete"` on 2026-07-28, nothing on the handshake era.

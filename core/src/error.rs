@@ -232,6 +232,7 @@ problems! {
     PLAN_PARAM_NAME = "parameter names must be 1 to 64 bytes long",
     PLAN_TYPE = "the compiled answer type is inconsistent",
     PLAN_OUTCOME = "\"outcome\" needs \"elicit\": only an elicited parameter has an outcome",
+    PLAN_FALLBACK = "only an elicited form or roots parameter may fall back to an argument",
     PLAN_NEED = "a resolver needs a parameter the plan does not have",
     PLAN_DECLARED_TYPE = "the resolver's declared type is inconsistent",
     PLAN_LABELS = "title and description label the wrapped value of a scalar, enum or array answer",
@@ -258,6 +259,7 @@ problems! {
     SAMPLING_QUESTION = "a sampling question is {\"sampling\": {CreateMessageRequest params}} and nothing else",
     ROOTS_QUESTION = "a roots question is {\"roots\": {ListRootsRequest params}} and nothing else",
     INPUT_KINDS_LEFT_OUT = "URL-mode elicitation, sampling and roots need elicit-core's \"input-kinds\" feature, which this build leaves out (enable it)",
+    FALLBACK_LEFT_OUT = "a declared fallback (\"fallback\": \"arguments\") needs elicit-core's \"fallback\" feature, which this build leaves out (enable it)",
     MESSAGE_NEEDS_JSON = "the message holds a character JSON escapes (a quote, a backslash, a control character); pass the question as JSON to resolve_question",
     MESSAGE_NOT_FORM = "a message alone is a form question and this resolver asks another kind; pass its question to resolve_question",
 }
@@ -506,6 +508,14 @@ pub enum Error {
         /// Bytes needed.
         needed: usize,
     },
+
+    // ----- listing -----
+    /// The `inputSchema` given to [`crate::Plan::write_input_schema`] is not a JSON
+    /// object.
+    InputSchema {
+        /// What is wrong.
+        problem: Problem,
+    },
 }
 
 impl fmt::Display for CompileError {
@@ -580,6 +590,10 @@ impl fmt::Display for Error {
         use Error::*;
         match self {
             Arguments { problem } => write!(f, "Invalid tool arguments: {problem}"),
+            InputSchema { problem } => write!(
+                f,
+                "Invalid input_schema: {problem}; pass the tool's inputSchema as listed for a client that can be asked"
+            ),
             MissingArgument { name } => write!(
                 f,
                 "The call did not supply the argument {}, which a question is built from; \

@@ -57,9 +57,13 @@
 //! cycles, declared-type mismatches, mixing with a hand-returned ask) with its messages,
 //! plus duplicate names, types outside the MCP elicitation subset, and capacity.
 
+#[cfg(feature = "fallback")]
+use crate::error::Error;
 use crate::error::{detail, name, CompileError, Problem, MAX_NAME};
 use crate::input::{available, Capabilities, InputKind};
-#[cfg(feature = "test-helpers")]
+#[cfg(feature = "fallback")]
+use crate::json::write_json_str;
+#[cfg(any(feature = "fallback", feature = "test-helpers"))]
 use crate::json::Sink;
 use crate::json::{Kind, Str, Value};
 use crate::question::{check_request_params, question_digest, Question, Request};
@@ -177,6 +181,10 @@ pub struct Param<'a> {
     #[cfg_attr(feature = "serde", serde(borrow))]
     pub ask: Option<AskKind<'a>>,
     pub outcome: bool,
+    /// For a client that cannot be asked for its kind, the parameter is an optional
+    /// argument instead (the tool's `"fallback": "arguments"`, not opted out; form and
+    /// roots only).
+    pub fallback: bool,
 }
 
 /// A compiled declaration: immutable, `Send + Sync`, shared by every round of the tool.
@@ -300,6 +308,21 @@ fn opt_str<'a>(
     }
 }
 
+/// Whether a parameter of `kind` may fall back to an argument (see [`Plan::falls_back`]):
+/// form questions and roots; URL-mode and sampling inputs never do.
+fn may_fall_back(kind: InputKind) -> bool {
+    matches!(kind, InputKind::Form | InputKind::Roots)
+}
+
+/// Whether this build has the fallback (feature `fallback`); the error names the feature.
+pub(crate) fn fallback_available() -> Result<(), Problem> {
+    if cfg!(feature = "fallback") {
+        Ok(())
+    } else {
+        Err(Problem::FALLBACK_LEFT_OUT)
+    }
+}
+
 impl<'a, const N: usize> Plan<'a, N> {
     /// Compile a JSON declaration (see the module docs for the format).
     pub fn compile(declaration: &'a str) -> Result<Self, CompileError> {
@@ -311,10 +334,23 @@ impl<'a, const N: usize> Plan<'a, N> {
             ));
         }
         for (k, _) in doc.members() {
-            if !(k.eq_str("tool") || k.eq_str("parameters") || k.eq_str("returnsInputRequired")) {
-                return Err(decl_err("tool", "unknown key; a declaration has \"tool\", \"parameters\" and \"returnsInputRequired\""));
+            if k.which(&["tool", "parameters", "returnsInputRequired", "fallback"])
+                .is_none()
+            {
+                return Err(decl_err("tool", "unknown key; a declaration has \"tool\", \"parameters\", \"returnsInputRequired\" and \"fallback\""));
             }
         }
+        let tool_fallback = match doc.get("fallback") {
+            None => false,
+            Some(v) if v.as_str().is_some_and(|s| s.eq_str("arguments")) => {
+                fallback_available().map_err(|problem| CompileError::Declaration {
+                    at: name("tool"),
+                    problem,
+                })?;
+                true
+            }
+            Some(_) => return Err(decl_err("tool", "\"fallback\" must be \"arguments\" (for a client that cannot be asked, elicited parameters become optional arguments) or left out")),
+        };
         let tool = match doc.get("tool") {
             Some(t) => plain(t, "tool", "\"tool\" must be a string")?,
             None => "tool",
@@ -387,6 +423,17 @@ impl<'a, const N: usize> Plan<'a, N> {
                     "\"type\" is a form question's answer type; a url, sampling or roots parameter settles to its result (true, the CreateMessageResult, the roots array): remove \"type\"",
                 ));
             }
+            let opt_in = match p.get("elicit").and_then(|e| e.get("fallback")) {
+                None => None,
+                Some(v) => Some(v.as_bool().ok_or_else(|| {
+                    decl_err(pname, "\"fallback\" in \"elicit\" must be a boolean (false: only the user may answer, never the model)")
+                })?),
+            };
+            let kind_falls_back = ask.as_ref().is_some_and(|a| may_fall_back(a.kind()));
+            if opt_in == Some(true) && !kind_falls_back {
+                return Err(decl_err(pname, "URL-mode and sampling inputs never fall back to arguments: remove \"fallback\""));
+            }
+            let fallback = tool_fallback && kind_falls_back && opt_in != Some(false);
             if ask.is_none() && outcome {
                 return Err(decl_err(
                     pname,
@@ -400,6 +447,7 @@ impl<'a, const N: usize> Plan<'a, N> {
                     default: p.get("default"),
                     ask,
                     outcome,
+                    fallback,
                 })
                 .map_err(|_| CompileError::Capacity {
                     what: "parameters",
@@ -490,9 +538,10 @@ impl<'a, const N: usize> Plan<'a, N> {
             "url",
             "sampling",
             "roots",
+            "fallback",
         ];
         if e.members().any(|(k, _)| k.which(KEYS).is_none()) {
-            return Err(decl_err(pname, "unknown key in \"elicit\"; use \"message\" (with \"title\"/\"description\", or \"url\"), \"sampling\", \"roots\", or \"needs\" with \"kind\"/\"declares\""));
+            return Err(decl_err(pname, "unknown key in \"elicit\"; use \"message\" (with \"title\"/\"description\", or \"url\"), \"sampling\", \"roots\", or \"needs\" with \"kind\"/\"declares\"; any of them with \"fallback\""));
         }
         let has = |k: &str| e.get(k).is_some();
         let left_out = |kind| {
@@ -501,7 +550,11 @@ impl<'a, const N: usize> Plan<'a, N> {
                 problem,
             })
         };
-        let others = |allowed: &[&str]| e.members().any(|(k, _)| k.which(allowed).is_none());
+        // `fallback` goes with every shape (read by the caller).
+        let others = |allowed: &[&str]| {
+            e.members()
+                .any(|(k, _)| !k.eq_str("fallback") && k.which(allowed).is_none())
+        };
         let message = e.get("message");
         if has("needs") {
             if others(&["needs", "declares", "kind"]) {
@@ -800,5 +853,168 @@ impl<'a, const N: usize> Plan<'a, N> {
             .iter()
             .filter_map(|p| p.ask.as_ref())
             .fold(Capabilities::NONE, |c, a| c.with(a.kind()))
+    }
+}
+
+/// The question a roots parameter is listed with in a fallback (it has no text of its
+/// own).
+#[cfg(feature = "fallback")]
+pub(crate) const ROOTS_QUESTION: &str =
+    "Which folders or files may this tool work in? Give their URIs.";
+
+/// The `_meta` key of a fallback result's list of questions (docs/fallback.md).
+pub const FALLBACK_META_KEY: &str = "elicit/askUser";
+
+/// A declared fallback (docs/fallback.md): what a client that cannot be asked sees.
+impl<'a, const N: usize> Plan<'a, N> {
+    /// True when the tool declares the fallback for at least one parameter: its listing
+    /// then differs by client, and should carry `cacheScope: "private"` (2026-07-28).
+    pub fn has_fallback(&self) -> bool {
+        cfg!(feature = "fallback") && self.params.iter().any(|p| p.fallback)
+    }
+
+    /// True when parameter `index` becomes an optional argument for a client that cannot
+    /// be asked for its kind (the tool's `"fallback": "arguments"`, not opted out with
+    /// `"fallback": false`; form and roots parameters only).
+    pub fn falls_back(&self, index: usize) -> bool {
+        cfg!(feature = "fallback") && self.params.get(index).is_some_and(|p| p.fallback)
+    }
+
+    /// The parameters listed as arguments for a client that declared `caps`, in
+    /// signature order.
+    #[cfg(feature = "fallback")]
+    fn fallback_for(&self, caps: Capabilities) -> impl Iterator<Item = (usize, &Param<'a>)> {
+        self.params.iter().enumerate().filter(move |(_, p)| {
+            cfg!(feature = "fallback")
+                && p.fallback
+                && p.ask.as_ref().is_some_and(|a| !caps.contains(a.kind()))
+        })
+    }
+
+    /// The listing's description of parameter `p` (escaped JSON string contents): its
+    /// literal question, the roots question, or, for a resolver, what its question
+    /// depends on.
+    #[cfg(feature = "fallback")]
+    pub(crate) fn write_description(&self, p: &Param<'a>, out: &mut dyn Sink) {
+        match &p.ask {
+            Some(AskKind::Literal(q)) => out.put(q.message.raw().as_bytes()),
+            Some(AskKind::Resolver {
+                kind: InputKind::Roots,
+                ..
+            })
+            | Some(AskKind::Roots(_)) => out.put(ROOTS_QUESTION.as_bytes()),
+            Some(AskKind::Resolver { needs, .. }) => {
+                out.put(b"A question for the user");
+                let count = needs.len();
+                for (k, &j) in needs.iter().enumerate() {
+                    out.put(match k {
+                        0 => b" that depends on ",
+                        _ if k + 1 == count => b" and ",
+                        _ => b", ",
+                    });
+                    crate::json::put_plain(self.name(usize::from(j)).unwrap_or(""), false, out);
+                }
+                out.put(b".");
+            }
+            _ => {}
+        }
+    }
+
+    /// The argument schema of parameter `p` answered as type `ty`, its description
+    /// written by `describe` (see `Ty::write_argument_schema`); a roots parameter's is an
+    /// array of URI strings.
+    #[cfg(feature = "fallback")]
+    pub(crate) fn write_argument_schema(
+        p: &Param<'a>,
+        ty: &Ty<'a>,
+        describe: &mut dyn FnMut(&mut dyn Sink),
+        out: &mut dyn Sink,
+    ) {
+        if p.ask.as_ref().map(AskKind::kind) == Some(InputKind::Roots) {
+            out.put(b"{\"description\":\"");
+            describe(out);
+            out.put(b"\",\"items\":{\"format\":\"uri\",\"type\":\"string\"},\"type\":\"array\"}");
+        } else {
+            ty.write_argument_schema(p.name, describe, out);
+        }
+    }
+
+    /// The tool's `inputSchema` as listed for a client that declared `caps`: the host's
+    /// `input_schema` (a JSON object: the model's arguments) with, when the tool declares
+    /// the fallback, every parameter that falls back and that the client cannot be
+    /// asked for added to `properties` as an optional property (its answer schema,
+    /// described by its question; docs/fallback.md). Written compact, UTF-8; unchanged
+    /// (byte for byte) when nothing is added. Returns [`Plan::has_fallback`]: whether the
+    /// listing differs by client (`cacheScope: "private"` on 2026-07-28).
+    ///
+    /// Errors: [`Error::InputSchema`] when `input_schema` is not a JSON object.
+    ///
+    /// Feature `fallback` (a default).
+    #[cfg(feature = "fallback")]
+    pub fn write_input_schema(
+        &self,
+        input_schema: &str,
+        caps: Capabilities,
+        out: &mut dyn Sink,
+    ) -> Result<bool, Error> {
+        let base = Value::parse(input_schema).map_err(|_| Error::InputSchema {
+            problem: Problem::NOT_JSON,
+        })?;
+        if base.kind() != Kind::Object {
+            return Err(Error::InputSchema {
+                problem: Problem::NOT_OBJECT,
+            });
+        }
+        if self.fallback_for(caps).next().is_none() {
+            out.put(input_schema.as_bytes());
+            return Ok(self.has_fallback());
+        }
+        let added = |out: &mut dyn Sink, mut first: bool| {
+            for (_, p) in self.fallback_for(caps) {
+                out.put(if first { b"\"" } else { b",\"" });
+                first = false;
+                crate::json::put_plain(p.name, false, out);
+                out.put(b"\":");
+                Self::write_argument_schema(p, &p.ty, &mut |o| self.write_description(p, o), out);
+            }
+        };
+        out.put(b"{");
+        let mut had_properties = false;
+        for (k, (key, v)) in base.members().enumerate() {
+            if k > 0 {
+                out.put(b",");
+            }
+            write_json_str(key, false, out);
+            out.put(b":");
+            if key.eq_str("properties") && v.kind() == Kind::Object && !had_properties {
+                had_properties = true;
+                out.put(b"{");
+                let mut first = true;
+                for (pk, pv) in v.members() {
+                    if !first {
+                        out.put(b",");
+                    }
+                    first = false;
+                    write_json_str(pk, false, out);
+                    out.put(b":");
+                    out.put(pv.raw().as_bytes());
+                }
+                added(out, first);
+                out.put(b"}");
+            } else {
+                out.put(v.raw().as_bytes());
+            }
+        }
+        if !had_properties {
+            out.put(if base.members().next().is_some() {
+                b",\"properties\":{"
+            } else {
+                b"\"properties\":{"
+            });
+            added(out, true);
+            out.put(b"}");
+        }
+        out.put(b"}");
+        Ok(true)
     }
 }

@@ -34,7 +34,7 @@ use crate::question::{check_request_params, question_digest, Request};
 use crate::types::{available, Ty, TypeKind};
 
 /// The first byte of [`Plan::to_postcard`]'s output; bumped whenever the layout changes.
-pub const PLAN_FORMAT_VERSION: u8 = 2;
+pub const PLAN_FORMAT_VERSION: u8 = 3;
 
 impl Serialize for Value<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -132,6 +132,7 @@ struct ParamWire<'a> {
     #[serde(borrow)]
     ask: Option<AskWire<'a>>,
     outcome: bool,
+    fallback: bool,
 }
 
 /// The plan as it comes off the wire, before it is checked.
@@ -317,6 +318,7 @@ impl<'a> Reader<'a> {
             default: self.option(Self::value)?,
             ask: self.option(|r| r.ask(name))?,
             outcome: self.flag()?,
+            fallback: self.flag()?,
         };
         param_of(wire).map_err(|e| self.1 = Some(e)).ok()
     }
@@ -343,6 +345,9 @@ fn param_of(p: ParamWire<'_>) -> Result<Param<'_>, (&str, Problem)> {
     let ty = ty_of(p.ty, Problem::PLAN_TYPE).map_err(|q| (p.name, q))?;
     if p.outcome && p.ask.is_none() {
         return Err((p.name, Problem::PLAN_OUTCOME));
+    }
+    if p.fallback {
+        crate::plan::fallback_available().map_err(|e| (p.name, e))?;
     }
     let ask = match p.ask {
         None => None,
@@ -392,12 +397,17 @@ fn param_of(p: ParamWire<'_>) -> Result<Param<'_>, (&str, Problem)> {
         }
         Some(AskWire::Literal(q)) => Some(AskKind::Literal(q)),
     };
+    let kind = ask.as_ref().map(AskKind::kind);
+    if p.fallback && !matches!(kind, Some(InputKind::Form | InputKind::Roots)) {
+        return Err((p.name, Problem::PLAN_FALLBACK));
+    }
     Ok(Param {
         name: p.name,
         ty,
         default: p.default,
         ask,
         outcome: p.outcome,
+        fallback: p.fallback,
     })
 }
 
@@ -594,7 +604,7 @@ mod tests {
         put(&[0]); // no choices
         put(&[0]); // no default
         put(&[1, 0, 2, b'Q', b'?', 0, 0]); // Some(Literal { "Q?", no title/description })
-        put(&[0]); // not an outcome
+        put(&[0, 0]); // not an outcome, no fallback
         put(&[1, 0]); // order: [0]
         b
     }
@@ -609,7 +619,7 @@ mod tests {
         put(&[1, b't', 1, 1, b'p']); // tool "t", one parameter "p"
         put(&[0, 0, 0, 0]); // type: string, no spec, no choices; no default
         put(&[1, 2, 2, b'Q', b'?', 1, b'u']); // Some(Url { "Q?", "u" })
-        put(&[0, 1, 0]); // not an outcome; order [0]
+        put(&[0, 0, 1, 0]); // not an outcome, no fallback; order [0]
         let on = cfg!(feature = "input-kinds");
         match Plan::<'_, 4>::from_postcard(&b) {
             Ok(plan) => assert!(on && plan.kind(0) == Some(InputKind::Url)),
@@ -630,6 +640,34 @@ mod tests {
                     text.contains("'p'") && text.contains("\"input-kinds\""),
                     "{text}"
                 );
+            }
+        }
+    }
+
+    /// A plan that declares the fallback loads (and a declaration compiles) when the
+    /// build has the `fallback` feature, and otherwise fails naming the feature.
+    #[test]
+    fn left_out_fallback_is_named() {
+        let mut b = one_param(0, r#"{"type":"string"}"#);
+        let at = b.len() - 3; // the parameter's fallback flag, before the order
+        b[at] = 1;
+        let on = cfg!(feature = "fallback");
+        match Plan::<'_, 4>::from_postcard(&b) {
+            Ok(plan) => assert!(on && plan.falls_back(0)),
+            Err(CompileError::Declaration { at, problem }) => {
+                assert!(!on, "{}", problem.as_str());
+                assert_eq!(at.as_str(), "p");
+                assert!(problem.as_str().contains("\"fallback\" feature"));
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+        let decl = r#"{"tool":"t","fallback":"arguments","parameters":[{"name":"p","elicit":{"message":"P?"}}]}"#;
+        match Plan::<'_, 4>::compile(decl) {
+            Ok(plan) => assert!(on && plan.has_fallback()),
+            Err(e) => {
+                assert!(!on);
+                let text = alloc::string::ToString::to_string(&e);
+                assert!(text.contains("\"fallback\" feature"), "{text}");
             }
         }
     }

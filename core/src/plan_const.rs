@@ -144,6 +144,7 @@ pub const fn param<'a>(
     default: Option<Value<'a>>,
     ask: Option<AskKind<'a>>,
     outcome: bool,
+    fallback: bool,
 ) -> Param<'a> {
     Param {
         name,
@@ -151,6 +152,7 @@ pub const fn param<'a>(
         default,
         ask,
         outcome,
+        fallback,
     }
 }
 
@@ -287,12 +289,13 @@ mod writer {
 
     fn param(p: &Param<'_>) -> String {
         format!(
-            "param({:?}, {}, {}, {}, {})",
+            "param({:?}, {}, {}, {}, {}, {})",
             p.name,
             ty(p.ty),
             opt(p.default, value),
             opt(p.ask, ask),
-            p.outcome
+            p.outcome,
+            p.fallback
         )
     }
 

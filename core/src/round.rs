@@ -85,6 +85,12 @@ pub enum Step {
     /// Questions remain: read [`Round::write_input_requests`] and
     /// [`Round::write_request_state`].
     InputRequired,
+    /// A declared fallback (docs/fallback.md): the client cannot be asked for some
+    /// parameter that must still be answered, and the call's arguments do not answer
+    /// it. Answer the call with the tool result [`Round::write_fallback_result`]
+    /// writes (`isError: true`, telling the model what to ask the user). Only a plan
+    /// compiled with `"fallback": "arguments"` (feature `fallback`) gets here.
+    Fallback,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +100,11 @@ enum Status {
     Waiting,
     /// Asked this round.
     Pending,
+    /// A declared fallback: the client cannot be asked, the arguments do not answer it,
+    /// and it has no default (see [`Round::fall_back`]). The private parts of the
+    /// fallback are compiled only with the feature (a device without it links none).
+    #[cfg(feature = "fallback")]
+    Fallback,
     Settled,
 }
 
@@ -167,6 +178,10 @@ struct Slot<'a> {
     asked: Option<Value<'a>>,
     /// This parameter's reply in `inputResponses`, classified.
     reply: Option<Reply<'a>>,
+    /// A declared fallback with no argument for it: listed in the fallback result
+    /// (required when its status is [`Status::Fallback`], else settled to its default).
+    #[cfg(feature = "fallback")]
+    listed: bool,
 }
 
 /// The error for a parameter index outside the plan (see [`Round::param`]).
@@ -191,6 +206,8 @@ impl Slot<'_> {
             recorded: None,
             asked: None,
             reply: None,
+            #[cfg(feature = "fallback")]
+            listed: false,
         }
     }
 }
@@ -202,6 +219,8 @@ enum Phase {
     AwaitAnswer(u8),
     Done,
     InputRequired,
+    #[cfg(feature = "fallback")]
+    Fallback,
     Failed,
 }
 
@@ -281,6 +300,9 @@ pub struct Round<'r, 'a, const N: usize = 32> {
     /// No `requestState` came with the call: a reply counts for the question this round
     /// asks (see [`Round::decide`]).
     stateless: bool,
+    /// A parameter is at [`Status::Fallback`].
+    #[cfg(feature = "fallback")]
+    falling_back: bool,
 }
 
 /// The call's inputs to a round, borrowed for the round's life (see [`Round::new`]).
@@ -471,6 +493,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             caps: Capabilities::FORM,
             asking: Capabilities::NONE,
             stateless: true,
+            #[cfg(feature = "fallback")]
+            falling_back: false,
         }
     }
 
@@ -622,6 +646,10 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Phase::InputRequired => {
                 "nothing more (it needs input: read the input requests and the request state)"
             }
+            #[cfg(feature = "fallback")]
+            Phase::Fallback => {
+                "nothing more (the client cannot be asked: read the fallback result)"
+            }
             Phase::Failed => "nothing (the round failed)",
         }
     }
@@ -648,6 +676,8 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             Phase::Failed => Err(self.failed("a request for the next step")),
             Phase::Done => Ok(Step::Done),
             Phase::InputRequired => Ok(Step::InputRequired),
+            #[cfg(feature = "fallback")]
+            Phase::Fallback => Ok(Step::Fallback),
             Phase::AwaitResolve(i) => Ok(Step::Resolve { param: i as usize }),
             Phase::AwaitAnswer(i) => Ok(Step::Ask { param: i as usize }),
             Phase::Running => match self.advance() {
@@ -715,6 +745,16 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
                 }
                 _ => self.cursor += 1,
             }
+        }
+        #[cfg(feature = "fallback")]
+        if self.falling_back {
+            // The gate first: a parameter that must be asked and may not fall back fails
+            // the call as without the fallback.
+            if self.pending().next().is_some() {
+                self.gate()?;
+            }
+            self.phase = Phase::Fallback;
+            return Ok(Step::Fallback);
         }
         if self.pending().next().is_some() {
             self.gate()?;
@@ -840,6 +880,13 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         asks: Asks<'a>,
     ) -> Result<Option<Step>, Error> {
         let kind = kind_of(p);
+        #[cfg(feature = "fallback")]
+        if p.fallback && !self.caps.contains(kind) {
+            let slot = self.slots.get_mut(i).ok_or(NO_PARAM)?;
+            slot.asks = asks;
+            slot.digest = *digest;
+            return self.fall_back(i, p, ty, kind);
+        }
         if self.era == Era::Handshake && !self.caps.contains(kind) {
             return Err(Error::MissingCapability {
                 param: name(p.name),
@@ -852,6 +899,57 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         slot.asks = asks;
         slot.digest = *digest;
         self.decide_recorded(i, p, ty, kind)
+    }
+
+    /// [`Round::decide`] for a parameter the client cannot be asked for, whose tool
+    /// declares the fallback (docs/fallback.md), once the slot holds its question: the
+    /// call's argument of the same name is the answer, checked as an accepted answer is
+    /// (`ty`: the question's type) and never carried in the state; without one (or
+    /// with `null`) a parameter with a default settles to it, any other is left at
+    /// [`Status::Fallback`] for [`Step::Fallback`]. Either way it is listed in the
+    /// fallback result. Replies and recorded answers are not read: the client was never
+    /// asked.
+    #[cfg(feature = "fallback")]
+    #[inline(never)]
+    fn fall_back(
+        &mut self,
+        i: usize,
+        p: &'r Param<'a>,
+        ty: &Ty<'a>,
+        kind: InputKind,
+    ) -> Result<Option<Step>, Error> {
+        let argument = self.args.get(p.name).filter(|a| !a.is_null());
+        let slot = self.slots.get_mut(i).ok_or(NO_PARAM)?;
+        match (argument, p.default) {
+            (Some(a), _) => {
+                let value = match kind {
+                    InputKind::Roots => crate::types::roots_argument_ok(a).then_some(None),
+                    _ => ty.accept_argument(a),
+                };
+                let Some(value) = value else {
+                    return Err(Error::SchemaMismatch {
+                        param: name(p.name),
+                    });
+                };
+                slot.source = Source::Answer {
+                    action: Action::Accept,
+                    content: Some(a),
+                    value,
+                };
+                slot.status = Status::Settled;
+            }
+            (None, Some(default)) => {
+                slot.source = Source::Host(default);
+                slot.status = Status::Settled;
+                slot.listed = true;
+            }
+            (None, None) => {
+                slot.status = Status::Fallback;
+                slot.listed = true;
+                self.falling_back = true;
+            }
+        }
+        Ok(None)
     }
 
     /// [`Round::decide`] once the slot holds the question and its digest.
@@ -1075,12 +1173,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if let Err(e) = self.decide(i, param, &ty, &digest, asks) {
             return Err(self.fail(e));
         }
-        if plain
-            && self
-                .slots
-                .get(i)
-                .is_some_and(|s| s.status != Status::Settled)
-        {
+        if plain && self.slots.get(i).is_some_and(keeps_message) {
             let message = Str::validated(self.copy_in(keep)?);
             self.slot_mut(i)?.asks = Asks::Resolver {
                 message,
@@ -1153,11 +1246,7 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         if let Err(e) = self.decide(i, param, &param.ty, &digest, Asks::Answered) {
             return Err(self.fail(e));
         }
-        if self
-            .slots
-            .get(i)
-            .is_some_and(|s| s.status != Status::Settled)
-        {
+        if self.slots.get(i).is_some_and(keeps_message) {
             let message = Str::validated(self.copy_in(message)?);
             self.slot_mut(i)?.asks = Asks::Resolver {
                 message,
@@ -1444,6 +1533,22 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
             }
             (InputKind::Url, _) => out.put(b"true"),
             (InputKind::Sampling, Some(c)) => write_value(c, style, out),
+            // A declared fallback's argument: an array of URIs, settled as the roots
+            // array a ListRootsResult carries.
+            (InputKind::Roots, Some(c))
+                if cfg!(feature = "fallback") && c.kind() == Kind::Array =>
+            {
+                for (k, uri) in c.items().enumerate() {
+                    out.put(if k == 0 { b"[{\"uri\":" } else { b",{\"uri\":" });
+                    write_value(uri, style, out);
+                    out.put(b"}");
+                }
+                out.put(if c.items().next().is_none() {
+                    b"[]"
+                } else {
+                    b"]"
+                });
+            }
             (InputKind::Roots, Some(c)) => match c.get("roots") {
                 Some(roots) => write_value(roots, style, out),
                 None => out.put(b"null"),
@@ -1576,6 +1681,107 @@ impl<'r, 'a, const N: usize> Round<'r, 'a, N> {
         Ok(())
     }
 
+    /// After [`Step::Fallback`]: the tool result to answer the call with (a declared
+    /// fallback, docs/fallback.md), compact UTF-8:
+    /// `{"content":[{"type":"text","text":...}],"isError":true,"_meta":{"elicit/askUser":[...]}}`,
+    /// with `"resultType":"complete"` after `_meta` on the 2026-07-28 era.
+    /// The text tells the model which questions to ask the user and to call the tool
+    /// again with each answer as the argument of the same name; the `_meta` list
+    /// ([`crate::plan::FALLBACK_META_KEY`]) holds one
+    /// `{"name","question","schema","required"}` per parameter, in resolution order: the
+    /// ones that must still be answered (`required: true`) and those with a default
+    /// that the arguments did not give (`required: false`). Nothing goes in
+    /// `structuredContent`.
+    #[cfg_attr(not(feature = "fallback"), allow(unused_variables))]
+    pub fn write_fallback_result(&self, out: &mut dyn Sink) -> Result<(), Error> {
+        #[cfg(feature = "fallback")]
+        if self.phase == Phase::Fallback {
+            self.write_fallback(out);
+            return Ok(());
+        }
+        Err(self.out_of_step("a read of the fallback result"))
+    }
+
+    /// [`Round::write_fallback_result`] at [`Step::Fallback`].
+    #[cfg(feature = "fallback")]
+    fn write_fallback(&self, out: &mut dyn Sink) {
+        let tool = self.plan.tool;
+        out.put(b"{\"content\":[{\"type\":\"text\",\"text\":\"");
+        put_plain(tool, false, out);
+        out.put(b" needs answers from the user before it can run. Ask the user these questions (do not answer them yourself), then call ");
+        put_plain(tool, false, out);
+        out.put(
+            b" again with the same arguments plus each answer as the argument of the same name:",
+        );
+        for (i, p, slot) in self.listed() {
+            out.put(b"\\n- ");
+            put_plain(p.name, false, out);
+            if slot.status != Status::Fallback {
+                out.put(b" (optional)");
+            }
+            out.put(b": ");
+            self.write_question_text(i, p, out);
+        }
+        out.put(b"\"}],\"isError\":true,\"_meta\":{\"");
+        out.put(crate::plan::FALLBACK_META_KEY.as_bytes());
+        out.put(b"\":[");
+        for (k, (i, p, slot)) in self.listed().enumerate() {
+            out.put(if k == 0 {
+                b"{\"name\":\""
+            } else {
+                b",{\"name\":\""
+            });
+            put_plain(p.name, false, out);
+            out.put(b"\",\"question\":\"");
+            self.write_question_text(i, p, out);
+            out.put(b"\",\"schema\":");
+            let ty = self.answer_ty(i, p);
+            Plan::<'a, N>::write_argument_schema(
+                p,
+                &ty,
+                &mut |o| self.write_question_text(i, p, o),
+                out,
+            );
+            out.put(if slot.status == Status::Fallback {
+                b",\"required\":true}"
+            } else {
+                b",\"required\":false}"
+            });
+        }
+        out.put(b"]}");
+        // A complete result on 2026-07-28, as every tool result of that era.
+        if self.era == Era::Modern {
+            out.put(b",\"resultType\":\"complete\"");
+        }
+        out.put(b"}");
+    }
+
+    /// The parameters listed in the fallback result, in resolution order.
+    #[cfg(feature = "fallback")]
+    fn listed(&self) -> impl Iterator<Item = (usize, &'r Param<'a>, &Slot<'a>)> + '_ {
+        let plan = self.plan;
+        plan.order.iter().filter_map(|&i| {
+            let i = usize::from(i);
+            let slot = self.slots.get(i)?;
+            slot.listed.then_some((i, plan.params.get(i)?, slot))
+        })
+    }
+
+    /// The question parameter `i` (`p`) is listed with in the fallback result (escaped
+    /// JSON string contents): the question it asks this call, or, with none (roots),
+    /// the listing's description.
+    #[cfg(feature = "fallback")]
+    fn write_question_text(&self, i: usize, p: &Param<'a>, out: &mut dyn Sink) {
+        let message = match kind_of(p) {
+            InputKind::Form => self.request(i).and_then(|r| r.message()),
+            _ => None,
+        };
+        match message {
+            Some(m) => out.put(m.raw().as_bytes()),
+            None => self.plan.write_description(p, out),
+        }
+    }
+
     /// The digest (22 characters, base64url) of the question parameter `param` asks
     /// this round, if it was rendered.
     pub fn digest_of(&self, param: usize) -> Option<[u8; 22]> {
@@ -1638,6 +1844,16 @@ fn settle<'a>(
         }
     }
     Ok(value)
+}
+
+/// Whether a resolver's question that is a message alone is kept once decided: while
+/// it is asked (or, with a declared fallback, listed in the fallback result).
+fn keeps_message(s: &Slot<'_>) -> bool {
+    #[cfg(feature = "fallback")]
+    if s.listed {
+        return true;
+    }
+    s.status != Status::Settled
 }
 
 /// The kind of request that asks parameter `p` (form for an argument, which is never
@@ -1744,6 +1960,10 @@ impl<const N: usize> Round<'_, '_, N> {
     /// [`Round::write_request_state`] as a `String`.
     pub fn request_state_json(&self) -> Result<alloc::string::String, Error> {
         owned(|out| self.write_request_state(out))
+    }
+    /// [`Round::write_fallback_result`] as a `String`.
+    pub fn fallback_result_json(&self) -> Result<alloc::string::String, Error> {
+        owned(|out| self.write_fallback_result(out))
     }
 }
 

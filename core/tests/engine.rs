@@ -2369,7 +2369,7 @@ fn resolve_message_is_resolve_question_with_a_message() {
                     let left = round.workspace_left();
                     return (String::from_utf8(values).unwrap(), left, None);
                 }
-                Step::Ask { .. } => unreachable!(),
+                Step::Ask { .. } | Step::Fallback => unreachable!(),
             }
         }
     };

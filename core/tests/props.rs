@@ -267,6 +267,7 @@ fn round(
                 }
             }
             Step::Ask { .. } => unreachable!("modern era"),
+            Step::Fallback => unreachable!("these declarations have no fallback"),
             Step::Done => {
                 return Ok(Out::Done(
                     serde_json::from_str(&r.values_json().unwrap()).unwrap(),

@@ -28,7 +28,7 @@ use crate::ELICIT_NOALLOC_ALIGN;
 // The sealing calls' readers (the request a token is bound to, the randomness of a seal).
 pub use crate::seal::{entropy, request, Request};
 // The round entry points' bodies.
-pub use crate::round::{input_requests, poll, required_capabilities, value_of};
+pub use crate::round::{input_requests, input_schema, poll, required_capabilities, value_of};
 
 /// A number a contract message ends with: `before`, the number in decimal, `after`
 /// (e.g. `" ("`, 24, `" bytes needed)"`).

@@ -93,6 +93,10 @@ pub const ELICIT_ERR_MEMORY_ALIGN: elicit_result = 112;
 /// changed. A round is used by one thread at a time: serialize the calls (or give each
 /// thread its own round), then retry.
 pub const ELICIT_ERR_BUSY: elicit_result = 113;
+/// The `input_schema` given to `elicit_plan_input_schema` /
+/// `elicit_noalloc_plan_input_schema` is not a JSON object; nothing was written. Pass
+/// the tool's `inputSchema` as a client that can be asked sees it.
+pub const ELICIT_ERR_INPUT_SCHEMA: elicit_result = 114;
 
 /// The declaration is not valid JSON.
 pub const ELICIT_ERR_DECLARATION_JSON: elicit_result = 200;
@@ -185,6 +189,7 @@ pub fn compile_code_of(e: &CompileError) -> elicit_result {
 pub fn code_of(e: &Error) -> elicit_result {
     match e {
         Error::Arguments { .. } => ELICIT_ERR_ARGUMENTS,
+        Error::InputSchema { .. } => ELICIT_ERR_INPUT_SCHEMA,
         Error::MissingArgument { .. } => ELICIT_ERR_MISSING_ARGUMENT,
         Error::InputResponses { .. } => ELICIT_ERR_INPUT_RESPONSES,
         // The C ABI's handshake constructor takes no state or replies: only a Rust caller
@@ -327,6 +332,7 @@ codes! {
     ELICIT_ERR_MEMORY_TOO_SMALL => "the memory given is smaller than the *_size() query says",
     ELICIT_ERR_MEMORY_ALIGN => "the memory given is not aligned to ELICIT_NOALLOC_ALIGN",
     ELICIT_ERR_BUSY => "another thread is using the handle right now; nothing changed",
+    ELICIT_ERR_INPUT_SCHEMA => "the input_schema given is not a JSON object",
     ELICIT_ERR_DECLARATION_JSON => "the declaration is not valid JSON",
     ELICIT_ERR_DECLARATION => "the declaration is invalid",
     ELICIT_ERR_DUPLICATE_NAME => "two parameters share a name",
@@ -375,9 +381,16 @@ pub const ELICIT_STEP_INPUT_REQUIRED: u32 = 4;
 /// Step kind of the call level (`elicit_call_next`): the reply is written; send
 /// `elicit_call_reply` as the request's response.
 pub const ELICIT_STEP_REPLY: u32 = 5;
+/// Terminal step kind, for a plan declared with `"fallback": "arguments"` only
+/// (docs/fallback.md): the client cannot be asked for a parameter that must still be
+/// answered, and the call's arguments do not answer it. Answer the call with the tool
+/// result `elicit_round_fallback_result` writes (a `CallToolResult` with
+/// `isError: true` telling the model what to ask the user), not a JSON-RPC error.
+pub const ELICIT_STEP_FALLBACK: u32 = 6;
 
-/// The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE` and
-/// `ELICIT_STEP_INPUT_REQUIRED`, which concern no single parameter.
+/// The `*param` that `elicit_round_poll` writes with `ELICIT_STEP_DONE`,
+/// `ELICIT_STEP_INPUT_REQUIRED` and `ELICIT_STEP_FALLBACK`, which concern no single
+/// parameter.
 // The cast is what makes cbindgen write `(size_t)~0` (it cannot write usize::MAX).
 #[allow(clippy::unnecessary_cast)]
 pub const ELICIT_NO_PARAM: usize = !0 as usize;
@@ -396,6 +409,7 @@ pub fn step_code(step: Step) -> (u32, usize) {
         Step::Ask { param } => (ELICIT_STEP_ASK, param),
         Step::Done => (ELICIT_STEP_DONE, ELICIT_NO_PARAM),
         Step::InputRequired => (ELICIT_STEP_INPUT_REQUIRED, ELICIT_NO_PARAM),
+        Step::Fallback => (ELICIT_STEP_FALLBACK, ELICIT_NO_PARAM),
     }
 }
 
@@ -468,6 +482,7 @@ mod tests {
         };
         let errors = [
             Error::Arguments { problem },
+            Error::InputSchema { problem },
             Error::MissingArgument { name },
             Error::InputResponses { key: name, problem },
             Error::HandshakeInputs {

@@ -62,7 +62,7 @@ pub const ELICIT_NOALLOC_MAX_PARAMS: usize = 16;
 pub const ELICIT_NOALLOC_MAX_KEYS: usize = 2;
 /// Heap-free surface: the format version of the plan bytes `elicit_noalloc_plan_init`
 /// loads (their first byte; other versions are `ELICIT_ERR_DECLARATION`).
-pub const ELICIT_NOALLOC_PLAN_FORMAT: u8 = 2;
+pub const ELICIT_NOALLOC_PLAN_FORMAT: u8 = 3;
 const _: () = assert!(ELICIT_NOALLOC_PLAN_FORMAT == elicit_core::plan_bytes::PLAN_FORMAT_VERSION);
 /// Heap-free surface: the alignment, in bytes, of the memory given to
 /// `elicit_noalloc_plan_init*`, `elicit_noalloc_round_init_*` and

@@ -349,3 +349,43 @@ pub unsafe extern "C" fn elicit_noalloc_plan_param_index(
         })
     }
 }
+
+/// Heap-free surface: the tool's `inputSchema` as listed for one client (a declared
+/// fallback, docs/fallback.md); as `elicit_plan_input_schema`. `input_schema`
+/// (`input_schema_len` bytes of UTF-8 JSON) is the schema of the model's arguments, as
+/// a client that can be asked sees it; `client_capabilities` (NULL with length 0: form
+/// elicitation only) the client's ClientCapabilities JSON. Written under the output
+/// convention; `*cache_private` (written only on success) says whether the listing differs by
+/// client (`cacheScope: "private"` on 2026-07-28). `ELICIT_ERR_INPUT_SCHEMA` when
+/// `input_schema` is not a JSON object.
+///
+/// # Safety
+/// `plan` NULL or live; `input_schema` valid for `input_schema_len` bytes;
+/// `client_capabilities` NULL or valid for `client_capabilities_len` bytes; `buf` NULL
+/// or valid for `cap` writable bytes; `out_len` and `cache_private` valid for writes.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn elicit_noalloc_plan_input_schema(
+    plan: *const elicit_noalloc_plan,
+    input_schema: *const u8,
+    input_schema_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+    cache_private: *mut bool,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |p| {
+            crate::round::input_schema(
+                p,
+                (input_schema, input_schema_len),
+                (client_capabilities, client_capabilities_len),
+                (buf, cap, out_len),
+                cache_private,
+            )
+        })
+    }
+}

@@ -452,6 +452,22 @@ pub unsafe extern "C" fn elicit_noalloc_round_request_state(
     crate::read!(round, buf, cap, out_len, |r, s| r.write_request_state(s))
 }
 
+/// Heap-free surface: after `ELICIT_STEP_FALLBACK`, the tool result to answer the call
+/// with (`isError: true`, written for the model; docs/fallback.md); as
+/// `elicit_round_fallback_result`.
+///
+/// # Safety
+/// As `elicit_noalloc_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_noalloc_round_fallback_result(
+    round: *mut elicit_noalloc_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_fallback_result(s))
+}
+
 /// Heap-free surface: after `elicit_noalloc_round_poll` returned
 /// `ELICIT_ERR_MISSING_CAPABILITY`, the `requiredCapabilities` object to answer `-32021`
 /// with (e.g. `{"sampling":{}}`), under the output convention; as
@@ -604,4 +620,43 @@ pub unsafe fn required_capabilities<const N: usize>(
             Ok(())
         })
     }
+}
+
+/// The body of `*_plan_input_schema` (both surfaces): the tool's `inputSchema` as
+/// listed for a client (`Plan::write_input_schema`), `*cache_private` set to whether the
+/// listing differs by client. The client's ClientCapabilities JSON is optional (none:
+/// form elicitation only, as the rounds take it).
+///
+/// # Safety
+/// `input_schema` valid for its length; `client_capabilities` NULL (with length 0) or
+/// valid for its length; the output as [`write_out`]; `cache_private` NULL or writable.
+#[doc(hidden)]
+pub unsafe fn input_schema<const N: usize>(
+    plan: &elicit_core::Plan<'_, N>,
+    input_schema: (*const u8, usize),
+    client_capabilities: (*const u8, usize),
+    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+    cache_private: *mut bool,
+) -> Result<(), Fail> {
+    // SAFETY: forwarded from the caller's contract.
+    let (schema, caps, cache_private) = unsafe {
+        (
+            text(input_schema.0, input_schema.1, "input_schema")?,
+            optional_text(
+                client_capabilities.0,
+                client_capabilities.1,
+                "client_capabilities",
+            )?,
+            out_param(cache_private, "cache_private")?,
+        )
+    };
+    let caps = caps.map_or(Capabilities::FORM, Capabilities::from_client_json);
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        write_out(buf, cap, out_len, &|s| {
+            plan.write_input_schema(schema, caps, s).map(|_| ())
+        })
+    }?;
+    *cache_private = plan.has_fallback();
+    Ok(())
 }

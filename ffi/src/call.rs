@@ -398,6 +398,16 @@ impl CallState {
                 self.input_required()?;
                 Ok((ELICIT_STEP_REPLY, ELICIT_NO_PARAM))
             }
+            // A declared fallback (docs/fallback.md): the tool result for the model.
+            Ok(Step::Fallback) => {
+                let mut body: Vec<u8> = Vec::new();
+                let method = self.method;
+                let kind =
+                    round.with_dependent(|_, r| envelope::write_fallback(method, r, &mut body))?;
+                let code = (kind == Reply::Error).then_some(envelope::INVALID_PARAMS);
+                self.reply(code, &body);
+                Ok((ELICIT_STEP_REPLY, ELICIT_NO_PARAM))
+            }
             Err(e) => {
                 self.fail(&e);
                 Ok((ELICIT_STEP_REPLY, ELICIT_NO_PARAM))

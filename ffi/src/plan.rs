@@ -373,6 +373,52 @@ pub unsafe extern "C" fn elicit_plan_param_kind(
     }
 }
 
+/// The tool's `inputSchema` as listed for one client (a declared fallback,
+/// docs/fallback.md). `input_schema` (`input_schema_len` bytes of UTF-8 JSON, an object)
+/// is the schema of the model's arguments as a client that can be asked sees it (the
+/// elicited parameters left out); `client_capabilities` (`client_capabilities_len`
+/// bytes; NULL with length 0: form elicitation only) is the client's
+/// ClientCapabilities JSON, as the round constructors take it. When the tool declares
+/// `"fallback": "arguments"` and the client cannot be asked for a parameter's kind, each
+/// such parameter is added to `properties` as an optional property (its answer schema,
+/// described by its question); otherwise the schema is written back unchanged, byte
+/// for byte. `*cache_private` receives whether the listing differs by client: list the tool
+/// with `cacheScope: "private"` on 2026-07-28 when it is true. Output convention as
+/// for `elicit_round_resolve_inputs`; `*cache_private` is written only on success.
+///
+/// `ELICIT_ERR_INPUT_SCHEMA` when `input_schema` is not a JSON object.
+///
+/// # Safety
+/// `plan` NULL or live; `input_schema` valid for `input_schema_len` bytes;
+/// `client_capabilities` NULL or valid for `client_capabilities_len` bytes; `buf` NULL
+/// or valid for `cap` writable bytes; `out_len` and `cache_private` valid for writes.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn elicit_plan_input_schema(
+    plan: *const elicit_plan,
+    input_schema: *const u8,
+    input_schema_len: usize,
+    client_capabilities: *const u8,
+    client_capabilities_len: usize,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+    cache_private: *mut bool,
+) -> elicit_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_plan(plan, |h| {
+            crate::abi::input_schema(
+                h.plan(),
+                (input_schema, input_schema_len),
+                (client_capabilities, client_capabilities_len),
+                (buf, cap, out_len),
+                cache_private,
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -668,6 +668,29 @@ pub unsafe extern "C" fn elicit_round_request_state(
     crate::read!(round, buf, cap, out_len, |r, s| r.write_request_state(s))
 }
 
+/// After `ELICIT_STEP_FALLBACK` (a plan declared with `"fallback": "arguments"`, a
+/// client that cannot be asked; docs/fallback.md): the tool result to answer the
+/// `tools/call` with, a CallToolResult as compact UTF-8 JSON:
+/// `{"content":[{"type":"text","text":...}],"isError":true,"_meta":{"elicit/askUser":[...]}}`.
+/// The text tells the model which questions to ask the user and to call the tool again
+/// with the answers as arguments; the `_meta` list holds
+/// `{"name","question","schema","required"}` per parameter. Send it as the call's
+/// result (not a JSON-RPC error), with the era's own result `_meta` merged in if the
+/// host adds any. Output convention as for `elicit_round_resolve_inputs`;
+/// `ELICIT_ERR_WRONG_STEP` at any other step.
+///
+/// # Safety
+/// As `elicit_round_resolve_inputs`.
+#[no_mangle]
+pub unsafe extern "C" fn elicit_round_fallback_result(
+    round: *mut elicit_round,
+    buf: *mut u8,
+    cap: usize,
+    out_len: *mut usize,
+) -> elicit_result {
+    crate::read!(round, buf, cap, out_len, |r, s| r.write_fallback_result(s))
+}
+
 /// After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the
 /// `requiredCapabilities` of the -32021 error's `data`, a ClientCapabilities object
 /// keyed by every kind the round's questions need and the client did not declare,

@@ -141,6 +141,10 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "elicit_plan_param_is_elicited": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
     "elicit_plan_param_has_resolver": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
     "elicit_plan_param_kind": (_result, [PlanPtr, c_size_t, POINTER(c_uint32)]),
+    "elicit_plan_input_schema": (
+        _result,
+        [PlanPtr, _u8_in, c_size_t, _u8_in, c_size_t, _u8_out, c_size_t, _size_out, POINTER(c_bool)],
+    ),
     "elicit_round_new_modern": (
         _result,
         [
@@ -191,6 +195,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     "elicit_round_request_state": (_result, _READER),
     "elicit_round_required_capabilities": (_result, _READER),
+    "elicit_round_fallback_result": (_result, _READER),
     "elicit_round_note_count": (_result, [RoundPtr, _size_out]),
     "elicit_round_note": (
         _result,
@@ -361,6 +366,7 @@ class Lib:
     elicit_plan_param_is_elicited: Callable[..., Any]
     elicit_plan_param_has_resolver: Callable[..., Any]
     elicit_plan_param_kind: Callable[..., Any]
+    elicit_plan_input_schema: Callable[..., Any]
     elicit_round_new_modern: Callable[..., Any]
     elicit_round_new_handshake: Callable[..., Any]
     elicit_round_free: Callable[..., Any]
@@ -376,6 +382,7 @@ class Lib:
     elicit_round_input_requests: Callable[..., Any]
     elicit_round_request_state: Callable[..., Any]
     elicit_round_required_capabilities: Callable[..., Any]
+    elicit_round_fallback_result: Callable[..., Any]
     elicit_round_note_count: Callable[..., Any]
     elicit_round_note: Callable[..., Any]
     elicit_round_last_error: Callable[..., Any]

@@ -30,7 +30,7 @@ METHOD_RESOURCES_READ = 2
 NOALLOC_MAX_PARAMS = 16
 NOALLOC_MAX_KEYS = 2
 NOALLOC_ALIGN = 16
-NOALLOC_PLAN_FORMAT = 2
+NOALLOC_PLAN_FORMAT = 3
 
 #: ``ELICIT_MAX_KEYS``: most keys a :class:`~elicit_mcp.KeyRing` holds.
 MAX_KEYS = 8
@@ -68,6 +68,8 @@ class StepKind(enum.IntEnum):
     DONE = 3
     INPUT_REQUIRED = 4
     REPLY = 5
+    #: A declared fallback (docs/fallback.md); the Python adapter does not serve it yet.
+    FALLBACK = 6
 
 
 class InputKind(enum.IntEnum):
@@ -114,6 +116,7 @@ class Result(enum.IntEnum):
     ERR_MEMORY_TOO_SMALL = 111
     ERR_MEMORY_ALIGN = 112
     ERR_BUSY = 113
+    ERR_INPUT_SCHEMA = 114
     ERR_DECLARATION_JSON = 200
     ERR_DECLARATION = 201
     ERR_DUPLICATE_NAME = 202

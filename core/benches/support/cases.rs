@@ -163,6 +163,7 @@ pub fn run_round<const N: usize>(
                 }
             }
             Step::Ask { .. } => unreachable!("modern rounds batch their questions"),
+            Step::Fallback => unreachable!("the cases declare no fallback"),
             Step::Done => {
                 let mut s = SliceSink::new(out);
                 round.write_values(Style::WIRE, &mut s).expect("values");

@@ -30,6 +30,8 @@ mod render;
 mod validate;
 
 pub(crate) use render::{Render, MODE_LEN, PARAMS_TAIL_HEAD, SCHEMA_AT};
+#[cfg(feature = "fallback")]
+pub(crate) use validate::roots_argument_ok;
 
 use crate::digest::Sha256;
 use crate::error::Problem;

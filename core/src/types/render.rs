@@ -359,3 +359,56 @@ fn write_title_of(name: Str<'_>, ascii: bool, out: &mut dyn Sink) {
         .unwrap_or("");
     crate::json::write_str(title, ascii, out);
 }
+
+/// A sink that drops the first byte put through it: a schema's opening brace, so that
+/// the schema's members continue an object already opened.
+#[cfg(feature = "fallback")]
+struct AfterBrace<'o> {
+    out: &'o mut dyn Sink,
+    skip: bool,
+}
+
+#[cfg(feature = "fallback")]
+impl Sink for AfterBrace<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let bytes = match (self.skip, bytes.split_first()) {
+            (true, Some((_, rest))) => {
+                self.skip = false;
+                rest
+            }
+            _ => bytes,
+        };
+        self.out.put(bytes);
+    }
+}
+
+#[cfg(feature = "fallback")]
+impl Ty<'_> {
+    /// The JSON schema of a call argument that stands in for an answer of this type (a
+    /// declared fallback, docs/fallback.md), UTF-8: `description` first (its contents,
+    /// already escaped, written by `describe`), then what the answer schema says of the
+    /// answer: a wrapped type's `value` property, titled after the parameter `name` as
+    /// pydantic titles a field; an object type's or raw schema's whole schema.
+    pub(crate) fn write_argument_schema(
+        &self,
+        name: &str,
+        describe: &mut dyn FnMut(&mut dyn Sink),
+        out: &mut dyn Sink,
+    ) {
+        out.put(b"{\"description\":\"");
+        describe(out);
+        out.put(b"\",");
+        let mut rest = AfterBrace { out, skip: true };
+        if self.wrapped() {
+            // A declaration's names are plain (no escapes); a hand-made plan's might not be.
+            let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+            let title = match plain {
+                true => FieldTitle::Name(Str::validated(name)),
+                false => FieldTitle::Value,
+            };
+            self.write_property(self.spec(), title, None, false, &mut rest);
+        } else {
+            self.write_schema(None, None, Render::wire(false), &mut rest);
+        }
+    }
+}

@@ -427,6 +427,32 @@ fn write_integral_f64(f: f64, out: &mut dyn Sink) {
     crate::json::write_i64(if neg { v.wrapping_neg() } else { v }, out);
 }
 
+#[cfg(feature = "fallback")]
+impl Ty<'_> {
+    /// Validate a call argument given for this type in place of an answer (a declared
+    /// fallback, docs/fallback.md): the value itself for a wrapped type (as an answer's
+    /// `value` member is checked), the content object for an object or raw-schema type.
+    /// What [`Ty::accept`] hands back for the same answer: `None` when it does not
+    /// validate.
+    pub(crate) fn accept_argument<'c>(&self, v: Value<'c>) -> Option<Option<Value<'c>>> {
+        if self.wrapped() {
+            self.check_scalar(v).then_some(Some(v))
+        } else {
+            self.accept(v, false)
+        }
+    }
+}
+
+/// Whether a call argument given for a roots parameter in place of a `roots/list`
+/// answer (a declared fallback) is an array of URIs, as a `uri` string format checks
+/// them.
+#[cfg(feature = "fallback")]
+pub(crate) fn roots_argument_ok(v: Value<'_>) -> bool {
+    v.kind() == Kind::Array
+        && v.items()
+            .all(|u| u.as_str().is_some_and(|s| address_ok(false, s)))
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;

@@ -254,6 +254,9 @@ impl<'r> Host<'r> {
             match round.poll() {
                 Ok(Step::Resolve { param }) => self.resolve(&mut round, &plan, param),
                 Ok(Step::Ask { .. }) => panic!("a modern round asked one at a time"),
+                Ok(Step::Fallback) => {
+                    panic!("this host declares no fallback (tests/fallback.rs does)")
+                }
                 Ok(Step::Done) => {
                     let mut out = Vec::new();
                     round.write_values(Style::WIRE, &mut out).unwrap();
@@ -324,6 +327,9 @@ impl<'r> Host<'r> {
                     break Ok(serde_json::from_slice(&out).unwrap());
                 }
                 Ok(Step::InputRequired) => panic!("a handshake round returned InputRequired"),
+                Ok(Step::Fallback) => {
+                    panic!("this host declares no fallback (tests/fallback.rs does)")
+                }
                 Err(e) => break Err(e.to_string()),
             }
         };

@@ -233,6 +233,8 @@ fn handshake(plan: &Plan<'_, 16>, client: &Client) -> Result<String, String> {
             }
             Step::Done => return round.values_json().map_err(|e| e.to_string()),
             Step::InputRequired => return Err("handshake rounds never batch".into()),
+            // The demo's declaration has no fallback, and its client takes forms.
+            Step::Fallback => return Err("the demo declares no fallback".into()),
         }
     }
 }

@@ -439,7 +439,9 @@ impl Agent {
                         }
                     }
                 }
-                Ok(Step::Resolve { .. } | Step::InputRequired) => {
+                // The agent's tools declare no fallback (and its engine is built without
+                // the feature): never reached.
+                Ok(Step::Resolve { .. } | Step::InputRequired | Step::Fallback) => {
                     return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error")
                 }
             }
@@ -649,7 +651,7 @@ impl Agent {
                 u.put(b"}");
                 rpc::end(u);
             }
-            Ok(Step::Ask { .. } | Step::Resolve { .. }) => {
+            Ok(Step::Ask { .. } | Step::Resolve { .. } | Step::Fallback) => {
                 rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error")
             }
         }

@@ -207,6 +207,12 @@ impl<'r> RoundDriver<'r> {
                     (Err(e), _) | (_, Err(e)) => failed(e),
                 })
             }
+            // Only a plan declared with "fallback": "arguments" reaches this step, and
+            // elicit-rmcp's declarations (elicit_core::decl::Tool) cannot declare one yet
+            // (docs/fallback.md, "Surfaces"): refuse the call rather than guess.
+            Step::Fallback => Ok(Outcome::Failed(
+                "elicit-rmcp does not serve a declared fallback yet".to_string(),
+            )),
         }
     }
 }
