@@ -185,6 +185,12 @@ pub fn check_outputs<const N: usize>(round: &Round<'_, '_, N>, step: Option<Step
         assert_eq!(round.plan().kind(i).is_some(), round.plan().is_elicited(i));
     }
     out.clear();
+    let r = round.write_fallback_result(&mut out);
+    assert_eq!(r.is_ok(), step == Some(Step::Fallback), "fallback result: {r:?}");
+    if r.is_ok() {
+        check_json("fallback result", &out);
+    }
+    out.clear();
     let r = round.write_request_state(&mut out);
     assert_eq!(r.is_ok(), step == Some(Step::InputRequired), "state: {r:?}");
     if r.is_ok() {
