@@ -634,4 +634,39 @@ mod tests {
             )
         );
     }
+
+    /// A declared fallback's round ends in the round's fallback result for a tool, and
+    /// in -32602 for a prompt or resource (docs/fallback.md).
+    #[cfg(feature = "fallback")]
+    #[test]
+    fn a_fallback_is_a_tool_result_for_tools_only() {
+        let plan: Plan<'_, 4> = Plan::compile(
+            r#"{"tool":"t","fallback":"arguments","parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#,
+        )
+        .unwrap();
+        let mut ws = [0u8; 256];
+        let inputs = Inputs::default().with_capabilities(crate::Capabilities::NONE);
+        let mut round = Round::new(&plan, Era::Modern, inputs, &mut ws).unwrap();
+        assert_eq!(round.poll(), Ok(Step::Fallback));
+        let mut direct = Vec::new();
+        round.write_fallback_result(&mut direct).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(
+            write_fallback(Method::ToolsCall, &round, &mut out),
+            Ok(Reply::Result)
+        );
+        assert_eq!(out, direct);
+        assert!(String::from_utf8(out).unwrap().ends_with(
+            r#""isError":true,"_meta":{"elicit/askUser":[{"name":"x","question":"X?","schema":{"description":"X?","title":"X","type":"string"},"required":true}]},"resultType":"complete"}"#
+        ));
+        let mut out = Vec::new();
+        assert_eq!(
+            write_fallback(Method::PromptsGet, &round, &mut out),
+            Ok(Reply::Error)
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"code":-32602,"message":"The client cannot be asked for what this request needs, and the declared fallback serves tools/call only"}"#
+        );
+    }
 }

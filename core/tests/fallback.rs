@@ -272,7 +272,12 @@ same arguments plus each answer as the argument of the same name:\n\
         Era::Handshake,
         None,
     );
-    assert_eq!(out.fallback(), result);
+    let handshake = out.fallback();
+    assert_eq!(handshake["content"], result["content"]);
+    assert_eq!(handshake["_meta"], result["_meta"]);
+    // A complete result on 2026-07-28 only.
+    assert_eq!(result["resultType"], "complete");
+    assert!(handshake.get("resultType").is_none());
     assert_eq!(
         entry(result, "seat")["schema"],
         json!({"description": "Window or aisle?", "enum": ["window", "aisle"], "title": "Seat", "type": "string"})
