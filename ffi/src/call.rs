@@ -1189,6 +1189,11 @@ mod tests {
 
     /// A server with the tool `book` (and the same plan as the resource `r://b`).
     fn server() -> *mut elicit_server {
+        server_for(DECL)
+    }
+
+    /// A server with the tool and resource of declaration `decl`.
+    fn server_for(decl: &str) -> *mut elicit_server {
         let mut plan = null_mut();
         let mut ring = null_mut();
         let mut server = null_mut();
@@ -1199,8 +1204,8 @@ mod tests {
         unsafe {
             assert_eq!(
                 elicit_plan_new(
-                    DECL.as_ptr(),
-                    DECL.len(),
+                    decl.as_ptr(),
+                    decl.len(),
                     &mut plan,
                     null_mut(),
                     0,
@@ -1554,6 +1559,55 @@ mod tests {
                 ELICIT_ERR_WRONG_STEP
             );
             assert!(read(c, elicit_call_last_error).contains("has no reply yet"));
+            elicit_call_free(c);
+            elicit_server_free(server);
+        }
+    }
+
+    /// A tool declared with the fallback, called by a client that cannot be asked: the
+    /// reply is the tool result for the model (docs/fallback.md); for the resource the
+    /// same plan serves, -32602.
+    #[test]
+    fn a_declared_fallback_replies_with_the_result_for_the_model() {
+        let decl = r#"{"tool":"book","fallback":"arguments","parameters":[{"name":"x","elicit":{"message":"Where?"}}]}"#;
+        let server = server_for(decl);
+        let tool = r#"{"name":"book","arguments":{}}"#;
+        let resource = r#"{"uri":"r://b"}"#;
+        for (method, params, head) in [
+            (
+                "tools/call",
+                tool,
+                r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"book needs answers from the user"#,
+            ),
+            (
+                "resources/read",
+                resource,
+                r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"#,
+            ),
+        ] {
+            let c = call(server, "7", method, params, Some("2025-11-25"), Some("{}")).unwrap();
+            assert_eq!(next(c), (ELICIT_STEP_REPLY, ELICIT_NO_PARAM));
+            let reply = read(c, elicit_call_reply);
+            assert!(reply.starts_with(head), "{reply}");
+            if method == "tools/call" {
+                assert!(reply.ends_with(r#""isError":true,"_meta":{"elicit/askUser":[{"name":"x","question":"Where?","schema":{"description":"Where?","title":"X","type":"string"},"required":true}]}}}"#), "{reply}");
+            }
+            // SAFETY: a live call, freed once.
+            unsafe { elicit_call_free(c) };
+        }
+        // Answered by its argument, the call is done.
+        let c = call(
+            server,
+            "8",
+            "tools/call",
+            r#"{"name":"book","arguments":{"x":"Paris"}}"#,
+            Some("2025-11-25"),
+            Some("{}"),
+        )
+        .unwrap();
+        assert_eq!(next(c), (ELICIT_STEP_DONE, ELICIT_NO_PARAM));
+        // SAFETY: live handles, freed once.
+        unsafe {
             elicit_call_free(c);
             elicit_server_free(server);
         }
