@@ -208,6 +208,8 @@ pub struct Param {
     question: Question,
     default: Option<String>,
     outcome: bool,
+    /// `"fallback": false` in its `elicit`: only the user may answer.
+    user_only: bool,
 }
 
 impl Param {
@@ -219,6 +221,7 @@ impl Param {
             question: Question::Argument,
             default: None,
             outcome: false,
+            user_only: false,
         }
     }
     /// An elicited parameter asked with a literal question (a string unless
@@ -234,6 +237,7 @@ impl Param {
             },
             default: None,
             outcome: false,
+            user_only: false,
         }
     }
     /// An elicited parameter whose question (or value) a host resolver decides from the
@@ -249,6 +253,7 @@ impl Param {
             },
             default: None,
             outcome: false,
+            user_only: false,
         }
     }
     /// An elicited parameter asked by URL-mode elicitation: the user is sent to `url`
@@ -274,6 +279,7 @@ impl Param {
             question: Question::Request(elicit),
             default: None,
             outcome: false,
+            user_only: false,
         }
     }
     /// The kind of question a resolver asks (form unless set; see [`crate::input`]).
@@ -319,6 +325,21 @@ impl Param {
         self.outcome = true;
         self
     }
+    /// Only the user may answer (a confirmation, a secret): never an argument through
+    /// the model, even when the tool declares [`Tool::fallback_arguments`]
+    /// (`"fallback": false`; docs/fallback.md).
+    pub fn no_fallback(mut self) -> Self {
+        self.user_only = true;
+        self
+    }
+
+    /// Close the `elicit` object, opting out of the fallback if asked to.
+    fn close_elicit(&self, s: &mut String) {
+        if self.user_only {
+            s.push_str(",\"fallback\":false");
+        }
+        s.push('}');
+    }
 
     fn to_json(&self) -> String {
         let mut s = alloc::format!("{{\"name\":{}", quote(&self.name));
@@ -343,7 +364,7 @@ impl Param {
                     s.push_str(",\"description\":");
                     s.push_str(&quote(d));
                 }
-                s.push('}');
+                self.close_elicit(&mut s);
             }
             Question::Resolver {
                 needs,
@@ -360,11 +381,13 @@ impl Param {
                     s.push_str(",\"kind\":");
                     s.push_str(&quote(kind.as_str()));
                 }
-                s.push('}');
+                self.close_elicit(&mut s);
             }
             Question::Request(elicit) => {
                 s.push_str(",\"elicit\":");
-                s.push_str(elicit);
+                // The object without its closing brace (it is written here as one).
+                s.push_str(elicit.strip_suffix('}').unwrap_or(elicit));
+                self.close_elicit(&mut s);
             }
         }
         if let Some(d) = &self.default {
@@ -384,6 +407,7 @@ impl Param {
 pub struct Tool {
     name: String,
     returns_input_required: bool,
+    fallback_arguments: bool,
     params: Vec<Param>,
 }
 
@@ -393,6 +417,7 @@ impl Tool {
         Tool {
             name: name.into(),
             returns_input_required: false,
+            fallback_arguments: false,
             params: Vec::new(),
         }
     }
@@ -412,11 +437,21 @@ impl Tool {
         self.returns_input_required = yes;
         self
     }
+    /// Serve a client that cannot be asked through the model (`"fallback": "arguments"`;
+    /// docs/fallback.md): its elicited form and roots parameters become optional
+    /// arguments for such a client.
+    pub fn fallback_arguments(mut self, yes: bool) -> Self {
+        self.fallback_arguments = yes;
+        self
+    }
     /// The declaration JSON, ready for [`crate::Plan::compile`].
     pub fn to_json(&self) -> String {
         let mut s = alloc::format!("{{\"tool\":{}", quote(&self.name));
         if self.returns_input_required {
             s.push_str(",\"returnsInputRequired\":true");
+        }
+        if self.fallback_arguments {
+            s.push_str(",\"fallback\":\"arguments\"");
         }
         s.push_str(",\"parameters\":[");
         for (i, p) in self.params.iter().enumerate() {

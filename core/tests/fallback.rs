@@ -639,3 +639,25 @@ fn declarations_and_plan_bytes_carry_the_option() {
         assert!(e.to_string().contains("fall back"), "{e}");
     }
 }
+
+#[test]
+fn the_typed_builder_declares_the_same() {
+    use elicit_core::decl::{Param, Tool};
+    let built = Tool::new("t")
+        .fallback_arguments(true)
+        .param(Param::ask("a", "A?"))
+        .param(Param::ask("pin", "PIN?").no_fallback())
+        .param(Param::resolver("r", &["a"]).no_fallback())
+        .param(Param::roots("roots"))
+        .param(Param::url("paid", "Pay", "https://pay.example").no_fallback())
+        .to_json();
+    let plan: Plan<'_, 8> = Plan::compile(&built).unwrap();
+    assert!(plan.has_fallback());
+    assert_eq!(
+        (0..5).map(|i| plan.falls_back(i)).collect::<Vec<_>>(),
+        [true, false, false, true, false]
+    );
+    let plain_json = Tool::new("t").param(Param::ask("a", "A?")).to_json();
+    let plain: Plan<'_, 8> = Plan::compile(&plain_json).unwrap();
+    assert!(!plain.has_fallback());
+}
