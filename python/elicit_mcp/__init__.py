@@ -35,6 +35,7 @@ from typing import Any
 from ._engine import (
     Ask,
     Done,
+    Fallback,
     InputRequired,
     JsonText,
     Note,
@@ -127,6 +128,7 @@ __all__ = [
     "DeclarationError",
     "Done",
     "ElicitError",
+    "Fallback",
     "InputKind",
     "InputRequired",
     "InputResponsesError",

@@ -46,6 +46,7 @@ from .errors import (
 __all__ = [
     "Ask",
     "Done",
+    "Fallback",
     "InputRequired",
     "JsonText",
     "Note",
@@ -372,8 +373,8 @@ class Step:
 
     @property
     def terminal(self) -> bool:
-        """True for :class:`Done` and :class:`InputRequired`."""
-        return self.kind in (StepKind.DONE, StepKind.INPUT_REQUIRED)
+        """True for :class:`Done`, :class:`InputRequired` and :class:`Fallback`."""
+        return self.kind in (StepKind.DONE, StepKind.INPUT_REQUIRED, StepKind.FALLBACK)
 
     def __repr__(self) -> str:
         if self.name is None:
@@ -556,11 +557,29 @@ class InputRequired(Step):
         return self.round.request_state_bytes()
 
 
+class Fallback(Step):
+    """A tool declared with ``"fallback": "arguments"`` called by a client that cannot be
+    asked (docs/fallback.md): answer the call with :meth:`result`, the tool result
+    (``isError: true``) telling the model which parameters to ask the user for and to
+    call again with the answers as arguments. No state travels."""
+
+    kind = StepKind.FALLBACK
+
+    def result(self) -> dict[str, Any]:
+        """The tool result for the model (``content``, ``isError``, ``_meta``), parsed."""
+        return self.round.fallback_result()
+
+    def result_bytes(self) -> bytes:
+        """The tool result for the model as the engine's JSON bytes."""
+        return self.round.fallback_result_bytes()
+
+
 _STEP_TYPES: dict[int, Type[Step]] = {
     int(StepKind.RESOLVE): Resolve,
     int(StepKind.ASK): Ask,
     int(StepKind.DONE): Done,
     int(StepKind.INPUT_REQUIRED): InputRequired,
+    int(StepKind.FALLBACK): Fallback,
 }
 
 # ----------------------------------------------------------------------------- Round
@@ -803,6 +822,15 @@ class Round:
     def request_state(self) -> str:
         """After INPUT_REQUIRED: the plaintext ``requestState`` to seal."""
         return self.request_state_bytes().decode("ascii")
+
+    def fallback_result_bytes(self) -> bytes:
+        """After FALLBACK: the tool result for the model (docs/fallback.md), JSON bytes."""
+        return self._output(self._lib.elicit_round_fallback_result)
+
+    def fallback_result(self) -> dict[str, Any]:
+        """After FALLBACK: the tool result for the model, parsed."""
+        value: dict[str, Any] = json.loads(self.fallback_result_bytes())
+        return value
 
     def required_capabilities(self) -> dict[str, Any]:
         """After :class:`~elicit_mcp.MissingCapabilityError`: the ``requiredCapabilities``

@@ -68,7 +68,8 @@ class StepKind(enum.IntEnum):
     DONE = 3
     INPUT_REQUIRED = 4
     REPLY = 5
-    #: A declared fallback (docs/fallback.md); the Python adapter does not serve it yet.
+    #: A declared fallback (docs/fallback.md): the round's reply is the tool result for the
+    #: model (:class:`~elicit_mcp.Fallback`); the ``MCPServer`` adapter does not serve it yet.
     FALLBACK = 6
 
 
