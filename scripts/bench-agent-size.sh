@@ -36,15 +36,17 @@ NM=$(pick llvm-nm nm)
 SIZE=$(pick llvm-size size)
 [ -n "$NM" ] && [ -n "$SIZE" ] || { apt_install llvm; NM=$(pick llvm-nm); SIZE=$(pick llvm-size); }
 
-OUT=$ROOT/target/agent-size
+OUT=$BUILD/agent-size
 mkdir -p "$OUT"
-# The sealed builds in target/agent (the launcher's default images), the plaintext one apart.
+# Every build in $BUILD_AGENT (the features hash apart, the dependencies compile once), each
+# image copied out at once; the plaintext one first, so the sealed images (the launcher's
+# defaults, scripts/dev-agent-qemu.sh) are the ones left in place.
+(cd examples/firmware-agent && CARGO_TARGET_DIR=$BUILD_AGENT cargo build --release --no-default-features)
+cp "$BUILD_AGENT/thumbv7em-none-eabihf/release/elicit-agent" "$OUT/mps2-an386-plain.elf"
 for b in "${BOARDS[@]}"; do
-  (cd examples/firmware-agent && CARGO_TARGET_DIR=$ROOT/target/agent cargo build --release --target "${TRIPLE[$b]}")
-  cp "target/agent/${TRIPLE[$b]}/release/elicit-agent" "$OUT/$b-seal.elf"
+  (cd examples/firmware-agent && CARGO_TARGET_DIR=$BUILD_AGENT cargo build --release --target "${TRIPLE[$b]}")
+  cp "$BUILD_AGENT/${TRIPLE[$b]}/release/elicit-agent" "$OUT/$b-seal.elf"
 done
-(cd examples/firmware-agent && CARGO_TARGET_DIR=$ROOT/target/agent-plain cargo build --release --no-default-features)
-cp target/agent-plain/thumbv7em-none-eabihf/release/elicit-agent "$OUT/mps2-an386-plain.elf"
 
 flash() { "$SIZE" -A "$1" | awk '$1 ~ /^\.(vector_table|text|rodata|data)$/ { s += $2 } END { print s }'; }
 static_ram() { "$SIZE" -A "$1" | awk '$1 ~ /^\.(data|bss|uninit)$/ { s += $2 } END { print s + 0 }'; }

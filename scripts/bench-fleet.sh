@@ -13,14 +13,13 @@
 # every process is killed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/server}"
 replicas_list="${REPLICAS:-1 2 4}"
 concurrency_list="${CONCURRENCY:-1 50 200}"
 calls="${CALLS:-2000}"
 
 need_cmd haproxy haproxy
-cargo build --quiet --release -p elicit-rmcp-server --bins
-bin="$CARGO_TARGET_DIR/release"
+build_rmcp_server --bins
+bin="$BUILD/release"
 tick=$(getconf CLK_TCK)
 
 work=$(mktemp -d)

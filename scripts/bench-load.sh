@@ -24,10 +24,8 @@
 # CALLS.
 set -euo pipefail
 
-export RUSTUP_AUTO_INSTALL=0
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+root=$ROOT
 calls="${CALLS:-200}"
 concurrency="${CONCURRENCY:-200}"
 servers="${SERVERS:-1}"
@@ -39,8 +37,8 @@ case "$server" in
         [[ "$servers" == 1 ]] || { echo "load-mcp: the baseline's key is per process: SERVERS=1 only" >&2; exit 2; } ;;
     *) echo "load-mcp: SERVER must be elicit-rmcp-server, baseline, mixed or reference" >&2; exit 2 ;;
 esac
-cargo build --quiet --release -p elicit-rmcp-server -p elicit-rmcp-baseline --bins
-bin="$CARGO_TARGET_DIR/release"
+build_rmcp_server -p elicit-rmcp-baseline --bins
+bin="$BUILD/release"
 if [[ "$server" == reference || "$server" == mixed ]]; then
     reference=("$("$root/scripts/dev-oracle-env.sh")" "$root/tests/interop/mcp/reference_server.py")
 fi

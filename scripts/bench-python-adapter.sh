@@ -10,10 +10,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --quiet --release -p elicit-ffi >&2
-CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/server}" cargo build --quiet --release -p elicit-rmcp-server >&2
-export ELICIT_RMCP_SERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target/server}/release/elicit-rmcp-server"
+CARGO_TARGET_DIR="$BUILD" cargo build --quiet --release -p elicit-ffi >&2
+build_rmcp_server
+export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 # The venv with mcp==2.3.0 (dev-python-server.sh creates it).
 scripts/dev-python-server.sh --help >/dev/null
-export ELICIT_LIB="$ROOT/target/release/libelicit_ffi.so" PYTHONPATH="$ROOT/python"
+export ELICIT_LIB="$BUILD/release/libelicit_ffi.so" PYTHONPATH="$ROOT/python"
 exec "$ROOT/.venv-python/bin/python" "$ROOT/python/bench/bench_elicitation.py" "$@"

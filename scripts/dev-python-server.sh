@@ -29,11 +29,10 @@ if [ ! -x "$VPY" ] || ! mcp_in_range "$VPY"; then
 fi
 echo '*' >"$VENV/.gitignore"
 
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-export ELICIT_LIB="$TARGET_DIR/release/libelicit_ffi.so"
+export ELICIT_LIB="$BUILD/release/libelicit_ffi.so"
 # A no-op build is cheap; skip it only when asked (harnesses starting many processes).
 if [ -z "${ELICIT_PY_SERVER_NO_BUILD:-}" ] || [ ! -f "$ELICIT_LIB" ]; then
-    cargo build --quiet --release -p elicit-ffi >&2
+    CARGO_TARGET_DIR="$BUILD" cargo build --quiet --release -p elicit-ffi >&2
 fi
 # tests/fixture: booking_texts.py, the booking fixture the server serves.
 export PYTHONPATH="$ROOT/python:$ROOT/servers/python:$ROOT/tests/fixture"

@@ -25,6 +25,41 @@ export RUSTUP_AUTO_INSTALL=0
 export CARGO_TERM_COLOR=never
 TOOLCHAIN=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
 
+# The build folders (cargo target directories). Every script builds into the one named
+# here, so a step that runs what an earlier step built finds it under the same name, and
+# scripts/test.sh frees them by these names (ELICIT_TIDY=1). One folder per profile and
+# flags: builds with other features in one folder sit side by side (cargo hashes them
+# apart) and the dependencies they agree on compile once. Under CARGO_TARGET_DIR if set.
+#   BUILD             the workspace: debug (clippy, the workspace tests, the demo, tools,
+#                     seal_cli, the packaged crates and the quick start of test-install.sh)
+#                     and release (elicit-ffi for C and Python, elicit-rmcp-server for every
+#                     interop step, the differential test's oracle runner)
+#   BUILD_FIRMWARE    examples/firmware (its own workspace and profile: test-firmware.sh)
+#   BUILD_AGENT       examples/firmware-agent, sealed and plaintext, every board
+#                     (bench-agent-size.sh, test-mcp.sh, dev-agent-qemu.sh)
+#   BUILD_C_FIRMWARE  ffi-noalloc/staticlib (test-c-firmware.sh; the `detail` builds in
+#                     detail/ inside it, as both must be linked in one run)
+#   BUILD_RELEASE_C   the C SDK (release.sh: fat LTO, linked by zig)
+#   BUILD_WHEELS      the wheels (release.sh: cargo-zigbuild for x86_64 and aarch64)
+#   RELEASE_TOOLS     the venv of release.sh's tools (zig, cargo-zigbuild, auditwheel)
+#   BUILD_FUZZ        fuzz/ (cargo-fuzz, nightly, sanitizer flags: test-fuzz.sh)
+BUILD=${CARGO_TARGET_DIR:-$ROOT/target}
+BUILD_FIRMWARE=$BUILD/firmware
+BUILD_AGENT=$BUILD/agent
+BUILD_C_FIRMWARE=$BUILD/c-firmware
+BUILD_RELEASE_C=$BUILD/release-c
+BUILD_WHEELS=$BUILD/release-wheels
+RELEASE_TOOLS=$BUILD/release-tools
+BUILD_FUZZ=$ROOT/fuzz/target
+
+# elicit-rmcp-server (servers/rmcp), release, as every interop step and benchmark runs it:
+# build_rmcp_server builds it into $BUILD (extra arguments go to cargo build), and
+# RMCP_SERVER_BIN is the binary.
+RMCP_SERVER_BIN=$BUILD/release/elicit-rmcp-server
+build_rmcp_server() {
+  CARGO_TARGET_DIR="$BUILD" cargo build --quiet --release -p elicit-rmcp-server "$@" >&2
+}
+
 need_target() {
   local installed t
   installed=$(rustup target list --installed --toolchain "$TOOLCHAIN" 2>/dev/null)

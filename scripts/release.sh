@@ -60,7 +60,7 @@ MAJOR=${VERSION%%.*}
 HOST=$(rustc -vV | sed -n 's/^host: //p')
 PY=${PYTHON:-python3}
 CARGO_C_VERSION=0.10.24
-TOOLS=$ROOT/target/release-tools
+TOOLS=$RELEASE_TOOLS
 say() { printf '\n==> release.sh: %s\n' "$*"; }
 fail() { echo "release.sh: $*" >&2; exit 1; }
 
@@ -85,7 +85,7 @@ crates() {
   say "cargo package ${names[*]}"
   rm -rf "$DIST/crates" && mkdir -p "$DIST/crates"
   cargo package --no-verify "${ALLOW_DIRTY[@]}" "${args[@]}"
-  for n in "${names[@]}"; do cp "target/package/$n-$VERSION.crate" "$DIST/crates/"; done
+  for n in "${names[@]}"; do cp "$BUILD/package/$n-$VERSION.crate" "$DIST/crates/"; done
   ls -l "$DIST/crates"
 }
 
@@ -99,19 +99,19 @@ c_sdk() {
   need_cargo_tool cargo-cinstall cargo-c "$CARGO_C_VERSION"
   need_cmd cmake cmake
   local name="elicit-$VERSION-$HOST" stage
-  stage="$ROOT/target/release-c/stage/$name"
+  stage="$BUILD_RELEASE_C/stage/$name"
   say "C SDK $name (cargo cinstall, fat LTO)"
   rm -rf "$stage" && mkdir -p "$stage"
   # Linked by zig against glibc 2.17, as the wheels are (cargo-zigbuild's `zig cc`
   # wrapper as the linker), so the shared library runs wherever the wheels do.
   tools_venv
-  local zig linker="$ROOT/target/release-c/zig-cc-$HOST.sh"
+  local zig linker="$BUILD_RELEASE_C/zig-cc-$HOST.sh"
   zig=$(zig_path)
   mkdir -p "$(dirname "$linker")"
   printf '#!/bin/sh\nCARGO_ZIGBUILD_ZIG_PATH=%s exec %s zig cc -- -fno-sanitize=all -target %s.2.17 "$@"\n' \
     "$zig" "$TOOLS/bin/cargo-zigbuild" "${HOST%%-*}-linux-gnu" >"$linker"
   chmod +x "$linker"
-  CARGO_PROFILE_RELEASE_LTO=fat CARGO_TARGET_DIR="$ROOT/target/release-c" \
+  CARGO_PROFILE_RELEASE_LTO=fat CARGO_TARGET_DIR="$BUILD_RELEASE_C" \
     CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER="$linker" \
     cargo cinstall -p elicit-ffi --release --prefix "$stage" --libdir "$stage/lib" >&2
   # Relocatable: the archive unpacks anywhere.
@@ -175,11 +175,11 @@ wheels() {
   ZIG=$(zig_path)
   for arch in x86_64 aarch64; do
     say "wheel for $arch (cargo zigbuild --target $arch-unknown-linux-gnu.2.17, from the sdist)"
-    raw="$ROOT/target/release-wheels/$arch"
+    raw="$BUILD_WHEELS/$arch"
     rm -rf "$raw" && mkdir -p "$raw"
     # One target folder for every build (the sdist's own rust/target would start cold).
     CARGO_ZIGBUILD_ZIG_PATH="$ZIG" CARGO=cargo-zigbuild CARGO_BUILD_TARGET="$arch-unknown-linux-gnu.2.17" \
-      CARGO_TARGET_DIR="$ROOT/target/release-wheels/cargo" \
+      CARGO_TARGET_DIR="$BUILD_WHEELS/cargo" \
       "$TOOLS/bin/python" -m pip wheel -q --no-deps -w "$raw" "$DIST/elicit_mcp-$VERSION.tar.gz" >&2
     # --plat is left to auditwheel (auto: the most compatible tag the library's symbol
     # versions allow; its --plat choices list the host's architecture only). glibc 2.17

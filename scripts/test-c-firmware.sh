@@ -45,7 +45,7 @@ need_cmd valgrind valgrind
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || apt_install gcc
 
-OUT=${CARGO_TARGET_DIR:-$ROOT/target}/c-firmware
+OUT=$BUILD_C_FIRMWARE
 FW=$OUT/fw
 HOST=$OUT/host
 mkdir -p "$FW" "$HOST"

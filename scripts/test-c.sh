@@ -28,9 +28,8 @@ done
 
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-OUT="$TARGET/c-abi"
-LIBDIR="$TARGET/release"
+OUT="$BUILD/c-abi"
+LIBDIR="$BUILD/release"
 CFLAGS=(-std=c99 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include")
 # examples/c: booking_decl.h, the booking fixture's declaration (C finds it beside booking.c).
 CXXFLAGS=(-std=c++17 -Wall -Wextra -Werror -pedantic -g -I"$ROOT/include" -I"$ROOT/examples/c")

@@ -47,7 +47,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 JSCPD_VERSION=5.3.2
 GATE=${DUPLICATES_GATE:-"c-abi tests python examples"}
-TOOLS=${CARGO_TARGET_DIR:-$ROOT/target}/tools/jscpd
+TOOLS=$BUILD/tools/jscpd
 JSCPD=$TOOLS/node_modules/.bin/jscpd
 
 need_cmd npm npm

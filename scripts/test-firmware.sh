@@ -47,7 +47,7 @@ OBJCOPY=$(pick llvm-objcopy objcopy)
 [ -n "$NM" ] && [ -n "$SIZE" ] && [ -n "$OBJCOPY" ] ||
   { echo "test-firmware: nm, size and objcopy are needed (binutils)" >&2; exit 1; }
 
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target/firmware}
+export CARGO_TARGET_DIR=$BUILD_FIRMWARE
 OUT=$CARGO_TARGET_DIR/firmware-variants
 mkdir -p "$OUT"
 FW=$ROOT/examples/firmware
@@ -133,7 +133,8 @@ done
 echo "ok: quiet variants: $(cat "$OUT/quiet-seal.txt" "$OUT/quiet-plain.txt" "$OUT/quiet-json.txt" | tr '\n' ' ')"
 
 # The device's plaintext requestState lines equal the host demo's, byte for byte.
-host=$( (cargo run -q -p booking-demo -- --script 2>"$OUT/booking-demo.err" || true) | sed -n 's/^  requestState: //p')
+# The demo's debug build is the workspace's ($BUILD: the demo step of scripts/test.sh built it).
+host=$( (CARGO_TARGET_DIR="$BUILD" cargo run -q -p booking-demo -- --script 2>"$OUT/booking-demo.err" || true) | sed -n 's/^  requestState: //p')
 dev=$(awk '/^== book_flight, batched/{on=1} /^== book_flight, one question/{on=0} on' "$OUT/plain.txt" |
   sed -n 's/^  requestState: //p')
 if [ -n "$host" ] && [ "$host" = "$dev" ]; then

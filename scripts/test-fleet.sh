@@ -17,7 +17,6 @@
 # Extra arguments go to pytest. Every process listens on 127.0.0.1 and is killed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/server}"
 
 full=
 if [[ "${1:-}" == --full ]]; then full=1; shift; fi
@@ -42,14 +41,14 @@ if [[ -n "$full" ]]; then
   echo "test-fleet: building elicit-rmcp-server at the previous commit $previous (release)" >&2
   git worktree add --detach --quiet "$work/previous" "$previous"
   # The same target folder: only the crates that changed are rebuilt.
-  (cd "$work/previous" && cargo build --quiet --release -p elicit-rmcp-server >&2)
-  cp "$CARGO_TARGET_DIR/release/elicit-rmcp-server" "$work/elicit-rmcp-server-previous"
+  (cd "$work/previous" && CARGO_TARGET_DIR="$BUILD" cargo build --quiet --release -p elicit-rmcp-server >&2)
+  cp "$RMCP_SERVER_BIN" "$work/elicit-rmcp-server-previous"
   export ELICIT_FLEET_PREVIOUS_BIN="$work/elicit-rmcp-server-previous"
   export ELICIT_FLEET_CALLS="${ELICIT_FLEET_CALLS:-3000}"
 fi
 echo "test-fleet: building elicit-rmcp-server (release)" >&2
-cargo build --quiet --release -p elicit-rmcp-server >&2
-export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
+build_rmcp_server
+export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 export ELICIT_FLEET_CALLS="${ELICIT_FLEET_CALLS:-300}"
 
 echo "test-fleet: $(haproxy -v | head -1)" >&2

@@ -8,7 +8,9 @@
 #
 # crates  the .crate files unpacked into a temporary workspace whose [patch.crates-io]
 #         points at the unpacked siblings (nothing from the checkout): `cargo test` of
-#         every crate; each crate's docs as docs.rs builds them (`cargo doc --no-deps`,
+#         every crate but elicit-rmcp (its tests compile once per run, in the workspace
+#         test; its package must hold every file of integrations/rmcp that git tracks,
+#         and its library builds from it in the quick start); each crate's docs as docs.rs builds them (`cargo doc --no-deps`,
 #         RUSTDOCFLAGS=-D warnings, for each feature set the crate documents); package
 #         contents checked (licences and README in each, the headers in elicit-ffi, no
 #         fuzz corpora, build output or binaries).
@@ -90,6 +92,16 @@ test_crates() {
   for h in elicit.h elicit_noalloc.h elicit.hpp; do
     grep -qx "elicit-ffi-$VERSION/include/$h" "$TMP/elicit-ffi.list" || fail "elicit-ffi: no include/$h"
   done
+  # elicit-rmcp's tests compile once per run, in the workspace test (scripts/test.sh: its
+  # suite is the largest build of a run, with rmcp, axum and trybuild). Here its package
+  # must hold every file of integrations/rmcp that git tracks (the tests, their expected
+  # output, what they read), and its library builds from the package below (the quick
+  # start, the docs); `cargo test` runs every other crate's tests from its package.
+  local missing
+  missing=$(git ls-files integrations/rmcp | sed "s|^integrations/rmcp/|elicit-rmcp-$VERSION/|" |
+    grep -vxF -f "$TMP/elicit-rmcp.list" || true)
+  [ -z "$missing" ] || fail "elicit-rmcp: files git tracks are not in the package: $missing"
+  echo "ok  elicit-rmcp: every file git tracks under integrations/rmcp is in the package"
   # A workspace of the unpacked crates only; the checkout's lock file keeps the dependency
   # versions CI tested (cargo drops what these crates do not use), and the checkout's dev
   # profile keeps the dependencies' builds the same as the workspace's.
@@ -104,10 +116,10 @@ test_crates() {
     sed -n '/^\[profile.dev\]/,/^$/p' Cargo.toml
   } >"$ws/Cargo.toml"
   cp Cargo.lock "$ws/"
-  step "crates: cargo test in $ws (the packaged sources alone)"
-  # The checkout's target folder: the workspace's debug builds of the dependencies are
-  # reused; the unpacked crates build apart (other paths, other hashes).
-  if ! (cd "$ws" && CARGO_TARGET_DIR="$ROOT/target" cargo test --workspace >"$TMP/crates-test.log" 2>&1); then
+  step "crates: cargo test in $ws (the packaged sources alone; elicit-rmcp's tests: above)"
+  # The workspace's build folder: its debug builds of the dependencies are reused; the
+  # unpacked crates build apart (other paths, other hashes).
+  if ! (cd "$ws" && CARGO_TARGET_DIR="$BUILD" cargo test --workspace --exclude elicit-rmcp >"$TMP/crates-test.log" 2>&1); then
     grep -E '^(error|test .* FAILED|---- )|panicked' "$TMP/crates-test.log" | head -n 40
     fail "cargo test of the packaged crates failed"
   fi
@@ -127,7 +139,7 @@ test_crates() {
         none) args=(--no-default-features) ;;
         *) args=(--features "$set") ;;
       esac
-      (cd "$ws" && RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR="$ROOT/target" \
+      (cd "$ws" && RUSTDOCFLAGS="-D warnings" CARGO_TARGET_DIR="$BUILD" \
         cargo doc -q --no-deps -p "$name" "${args[@]}") || fail "cargo doc -p $name ${args[*]}"
       echo "ok  docs: $name ($set)"
     done
@@ -158,8 +170,8 @@ quickstart() {
   } >"$qs/Cargo.toml"
   awk '/^```rust,no_run$/ {f=1; next} /^```$/ {f=0} f' "$ws/elicit-rmcp-$VERSION/README.md" >"$qs/src/main.rs"
   cp Cargo.lock "$qs/"
-  (cd "$qs" && CARGO_TARGET_DIR="$ROOT/target" cargo build -q) || fail "the quick start does not build"
-  "$PY" - "$ROOT/target/debug/quickstart" <<'PYEOF' || fail "the quick start did not ask its question over stdio"
+  (cd "$qs" && CARGO_TARGET_DIR="$BUILD" cargo build -q) || fail "the quick start does not build"
+  "$PY" - "$BUILD/debug/quickstart" <<'PYEOF' || fail "the quick start did not ask its question over stdio"
 import json, subprocess, sys
 p = subprocess.Popen([sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 def send(m): p.stdin.write(json.dumps(m) + "\n"); p.stdin.flush()
@@ -321,7 +333,7 @@ run_tests() { # VENV WORKDIR (pytest from the sdist's tests, against the install
 }
 
 # ---------------------------------------------------------------------------- wheels
-SYSROOT=${ELICIT_ARM64_SYSROOT:-$ROOT/target/arm64-sysroot}
+SYSROOT=${ELICIT_ARM64_SYSROOT:-$BUILD/arm64-sysroot}
 # Debian 12's arm64 CPython 3.11 and what it and ctypes load.
 ARM64_PACKAGES=(libc6 libgcc-s1 zlib1g libexpat1 libffi8 libbz2-1.0 liblzma5 libuuid1 libssl3
   libsqlite3-0 libncursesw6 libtinfo6 libreadline8 libdb5.3 libcrypt1 libnsl2 libtirpc3
@@ -349,7 +361,7 @@ test_wheels() {
   step "wheels: auditwheel show"
   for arch in x86_64 aarch64; do
     whl=$(ls "$DIST"/elicit_mcp-"$VERSION"-py3-none-*manylinux*_"$arch".whl)
-    "$ROOT/target/release-tools/bin/auditwheel" show "$whl" >"$TMP/audit-$arch.txt"
+    "$RELEASE_TOOLS/bin/auditwheel" show "$whl" >"$TMP/audit-$arch.txt"
     grep -q "manylinux_2_17_$arch" "$TMP/audit-$arch.txt" || { cat "$TMP/audit-$arch.txt"; fail "$(basename "$whl"): auditwheel does not report manylinux_2_17_$arch"; }
     "$PY" - "$whl" <<'EOF' || fail "$(basename "$whl"): contents"
 import sys, zipfile
@@ -381,7 +393,7 @@ EOF
   mkdir -p "$site" "$work"
   # The host's pip installs the wheel with its test extra for the arm64 interpreter:
   # arm64 wheels of every dependency (pydantic-core and the like), into a folder.
-  "$ROOT/target/release-tools/bin/python" -m pip install -q --no-compile --target "$site" \
+  "$RELEASE_TOOLS/bin/python" -m pip install -q --no-compile --target "$site" \
     --platform manylinux_2_17_aarch64 --only-binary=:all: --python-version 3.11 --implementation cp "$whl[test]"
   readelf -h "$site/elicit_mcp/libelicit_ffi.so" | grep -q 'AArch64' || fail "the aarch64 wheel's library is not AArch64"
   # booking.py reads the booking fixture's declaration beside itself outside the checkout.
@@ -430,7 +442,7 @@ test_sdist() {
   step "pip install ./python from the checkout (the developer install)"
   venv "$TMP/dev-venv"
   before=$(git status --porcelain --ignored python/ | grep -v '__pycache__' || true)
-  CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}" "$TMP/dev-venv/bin/python" -m pip install -q ./python
+  CARGO_TARGET_DIR="$BUILD" "$TMP/dev-venv/bin/python" -m pip install -q ./python
   run_booking "$TMP/dev-venv/bin/python" "$TMP/run-dev"
   after=$(git status --porcelain --ignored python/ | grep -v '__pycache__' || true)
   [ "$before" = "$after" ] ||

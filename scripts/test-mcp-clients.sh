@@ -14,8 +14,8 @@
 # elicitation/create), over stdio (a server process per client) and streamable HTTP (one
 # server this script starts on 127.0.0.1, port 0), against, in turn:
 #
-#   rust    elicit-rmcp-server (servers/rmcp; release build in $CARGO_TARGET_DIR,
-#           default target/server, shared with scripts/test-mcp.sh)
+#   rust    elicit-rmcp-server (servers/rmcp; release build in $BUILD: lib.sh's
+#           build_rmcp_server, shared with scripts/test-mcp.sh)
 #   python  the Python example server, scripts/dev-python-server.sh (servers/python)
 #
 #   scripts/test-mcp-clients.sh                              both servers
@@ -51,9 +51,8 @@ server_cmd() {
     case "$1" in
         rust)
             echo "test-mcp-clients: building elicit-rmcp-server (release)" >&2
-            CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/server}" \
-                cargo build --quiet --release -p elicit-rmcp-server >&2
-            cmd=("${CARGO_TARGET_DIR:-$ROOT/target/server}/release/elicit-rmcp-server") ;;
+            build_rmcp_server
+            cmd=("$RMCP_SERVER_BIN") ;;
         python)
             # Its venv and elicit-ffi once; then every process starts without a build.
             "$ROOT/scripts/dev-python-server.sh" --help >/dev/null

@@ -19,15 +19,14 @@
 #    scope, each with its reason (a new failure or a stale entry fails the run).
 #
 # Installs the suite with `npm ci` (needs npm; Node 20's is enough). Builds
-# elicit-rmcp-server (release) into $CARGO_TARGET_DIR (default target/server, the
-# directory scripts/test-mcp.sh builds into, so the build is shared). The suite's
+# elicit-rmcp-server (release) with lib.sh's build_rmcp_server, into $BUILD (shared with
+# scripts/test-mcp.sh and the other interop steps). The suite's
 # checks.json files go to target/conformance/; a table (scenario, passed, failed,
 # warnings) is printed per run. Exits non-zero on any unexpected result.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$ROOT
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
 suite="$root/tests/mcp-conformance"
 server_cmd=("$@")
 if [[ ${#server_cmd[@]} -eq 0 ]]; then
@@ -46,8 +45,8 @@ echo "conformance: suite $(conformance --version) on node $("$node" --version)" 
 
 if [[ ${#server_cmd[@]} -eq 0 ]]; then
     echo "conformance: building elicit-rmcp-server (release)" >&2
-    cargo build --quiet --release -p elicit-rmcp-server >&2
-    server_cmd=("$CARGO_TARGET_DIR/release/elicit-rmcp-server")
+    build_rmcp_server
+    server_cmd=("$RMCP_SERVER_BIN")
 fi
 
 rm -rf "$out"

@@ -12,7 +12,9 @@
 #
 # Python: the venv $ELICIT_MCP_VENV if set, else .venv-mcp/ at the repository root;
 # created (or repaired) on first use with fastmcp==4.1.6 and pytest.
-# Builds elicit-rmcp-server (release) into $CARGO_TARGET_DIR (default target/server).
+# Builds elicit-rmcp-server (release) into $BUILD and the agent images into $BUILD_AGENT
+# (lib.sh); runs no Rust tests (the workspace test of scripts/test.sh runs elicit-rmcp's
+# and elicit-rmcp-server's, once per run).
 # Extra arguments go to pytest (e.g. -k legacy). Every server listens on 127.0.0.1 only.
 #
 # Prints pytest's summary last; the exit status is non-zero on any failure.
@@ -20,19 +22,16 @@ set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$ROOT
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/server}"
 
 py=$(mcp_test_venv)
 
 echo "test-mcp: building elicit-rmcp-server (release)" >&2
-cargo build --quiet --release -p elicit-rmcp-server >&2
-echo "test-mcp: unit tests of elicit-rmcp and elicit-rmcp-server" >&2
-cargo test --quiet --release -p elicit-rmcp -p elicit-rmcp-server >&2
+build_rmcp_server
 
-# The firmware agent: each board's target, QEMU, and the sealed images (target/agent/<target>).
+# The firmware agent: each board's target, QEMU, and the sealed images ($BUILD_AGENT/<target>).
 declare -A agent_targets=([mps2-an386]=thumbv7em-none-eabihf [microbit]=thumbv6m-none-eabi [sifive_e]=riscv32imc-unknown-none-elf)
 export ELICIT_AGENT_BOARDS="${ELICIT_AGENT_BOARDS:-mps2-an386,microbit,sifive_e}"
-export ELICIT_AGENT_DIR="$root/target/agent"
+export ELICIT_AGENT_DIR="$BUILD_AGENT"
 IFS=',' read -r -a agent_boards <<<"$ELICIT_AGENT_BOARDS"
 for b in "${agent_boards[@]}"; do
   t=${agent_targets[$b]:-}
@@ -49,7 +48,7 @@ fi
 
 # The suite against elicit-rmcp-server, the agent's checks, and rounds shared with the
 # agent and with the Python reference server.
-export ELICIT_RMCP_SERVER_BIN="$CARGO_TARGET_DIR/release/elicit-rmcp-server"
+export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 echo "test-mcp: the reference oracle's venv (scripts/dev-oracle-env.sh)" >&2
 ELICIT_REFERENCE_PYTHON="$("$root/scripts/dev-oracle-env.sh")"
 export ELICIT_REFERENCE_PYTHON

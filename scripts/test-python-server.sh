@@ -14,8 +14,8 @@
 #     Python reference server (FastMCP 4.1.6 + the seed), one key ring
 #     (tests/interop/mcp/test_mixed_fleet.py).
 #
-# Builds elicit-ffi and elicit-rmcp-server (release, the latter into target/server, shared
-# with scripts/test-mcp.sh). Extra arguments go to the pytest runs. The last line is
+# Builds elicit-ffi and elicit-rmcp-server (release, into $BUILD: lib.sh; shared with
+# scripts/test-mcp.sh and the other interop steps). Extra arguments go to the pytest runs. The last line is
 # pytest's summary of steps 2-3; the exit status is non-zero on any failure.
 set -euo pipefail
 
@@ -23,9 +23,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 
 echo "test-python-server: building elicit-ffi and elicit-rmcp-server (release)" >&2
-cargo build --quiet --release -p elicit-ffi >&2
-CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/server}" cargo build --quiet --release -p elicit-rmcp-server >&2
-export ELICIT_RMCP_SERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target/server}/release/elicit-rmcp-server"
+CARGO_TARGET_DIR="$BUILD" cargo build --quiet --release -p elicit-ffi >&2
+build_rmcp_server
+export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 # The server's venv and library once, then every process starts without a build.
 scripts/dev-python-server.sh --help >/dev/null
 export ELICIT_PY_SERVER_NO_BUILD=1

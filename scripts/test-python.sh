@@ -41,12 +41,11 @@ step() { printf '\n==> %s\n' "$*"; }
 # ------------------------------------------------------------------------ 1. build
 step "building elicit-ffi (release)"
 cargo build -p elicit-ffi --release
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 case "$(uname -s)" in
     Darwin) LIBNAME=libelicit_ffi.dylib ;;
     *) LIBNAME=libelicit_ffi.so ;;
 esac
-export ELICIT_LIB="$TARGET_DIR/release/$LIBNAME"
+export ELICIT_LIB="$BUILD/release/$LIBNAME"
 [ -f "$ELICIT_LIB" ] || { echo "missing $ELICIT_LIB" >&2; exit 1; }
 echo "ELICIT_LIB=$ELICIT_LIB"
 

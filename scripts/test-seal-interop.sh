@@ -13,9 +13,8 @@
 # The last line printed is `N passed, M failed`; the exit status is non-zero on failure.
 set -euo pipefail
 
-export RUSTUP_AUTO_INSTALL=0
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+root=$ROOT
 
 if [[ -n "${ELICIT_PY:-}" ]]; then
     py="$ELICIT_PY"
@@ -33,13 +32,12 @@ fi
 
 echo "seal-interop: building seal_cli (tools/)" >&2
 cargo build --quiet -p elicit-tools --bin seal_cli >&2
-target_dir="$(cargo metadata --format-version 1 --no-deps | "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
-cli="$target_dir/debug/seal_cli"
+cli="$BUILD/debug/seal_cli"
 
 echo "seal-interop: building the C library and the C side (seal_c.c)" >&2
 cargo build --quiet -p elicit-ffi --release >&2
-lib_dir="$target_dir/release"
-seal_c="$target_dir/seal-interop/seal_c"
+lib_dir="$BUILD/release"
+seal_c="$BUILD/seal-interop/seal_c"
 mkdir -p "$(dirname "$seal_c")"
 ${CC:-cc} -std=c99 -Wall -Wextra -Werror -pedantic -I"$root/include" \
     "$root/tests/interop/seal/seal_c.c" -L"$lib_dir" -Wl,-rpath,"$lib_dir" -lelicit_ffi -o "$seal_c"

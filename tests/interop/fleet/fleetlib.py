@@ -34,7 +34,7 @@ from load_client import Caller, Stats, book  # noqa: E402
 
 HAPROXY_CFG = REPO / "deploy" / "haproxy" / "haproxy.cfg"
 RUST_BIN = os.environ.get(
-    "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "server" / "release" / "elicit-rmcp-server")
+    "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "release" / "elicit-rmcp-server")
 )
 REF_PY = os.environ.get("ELICIT_REFERENCE_PYTHON")
 #: elicit-rmcp-server of the previous commit (full mode's rolling upgrade), if built.

@@ -26,7 +26,7 @@ from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 
 REPO = Path(__file__).resolve().parents[3]
 SERVER_BIN = os.environ.get(
-    "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "server" / "release" / "elicit-rmcp-server")
+    "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "release" / "elicit-rmcp-server")
 )
 #: The server under test: $ELICIT_SERVER_CMD, else the Rust server.
 SERVER_CMD = shlex.split(os.environ.get("ELICIT_SERVER_CMD", "")) or [SERVER_BIN]

@@ -36,7 +36,7 @@ REPO = HERE.parents[2]
 REF_PY = os.environ.get("ELICIT_REFERENCE_PYTHON")
 RUST_BINS = {
     "elicit-rmcp-server": os.environ.get(
-        "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "server" / "release" / "elicit-rmcp-server")
+        "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "release" / "elicit-rmcp-server")
     ),
 }
 
