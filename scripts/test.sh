@@ -4,7 +4,9 @@
 #   scripts/test.sh            everything
 #   QUICK=1 scripts/test.sh    skip the slow interop/differential steps
 #
-# Exits non-zero when any step fails; the last line summarises the steps.
+# Ends with a table of each step's wall-clock and CPU seconds and the run's total; exits
+# non-zero when any step fails; the last line summarises the steps. The build folders are
+# lib.sh's (BUILD, BUILD_AGENT, ...): each is built once per run and shared by name.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # One clean build per run: incremental caches only help an edit loop, and they doubled the
@@ -13,17 +15,39 @@ export CARGO_INCREMENTAL=0
 df -h . | sed -n 2p | awk '{print "test.sh: disk before the run: " $4 " free of " $2}'
 
 passed=0; failed=0; failures=()
+# Every step's result, wall-clock seconds and CPU seconds (user + system of the processes it
+# waited for, from bash's `times`: unlike wall time, barely moved by other work on the
+# machine), for the table at the end.
+rows=()
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+# children_cs: the CPU time of the children waited for so far, in centiseconds, into $cs.
+# `times` runs in this shell (a $(...) subshell would see none of them).
+children_cs() {
+  local user sys t m sec
+  times >"$cpu_file"
+  { read -r _ _; read -r user sys; } <"$cpu_file"
+  cs=0
+  for t in "$user" "$sys"; do # e.g. 12m3.456s
+    m=${t%%m*}; sec=${t#*m}; sec=${sec%s}
+    cs=$((cs + (m * 60 + 10#${sec%.*}) * 100 + 10#${sec#*.} / 10))
+  done
+}
 step() {
   local name="$1"; shift
   echo
   echo "=== $name"
-  local t0=$SECONDS
+  local t0=$SECONDS c0 result
+  children_cs; c0=$cs
   if "$@"; then
-    passed=$((passed + 1)); echo "=== ok: $name ($((SECONDS - t0)) s)"
+    passed=$((passed + 1)); result=ok
   else
-    failed=$((failed + 1)); failures+=("$name"); echo "=== FAILED: $name ($((SECONDS - t0)) s)"
+    failed=$((failed + 1)); failures+=("$name"); result=FAILED
   fi
-  echo "=== disk: $(df -h . | awk 'NR==2 {print $4}') free; build folders: $(du -sch target fuzz/target 2>/dev/null | awk 'END {print $1}')"
+  children_cs
+  rows+=("$(printf '%6d %7d  %-6s %s' $((SECONDS - t0)) $(((cs - c0) / 100)) "$result" "$name")")
+  echo "=== $result: $name ($((SECONDS - t0)) s, CPU $(((cs - c0) / 100)) s)"
+  echo "=== disk: $(df -h . | awk 'NR==2 {print $4}') free; build folders: $(du -sch "$BUILD" "$BUILD_FUZZ" 2>/dev/null | awk 'END {print $1}')"
 }
 # ELICIT_TIDY=1 (set by .ci/run) removes a step's build folder once no later step needs
 # it, so the run's disk peak stays low on small CI disks (two runs ran out of space there).
@@ -67,14 +91,14 @@ step "demo runs (scripted, both eras)" bash -c '
 
 step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
-tidy target/firmware target/thumbv7em-none-eabihf
+tidy "$BUILD_FIRMWARE" "$BUILD/thumbv7em-none-eabihf"
 step "C firmware: heap-free C ABI (libelicit_noalloc.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
   bash scripts/test-c-firmware.sh
-tidy target/c-firmware
+tidy "$BUILD_C_FIRMWARE"
 step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static + painted stack) after scripted sessions in both eras; fails over 60 KiB sealed flash on mps2-an386 or 16 KiB RAM" \
   bash scripts/bench-agent-size.sh --strict
-# target/agent stays: the MCP interop step runs that image.
-tidy target/agent-plain target/agent-size
+# $BUILD_AGENT stays: the MCP interop step runs its sealed images.
+tidy "$BUILD/agent-size"
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
 step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree" \
@@ -87,20 +111,21 @@ step "elicit-rmcp at both ends of its rmcp range (lower bound, newest on the reg
 # tree and run.
 step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 under qemu), sdist install and run" \
   bash scripts/test-install.sh
-tidy target/release-c target/release-wheels target/release-tools target/arm64-sysroot target/package
+tidy "$BUILD_RELEASE_C" "$BUILD_WHEELS" "$RELEASE_TOOLS" "$BUILD/arm64-sysroot" "$BUILD/package"
 if [ -z "${QUICK:-}" ]; then
   step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
   # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build
-  # into target/server, fuzz/target and target/release.
-  tidy target/debug
+  # into $BUILD/release (lib.sh), $BUILD_AGENT and $BUILD_FUZZ.
+  tidy "$BUILD/debug"
   step "MCP server and the firmware agent (mps2-an386, microbit, sifive_e) vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
-  # After test-mcp.sh: reuses its release build of elicit-rmcp-server (target/server).
+  # From here on every step runs the release elicit-rmcp-server that test-mcp.sh built
+  # (lib.sh: build_rmcp_server, $RMCP_SERVER_BIN; their builds find it fresh).
   step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
     bash scripts/test-mcp-conformance.sh
-  # After the two above: reuses their Rust server (target/server) and the suite's npm install.
+  # After the two above: reuses the suite's npm install.
   step "Python MCP server on the SDK adapter: conformance suite, FastMCP client (both eras), mixed fleet" \
     bash scripts/test-python-server.sh
-  # After the two above: reuse the Rust server (target/server), .venv-mcp and Node 22.
+  # After the two above: reuses .venv-mcp and Node 22.
   step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order)" \
     bash scripts/test-mcp-clients.sh
   # After the two above: reuses the Rust server (target/server), .venv-mcp and Node 22.
@@ -108,15 +133,23 @@ if [ -z "${QUICK:-}" ]; then
     bash scripts/test-c-server.sh
   step "fleet: replicas behind HAProxy 2.6 (FastMCP both eras, SIGKILL and rolling key rotation under load, mixed fleet, health, metrics, drain)" \
     bash scripts/test-fleet.sh
-  tidy target/server target/agent
-  step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
-  tidy fuzz/target
+  tidy "$BUILD_AGENT"
+  # Its oracle runner (release) reuses elicit-ffi's dependencies in $BUILD/release.
   step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
+  tidy "$BUILD/release"
+  step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
+  tidy "$BUILD_FUZZ"
 fi
 
 echo
 df -h . | sed -n 2p | awk '{print "test.sh: disk after the run: " $4 " free"}'
-du -sh target fuzz/target 2>/dev/null | sed 's/^/test.sh: build output: /'
+du -sh "$BUILD" "$BUILD_FUZZ" 2>/dev/null | sed 's/^/test.sh: build output: /'
+children_cs
+echo
+echo "test.sh: time per step${QUICK:+ (QUICK=1)}: wall-clock and CPU seconds (CPU: user + system)"
+printf '%6s %7s  %-6s %s\n' wall cpu result step
+printf '%s\n' "${rows[@]}"
+printf '%6d %7d  %-6s %s\n' "$SECONDS" $((cs / 100)) total "the whole run, with the toolchain setup ($((SECONDS / 60)) min $((SECONDS % 60)) s)"
 if [ "$failed" -gt 0 ]; then
   echo "failed steps: ${failures[*]}"
 fi
