@@ -26,9 +26,9 @@ need_cmd node nodejs
 
 cargo rustc -q -p elicit-ffi --lib --target wasm32-unknown-unknown --profile wasm \
   --crate-type cdylib --features elicit-core/small-float
-built="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/elicit_ffi.wasm"
+built="$BUILD/wasm32-unknown-unknown/wasm/elicit_ffi.wasm"
 # Not target/wasm: cargo keeps the `wasm` profile's host builds (build scripts, proc macros) there.
-out="${CARGO_TARGET_DIR:-target}/elicit-wasm"
+out="$BUILD/elicit-wasm"
 mkdir -p "$out"
 
 # The reachability graph wasm-metadce keeps: one root reaching every export but the

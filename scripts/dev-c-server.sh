@@ -16,15 +16,14 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=${ELICIT_C_SERVER_BIN:-$TARGET_DIR/c-server/booking_server}
+BIN=${ELICIT_C_SERVER_BIN:-$BUILD/c-server/booking_server}
 if [ -z "${ELICIT_C_SERVER_BIN:-}" ]; then
     if [ ! -f /usr/include/cjson/cJSON.h ]; then
         echo "dev-c-server: installing libcjson-dev" >&2
         apt-get install -y libcjson-dev >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y libcjson-dev >/dev/null; }
     fi
     cargo build --quiet --release -p elicit-ffi >&2
-    LIB="$TARGET_DIR/release/libelicit_ffi.a"
+    LIB="$BUILD/release/libelicit_ffi.a"
     SRC="$ROOT/servers/c/booking_server.c"
     if [ ! -x "$BIN" ] || [ "$SRC" -nt "$BIN" ] || [ "$LIB" -nt "$BIN" ] || [ "$ROOT/include/elicit.h" -nt "$BIN" ]; then
         mkdir -p "$(dirname "$BIN")"

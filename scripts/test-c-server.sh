@@ -17,7 +17,7 @@
 #     leak fails.
 #
 # Builds elicit-ffi (release), the server (target/c-server), and elicit-rmcp-server
-# (release, target/server, shared with scripts/test-mcp.sh) when missing; installs
+# (release, lib.sh's build_rmcp_server into $BUILD, shared with scripts/test-mcp.sh); installs
 # libcjson-dev and valgrind when missing. Extra arguments go to the pytest runs. Exits
 # non-zero on any failure; the last lines are one verdict per part.
 set -euo pipefail
@@ -26,14 +26,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 cd "$ROOT"
 
-out="$ROOT/target/c-server"
+out="$BUILD/c-server"
 mkdir -p "$out"
 py=$(mcp_test_venv)
 echo "test-c-server: building the C server, elicit-ffi and elicit-rmcp-server (release)" >&2
 scripts/dev-c-server.sh --stdio </dev/null
-server_dir="${CARGO_TARGET_DIR:-$ROOT/target/server}"
-CARGO_TARGET_DIR="$server_dir" cargo build --quiet --release -p elicit-rmcp-server >&2
-export ELICIT_RMCP_SERVER_BIN="$server_dir/release/elicit-rmcp-server"
+build_rmcp_server
+export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 export ELICIT_SERVER_CMD="$ROOT/scripts/dev-c-server.sh"
 suites=(tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_rmcp_prompts_resources.py)
 
@@ -59,7 +58,7 @@ subset="stdio and (book_flight_accepts or greet or order_asks or refused_seat or
 SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 CC=${CC:-cc}
 "$CC" -std=c99 -Wall -Wextra -Werror -g "${SAN[@]}" -I"$ROOT/include" servers/c/booking_server.c \
-    "${CARGO_TARGET_DIR:-$ROOT/target}/release/libelicit_ffi.a" -lcjson -lgcc_s -lutil -lrt \
+    "$BUILD/release/libelicit_ffi.a" -lcjson -lgcc_s -lutil -lrt \
     -lpthread -lm -ldl -lc -o "$out/booking_server.asan"
 rm -f "$out"/asan.* "$out"/valgrind.*
 verdict "ASan+UBSan" env ELICIT_C_SERVER_BIN="$out/booking_server.asan" \

@@ -27,7 +27,7 @@ echo "test-js.sh: wasm build, npm ci, tsc, npm pack: $((SECONDS - t0)) s" >&2
 # package loads (debug builds; the workspace tests built them already).
 cargo build -q -p elicit-tools --bin seal_cli
 cargo build -q -p elicit-ffi --lib
-debug="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
+debug="$BUILD/debug"
 ELICIT_SEAL_CLI="$debug/seal_cli" ELICIT_PYTHON_LIB="$debug/libelicit_ffi.so" \
   node --test --test-reporter=spec js/test/
 

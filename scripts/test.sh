@@ -103,7 +103,7 @@ step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
 step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree" \
   bash scripts/test-js.sh
-tidy target/wasm32-unknown-unknown target/wasm target/elicit-wasm
+tidy "$BUILD/wasm32-unknown-unknown" "$BUILD/wasm" "$BUILD/elicit-wasm"
 step "versions: crates, C header, pkg-config, Python metadata, npm package and CHANGELOG agree" bash scripts/test-versions.sh
 step "elicit-rmcp at both ends of its rmcp range (lower bound, newest on the registry)" bash scripts/test-rmcp-versions.sh
 # scripts/release.sh builds every artifact into dist/ (installs cargo-c 0.10.24, zig and
@@ -128,7 +128,7 @@ if [ -z "${QUICK:-}" ]; then
   # After the two above: reuses .venv-mcp and Node 22.
   step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order)" \
     bash scripts/test-mcp-clients.sh
-  # After the two above: reuses the Rust server (target/server), .venv-mcp and Node 22.
+  # After the two above: reuses .venv-mcp and Node 22.
   step "C MCP server on the call level: FastMCP client (stdio, both eras), SDK clients, rounds shared with elicit-rmcp-server, ASan+UBSan, valgrind" \
     bash scripts/test-c-server.sh
   step "fleet: replicas behind HAProxy 2.6 (FastMCP both eras, SIGKILL and rolling key rotation under load, mixed fleet, health, metrics, drain)" \
