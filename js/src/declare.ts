@@ -176,6 +176,8 @@ export interface ServeOptions {
    * (a rejection is passed on as the client's error response).
    */
   ask?: (request: { method: string; params: Record<string, unknown> }) => Promise<unknown>;
+  /** Called with why, when the reply is a JSON-RPC error (`Call.lastError`: a `requestState` refused for an unknown key, ...), for the log. */
+  refused?: (why: string) => void;
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -413,6 +415,7 @@ export class DeclaredTool<S extends ParamShape> {
             break;
           }
           case "reply":
+            if (options.refused && call.replyCode() !== 0) options.refused(call.lastError());
             return call.reply();
         }
       }

@@ -21,6 +21,7 @@
  * @module
  */
 import { type McpServer, ProtocolError } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import { Server, type Method } from "./calls.js";
 import type { DeclaredTool, ParamShape } from "./declare.js";
 import type { KeyRing } from "./seal.js";
@@ -235,12 +236,44 @@ export class Elicitation {
     return mcp;
   }
 
+  /**
+   * The model arguments checked against the declaration's zod shape (the engine reads
+   * arguments by name; their types are the adapter's to check, as on the other servers):
+   * the refusal's text, or undefined.
+   */
+  #argumentsRefused(entry: Entry, args: unknown): string | undefined {
+    const kind = entry.method === "tools/call" ? "tool" : entry.method === "prompts/get" ? "prompt" : "resource";
+    const shape = entry.declared.argumentsShape;
+    const given = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+    for (const [name, type] of Object.entries(shape)) {
+      if (given[name] === undefined && !type.safeParse(undefined).success) {
+        return `Missing required argument '${name}' for ${kind} '${entry.target}'`;
+      }
+    }
+    const parsed = z.object(shape).safeParse(given);
+    if (parsed.success) return undefined;
+    const issue = parsed.error.issues[0];
+    return `Invalid argument '${issue?.path.join(".") ?? "?"}' for ${kind} '${entry.target}': ${issue?.message ?? "invalid"}`;
+  }
+
   /** One request for a declaration, served by the engine; the reply becomes McpServer's result or error. */
   async #serve(engine: Server, low: LowLevel, entry: Entry, request: any, ctx: any): Promise<unknown> {
     const params = { ...(request.params as Record<string, unknown>) };
+    if (entry.method !== "resources/read") {
+      const refused = this.#argumentsRefused(entry, params.arguments);
+      if (refused !== undefined) {
+        // As the engine answers refused arguments: a tool result the model reads, or -32602.
+        if (entry.method === "tools/call") return { content: [{ type: "text", text: refused }], isError: true };
+        throw new ProtocolError(-32602, refused);
+      }
+    }
     // McpServer lifts the 2026-07-28 envelope out of params: put back what was received.
-    const meta = ctx?.mcpReq?._meta ?? ctx?.mcpReq?.envelope;
-    if (meta !== undefined && params._meta === undefined) params._meta = meta;
+    // (The envelope's keys, protocol version and client capabilities among them, and the
+    // rest of `_meta`, such as a progress token, arrive apart.)
+    const { _meta: rest, envelope } = ctx?.mcpReq ?? {};
+    if (rest !== undefined || envelope !== undefined) {
+      params._meta = { ...(params._meta as object | undefined), ...rest, ...envelope };
+    }
     const state = typeof ctx?.mcpReq?.requestState === "function" ? ctx.mcpReq.requestState() : undefined;
     if (state !== undefined && params.requestState === undefined) params.requestState = state;
     if (ctx?.mcpReq?.inputResponses !== undefined && params.inputResponses === undefined) {
@@ -259,6 +292,7 @@ export class Elicitation {
     let text: string;
     try {
       text = await entry.declared.serve(call, {
+        refused: (why) => this.#options.log?.(`${entry.method} ${entry.target}: refused: ${why}`),
         ask: (req) => {
           if (req.method === "elicitation/create") return ctx.mcpReq.elicitInput(req.params);
           if (req.method === "sampling/createMessage") return ctx.mcpReq.requestSampling(req.params);
@@ -271,7 +305,6 @@ export class Elicitation {
     }
     const reply = JSON.parse(text) as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
     if (reply.error) {
-      if (reply.error.code === -32602 && this.#options.log) this.#options.log(`${entry.method} ${entry.target}: refused: ${reply.error.message}`);
       throw new ProtocolError(reply.error.code, reply.error.message, reply.error.data);
     }
     const result = reply.result ?? {};

@@ -209,3 +209,14 @@ test("declarations are fixed once attached, and a name is served once", () => {
   assert.throws(() => e.prompt(declarations().order), /before the first attach\(\)/);
   assert.throws(() => new Elicitation({ audience: "x" }), /give \{ keys: KeyRing, audience \}/);
 });
+
+test("model arguments are checked against the declaration: a tool error naming the argument", async () => {
+  const c = await connect(elicitation());
+  const missing = (await c.request("tools/call", { name: "order", arguments: {}, _meta: meta() })).reply;
+  assert.deepEqual(missing.result.content, [{ type: "text", text: "Missing required argument 'item' for tool 'order'" }]);
+  assert.equal(missing.result.isError, true);
+  const wrong = (await c.request("tools/call", { name: "order", arguments: { item: 5 }, _meta: meta() })).reply;
+  assert.equal(wrong.result.isError, true);
+  assert.match(wrong.result.content[0].text, /^Invalid argument 'item' for tool 'order': /);
+  await c.close();
+});

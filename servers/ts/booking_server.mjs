@@ -16,7 +16,12 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
-import { McpServer, createMcpHandler } from "@modelcontextprotocol/server";
+import {
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  isLegacyRequest,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { Elicitation, KeyRing, STATE_KEYS_ENV, ask, declareTool, elicit } from "elicit-mcp";
@@ -100,14 +105,22 @@ function declarations() {
 /** The ring from --state-keys-file or ELICIT_STATE_KEYS; without one, an ephemeral key for
  * stdio, and for HTTP only with --alone. Throws a message to print. */
 function keyRing(keysFile, { http, alone }) {
+  if (keysFile === undefined && process.env[STATE_KEYS_ENV] === undefined && http && !alone) {
+    throw new Error(
+      `--http needs a key ring (${STATE_KEYS_ENV} or --state-keys-file), or --alone when this process serves its calls alone`,
+    );
+  }
+  const source = keysFile ?? STATE_KEYS_ENV;
+  try {
+    return ring(keysFile);
+  } catch (e) {
+    throw new Error(e.message.startsWith(`${source}:`) ? e.message : `${source}: ${e.message}`);
+  }
+}
+
+function ring(keysFile) {
   if (keysFile !== undefined) {
-    let text;
-    try {
-      text = readFileSync(keysFile, "utf8");
-    } catch (e) {
-      throw new Error(`${keysFile}: ${e.message}`);
-    }
-    const ring = KeyRing.fromText(text.trim(), keysFile);
+    const ring = KeyRing.fromText(readFileSync(keysFile, "utf8").trim(), keysFile);
     log(`sealing requestState with the key(s) from ${keysFile}`);
     return ring;
   }
@@ -115,11 +128,6 @@ function keyRing(keysFile, { http, alone }) {
     const ring = KeyRing.fromEnv();
     log(`sealing requestState with the key(s) from ${STATE_KEYS_ENV}`);
     return ring;
-  }
-  if (http && !alone) {
-    throw new Error(
-      `--http needs a key ring (${STATE_KEYS_ENV} or --state-keys-file), or --alone when this process serves its calls alone`,
-    );
   }
   log("sealing requestState with an ephemeral key (set ELICIT_STATE_KEYS to share state across processes)");
   return new KeyRing([globalThis.crypto.getRandomValues(new Uint8Array(32))]);
@@ -155,8 +163,37 @@ function loopback(text) {
   return { host, port: Number(m[2]) };
 }
 
+/**
+ * The endpoint: 2026-07-28 requests through the SDK's stateless entry (createMcpHandler);
+ * 2025-11-25 traffic (initialize, then a session) through a sessionful streamable HTTP
+ * transport per session, since a 2025-11-25 call asks its questions over the session
+ * (the entry's stateless legacy fallback has no session to send elicitation/create on).
+ */
+function endpoint(factory) {
+  const modern = createMcpHandler(factory, { legacy: "reject" });
+  const sessions = new Map();
+  return async (request) => {
+    if (!(await isLegacyRequest(request.clone()))) return modern.fetch(request);
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) {
+      const transport = sessions.get(id);
+      if (transport) return transport.handleRequest(request);
+      return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
+    }
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => globalThis.crypto.randomUUID(),
+      onsessioninitialized: (sid) => sessions.set(sid, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await factory().connect(transport);
+    return transport.handleRequest(request);
+  };
+}
+
 async function serveHttp(factory, { host, port }) {
-  const handler = createMcpHandler(factory);
+  const handler = { fetch: endpoint(factory) };
   const server = createServer(async (req, res) => {
     try {
       const chunks = [];
@@ -183,6 +220,9 @@ async function serveHttp(factory, { host, port }) {
   log(`streamable HTTP on http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`);
 }
 
+const USAGE =
+  "usage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--state-keys-file PATH] [--alone] [--state-ttl SECS]";
+
 async function main() {
   let opts;
   try {
@@ -193,11 +233,16 @@ async function main() {
         "state-keys-file": { type: "string" },
         alone: { type: "boolean" },
         "state-ttl": { type: "string" },
+        help: { type: "boolean" },
       },
     }));
+    if (opts.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
     if (!!opts.stdio === (opts.http !== undefined)) throw new Error("give one of --stdio or --http ADDR");
   } catch (e) {
-    log(`${e.message}\nusage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--state-keys-file PATH] [--alone] [--state-ttl SECS]`);
+    log(`${e.message}\n${USAGE}`);
     return 2;
   }
   const ttl = opts["state-ttl"] === undefined ? 600 : Number(opts["state-ttl"]);
