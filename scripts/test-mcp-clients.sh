@@ -23,10 +23,6 @@
 #                                                            taking the same flags
 #   ELICIT_INTEROP_STDIO_ONLY=1                              a server without --http
 #                                                            (the C server): stdio only
-#   ELICIT_INTEROP_CLIENTS=python                            the MCP Python SDK client
-#                                                            only (servers/ts: its TS SDK
-#                                                            client runs hang, see
-#                                                            scripts/test-ts-server.sh)
 #
 # Every server gets a fresh ELICIT_STATE_KEYS ring. Extra arguments go to pytest. Exits
 # non-zero when any suite fails against any server; the last lines are one verdict per run.
@@ -112,9 +108,7 @@ for name in "${servers[@]}"; do
         status=1
         verdicts+=("$name server, MCP Python SDK client: FAILED")
     fi
-    if [[ "${ELICIT_INTEROP_CLIENTS:-}" == python ]]; then
-        verdicts+=("$name server, TypeScript SDK clients: not run (ELICIT_INTEROP_CLIENTS=python)")
-    elif (cd "$clients/ts" && timeout 300 "$node" --test --test-reporter=spec "${only[@]}" booking.test.mjs); then
+    if (cd "$clients/ts" && timeout 300 "$node" --test --test-reporter=spec "${only[@]}" booking.test.mjs); then
         verdicts+=("$name server, TypeScript SDK clients: passed")
     else
         status=1

@@ -6,14 +6,12 @@
 #  1. the FastMCP 4.1.6 client's checks, both eras, stdio and HTTP
 #     (tests/interop/mcp/test_booking_server.py and test_rmcp_prompts_resources.py with
 #     ELICIT_SERVER_CMD; the checks of the Rust transport's own wire details are skipped);
-#  2. the MCP Python SDK client, both eras, stdio and HTTP, asserting the order questions
-#     reach the user (scripts/test-mcp-clients.sh with ELICIT_INTEROP_SERVER and
-#     ELICIT_INTEROP_CLIENTS=python).
+#  2. the MCP Python SDK client and the TypeScript SDK clients, both eras, stdio and HTTP,
+#     asserting the order questions reach the user (scripts/test-mcp-clients.sh with
+#     ELICIT_INTEROP_SERVER).
 #
 # Not yet here (issue 42, item 6): the conformance suite (servers/ts has no --conformance
-# fixtures yet), the TypeScript SDK clients (@modelcontextprotocol/client 2.4.0 and sdk
-# 1.32.2 on 2025-11-25 over HTTP wait for a final result in 3 of 4 scenarios; stdio and
-# 2026-07-28 pass) and the mixed fleet.
+# fixtures yet) and the mixed fleet.
 #
 # Needs js/ built (scripts/test-js.sh, earlier in scripts/test.sh, leaves it built;
 # dev-ts-server.sh builds it otherwise) and elicit-rmcp-server (release, into $BUILD:
@@ -38,6 +36,5 @@ py=$(mcp_test_venv)
 ELICIT_SERVER_CMD="$ROOT/scripts/dev-ts-server.sh" timeout "${MCP_TEST_TIMEOUT:-900}" \
     "$py" -m pytest tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_rmcp_prompts_resources.py \
     -p no:cacheprovider -q -rfE "$@" || status=1
-ELICIT_INTEROP_SERVER="$ROOT/scripts/dev-ts-server.sh" ELICIT_INTEROP_CLIENTS=python \
-    bash scripts/test-mcp-clients.sh "$@" || status=1
+ELICIT_INTEROP_SERVER="$ROOT/scripts/dev-ts-server.sh" bash scripts/test-mcp-clients.sh "$@" || status=1
 exit $status

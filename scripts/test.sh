@@ -128,8 +128,8 @@ if [ -z "${QUICK:-}" ]; then
   # After the two above: reuses .venv-mcp and Node 22.
   step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order)" \
     bash scripts/test-mcp-clients.sh
-  # After the two above: reuses .venv-mcp and js/ as test-js.sh built it.
-  step "TypeScript MCP server on McpServer (servers/ts): FastMCP client and MCP Python SDK client (both eras, stdio + HTTP)" \
+  # After the two above: reuses .venv-mcp, Node 22 and js/ as test-js.sh built it.
+  step "TypeScript MCP server on McpServer (servers/ts): FastMCP client, MCP Python and TypeScript SDK clients (both eras, stdio + HTTP)" \
     bash scripts/test-ts-server.sh
   # After the two above: reuses .venv-mcp and Node 22.
   step "C MCP server on the call level: FastMCP client (stdio, both eras), SDK clients, rounds shared with elicit-rmcp-server, ASan+UBSan, valgrind" \

@@ -293,9 +293,13 @@ export class Elicitation {
     try {
       text = await entry.declared.serve(call, {
         refused: (why) => this.#options.log?.(`${entry.method} ${entry.target}: refused: ${why}`),
+        // Related to the call, so a streamable HTTP transport sends each question on the
+        // call's own response stream (unrelated, it goes to the standalone GET stream, and
+        // is lost when the client has not opened that yet).
         ask: (req) => {
-          if (req.method === "elicitation/create") return ctx.mcpReq.elicitInput(req.params);
-          if (req.method === "sampling/createMessage") return ctx.mcpReq.requestSampling(req.params);
+          const related = { relatedRequestId: ctx.mcpReq.id };
+          if (req.method === "elicitation/create") return ctx.mcpReq.elicitInput(req.params, related);
+          if (req.method === "sampling/createMessage") return ctx.mcpReq.requestSampling(req.params, related);
           return ctx.mcpReq.send(req);
         },
       });
