@@ -75,6 +75,10 @@ struct Attrs {
     default: Option<Expr>,
     outcome: bool,
     rename: Option<LitStr>,
+    /// Struct: `fallback_arguments` (true) or `fallback_arguments = <bool expression>`.
+    fallback_arguments: Option<Expr>,
+    /// Field: `no_fallback`.
+    no_fallback: bool,
     any: bool,
 }
 
@@ -96,6 +100,14 @@ fn attrs(list: &[syn::Attribute]) -> syn::Result<Attrs> {
                 "rename" | "name" => a.rename = Some(m.value()?.parse()?),
                 "roots" => a.roots = true,
                 "outcome" => a.outcome = true,
+                "no_fallback" => a.no_fallback = true,
+                "fallback_arguments" => {
+                    a.fallback_arguments = Some(if m.input.peek(syn::Token![=]) {
+                        m.value()?.parse()?
+                    } else {
+                        syn::parse_quote!(true)
+                    })
+                }
                 "needs" => {
                     let value = m.value()?;
                     let content;
@@ -107,7 +119,8 @@ fn attrs(list: &[syn::Attribute]) -> syn::Result<Attrs> {
                 _ => {
                     return Err(m.error(
                         "unknown elicit attribute; use message, title, description, resolver, \
-                         needs, kind, url, sampling, roots, default, outcome or rename",
+                         needs, kind, url, sampling, roots, default, outcome, rename, \
+                         no_fallback or (on the struct) fallback_arguments",
                     ))
                 }
             }
@@ -220,6 +233,10 @@ fn elicit(input: &DeriveInput) -> syn::Result<Tokens> {
         );
     };
     let top = attrs(&input.attrs)?;
+    let fallback = top
+        .fallback_arguments
+        .as_ref()
+        .map(|e| quote!(.fallback_arguments(#e)));
     let tool = match top.rename {
         Some(n) => n.value(),
         None => snake(&ident.to_string()),
@@ -360,6 +377,9 @@ fn elicit(input: &DeriveInput) -> syn::Result<Tokens> {
         if a.outcome {
             p = quote!(#p.outcome());
         }
+        if a.no_fallback {
+            p = quote!(#p.no_fallback());
+        }
         params.push(p);
     }
     Ok(quote! {
@@ -372,7 +392,7 @@ fn elicit(input: &DeriveInput) -> syn::Result<Tokens> {
                 DECLARED.get_or_init(|| {
                     use ::elicit_rmcp::core::decl::Param;
                     let text = TEXT.get_or_init(|| {
-                        ::elicit_rmcp::core::decl::Tool::new(#tool) #(.param(#params))* .to_json()
+                        ::elicit_rmcp::core::decl::Tool::new(#tool) #fallback #(.param(#params))* .to_json()
                     });
                     ::elicit_rmcp::Declared::build(
                         text,

@@ -59,6 +59,10 @@ pub(crate) enum Outcome {
     /// A question needs a kind of request the client did not declare; nothing was
     /// shown. `required` is the `requiredCapabilities` object of the `-32021`.
     MissingCapability { message: String, required: Value },
+    /// A declared fallback (docs/fallback.md): the client cannot be asked, so the call
+    /// answers with this tool result for the model (`isError: true`, the questions in
+    /// `_meta`), as JSON.
+    Fallback(Value),
 }
 
 /// Where an engine error leaves the round.
@@ -207,12 +211,10 @@ impl<'r> RoundDriver<'r> {
                     (Err(e), _) | (_, Err(e)) => failed(e),
                 })
             }
-            // Only a plan declared with "fallback": "arguments" reaches this step, and
-            // elicit-rmcp's declarations (elicit_core::decl::Tool) cannot declare one yet
-            // (docs/fallback.md, "Surfaces"): refuse the call rather than guess.
-            Step::Fallback => Ok(Outcome::Failed(
-                "elicit-rmcp does not serve a declared fallback yet".to_string(),
-            )),
+            Step::Fallback => Ok(match round.fallback_result_json() {
+                Ok(t) => Outcome::Fallback(serde_json::from_str(&t).unwrap_or(Value::Null)),
+                Err(e) => failed(e),
+            }),
         }
     }
 }

@@ -2,6 +2,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The derive's paths (`::elicit_rmcp::…`) in this crate's own unit tests.
+#[cfg(test)]
+extern crate self as elicit_rmcp;
 mod engine;
 #[cfg(feature = "http")]
 pub mod http;
@@ -24,8 +27,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
     CustomRequest, ElicitRequest, ElicitRequestParams, ElicitationSchema, ErrorCode,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, InputRequest,
-    InputRequests, InputRequiredResult, JsonObject, MetaObject, Prompt, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    InputRequests, InputRequiredResult, JsonObject, ListToolsResult, MetaObject, Prompt,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ServerNotification, ServerRequest, Tool,
 };
 use rmcp::service::RequestContext;
@@ -340,7 +343,10 @@ pub trait ElicitArgs: DeserializeOwned + Send + 'static {
     /// then fails. Call `T::check()` first to handle the error yourself.
     fn input_schema() -> Arc<JsonObject> {
         match Self::declared() {
-            Ok(d) => Arc::new(d.input_schema()),
+            Ok(d) => {
+                register(d);
+                Arc::new(d.input_schema())
+            }
             // A startup failure by design (documented above): the router cannot be
             // built from a refused declaration, and rmcp's input_schema is infallible.
             #[allow(clippy::panic)]
@@ -352,6 +358,23 @@ pub trait ElicitArgs: DeserializeOwned + Send + 'static {
     /// macro could not judge is refused before the first call.
     fn check() -> Result<(), String> {
         Self::declared().as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+}
+
+/// The derive-declared tools whose declaration carries the fallback, by tool name:
+/// [`ElicitArgs::input_schema`] (evaluated when the router is built) registers them, so
+/// [`Elicit::list_tools`] can list each for the client asking.
+static FALLBACK_TOOLS: std::sync::RwLock<Vec<&'static Declared>> =
+    std::sync::RwLock::new(Vec::new());
+
+fn register(d: &'static Declared) {
+    if !d.plan.has_fallback() {
+        return;
+    }
+    if let Ok(mut tools) = FALLBACK_TOOLS.write() {
+        if !tools.iter().any(|t| t.plan.tool() == d.plan.tool()) {
+            tools.push(d);
+        }
     }
 }
 
@@ -585,10 +608,13 @@ impl Declared {
     /// caller-facing error.
     fn check_arguments(&self, kind: &str, target: &str, args: &JsonObject) -> Result<(), String> {
         for key in args.keys() {
+            // An elicited parameter that falls back may come as an argument: the
+            // engine takes it as the answer only when its question would be asked of
+            // a client that cannot be asked (docs/fallback.md).
             let known = self
                 .plan
                 .index_of(key)
-                .is_some_and(|i| !self.plan.is_elicited(i));
+                .is_some_and(|i| !self.plan.is_elicited(i) || self.plan.falls_back(i));
             if !known {
                 return Err(format!(
                     "Unexpected argument {} for {kind} {}",
@@ -986,6 +1012,21 @@ trait Served: Sized {
     fn refused(message: String, _meta: Option<MetaObject>) -> Result<Self::Response, ErrorData> {
         Err(ErrorData::invalid_params(message, None))
     }
+    /// A declared fallback's tool result (docs/fallback.md) for a client that cannot
+    /// be asked, with `_meta` merged on 2026-07-28: only `tools/call` has a result for
+    /// the model, so any other kind is `-32602`, as at the C call level.
+    fn fallback(
+        _result: Value,
+        _meta: Option<&dyn Fn(Option<MetaObject>) -> MetaObject>,
+    ) -> Result<Self::Response, ErrorData> {
+        Err(ErrorData::invalid_params(
+            format!(
+                "{} cannot serve a declared fallback: only tools/call returns a result for the model (docs/fallback.md)",
+                Self::METHOD
+            ),
+            None,
+        ))
+    }
 }
 
 /// A tool's refusal is an `isError` result carrying the message.
@@ -1004,6 +1045,21 @@ impl Served for CallToolResult {
     fn refused(message: String, meta: Option<MetaObject>) -> Result<CallToolResponse, ErrorData> {
         let mut r = CallToolResult::error(vec![ContentBlock::text(message)]);
         r.meta = meta;
+        Ok(r.into())
+    }
+    fn fallback(
+        result: Value,
+        meta: Option<&dyn Fn(Option<MetaObject>) -> MetaObject>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut r: CallToolResult = serde_json::from_value(result).map_err(|e| {
+            developer_error(format_args!(
+                "the engine's fallback result did not parse: {e}"
+            ))
+        })?;
+        if let Some(meta) = meta {
+            let own = r.meta.take();
+            r.meta = Some(meta(own));
+        }
         Ok(r.into())
     }
 }
@@ -1043,6 +1099,8 @@ enum Settled {
     InputRequired(InputRequiredResult),
     /// The engine refused the call; the message is caller-facing.
     Failed(String),
+    /// A declared fallback's tool result for the model (docs/fallback.md).
+    Fallback(Value),
 }
 
 struct Request<'a> {
@@ -1121,6 +1179,53 @@ impl Elicit {
     /// The tools' listings (elicited parameters are hidden from `inputSchema`).
     pub fn tools(&self) -> Vec<Tool> {
         self.tools.iter().map(|t| t.tool.clone()).collect()
+    }
+
+    /// `tools/list` for the client asking: the elicited tools ([`Elicit::tools`]) and
+    /// `router`'s, each tool that declares the fallback (docs/fallback.md; the derive's
+    /// `#[elicit(fallback_arguments)]`, matched by tool name) with the `inputSchema` this
+    /// client gets (`Plan::write_input_schema`: a client that cannot be asked sees the
+    /// parameters that fall back as optional properties). When such a tool is listed,
+    /// the listing differs by client and carries `cacheScope: "private"` on 2026-07-28.
+    /// Call it from a hand-written `ServerHandler::list_tools` in place of
+    /// `#[tool_handler]`'s (which lists every tool as public).
+    pub fn list_tools<S: Send + Sync + 'static>(
+        &self,
+        router: &rmcp::handler::server::router::tool::ToolRouter<S>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let caps = declared_kinds(context);
+        let derived = FALLBACK_TOOLS.read().map(|t| t.clone()).unwrap_or_default();
+        let mut private = false;
+        let mut tools = Vec::new();
+        let own = self
+            .tools
+            .iter()
+            .map(|t| (t.tool.clone(), Some(&t.declared)));
+        let routed = router.list_all().into_iter().map(|t| {
+            let d = derived.iter().copied().find(|d| d.plan.tool() == t.name);
+            (t, d)
+        });
+        for (mut tool, declared) in own.chain(routed) {
+            if let Some(d) = declared.filter(|d| d.plan.has_fallback()) {
+                private = true;
+                let base = serde_json::to_string(&*tool.input_schema).unwrap_or_default();
+                let mut out = Vec::new();
+                d.plan
+                    .write_input_schema(&base, caps, &mut out)
+                    .map_err(|e| developer_error(format_args!("tool {:?}: {e}", d.plan.tool())))?;
+                let schema: JsonObject = serde_json::from_slice(&out).map_err(|e| {
+                    developer_error(format_args!("tool {:?}: inputSchema: {e}", d.plan.tool()))
+                })?;
+                tool.input_schema = Arc::new(schema);
+            }
+            tools.push(tool);
+        }
+        let mut result = ListToolsResult::with_all_items(tools);
+        if private && is_modern(context) {
+            result.cache_scope = Some(rmcp::model::CacheScope::Private);
+        }
+        Ok(result)
     }
 
     /// The prompts' listings.
@@ -1310,6 +1415,10 @@ impl Elicit {
         {
             Settled::Failed(message) => R::refused(message, modern.then(|| self.modern_meta(None))),
             Settled::InputRequired(r) => Ok(R::input_required(r)),
+            Settled::Fallback(result) => {
+                let meta = |own| self.modern_meta(own);
+                R::fallback(result, modern.then_some(&meta as _))
+            }
             Settled::Values(values) => {
                 let mut merged = normalised.unwrap_or_else(|| call.arguments.clone());
                 merged.extend(values);
@@ -1398,6 +1507,7 @@ impl Elicit {
         let outcome = match &result {
             _ if tally.rejected => "rejected",
             Ok(Settled::Values(_)) => "completed",
+            Ok(Settled::Fallback(_)) => "fallback",
             Ok(Settled::InputRequired(r)) => {
                 tally.questions = r.input_requests.as_ref().map_or(0, |q| q.len() as u64);
                 "asked"
@@ -1459,6 +1569,7 @@ impl Elicit {
             match driver.next() {
                 Ok(Outcome::Done(values)) => return Ok(Settled::Values(values)),
                 Ok(Outcome::Failed(message)) => return Ok(Settled::Failed(message)),
+                Ok(Outcome::Fallback(result)) => return Ok(Settled::Fallback(result)),
                 Ok(Outcome::MissingCapability { message, required }) => {
                     return Err(ErrorData::new(
                         ErrorCode(MISSING_CAPABILITY),
@@ -1721,6 +1832,40 @@ mod tests {
         assert_ne!(key(Some("tok"), &c).as_deref(), Some(k.as_str()));
         assert_ne!(key(Some("tok2"), &a).as_deref(), Some(k.as_str()));
         assert_eq!(key(None, &a), None);
+    }
+
+    /// The derive's struct attribute opts the tool in, its field attribute opts one
+    /// parameter out.
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, crate::Elicit)]
+    #[elicit(fallback_arguments)]
+    struct FallsBack {
+        #[elicit(message = "Where to?")]
+        destination: String,
+        #[elicit(message = "Sure?", no_fallback)]
+        proceed: bool,
+    }
+
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, crate::Elicit)]
+    #[elicit(fallback_arguments = false)]
+    struct StaysPut {
+        #[elicit(message = "Where to?")]
+        destination: String,
+    }
+
+    #[test]
+    fn the_derive_declares_the_fallback_and_list_tools_finds_it() {
+        let d = FallsBack::declared().as_ref().unwrap();
+        assert!(d.plan.has_fallback());
+        assert!(d.plan.falls_back(0));
+        assert!(!d.plan.falls_back(1));
+        let _ = FallsBack::input_schema();
+        let _ = StaysPut::input_schema();
+        assert!(!StaysPut::declared().as_ref().unwrap().plan.has_fallback());
+        let registered = FALLBACK_TOOLS.read().unwrap();
+        let names: Vec<&str> = registered.iter().map(|d| d.plan.tool()).collect();
+        assert_eq!(names, ["falls_back"]);
     }
 
     #[test]

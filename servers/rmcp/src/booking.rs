@@ -2,6 +2,7 @@
 //! the rmcp `ServerHandler` that lists and calls them. Listings and results are shaped
 //! like FastMCP 4.1.6's.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use booking_fixture::{entry, q, resolver as rule, text, Entry, OUTPUT_SCHEMA};
@@ -49,8 +50,18 @@ enum Seat {
     Aisle,
 }
 
+/// Whether the booking tools declare the fallback (`--fallback arguments`;
+/// docs/fallback.md): read once, when each tool's declaration is first built (in
+/// [`Booking::new`]), so it holds for the whole process.
+static FALLBACK: AtomicBool = AtomicBool::new(false);
+
+fn fallback() -> bool {
+    FALLBACK.load(Ordering::Relaxed)
+}
+
 /// book_flight's parameters: all asked of the user.
 #[derive(Deserialize, elicit_rmcp::Elicit)]
+#[elicit(fallback_arguments = fallback())]
 struct BookFlight {
     #[elicit(message = q::DESTINATION, title = REF_TITLE)]
     destination: String,
@@ -65,6 +76,7 @@ struct BookFlight {
 }
 
 #[derive(Deserialize, elicit_rmcp::Elicit)]
+#[elicit(fallback_arguments = fallback())]
 struct Greet {
     #[elicit(message = q::NAME, title = REF_TITLE)]
     name: String,
@@ -72,6 +84,7 @@ struct Greet {
 
 /// order's parameters: the model names the item, the user the quantity.
 #[derive(Deserialize, elicit_rmcp::Elicit)]
+#[elicit(fallback_arguments = fallback())]
 struct Order {
     item: String,
     #[elicit(resolver = quantity, needs = [item])]
@@ -183,8 +196,12 @@ impl Booking {
 
 impl Booking {
     /// The three tools, the prompt and the resource on `codec`; with `conformance`, the
-    /// conformance suite's fixtures before them ([`crate::conformance`]).
-    pub fn new(codec: StateCodec, conformance: bool) -> Result<Self, String> {
+    /// conformance suite's fixtures before them ([`crate::conformance`]); with
+    /// `fallback`, the three tools declare `"fallback": "arguments"` (docs/fallback.md).
+    /// The first `Booking` of a process fixes `fallback` for it (the tools'
+    /// declarations are built once).
+    pub fn new(codec: StateCodec, conformance: bool, fallback: bool) -> Result<Self, String> {
+        FALLBACK.store(fallback, Ordering::Relaxed);
         BookFlight::check()?;
         Greet::check()?;
         Order::check()?;
@@ -245,11 +262,9 @@ impl ServerHandler for Booking {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut tools = self.elicit.tools();
-        tools.extend(self.tool_router.list_all());
-        Ok(ListToolsResult::with_all_items(tools))
+        self.elicit.list_tools(&self.tool_router, &context)
     }
 
     async fn call_tool(
@@ -315,7 +330,7 @@ mod tests {
     /// `serverInfo` and the name sealed state is bound to are one.
     #[test]
     fn server_info_is_what_elicit_was_given() {
-        let booking = Booking::new(StateCodec::insecure_plaintext(), false).unwrap();
+        let booking = Booking::new(StateCodec::insecure_plaintext(), false, false).unwrap();
         let info = booking.get_info().server_info;
         assert_eq!(info, *booking.elicit.server_info());
         assert_eq!(info.name, SERVER_NAME);

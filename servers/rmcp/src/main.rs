@@ -28,7 +28,7 @@ use elicit_rmcp::{StateCodec, StateKeys};
 
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
 [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--insecure-plaintext-state] \
-[--workers N] [--conformance] [--drain-grace SECS] [--drain-timeout SECS] \
+[--workers N] [--conformance] [--fallback arguments] [--drain-grace SECS] [--drain-timeout SECS] \
 [--session-keep-alive SECS] [--max-sessions N]
 
   --stdio                      serve MCP over stdin/stdout
@@ -47,6 +47,9 @@ const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT)
   --conformance                also serve the fixtures the official MCP conformance suite
                                names (test_* tools, a prompt, a static resource listed
                                first); scripts/test-mcp-conformance.sh runs the suite against them
+  --fallback arguments         the booking tools declare the fallback (docs/fallback.md): a
+                               client that cannot be asked answers through the model, as
+                               the tools' optional arguments
 
 environment:
   ELICIT_STATE_KEYS            comma-separated hex keys (32 to 128 bytes each), the first
@@ -66,6 +69,7 @@ struct Options {
     plaintext: bool,
     workers: Option<usize>,
     conformance: bool,
+    fallback: bool,
     drain: ops::Drain,
     sessions: elicit_rmcp::http::Sessions,
 }
@@ -87,6 +91,7 @@ fn parse_args() -> Result<Options, String> {
     let mut plaintext = false;
     let mut workers = None;
     let mut conformance = false;
+    let mut fallback = false;
     let mut drain = ops::Drain::default();
     let mut sessions = elicit_rmcp::http::Sessions::default();
     while let Some(a) = args.next() {
@@ -126,6 +131,14 @@ fn parse_args() -> Result<Options, String> {
             "--alone" => alone = true,
             "--insecure-plaintext-state" => plaintext = true,
             "--conformance" => conformance = true,
+            "--fallback" => match args.next().as_deref() {
+                Some("arguments") => fallback = true,
+                other => {
+                    return Err(format!(
+                        "--fallback: {other:?} is not a fallback; the one there is: --fallback arguments"
+                    ))
+                }
+            },
             "--drain-grace" => drain.grace = seconds("--drain-grace", args.next())?,
             "--drain-timeout" => drain.timeout = seconds("--drain-timeout", args.next())?,
             "--session-keep-alive" => {
@@ -163,6 +176,7 @@ fn parse_args() -> Result<Options, String> {
         plaintext,
         workers,
         conformance,
+        fallback,
         drain,
         sessions,
     })
@@ -226,7 +240,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let server = match booking::Booking::new(codec, opts.conformance) {
+    let server = match booking::Booking::new(codec, opts.conformance, opts.fallback) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("elicit-rmcp-server: {e}");
