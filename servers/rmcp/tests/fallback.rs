@@ -2,12 +2,14 @@
 //! with `--fallback arguments`, a client that declares no elicitation is listed the
 //! elicited parameters as optional arguments and is told, in a tool result, what to ask
 //! the user; its arguments are the answers. Without the flag that client gets -32021;
-//! a form client's listing and rounds do not change.
+//! a form client's listing and rounds do not change. The 2026-07-28 booking also runs
+//! over streamable HTTP.
 
 // In a `#[cfg(test)]` module: the helpers unwrap, as tests do (clippy.toml).
 #[cfg(test)]
 mod stdio {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
     use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
     use serde_json::{json, Value};
@@ -30,6 +32,8 @@ mod stdio {
         era: Era,
         caps: Value,
         next_id: u64,
+        /// Over streamable HTTP on this port (2026-07-28 only) instead of stdio.
+        http: Option<u16>,
     }
 
     impl Drop for Server {
@@ -61,6 +65,7 @@ mod stdio {
                 era,
                 caps,
                 next_id: 0,
+                http: None,
             };
             if era == Era::Handshake {
                 let caps = server.caps.clone();
@@ -73,6 +78,70 @@ mod stdio {
                 server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
             }
             server
+        }
+
+        /// The server over streamable HTTP (a 2026-07-28 client declaring `caps`).
+        fn start_http(caps: Value) -> Server {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_elicit-rmcp-server"))
+                .args([
+                    "--http",
+                    "127.0.0.1:0",
+                    "--alone",
+                    "--fallback",
+                    "arguments",
+                ])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+            let port = loop {
+                let line = lines
+                    .next()
+                    .expect("the server printed its address")
+                    .unwrap();
+                if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                    break rest.trim_end_matches("/mcp").parse().unwrap();
+                }
+            };
+            // Keep draining stderr so the server never blocks on it.
+            std::thread::spawn(move || for _ in lines {});
+            let stdin = child.stdin.take().unwrap();
+            let stdout = BufReader::new(child.stdout.take().unwrap());
+            Server {
+                child,
+                stdin,
+                stdout,
+                era: Era::Modern,
+                caps,
+                next_id: 0,
+                http: Some(port),
+            }
+        }
+
+        /// POST one request to /mcp: the JSON-RPC response.
+        fn post(port: u16, message: &Value) -> Value {
+            let body = message.to_string();
+            let mut tcp = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+                 Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: {}\r\nContent-Length: {}\r\n",
+                message["method"].as_str().unwrap(),
+                body.len()
+            );
+            let name = match message["params"]["name"].as_str() {
+                Some(n) => format!("Mcp-Name: {n}\r\n"),
+                None => String::new(),
+            };
+            tcp.write_all(format!("{head}{name}\r\n{body}").as_bytes())
+                .unwrap();
+            let mut reply = String::new();
+            tcp.read_to_string(&mut reply).unwrap();
+            let start = reply.find("{\"jsonrpc\"").unwrap();
+            let end = reply.rfind('}').unwrap();
+            serde_json::from_str(&reply[start..=end]).unwrap()
         }
 
         fn send(&mut self, message: &Value) {
@@ -91,7 +160,11 @@ mod stdio {
             }
             self.next_id += 1;
             let id = self.next_id;
-            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+            let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            if let Some(port) = self.http {
+                return Server::post(port, &message);
+            }
+            self.send(&message);
             loop {
                 let mut line = String::new();
                 assert!(
@@ -212,6 +285,25 @@ mod stdio {
                 "Booked London (LHR) on 2026-09-01, seat no preference"
             );
         }
+    }
+
+    #[test]
+    fn the_fallback_over_streamable_http() {
+        let mut server = Server::start_http(NO_ELICITATION());
+        let listing = server.listing();
+        assert_eq!(listing["cacheScope"], "private");
+        let properties = book_flight_schema(&listing)["properties"].clone();
+        assert_eq!(properties.as_object().unwrap().len(), 5, "{properties}");
+        let first = server.book_flight(json!({}));
+        assert_eq!(asked(&first).len(), 3, "{first}");
+        let second = server.book_flight(json!({"destination": "Paris", "date": "2026-09-01"}));
+        assert_eq!(
+            asked(&second)[0],
+            q("airport", "Which airport in Paris?", true)
+        );
+        let third = server.book_flight(json!({"destination": "Paris", "date": "2026-09-01",
+            "airport": "CDG", "proceed": true, "seat": "aisle"}));
+        assert_eq!(text(&third), "Booked Paris (CDG) on 2026-09-01, seat aisle");
     }
 
     #[test]
