@@ -510,7 +510,7 @@ pub enum Error {
     },
 
     // ----- listing -----
-    /// The `inputSchema` given to [`crate::Plan::write_input_schema`] is not a JSON
+    /// The `inputSchema` given to `Plan::write_input_schema` (feature `fallback`) is not a JSON
     /// object.
     InputSchema {
         /// What is wrong.

@@ -3,7 +3,7 @@
 //! rmcp's own stdio transport drops a line that is not JSON without a reply
 //! (rust-sdk#938), answers a request it cannot decode without its `id`, and, before the
 //! first request is served, ends the whole server on a response or a notification
-//! (`expect initialized request`). [`stdio`] sits in front of rmcp and checks every
+//! (`expect initialized request`). [`serve`] sits in front of rmcp and checks every
 //! line first, as JSON-RPC 2.0 and MCP say:
 //!
 //! | the client sends | the answer |

@@ -233,7 +233,7 @@ def test_answer_outside_the_schema_fails_the_call(connect, transport, mode):
         expected = "The answer for 'proceed' does not match the requested schema"
     elif SERVER_CMD[0].endswith("dev-ts-server.sh"):
         # servers/ts: the engine's text on 2026-07-28 (the call level, as the C server); on
-        # 2025-11-25 the SDK's elicitInput checks the answer first (docs/deviations.md, 10).
+        # 2025-11-25 the SDK's elicitInput checks the answer first (docs/deviations.md, 11).
         expected = (
             "The answer for 'proceed' does not match the requested schema"
             if mode != "legacy"
