@@ -16,10 +16,19 @@ use elicit_core::plan::FALLBACK_META_KEY;
 use elicit_core::{Capabilities, Era, InputKind, Inputs, Plan, Round, Step};
 use serde_json::{json, Value};
 
-/// The booking fixture (tests/fixture/decl/book_flight.json), opted in.
+/// The booking fixture's book_flight (tests/fixture/decl/book_flight.json). A copy: the
+/// packaged crate's tests (scripts/test-install.sh) cannot read the workspace's files.
+const BOOK_FLIGHT: &str = r#"{"tool": "book_flight", "parameters": [
+  {"name": "destination", "elicit": {"message": "Where would you like to fly?"}},
+  {"name": "date", "elicit": {"message": "When would you like to fly?"}},
+  {"name": "airport", "elicit": {"needs": ["destination"]}},
+  {"name": "proceed", "type": "boolean", "elicit": {"needs": ["destination", "date"]}},
+  {"name": "seat", "type": {"enum": ["window", "aisle"]}, "default": null,
+   "elicit": {"message": "Window or aisle?"}}]}"#;
+
+/// The booking fixture's book_flight, opted in.
 fn booking(fallback: bool, proceed_opt_out: bool) -> String {
-    let mut d: Value =
-        serde_json::from_str(include_str!("../../tests/fixture/decl/book_flight.json")).unwrap();
+    let mut d: Value = serde_json::from_str(BOOK_FLIGHT).unwrap();
     if fallback {
         d["fallback"] = json!("arguments");
     }
