@@ -1675,7 +1675,7 @@ impl World {
         let s = unsafe { std::ffi::CStr::from_ptr(elicit_result_str(code)) };
         let s = s.to_str().expect("result_str UTF-8");
         let known =
-            matches!(code, 0 | 100..=112 | 200..=208 | 300..=304 | 400..=405 | 900 | 901 | 999);
+            matches!(code, 0 | 100..=114 | 200..=208 | 300..=304 | 400..=405 | 900 | 901 | 999);
         assert_eq!(s.starts_with("ELICIT_"), known, "result_str({code}) = {s}");
         // SAFETY: always callable; the result is a static C string.
         let name = unsafe { std::ffi::CStr::from_ptr(elicit_result_name(code)) };
