@@ -6,7 +6,7 @@
 #   scripts/dev-python-server.sh --stdio
 #   scripts/dev-python-server.sh --http 127.0.0.1:PORT       # endpoint /mcp; port 0 picks one
 #   scripts/dev-python-server.sh --conformance --http 127.0.0.1:0
-#   [--state-keys-file PATH] [--alone] [--state-ttl SECS]
+#   [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]
 #
 # ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,
 # 1 to 8), the first seals; without a ring, stdio uses one ephemeral key and --http refuses

@@ -262,6 +262,38 @@ class Plan:
             raise UsageError(int(Result.ERR_INDEX), f"parameter index {key} is out of range")
         return self._params[key]
 
+    def input_schema(
+        self, input_schema: Union[Mapping[str, Any], JsonText], capabilities: Capabilities = None
+    ) -> Tuple[dict[str, Any], bool]:
+        """The tool's ``inputSchema`` as listed for one client (``elicit_plan_input_schema``,
+        docs/fallback.md) and whether the listing differs by client.
+
+        ``input_schema`` is the schema of the model's arguments (what a client that can
+        be asked is listed); ``capabilities`` the client's ClientCapabilities as
+        :meth:`modern` takes them (``None``: form elicitation only). For a tool declared
+        with ``"fallback": "arguments"`` and a client that cannot be asked, every
+        parameter that falls back is added as an optional property. The flag is true
+        when the tool declares the fallback at all: list it with ``cacheScope:
+        "private"`` on 2026-07-28. :class:`~elicit_mcp.UsageError`
+        (``ELICIT_ERR_INPUT_SCHEMA``) when ``input_schema`` is not a JSON object.
+        """
+        schema = json_input(input_schema, "input_schema")
+        caps = None if capabilities is None else json_input(capabilities, "capabilities")
+        private = c_bool(False)
+        out = Buffer(max(256, 2 * len(schema)))
+        h = self._acquire()
+        try:
+            text = out.read(
+                lambda buf, cap, out_len: self._lib.elicit_plan_input_schema(
+                    h, schema, len(schema), caps, 0 if caps is None else len(caps), buf, cap, out_len, byref(private)
+                ),
+                lambda rc: error_for(rc, f"input_schema: {_ffi.load().result_str(rc)}"),
+            )
+        finally:
+            self._release()
+        value: dict[str, Any] = json.loads(text)
+        return value, bool(private.value)
+
     # -------------------------------------------------------------------- rounds
 
     def modern(

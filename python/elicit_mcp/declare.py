@@ -44,7 +44,7 @@ from typing import (
     Union,
 )
 
-from ._engine import Ask, Done, InputRequired, Plan, Resolve, Round
+from ._engine import Ask, Capabilities, Done, Fallback, InputRequired, Plan, Resolve, Round
 from .constants import Result
 from .errors import CallInputError, DeclarationError, InternalError, ResolutionError
 
@@ -53,6 +53,7 @@ __all__ = [
     "Asked",
     "Declared",
     "Elicit",
+    "FallbackResult",
     "Finished",
     "Pending",
     "Question",
@@ -81,6 +82,10 @@ class Elicit:
     settles to the accepted content object) instead of deriving it from ``T``.
     ``outcome=True`` settles the parameter to the outcome itself
     (``{"action": "accept", "value": ...}``, ``{"action": "decline"}``, ...).
+    ``fallback=False`` keeps the parameter out of a tool's declared fallback
+    (``@tool(fallback="arguments")``, docs/fallback.md): what only the user may answer (a
+    confirmation, a secret) is never taken from the model, and a client that cannot be
+    asked it gets -32021.
     """
 
     message: Optional[str] = None
@@ -93,6 +98,7 @@ class Elicit:
     description: Optional[str] = None
     outcome: bool = False
     schema: Optional[Mapping[str, Any]] = None
+    fallback: bool = True
 
 
 @dataclass(frozen=True)
@@ -423,6 +429,15 @@ class Pending:
 
 
 @dataclass(frozen=True)
+class FallbackResult:
+    """A tool declared with ``fallback="arguments"`` called by a client that cannot be
+    asked (docs/fallback.md): answer the call with ``result``, the tool result for the
+    model (``isError: true``; the questions under ``_meta["elicit/askUser"]``)."""
+
+    result: Dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Finished:
     """Every parameter is settled: ``value`` is what the function returned."""
 
@@ -445,6 +460,7 @@ class Declared:
         name: Optional[str] = None,
         title: Optional[str] = None,
         description: Optional[str] = None,
+        fallback: Optional[str] = None,
     ) -> None:
         self.fn = fn
         self.name: str = name or fn.__name__
@@ -462,7 +478,11 @@ class Declared:
         # a derived schema; not schema= or outcome=).
         self._checked: set[str] = set()
         parameters = [self._declare(p) for p in self._params]
-        declaration = {"tool": self.name, "parameters": parameters}
+        declaration: Dict[str, Any] = {"tool": self.name, "parameters": parameters}
+        if fallback is not None:
+            declaration["fallback"] = fallback
+        self.fallback = fallback
+        """The declared fallback (``"arguments"``, docs/fallback.md), or ``None``."""
         self.declaration: Dict[str, Any] = declaration
         """The declaration JSON the plan was compiled from."""
         self.plan = Plan(declaration)
@@ -594,8 +614,7 @@ class Declared:
             if kind != "form":
                 ask["kind"] = kind
             entry["elicit"] = ask
-            return entry
-        if e.sampling is not None:
+        elif e.sampling is not None:
             entry["elicit"] = {"sampling": dict(e.sampling)}
         elif e.roots is not None:
             entry["elicit"] = {"roots": dict(e.roots)}
@@ -613,6 +632,8 @@ class Declared:
             if e.description is not None:
                 q["description"] = e.description
             entry["elicit"] = q
+        if not e.fallback:
+            entry["elicit"]["fallback"] = False
         return entry
 
     def _resolver_needs(self, fn: Callable[..., Any], where: str) -> Tuple[Tuple[str, ...], Optional[str]]:
@@ -655,6 +676,16 @@ class Declared:
     def elicited(self) -> Tuple[str, ...]:
         """The names of the elicited parameters (left out of :attr:`input_schema`)."""
         return tuple(p.name for p in self._params if p.elicit is not None)
+
+    def listed_schema(self, capabilities: Capabilities) -> Tuple[Dict[str, Any], bool]:
+        """The ``inputSchema`` to list for a client with these ClientCapabilities
+        (:meth:`Plan.input_schema <elicit_mcp.Plan.input_schema>`) and whether the listing
+        differs by client (then list with ``cacheScope: "private"`` on 2026-07-28). A
+        tool without a declared fallback is :attr:`input_schema` for every client (the
+        engine would write it back unchanged: no call is made)."""
+        if self.fallback is None:
+            return self.input_schema, False
+        return self.plan.input_schema(self.input_schema, capabilities)
 
     def check_arguments(self, arguments: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
         """The model arguments checked against their declared types (:class:`ArgumentsError`
@@ -753,11 +784,14 @@ class Declared:
         capabilities: Any = None,
         ask: Optional[AskClient] = None,
         context: Any = None,
-    ) -> Union[Finished, Pending]:
+    ) -> Union[Finished, Pending, FallbackResult]:
         """Drive one round with no SDK involved: ``era`` ``"modern"`` (2026-07-28: the
         plaintext ``request_state`` and the client's ``input_responses``; returns
         :class:`Pending` or :class:`Finished`) or ``"handshake"`` (``ask`` sends each
-        request over the back-channel; returns :class:`Finished`).
+        request over the back-channel; returns :class:`Finished`). A tool declared with
+        ``fallback="arguments"`` returns :class:`FallbackResult` in either era while a
+        client that cannot be asked must still be asked something (its arguments are
+        the answers).
 
         Raises :class:`ArgumentsError` before any resolver runs, and the engine's
         errors (:class:`~elicit_mcp.MissingCapabilityError`,
@@ -801,7 +835,7 @@ class Declared:
 
     async def _drive(
         self, rnd: Round, args: Dict[str, Any], ask: Optional[AskClient], context: Any
-    ) -> Union[Finished, Pending]:
+    ) -> Union[Finished, Pending, FallbackResult]:
         while True:
             step = rnd.poll()
             if isinstance(step, Resolve):
@@ -811,6 +845,8 @@ class Declared:
                 step.answer(await ask(step.method, step.request()))
             elif isinstance(step, InputRequired):
                 return Pending(step.input_requests(), step.request_state())
+            elif isinstance(step, Fallback):
+                return FallbackResult(step.result())
             else:
                 assert isinstance(step, Done)
                 return await self._finish(args, step.values(), context)
@@ -843,6 +879,7 @@ def tool(
     name: Optional[str] = None,
     title: Optional[str] = None,
     description: Optional[str] = None,
+    fallback: Optional[str] = None,
 ) -> Decorator: ...
 
 
@@ -852,14 +889,17 @@ def tool(
     name: Optional[str] = None,
     title: Optional[str] = None,
     description: Optional[str] = None,
+    fallback: Optional[str] = None,
 ) -> Union[Declared, Decorator]:
     # jscpd:ignore-end
     """Compile ``fn``'s signature into a :class:`Declared` (``@tool`` or
-    ``@tool(name=..., title=..., description=...)``; the description defaults to the
-    docstring). Declaration mistakes raise :class:`~elicit_mcp.DeclarationError` here."""
+    ``@tool(name=..., title=..., description=..., fallback=...)``; the description
+    defaults to the docstring). ``fallback="arguments"`` declares the fallback through
+    the model for clients that cannot be asked (docs/fallback.md). Declaration mistakes
+    raise :class:`~elicit_mcp.DeclarationError` here."""
 
     def wrap(f: Callable[..., Any]) -> Declared:
-        return Declared(f, name=name, title=title, description=description)
+        return Declared(f, name=name, title=title, description=description, fallback=fallback)
 
     return wrap(fn) if fn is not None else wrap
 

@@ -47,7 +47,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ._seal import KeyRing, Sealer
 from .constants import DEFAULT_TTL_SECS, INTERNAL_ERROR_CODE, Result
-from .declare import ArgumentsError, Declared, Decorator, Elicit, Finished, Pending, context_class
+from .declare import ArgumentsError, Declared, Decorator, Elicit, FallbackResult, Finished, Pending, context_class
 from .errors import DeclarationError, ElicitError, RequestStateError, ResolutionError
 
 __all__ = ["ClientError", "Elicitation", "SealingMiddleware", "mcp_error"]
@@ -57,6 +57,11 @@ logger = logging.getLogger("elicit_mcp.mcp")
 #: The methods whose results may carry ``requestState``.
 _MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 _CAPS_META = "io.modelcontextprotocol/clientCapabilities"
+#: A prompt or resource whose round ends at the declared fallback (the engine's call
+#: level says the same): only a tool has a result to tell the model what to ask.
+_FALLBACK_TOOLS_ONLY = (
+    "The client cannot be asked for what this request needs, and the declared fallback serves tools/call only"
+)
 
 
 def mcp_error(error: ElicitError) -> MCPError:
@@ -115,9 +120,31 @@ class SealingMiddleware:
         return result
 
 
-def _declared(f: Callable[..., Any], *, name: Optional[str], title: Optional[str], description: Optional[str]) -> Declared:
+def _declared(
+    f: Callable[..., Any],
+    *,
+    name: Optional[str],
+    title: Optional[str],
+    description: Optional[str],
+    fallback: Optional[str] = None,
+) -> Declared:
     """``f`` if it is declared already, else its declaration with these options."""
-    return f if isinstance(f, Declared) else Declared(f, name=name, title=title, description=description)
+    if isinstance(f, Declared):
+        return f
+    return Declared(f, name=name, title=title, description=description, fallback=fallback)
+
+
+def _capabilities(ctx: ServerRequestContext[Any, Any]) -> Any:
+    """The client's ClientCapabilities as this request declares them: on 2026-07-28 the
+    request's ``_meta`` (the session's when it carries none), on the handshake era the
+    session's from ``initialize``; ``{}`` (nothing) when there are none."""
+    caps: Any = None
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        meta = (ctx.params or {}).get("_meta") or {}
+        caps = meta.get(_CAPS_META) if isinstance(meta, Mapping) else None
+    if caps is None:
+        caps = ctx.session.client_capabilities
+    return caps if caps is not None else {}
 
 
 def _lowlevel(server: Any) -> Server[Any]:
@@ -265,6 +292,7 @@ class Elicitation:
         description: Optional[str] = None,
         meta: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
+        fallback: Optional[str] = None,
     ) -> Decorator: ...
 
     def tool(
@@ -276,13 +304,20 @@ class Elicitation:
         description: Optional[str] = None,
         meta: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
+        fallback: Optional[str] = None,
     ) -> Union[Declared, Decorator]:
         # jscpd:ignore-end
         """Declare and serve a tool (``@elicit.tool`` or ``@elicit.tool(...)``); a
-        :class:`~elicit_mcp.declare.Declared` is also taken as it is."""
+        :class:`~elicit_mcp.declare.Declared` is also taken as it is.
+
+        ``fallback="arguments"`` serves clients that cannot be asked through the model
+        (docs/fallback.md): ``tools/list`` shows them the parameters that fall back as
+        optional arguments, and a call takes those arguments as the answers or returns
+        an ``isError`` result naming the questions for the model to ask the user. A
+        parameter with ``Elicit(..., fallback=False)`` stays -32021 for such a client."""
 
         def wrap(f: Callable[..., Any]) -> Declared:
-            d = _declared(f, name=name, title=title, description=description)
+            d = _declared(f, name=name, title=title, description=description, fallback=fallback)
             self._register(d)
             self.tools[d.name] = _Entry(d, meta=meta, output_schema=output_schema, uri=None, output=_output(d))
             return d
@@ -356,14 +391,21 @@ class Elicitation:
 
     # --------------------------------------------------------------- listings
 
-    def list_tools(self) -> List[types.Tool]:
+    def list_tools(self, capabilities: Any = None) -> List[types.Tool]:
         """The declared tools (``inputSchema`` from each signature, ``outputSchema`` from
-        the return type as ``MCPServer`` derives it, unless ``output_schema=`` was given)."""
+        the return type as ``MCPServer`` derives it, unless ``output_schema=`` was given).
+
+        ``capabilities``: the ClientCapabilities of the client asking (``None``: form
+        elicitation only). A tool declared with ``fallback="arguments"`` lists, for a
+        client that cannot be asked, its parameters that fall back as optional
+        arguments (:meth:`~elicit_mcp.declare.Declared.listed_schema`); the
+        ``tools/list`` handler reads the client's capabilities as calls do."""
         self._check_sdk_tools()
         out = []
         for name, e in self.tools.items():
             d = e.declared
-            tool = types.Tool(name=name, title=d.title, description=d.description, input_schema=d.input_schema, output_schema=e.output_schema)
+            schema, _private = d.listed_schema(capabilities)
+            tool = types.Tool(name=name, title=d.title, description=d.description, input_schema=schema, output_schema=e.output_schema)
             if e.meta is not None:
                 tool = tool.model_copy(update={"meta": e.meta})
             out.append(tool)
@@ -404,6 +446,8 @@ class Elicitation:
             return _complete(ctx, _tool_error(f"Error calling tool {params.name!r}: {e}"))
         if isinstance(outcome, Pending):
             return outcome.result()
+        if isinstance(outcome, FallbackResult):
+            return _complete(ctx, outcome.result)
         # As MCPServer converts a tool's return value (content, structuredContent; a
         # CallToolResult as it is).
         assert entry.output is not None
@@ -421,6 +465,8 @@ class Elicitation:
             raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
         if isinstance(outcome, Pending):
             return outcome.result()
+        if isinstance(outcome, FallbackResult):
+            raise MCPError(code=types.INVALID_PARAMS, message=_FALLBACK_TOOLS_ONLY)
         return _complete(ctx, _prompt_result(outcome.value, entry.declared.description))
 
     async def read_resource(self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams) -> HandlerResult:
@@ -435,6 +481,8 @@ class Elicitation:
             raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
         if isinstance(outcome, Pending):
             return outcome.result()
+        if isinstance(outcome, FallbackResult):
+            raise MCPError(code=types.INVALID_PARAMS, message=_FALLBACK_TOOLS_ONLY)
         mime = (entry.meta or {}).get("mimeType")
         return _complete(ctx, _resource_result(outcome.value, uri, mime))
 
@@ -456,28 +504,24 @@ class Elicitation:
         ctx: ServerRequestContext[Any, Any],
         arguments: Optional[Mapping[str, Any]],
         params: Any,
-    ) -> Union[Finished, Pending]:
+    ) -> Union[Finished, Pending, FallbackResult]:
         raw = ctx.params or {}
         context = self._context(ctx, params) if declared.needs_context else None
+        caps = _capabilities(ctx)
         try:
             if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                meta = raw.get("_meta") or {}
-                caps = meta.get(_CAPS_META) if isinstance(meta, Mapping) else None
-                if caps is None:
-                    caps = ctx.session.client_capabilities
                 return await declared.run(
                     arguments,
                     era="modern",
                     request_state=raw.get("requestState"),
                     input_responses=raw.get("inputResponses"),
-                    capabilities=caps if caps is not None else {},
+                    capabilities=caps,
                     context=context,
                 )
-            caps = ctx.session.client_capabilities
             return await declared.run(
                 arguments,
                 era="handshake",
-                capabilities=caps if caps is not None else {},
+                capabilities=caps,
                 ask=lambda method, request: self._ask(ctx, method, request),
                 context=context,
             )
@@ -580,12 +624,14 @@ def _install(self: Elicitation) -> None:
     not serve goes to the handler that was registered before)."""
     low = self.lowlevel
 
-    def wrap_list(method: str, key: str, listing: Callable[[], List[Any]], result_type: Any) -> None:
+    def wrap_list(
+        method: str, key: str, listing: Callable[[ServerRequestContext[Any, Any]], List[Any]], result_type: Any
+    ) -> None:
         previous = low.get_request_handler(method)
 
         async def handler(ctx: ServerRequestContext[Any, Any], params: Any) -> HandlerResult:
             try:
-                items = listing()
+                items = listing(ctx)
             except ElicitError as e:  # a server bug (an SDK tool carrying elicit's marker)
                 raise mcp_error(e) from None
             if previous is not None:
@@ -595,7 +641,12 @@ def _install(self: Elicitation) -> None:
                 ours = {str(getattr(i, "uri", None) or i.name) for i in items}
                 theirs = getattr(before, key, None) or []
                 items += [i for i in theirs if str(getattr(i, "uri", None) or i.name) not in ours]
-            result: HandlerResult = result_type(**{key: items})
+            fields: Dict[str, Any] = {key: items}
+            if key == "tools" and any(e.declared.fallback is not None for e in self.tools.values()):
+                # The listing differs by client (a declared fallback): never a shared
+                # cache's, whatever the server's cache hints say.
+                fields["cache_scope"] = "private"
+            result: HandlerResult = result_type(**fields)
             return result
 
         low.add_request_handler(method, types.PaginatedRequestParams, handler)
@@ -612,11 +663,11 @@ def _install(self: Elicitation) -> None:
 
         low.add_request_handler(method, params_type, handler)
 
-    wrap_list("tools/list", "tools", self.list_tools, types.ListToolsResult)
+    wrap_list("tools/list", "tools", lambda ctx: self.list_tools(_capabilities(ctx)), types.ListToolsResult)
     wrap_call("tools/call", types.CallToolRequestParams, self.call_tool)
-    wrap_list("prompts/list", "prompts", self.list_prompts, types.ListPromptsResult)
+    wrap_list("prompts/list", "prompts", lambda ctx: self.list_prompts(), types.ListPromptsResult)
     wrap_call("prompts/get", types.GetPromptRequestParams, self.get_prompt)
-    wrap_list("resources/list", "resources", self.list_resources, types.ListResourcesResult)
+    wrap_list("resources/list", "resources", lambda ctx: self.list_resources(), types.ListResourcesResult)
     wrap_call("resources/read", types.ReadResourceRequestParams, self.read_resource)
 
 

@@ -5,6 +5,7 @@ example), so clients, harnesses and key rings drive either.
     scripts/dev-python-server.sh --stdio
     scripts/dev-python-server.sh --http 127.0.0.1:8000      # endpoint /mcp
     scripts/dev-python-server.sh --conformance --http 127.0.0.1:0
+    scripts/dev-python-server.sh --stdio --fallback arguments
 
 Keys: ``ELICIT_STATE_KEYS`` (or ``--state-keys-file``), comma-separated hex keys (32 to
 128 bytes each, 1 to 8 keys); the first seals, every key opens. Without a ring, stdio
@@ -72,10 +73,11 @@ def which_airport(destination: str) -> Question:
     return Question(ask("airport", destination=destination))
 
 
-def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServer:
+def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool, fallback: Optional[str] = None) -> MCPServer:
     """The server: the conformance fixtures first (with ``conformance``), then the
     booking fixture's tools, the welcome prompt and the itinerary resource (their texts
-    from tests/fixture)."""
+    from tests/fixture). ``fallback="arguments"``: the three booking tools declare the
+    fallback through the model (docs/fallback.md), no parameter opted out."""
     server = MCPServer(SERVER_NAME, version=elicit_mcp.__version__)
     elicit = Elicitation(server, keys=keys, ttl=ttl)
     if conformance:
@@ -86,7 +88,11 @@ def build(keys: elicit_mcp.KeyRing, *, ttl: float, conformance: bool) -> MCPServ
     def listed(name: str) -> Any:
         entry = ENTRIES[name]
         return elicit.tool(
-            title=entry["title"], description=entry["description"], meta=FASTMCP_META, output_schema=OUTPUT_SCHEMA
+            title=entry["title"],
+            description=entry["description"],
+            meta=FASTMCP_META,
+            output_schema=OUTPUT_SCHEMA,
+            fallback=fallback,
         )
 
     @listed("book_flight")
@@ -187,6 +193,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--alone", action="store_true", help="HTTP without a ring: this process serves alone, so one ephemeral key will do")
     parser.add_argument("--state-ttl", type=float, default=float(elicit_mcp.DEFAULT_TTL_SECS), metavar="SECS", help="lifetime of a sealed requestState (default 600)")
     parser.add_argument("--conformance", action="store_true", help="also serve the official MCP conformance suite's fixtures")
+    parser.add_argument(
+        "--fallback",
+        choices=["arguments"],
+        help="the booking tools declare the fallback (docs/fallback.md): a client that cannot be asked is told, in a tool result, what to ask the user, and passes the answers as arguments",
+    )
     opts = parser.parse_args(argv)
     if not opts.state_ttl > 0:
         parser.error("--state-ttl must be positive")
@@ -196,7 +207,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         log(str(e))
         return 2
     with keys:
-        server = build(keys, ttl=opts.state_ttl, conformance=opts.conformance)
+        server = build(keys, ttl=opts.state_ttl, conformance=opts.conformance, fallback=opts.fallback)
     if opts.stdio:
         server.run("stdio")
     else:
