@@ -4,7 +4,7 @@
 //! sorted by name; clients ask the user in the order received, and dependent questions
 //! read naturally only in declaration (signature) order. A typed `InputRequiredResult`
 //! cannot carry the order, so the engine records it in the result's `_meta` under
-//! [`ORDER_KEY`] and the byte writers of this crate — [`crate::stdio`] and the HTTP/SSE
+//! [`ORDER_KEY`] and the byte writers of this crate — the stdio transport and the HTTP/SSE
 //! layer of `http` (a feature) — put the members back in that order and drop the key
 //! ([`restore`]). A server that writes rmcp's bytes through another transport sees the
 //! key in `_meta` and the questions in name order (nothing else differs).

@@ -1,14 +1,21 @@
-//! The one place where elicit-core's `Round` is built and read: one round of one
-//! request, driven to the point where it needs the client (or is settled). Everything
-//! else in the crate speaks serde JSON; only this module knows the engine's calls.
+//! One round of one request: elicit-core's `Round` driven to the point where it needs
+//! the host (a resolver, a handshake-era question) or is settled. This is the one place
+//! where the engine's `Round` is built and read; everything else in the crate speaks
+//! serde JSON.
 
-use elicit_core::{Capabilities, Error, InputKind, Inputs, Plan, Round, Step};
-use serde_json::{Map, Value};
+use elicit_core::{Capabilities, Error, InputKind, Inputs, Plan, PyRepr, Round, Step};
+use rmcp::model::{ErrorCode, InputRequiredResult};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::{json, Map, Value};
 
-use crate::CAP;
+use crate::client::declared_kinds;
+use crate::serve::{Request, Settled};
+use crate::{developer_error, wire, Declared, Elicit, ErrorData, Resolution, Resolve};
+use crate::{CAP, MISSING_CAPABILITY};
 
 /// Workspace for one round (resolver answers and handshake replies are copied in).
-const WORKSPACE: usize = 16 * 1024;
+pub(crate) const WORKSPACE: usize = 16 * 1024;
 
 /// Which protocol era a request is served in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +73,7 @@ pub(crate) enum Outcome {
 }
 
 /// Where an engine error leaves the round.
-fn failed(e: Error) -> Outcome {
+pub(crate) fn failed(e: Error) -> Outcome {
     match e {
         Error::MissingCapability { missing, .. } => {
             let mut out = Vec::new();
@@ -105,7 +112,7 @@ fn failed(e: Error) -> Outcome {
 /// arguments): a `-32602` with this message.
 pub(crate) struct Malformed(pub String);
 
-fn parse_object(text: &str) -> Map<String, Value> {
+pub(crate) fn parse_object(text: &str) -> Map<String, Value> {
     match serde_json::from_str(text) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
@@ -215,6 +222,159 @@ impl<'r> RoundDriver<'r> {
                 Ok(t) => Outcome::Fallback(serde_json::from_str(&t).unwrap_or(Value::Null)),
                 Err(e) => failed(e),
             }),
+        }
+    }
+}
+
+/// What one round did, for its `elicit.round` span.
+#[derive(Default)]
+pub(crate) struct Tally {
+    pub(crate) questions: u64,
+    /// The last `decline` or `cancel` among the user's replies.
+    pub(crate) action: Option<String>,
+    pub(crate) rejected: bool,
+}
+
+impl Tally {
+    /// Note the actions of replies (reply objects).
+    pub(crate) fn note_replies<'a>(&mut self, replies: impl Iterator<Item = &'a Value>) {
+        for r in replies {
+            if let Some(a @ ("decline" | "cancel")) = r.get("action").and_then(Value::as_str) {
+                self.action = Some(a.to_string());
+            }
+        }
+    }
+}
+
+/// The telemetry name of a state rejection (elicit-core's `Reason`, snake case; a
+/// broken seal is `tampered`, an unreadable token or binding `malformed`).
+pub(crate) fn rejection(reason: &str) -> &'static str {
+    match reason {
+        "expired" => "expired",
+        "audience" => "audience",
+        "seal" => "tampered",
+        "unknown key" => "unknown_key",
+        "minted in the future" => "future",
+        "request binding" => "request_binding",
+        "principal drift" => "principal_drift",
+        "principal" => "principal",
+        "too large" => "too_large",
+        _ => "malformed",
+    }
+}
+
+impl Elicit {
+    /// Drive the declaration's round for one request: resolvers run here, handshake-era
+    /// questions go to the client here, and the modern era ends in an
+    /// `InputRequiredResult` when questions remain.
+    #[allow(clippy::too_many_arguments)] // one round's inputs, computed once by `round`
+    pub(crate) async fn settle(
+        &self,
+        declared: &Declared,
+        request: &Request<'_>,
+        // (what resolvers see, what the state is bound to) as JSON text
+        (args, bound): (&str, &str),
+        state: Option<String>,
+        context: &RequestContext<RoleServer>,
+        modern: bool,
+        tally: &mut Tally,
+    ) -> Result<Settled, ErrorData> {
+        if let Some(r) = request.input_responses {
+            tally.note_replies(r.values());
+        }
+        let replies = match request.input_responses {
+            Some(r) => Some(
+                serde_json::to_string(r)
+                    .map_err(|e| ErrorData::invalid_params(format!("inputResponses: {e}"), None))?,
+            ),
+            None => None,
+        };
+        let era = if modern { Era::Modern } else { Era::Handshake };
+        let capabilities = declared_kinds(context);
+        let mut workspace = workspace();
+        let (state, replies) = (state.as_deref(), replies.as_deref());
+        let (plan, space) = (&declared.plan, &mut workspace[..]);
+        let mut driver = RoundDriver::new(plan, era, capabilities, args, state, replies, space)
+            .map_err(|m| ErrorData::invalid_params(m.0, None))?;
+        loop {
+            match driver.next() {
+                Ok(Outcome::Done(values)) => return Ok(Settled::Values(values)),
+                Ok(Outcome::Failed(message)) => return Ok(Settled::Failed(message)),
+                Ok(Outcome::Fallback(result)) => return Ok(Settled::Fallback(result)),
+                Ok(Outcome::MissingCapability { message, required }) => {
+                    return Err(ErrorData::new(
+                        ErrorCode(MISSING_CAPABILITY),
+                        message,
+                        Some(json!({ "requiredCapabilities": required })),
+                    ))
+                }
+                Ok(Outcome::InputRequired { requests, state }) => {
+                    let token = self.seal_state(&state, request, bound)?;
+                    let (input_requests, order) = declared
+                        .input_requests(&requests)
+                        .map_err(developer_error)?;
+                    let mut meta = self.modern_meta(None);
+                    wire::record(&mut meta, order);
+                    let result =
+                        InputRequiredResult::new(Some(input_requests), Some(token)).with_meta(meta);
+                    return Ok(Settled::InputRequired(result));
+                }
+                Err(Need::Resolve { param, values }) => {
+                    let resolver = declared.resolvers.get(&param).ok_or_else(|| {
+                        developer_error(format_args!(
+                            "no resolver is registered for {param:?}; register one for it"
+                        ))
+                    })?;
+                    let resolution = resolver(Resolve {
+                        param: param.clone(),
+                        values,
+                        context: context.clone(),
+                    })
+                    .await?;
+                    driver.give(match resolution {
+                        Resolution::Value(v) => {
+                            declared.check_value(&param, &v)?;
+                            Answer::Value(v.to_string())
+                        }
+                        Resolution::Question(q) => Answer::Question(q.to_string()),
+                    });
+                }
+                Err(Need::Ask {
+                    param,
+                    kind,
+                    request: ask,
+                }) => {
+                    tally.questions += 1;
+                    let reply = self.ask(context, &ask).await;
+                    match reply {
+                        Ok(reply) => {
+                            if let Ok(r) = serde_json::from_str::<Value>(&reply) {
+                                tally.note_replies(std::iter::once(&r));
+                            }
+                            if kind == InputKind::Url {
+                                self.url_accepted(param, &ask, &reply, context).await?;
+                            }
+                            driver.give(Answer::Reply(reply))
+                        }
+                        // A client that refuses a sampling or roots request has declined
+                        // it: the parameter takes its default or the call fails.
+                        Err(_) if matches!(kind, InputKind::Sampling | InputKind::Roots) => {
+                            driver.give(Answer::Reply(r#"{"action":"decline"}"#.into()))
+                        }
+                        Err(message) => {
+                            return Ok(Settled::Failed(format!(
+                                "Error calling {} {}: {message}",
+                                match request.method {
+                                    "tools/call" => "tool",
+                                    "prompts/get" => "prompt",
+                                    _ => "resource",
+                                },
+                                PyRepr(request.target)
+                            )))
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -374,5 +534,13 @@ mod tests {
             panic!("expected Done");
         };
         assert_eq!(values["roots"], json!([]));
+    }
+
+    #[test]
+    fn rejections_have_their_telemetry_names() {
+        assert_eq!(rejection("seal"), "tampered");
+        assert_eq!(rejection("unknown key"), "unknown_key");
+        assert_eq!(rejection("expired"), "expired");
+        assert_eq!(rejection("non-string requestState"), "malformed");
     }
 }
