@@ -5,7 +5,7 @@
 #
 #   scripts/dev-ts-server.sh --stdio
 #   scripts/dev-ts-server.sh --http 127.0.0.1:PORT       # endpoint /mcp; port 0 picks one
-#   [--state-keys-file PATH] [--alone] [--state-ttl SECS]
+#   [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]
 #   (--conformance, the official suite's fixtures, is not ported to servers/ts yet)
 #
 # ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,

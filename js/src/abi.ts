@@ -57,6 +57,17 @@ interface Exports {
   elicit_plan_param_is_elicited(plan: Ptr, i: number, out: Ptr): number;
   elicit_plan_param_has_resolver(plan: Ptr, i: number, out: Ptr): number;
   elicit_plan_param_kind(plan: Ptr, i: number, out: Ptr): number;
+  elicit_plan_input_schema(
+    plan: Ptr,
+    schema: Ptr,
+    schemaLen: number,
+    caps: Ptr,
+    capsLen: number,
+    buf: Ptr,
+    cap: number,
+    outLen: Ptr,
+    cachePrivate: Ptr,
+  ): number;
   elicit_round_new_modern(
     plan: Ptr, args: Ptr, argsLen: number, state: Ptr, stateLen: number, replies: Ptr,
     repliesLen: number, caps: Ptr, capsLen: number, workspace: number, out: Ptr,
@@ -401,6 +412,22 @@ export class Abi {
       code = this.x.elicit_plan_param_kind(plan, i, k);
       if (code !== OK) return { code };
       return { code, value: { name, elicited, resolver, kind: this.u32(k) } };
+    });
+  }
+
+  /**
+   * `elicit_plan_input_schema`: the tool's `inputSchema` as listed for a client with
+   * these capabilities (a declared fallback adds optional properties), and whether the
+   * listing differs by client.
+   */
+  planInputSchema(plan: Ptr, schema: Uint8Array, caps: Input): Outcome<{ schema: string; cachePrivate: boolean }> {
+    return this.call((f) => {
+      const [s, sl] = f.input(schema);
+      const [c, cl] = f.input(caps);
+      const priv = f.out(1);
+      const read = this.read(f, (buf, cap, outLen) => this.x.elicit_plan_input_schema(plan, s, sl, c, cl, buf, cap, outLen, priv));
+      if (read.code !== OK || read.value === undefined) return { code: read.code };
+      return { code: OK, value: { schema: read.value, cachePrivate: this.bool(priv) } };
     });
   }
 

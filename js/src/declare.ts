@@ -62,6 +62,13 @@ export type ElicitOptions<T> = {
   default?: T | null;
   /** The parameter settles to the outcome itself (`{action, value?}`). */
   outcome?: boolean;
+  /**
+   * `false` keeps the parameter out of its tool's declared fallback
+   * ({@link ToolDeclaration.fallback}, docs/fallback.md): what only the user may answer
+   * (a confirmation, a secret) is never taken from the model, and a client that cannot
+   * be asked it gets -32021. Default `true`.
+   */
+  fallback?: boolean;
 } & (
   | {
       /** The literal question shown to the user. */
@@ -142,6 +149,8 @@ export function elicit<S extends z.ZodType, const O extends ElicitOptions<z.outp
       kind = "url";
     }
   }
+  // The engine checks the value (a boolean; true on a URL-mode or sampling input is refused).
+  if ("fallback" in o && o.fallback !== true) e.fallback = o.fallback;
   return {
     [ELICITED]: true,
     schema,
@@ -164,6 +173,14 @@ export interface ToolDeclaration<S extends ParamShape> {
   description?: string;
   /** Every parameter in signature order (the order questions go out in). */
   params: S;
+  /**
+   * `"arguments"`: a client that cannot be asked answers through the model
+   * (docs/fallback.md): its listing shows the parameters that fall back as optional
+   * arguments, a call takes those arguments as the answers, and while something must
+   * still be asked the call's result (`isError`) names the questions for the model to
+   * ask the user. Absent: such a client gets -32021.
+   */
+  fallback?: "arguments";
   /** The tool's body: every value typed, its text the tool's result ({@link DeclaredTool.serve}). */
   body?: (values: Values<S>) => MaybePromise<string>;
 }
@@ -252,6 +269,8 @@ export class DeclaredTool<S extends ParamShape> {
   readonly argumentsShape: Record<string, z.ZodType>;
   /** The tool's `inputSchema` (JSON Schema of the model arguments; elicited ones are left out). */
   readonly inputSchema: Record<string, unknown>;
+  /** The declared fallback (`"arguments"`, docs/fallback.md), or undefined. */
+  readonly fallback: "arguments" | undefined;
   readonly #resolvers: Map<string, Resolver<unknown>>;
   readonly #body: ((values: Values<S>) => MaybePromise<string>) | undefined;
 
@@ -303,6 +322,9 @@ export class DeclaredTool<S extends ParamShape> {
     this.title = decl.title;
     this.description = decl.description;
     this.declaration = { tool: name, parameters: params };
+    // The engine checks the value (only "arguments" is a fallback).
+    if (decl.fallback !== undefined) this.declaration.fallback = decl.fallback;
+    this.fallback = decl.fallback;
     this.argumentsShape = args;
     // Strict: the model passes the declared arguments only (additionalProperties false, as
     // elicit's other servers list them).
@@ -315,6 +337,18 @@ export class DeclaredTool<S extends ParamShape> {
     // capacities) with its own
     // messages, naming the parameter: a DeclarationError here, at registration.
     this.plan = new Plan(this.declaration);
+  }
+
+  /**
+   * The `inputSchema` to list for a client with these ClientCapabilities
+   * ({@link Plan.inputSchema}) and whether the listing differs by client (list it with
+   * `cacheScope: "private"` on 2026-07-28). A tool without a declared fallback is
+   * {@link inputSchema} for every client (the engine would write it back unchanged: no
+   * call is made).
+   */
+  listedSchema(capabilities: unknown): { inputSchema: Record<string, unknown>; cachePrivate: boolean } {
+    if (this.fallback === undefined) return { inputSchema: this.inputSchema, cachePrivate: false };
+    return this.plan.inputSchema(this.inputSchema, capabilities);
   }
 
   /**

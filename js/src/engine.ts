@@ -138,6 +138,25 @@ export class Plan {
     return this.params.find((p) => p.name === name);
   }
 
+  /**
+   * The tool's `inputSchema` as listed for one client (`elicit_plan_input_schema`,
+   * docs/fallback.md): `inputSchema` is the schema of the model's arguments, as a client
+   * that can be asked sees it; `capabilities` the client's ClientCapabilities (absent:
+   * form elicitation only). For a tool declared with `"fallback": "arguments"` and a
+   * client that cannot be asked, each parameter that falls back is added as an optional
+   * property. `cachePrivate` is true when the tool declares the fallback at all: list it
+   * with `cacheScope: "private"` on 2026-07-28. Throws `ELICIT_ERR_INPUT_SCHEMA` when
+   * `inputSchema` is not a JSON object.
+   */
+  inputSchema(inputSchema: Json, capabilities?: Json): { inputSchema: Record<string, unknown>; cachePrivate: boolean } {
+    const h = this.#live();
+    const schema = jsonInput(inputSchema, "inputSchema");
+    const caps = optionalJson(capabilities, "capabilities");
+    const out = this.#abi.planInputSchema(h, schema, caps);
+    if (out.code !== OK || out.value === undefined) throw this.#abi.error(out.code, out.message);
+    return { inputSchema: JSON.parse(out.value.schema) as Record<string, unknown>, cachePrivate: out.value.cachePrivate };
+  }
+
   /** Start a 2026-07-28 round (`elicit_round_new_modern`). */
   modern(options: ModernOptions = {}): Round {
     const h = this.#live();

@@ -90,6 +90,7 @@ interface LowLevel {
 }
 
 const INTERNAL = -32603;
+const CAPS_META = "io.modelcontextprotocol/clientCapabilities";
 
 /**
  * Declared tools, prompts and resources with one engine {@link Server} (the plans, the
@@ -200,20 +201,31 @@ export class Elicitation {
     }
     const low = mcp.server as unknown as LowLevel;
     // McpServer lists a tool's schemas through its own converter (a `$schema` key, zod's
-    // shapes); the listing of a declared tool is the declaration's, as on the other servers.
+    // shapes); the listing of a declared tool is the declaration's, as on the other servers,
+    // for the client asking: a declared fallback lists a client that cannot be asked the
+    // parameters that fall back (its capabilities read as its calls are: the request's
+    // envelope on 2026-07-28, the session's from initialize on 2025-11-25).
     const listed = new Map(this.#entries.filter((e) => e.method === "tools/call").map((e) => [e.target, e]));
     const list = low._getRequestHandler("tools/list");
     if (list && listed.size > 0) {
       low.removeRequestHandler("tools/list");
       low.setRequestHandler("tools/list", async (request: any, ctx: any) => {
-        const result = (await list(request, ctx)) as { tools: Record<string, unknown>[] };
+        const result = (await list(request, ctx)) as { tools: Record<string, unknown>[]; cacheScope?: string };
+        const envelope = ctx?.mcpReq?.envelope as Record<string, unknown> | undefined;
+        const capabilities = envelope?.[CAPS_META] ?? low.getClientCapabilities() ?? {};
+        let differs = false;
         for (const tool of result.tools) {
           const e = listed.get(tool.name as string);
           if (!e) continue;
-          tool.inputSchema = e.declared.inputSchema;
+          const { inputSchema, cachePrivate } = e.declared.listedSchema(capabilities);
+          tool.inputSchema = inputSchema;
+          differs ||= cachePrivate;
           const out = (e.listing as ToolListing).outputSchema;
           if (out !== undefined) tool.outputSchema = out;
         }
+        // A listing that differs by client is never a shared cache's (2026-07-28 only: a
+        // 2025-11-25 result has no cache fields), whatever the server's cache hints say.
+        if (differs && envelope !== undefined) result.cacheScope = "private";
         return result;
       });
     }

@@ -6,6 +6,7 @@
 //   scripts/dev-ts-server.sh --stdio
 //   scripts/dev-ts-server.sh --http 127.0.0.1:8000      # endpoint /mcp; port 0 picks one
 //   [--state-keys-file PATH] [--alone] [--state-ttl SECS]
+//   [--fallback arguments]   the booking tools declare the fallback (docs/fallback.md)
 //
 // (--conformance, the official suite's fixtures that the Rust and Python servers serve,
 // is not ported here yet: the flag is refused as unknown.)
@@ -55,8 +56,12 @@ function log(line) {
   process.stderr.write(`elicit-ts-server: ${line}\n`);
 }
 
-function declarations() {
+/** The booking declarations; `fallback` ("arguments" or undefined) is the booking tools'
+ * declared fallback (docs/fallback.md), no parameter opted out. */
+function declarations(fallback) {
+  const opt = fallback === undefined ? {} : { fallback };
   const bookFlight = declareTool("book_flight", {
+    ...opt,
     params: {
       destination: elicit(z.string(), { message: Q.destination }),
       date: elicit(z.string(), { message: Q.date }),
@@ -74,10 +79,12 @@ function declarations() {
     body: (v) => (v.proceed ? result("book_flight", v) : TEXTS.CANCELLED),
   });
   const greet = declareTool("greet", {
+    ...opt,
     params: { name: elicit(z.string(), { message: Q.name }) },
     body: (v) => result("greet", v),
   });
   const order = declareTool("order", {
+    ...opt,
     params: {
       item: z.string(),
       quantity: elicit(z.int(), { needs: ["item"], resolve: ({ item }) => ask(askText("quantity", { item })) }),
@@ -135,9 +142,9 @@ function ring(keysFile) {
 
 /** The server: the booking fixture's tools, the welcome prompt and the itinerary resource
  * (their texts from tests/fixture); returns the factory the transports take. */
-function build(keys, { ttl }) {
+function build(keys, { ttl, fallback }) {
   const elicitation = new Elicitation({ keys, audience: SERVER_NAME, ttl, log });
-  const d = declarations();
+  const d = declarations(fallback);
   const listed = (name) => ({
     title: ENTRIES[name].title,
     description: ENTRIES[name].description,
@@ -221,7 +228,7 @@ async function serveHttp(factory, { host, port }) {
 }
 
 const USAGE =
-  "usage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--state-keys-file PATH] [--alone] [--state-ttl SECS]";
+  "usage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]";
 
 async function main() {
   let opts;
@@ -233,6 +240,7 @@ async function main() {
         "state-keys-file": { type: "string" },
         alone: { type: "boolean" },
         "state-ttl": { type: "string" },
+        fallback: { type: "string" },
         help: { type: "boolean" },
       },
     }));
@@ -241,6 +249,9 @@ async function main() {
       return 0;
     }
     if (!!opts.stdio === (opts.http !== undefined)) throw new Error("give one of --stdio or --http ADDR");
+    if (opts.fallback !== undefined && opts.fallback !== "arguments") {
+      throw new Error(`--fallback: ${JSON.stringify(opts.fallback)} is not a fallback; the one there is: --fallback arguments`);
+    }
   } catch (e) {
     log(`${e.message}\n${USAGE}`);
     return 2;
@@ -259,7 +270,7 @@ async function main() {
     log(e.message);
     return 2;
   }
-  const factory = build(keys, { ttl });
+  const factory = build(keys, { ttl, fallback: opts.fallback });
   if (addr) await serveHttp(factory, addr);
   else serveStdio(factory, { onerror: (e) => log(e.message) });
   return undefined;
