@@ -50,8 +50,9 @@ verdict "rounds shared with elicit-rmcp-server" timeout 300 "$py" -m pytest \
     tests/interop/mcp/test_c_server.py -p no:cacheprovider -q -rfE "$@"
 verdict "bad lines over stdio" env ELICIT_RMCP_SERVER_BIN="$ROOT/scripts/dev-c-server.sh" \
     timeout 300 "$py" -m pytest tests/interop/mcp/test_bad_input.py -k stdio -p no:cacheprovider -q -rfE "$@"
+# The C server takes no --fallback: the declared fallback's client tests are deselected.
 verdict "MCP Python SDK and TypeScript SDK clients, stdio" env ELICIT_INTEROP_SERVER="$ROOT/scripts/dev-c-server.sh" \
-    ELICIT_INTEROP_STDIO_ONLY=1 bash scripts/test-mcp-clients.sh "$@"
+    ELICIT_INTEROP_STDIO_ONLY=1 ELICIT_INTEROP_FALLBACK=0 bash scripts/test-mcp-clients.sh "$@"
 
 # 4. Sanitizers and valgrind, each through the same subset of the FastMCP checks.
 subset="stdio and (book_flight_accepts or greet or order_asks or refused_seat or prompt or resource)"

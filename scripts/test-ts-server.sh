@@ -7,8 +7,8 @@
 #     (tests/interop/mcp/test_booking_server.py and test_rmcp_prompts_resources.py with
 #     ELICIT_SERVER_CMD; the checks of the Rust transport's own wire details are skipped);
 #  2. the MCP Python SDK client and the TypeScript SDK clients, both eras, stdio and HTTP,
-#     asserting the order questions reach the user (scripts/test-mcp-clients.sh with
-#     ELICIT_INTEROP_SERVER).
+#     asserting the order questions reach the user, and the declared fallback with
+#     --fallback arguments (scripts/test-mcp-clients.sh with ELICIT_INTEROP_SERVER).
 #
 # Not yet here (issue 42, item 6): the conformance suite (servers/ts has no --conformance
 # fixtures yet) and the mixed fleet.

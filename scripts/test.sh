@@ -126,7 +126,7 @@ if [ -z "${QUICK:-}" ]; then
   step "Python MCP server on the SDK adapter: conformance suite, FastMCP client (both eras), mixed fleet" \
     bash scripts/test-python-server.sh
   # After the two above: reuses .venv-mcp and Node 22.
-  step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order)" \
+  step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order, declared fallback)" \
     bash scripts/test-mcp-clients.sh
   # After the two above: reuses .venv-mcp, Node 22 and js/ as test-js.sh built it.
   step "TypeScript MCP server on McpServer (servers/ts): FastMCP client, MCP Python and TypeScript SDK clients (both eras, stdio + HTTP)" \
