@@ -15,7 +15,8 @@
 #  6. the adapter at the [mcp] extra's lower bound, in the background beside 3-5: mcp and
 #     mcp-types at that version alone (pip --no-deps --target .venv-python/mcp-lowest,
 #     two wheels) ahead of the venv's on PYTHONPATH, the adapter's tests
-#     (test_mcp_adapter.py, test_traps.py, test_readme.py: the quick start, both eras);
+#     (test_mcp_adapter.py, test_mcp_fallback.py, test_traps.py, test_readme.py: the quick
+#     start, both eras);
 #  7. runs the pytest suite (-q) on the newest release; its summary is this script's last line.
 #
 # Exits non-zero on any failure. LEAK_ROUNDS=N changes the leak check's round count.
@@ -86,7 +87,7 @@ import importlib.metadata as m, sys
 print(f"mcp {m.version('mcp')}, mcp-types {m.version('mcp-types')} from {sys.path[1]}")
 PY
     cd "$PKG" && PYTHONPATH="$LOWEST:$PKG" "$VPY" -m pytest -q -p no:cacheprovider \
-        tests/test_mcp_adapter.py tests/test_traps.py tests/test_readme.py
+        tests/test_mcp_adapter.py tests/test_mcp_fallback.py tests/test_traps.py tests/test_readme.py
 }
 lowest >"$VENV/lowest.log" 2>&1 &
 LOWEST_PID=$!
