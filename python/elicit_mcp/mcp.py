@@ -459,14 +459,9 @@ class Elicitation:
         entry = self.prompts.get(params.name)
         if entry is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown prompt: {params.name!r}")
-        try:
-            outcome = await self._run(entry.declared, ctx, params.arguments, params)
-        except ClientError as e:
-            raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
+        outcome = await self._run_not_a_tool(entry, ctx, params.arguments, params)
         if isinstance(outcome, Pending):
             return outcome.result()
-        if isinstance(outcome, FallbackResult):
-            raise MCPError(code=types.INVALID_PARAMS, message=_FALLBACK_TOOLS_ONLY)
         return _complete(ctx, _prompt_result(outcome.value, entry.declared.description))
 
     async def read_resource(self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams) -> HandlerResult:
@@ -475,16 +470,24 @@ class Elicitation:
         entry = self.resources.get(uri)
         if entry is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown resource: {uri}", data={"uri": uri})
-        try:
-            outcome = await self._run(entry.declared, ctx, None, params)
-        except ClientError as e:
-            raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
+        outcome = await self._run_not_a_tool(entry, ctx, None, params)
         if isinstance(outcome, Pending):
             return outcome.result()
-        if isinstance(outcome, FallbackResult):
-            raise MCPError(code=types.INVALID_PARAMS, message=_FALLBACK_TOOLS_ONLY)
         mime = (entry.meta or {}).get("mimeType")
         return _complete(ctx, _resource_result(outcome.value, uri, mime))
+
+    async def _run_not_a_tool(
+        self, entry: _Entry, ctx: ServerRequestContext[Any, Any], arguments: Optional[Mapping[str, Any]], params: Any
+    ) -> Union[Finished, Pending]:
+        """:meth:`_run` for ``prompts/get`` and ``resources/read``: the client's error on a
+        question, and a declared fallback (a tool's only), are ``-32602``."""
+        try:
+            outcome = await self._run(entry.declared, ctx, arguments, params)
+        except ClientError as e:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(e)) from None
+        if isinstance(outcome, FallbackResult):
+            raise MCPError(code=types.INVALID_PARAMS, message=_FALLBACK_TOOLS_ONLY)
+        return outcome
 
     def _context(self, ctx: ServerRequestContext[Any, Any], params: Any) -> Any:
         """The SDK's ``Context`` for this request, built as ``MCPServer`` builds it for

@@ -237,3 +237,26 @@ def test_a_fallback_other_than_arguments_is_refused() -> None:
 
         @tool(fallback="model")
         def f(x: Annotated[str, Elicit("?")]) -> None: ...
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_a_prompt_declaring_the_fallback_is_32602(mode: str) -> None:
+    s = MCPServer("booking")
+    elicit = Elicitation(s, keys=elicit_mcp.KeyRing([bytes(range(32))]))
+
+    @elicit.prompt
+    @tool(fallback="arguments")
+    def welcome(name: Annotated[str, Elicit("Enter your name:")]) -> str:
+        return f"Welcome aboard, {name}!"
+
+    async def go() -> MCPError:
+        async with Client(s, mode=mode) as c:
+            with pytest.raises(MCPError) as e:
+                await c.get_prompt("welcome", {})
+            return e.value
+
+    error = asyncio.run(go())
+    assert error.code == -32602
+    assert error.message == (
+        "The client cannot be asked for what this request needs, and the declared fallback serves tools/call only"
+    )
