@@ -6,9 +6,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { McpServer } from "@modelcontextprotocol/server";
 import { Elicitation, KeyRing, ask, declareTool, elicit } from "../dist/index.js";
+import { connect as connectTo } from "./wire.mjs";
 
 const MODERN = "2026-07-28";
 const ASK_USER = "elicit/askUser";
@@ -48,22 +48,8 @@ function declarations(fallback) {
 
 /** A client of a fresh McpServer declaring `capabilities`, in `era`. */
 async function connect(elicitation, era, capabilities) {
-  const [client, wire] = InMemoryTransport.createLinkedPair();
-  const handle = serveStdio(() => elicitation.attach(new McpServer({ name: "shop", version: "1.0.0" })), { transport: wire });
-  const inbox = [];
-  let wake;
-  client.onmessage = (m) => {
-    inbox.push(m);
-    wake?.();
-  };
-  await client.start();
-  let next = 1;
-  const recv = async () => {
-    while (inbox.length === 0) await new Promise((r) => (wake = r));
-    return inbox.shift();
-  };
+  const c = await connectTo(() => elicitation.attach(new McpServer({ name: "shop", version: "1.0.0" })));
   const request = async (method, params, answer) => {
-    const id = next++;
     const sent = era === MODERN
       ? { ...params, _meta: {
           "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -71,29 +57,18 @@ async function connect(elicitation, era, capabilities) {
           "io.modelcontextprotocol/clientInfo": { name: "t", version: "0" },
         } }
       : params;
-    await client.send({ jsonrpc: "2.0", id, method, params: sent });
-    for (;;) {
-      const m = await recv();
-      if (m.method !== undefined && m.id !== undefined) {
-        await client.send({ jsonrpc: "2.0", id: m.id, result: answer(m) });
-      } else if (m.id === id) {
-        return m;
-      }
-    }
+    return (await c.request(method, sent, answer)).reply;
   };
   if (era !== MODERN) {
     const init = await request("initialize", { protocolVersion: era, capabilities, clientInfo: { name: "t", version: "0" } });
     assert.equal(init.result.protocolVersion, era);
-    await client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await c.send({ method: "notifications/initialized" });
   }
   return {
     request,
     listing: async () => (await request("tools/list", {})).result,
     call: (name, args, answer) => request("tools/call", { name, arguments: args }, answer),
-    close: async () => {
-      await handle.close?.();
-      await client.close();
-    },
+    close: c.close,
   };
 }
 

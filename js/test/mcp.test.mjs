@@ -5,9 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { McpServer } from "@modelcontextprotocol/server";
 import { Elicitation, KeyRing, ask, declareTool, elicit } from "../dist/index.js";
+import { connect as connectTo } from "./wire.mjs";
 
 const MODERN = "2026-07-28";
 const meta = (capabilities = { elicitation: { form: {} } }) => ({
@@ -38,53 +38,14 @@ function declarations() {
 }
 
 /** A connection to a fresh McpServer (the adapter's declarations and one plain tool). */
-async function connect(elicitation) {
-  const [client, wire] = InMemoryTransport.createLinkedPair();
-  const handle = serveStdio(
-    () => {
-      const mcp = new McpServer({ name: "shop", version: "1.0.0" });
-      mcp.registerTool("plain", { description: "Not declared", inputSchema: { x: z.string() } }, ({ x }) => ({
-        content: [{ type: "text", text: `plain ${x}` }],
-      }));
-      return elicitation.attach(mcp);
-    },
-    { transport: wire },
-  );
-  const inbox = [];
-  let wake;
-  client.onmessage = (m) => {
-    inbox.push(m);
-    wake?.();
-  };
-  await client.start();
-  let next = 100;
-  const recv = async () => {
-    while (inbox.length === 0) await new Promise((r) => (wake = r));
-    return inbox.shift();
-  };
-  return {
-    send: (m) => client.send({ jsonrpc: "2.0", ...m }),
-    recv,
-    /** A request; server→client requests on the way are answered by `answer(request)`. */
-    async request(method, params, answer) {
-      const id = next++;
-      await client.send({ jsonrpc: "2.0", id, method, params });
-      const asked = [];
-      for (;;) {
-        const m = await recv();
-        if (m.method !== undefined && m.id !== undefined) {
-          asked.push(m);
-          await client.send({ jsonrpc: "2.0", id: m.id, result: answer(m) });
-        } else if (m.id === id) {
-          return { reply: m, asked };
-        }
-      }
-    },
-    close: async () => {
-      await handle.close?.();
-      await client.close();
-    },
-  };
+function connect(elicitation) {
+  return connectTo(() => {
+    const mcp = new McpServer({ name: "shop", version: "1.0.0" });
+    mcp.registerTool("plain", { description: "Not declared", inputSchema: { x: z.string() } }, ({ x }) => ({
+      content: [{ type: "text", text: `plain ${x}` }],
+    }));
+    return elicitation.attach(mcp);
+  });
 }
 
 const elicitation = (lines = []) => {
