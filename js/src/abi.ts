@@ -92,6 +92,7 @@ interface Exports {
   elicit_round_values(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_round_request_state(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_round_required_capabilities(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
+  elicit_round_fallback_result(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_round_last_error(round: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_round_value_of(round: Ptr, i: number, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_round_input_requests(round: Ptr, flags: number, buf: Ptr, cap: number, outLen: Ptr): number;
@@ -501,7 +502,7 @@ export class Abi {
   /** The round's readers, each returning UTF-8 (JSON, or the plaintext state, or a message). */
   roundRead(
     round: Ptr,
-    which: "resolve_inputs" | "ask" | "values" | "request_state" | "required_capabilities" | "last_error",
+    which: "resolve_inputs" | "ask" | "values" | "request_state" | "required_capabilities" | "fallback_result" | "last_error",
   ): Outcome<string> {
     return this.call((f) =>
       this.read(f, (buf, cap, outLen) => {
@@ -516,6 +517,8 @@ export class Abi {
             return this.x.elicit_round_request_state(round, buf, cap, outLen);
           case "required_capabilities":
             return this.x.elicit_round_required_capabilities(round, buf, cap, outLen);
+          case "fallback_result":
+            return this.x.elicit_round_fallback_result(round, buf, cap, outLen);
           case "last_error":
             return this.x.elicit_round_last_error(round, buf, cap, outLen);
         }

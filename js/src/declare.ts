@@ -353,9 +353,9 @@ export class DeclaredTool<S extends ParamShape> {
 
   /**
    * Run the resolvers the round asks for (`resolve` steps), awaiting async ones, until
-   * it needs something else: the step returned is `ask`, `done` or `inputRequired`. A
-   * resolver that throws fails the round through `resolveFailed` and the error is
-   * rethrown.
+   * it needs something else: the step returned is `ask`, `done`, `inputRequired` or
+   * `fallback`. A resolver that throws fails the round through `resolveFailed` and the
+   * error is rethrown.
    */
   async drive(round: Round): Promise<Exclude<Step, { kind: "resolve" }>> {
     for (;;) {

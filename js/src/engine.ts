@@ -31,7 +31,9 @@ export type Step =
   | { kind: "resolve"; param: number; name: string }
   | { kind: "ask"; param: number; name: string }
   | { kind: "done" }
-  | { kind: "inputRequired" };
+  | { kind: "inputRequired" }
+  /** A declared fallback (docs/fallback.md): answer the call with {@link Round.fallbackResult}. */
+  | { kind: "fallback" };
 
 /** Options of {@link Plan.modern}. */
 export interface ModernOptions {
@@ -204,8 +206,10 @@ const NO_PARAM = 0xffffffff;
 /**
  * One round of one call (`elicit_round`), from {@link Plan.modern} or
  * {@link Plan.handshake}. Drive it: {@link poll}, answer the step it names, poll again,
- * until `done` (read {@link values}) or `inputRequired` (read {@link inputRequests} and
- * {@link requestState}, seal the state, answer the call). A failed step throws the
+ * until `done` (read {@link values}), `inputRequired` (read {@link inputRequests} and
+ * {@link requestState}, seal the state, answer the call) or, for a tool declared with
+ * `"fallback": "arguments"` and a client that cannot be asked, `fallback` (answer the
+ * call with {@link fallbackResult}). A failed step throws the
  * round's error (an {@link ElicitError} subclass) from then on.
  */
 export class Round {
@@ -247,7 +251,7 @@ export class Round {
   }
 
   #read(
-    which: "resolve_inputs" | "ask" | "values" | "request_state",
+    which: "resolve_inputs" | "ask" | "values" | "request_state" | "fallback_result",
   ): string {
     const h = this.#live();
     const r = this.#abi.roundRead(h, which);
@@ -272,6 +276,8 @@ export class Round {
         return { kind: "ask", param, name: this.#name(param) };
       case 3:
         return { kind: "done" };
+      case 6:
+        return { kind: "fallback" };
       default:
         return { kind: "inputRequired" };
     }
@@ -350,6 +356,14 @@ export class Round {
   /** At `inputRequired`: the plaintext `requestState` to seal ({@link Sealer.seal}). */
   requestState(): string {
     return this.#read("request_state");
+  }
+
+  /**
+   * At `fallback`: the tool result for the model (`isError`, the questions to ask the
+   * user under `_meta["elicit/askUser"]`; docs/fallback.md).
+   */
+  fallbackResult(): Record<string, unknown> {
+    return JSON.parse(this.#read("fallback_result")) as Record<string, unknown>;
   }
 
   /** The notes the round left for the log. */

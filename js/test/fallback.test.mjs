@@ -184,3 +184,19 @@ test("declareTool carries the options into the declaration; the listing for one 
   assert.deepEqual(pay.listedSchema(FORM), { inputSchema: pay.inputSchema, cachePrivate: true });
   assert.throws(() => declareTool("t", { fallback: "model", params: { x: elicit(z.string(), { message: "?" }) } }), /fallback/);
 });
+
+test("the round API ends at the fallback step with the result for the model", async () => {
+  const tip = declareTool("tip", { fallback: "arguments", params: { amount: elicit(z.int(), { message: "How much?" }) } });
+  for (const era of ["modern", "handshake"]) {
+    const round = tip.plan[era]({ capabilities: {} });
+    assert.deepEqual(await tip.drive(round), { kind: "fallback" });
+    const result = round.fallbackResult();
+    assert.equal(result.isError, true);
+    assert.deepEqual(result._meta[ASK_USER].map((q) => q.name), ["amount"]);
+    round.free();
+    const answered = tip.plan[era]({ arguments: { amount: 2 }, capabilities: {} });
+    assert.deepEqual(await tip.drive(answered), { kind: "done" });
+    assert.deepEqual(answered.values(), { amount: 2 });
+    answered.free();
+  }
+});
