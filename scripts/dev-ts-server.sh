@@ -5,8 +5,8 @@
 #
 #   scripts/dev-ts-server.sh --stdio
 #   scripts/dev-ts-server.sh --http 127.0.0.1:PORT       # endpoint /mcp; port 0 picks one
-#   [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]
-#   (--conformance, the official suite's fixtures, is not ported to servers/ts yet)
+#   [--conformance] [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]
+#   (--conformance: also the official conformance suite's fixtures, servers/ts/conformance.mjs)
 #
 # ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,
 # 1 to 8), the first seals; without a ring, stdio uses one ephemeral key and --http refuses

@@ -3,15 +3,15 @@
 # MCP TypeScript SDK's McpServer through elicit-mcp's adapter, started by
 # scripts/dev-ts-server.sh) against what the Rust and Python servers pass:
 #
-#  1. the FastMCP 4.1.6 client's checks, both eras, stdio and HTTP
+#  1. the official MCP conformance suite: every in-scope scenario clean and both
+#     requirement sets as expected (scripts/test-mcp-conformance.sh scripts/dev-ts-server.sh:
+#     the shared baseline plus tests/mcp-conformance/expected-failures.dev-ts-server.yaml);
+#  2. the FastMCP 4.1.6 client's checks, both eras, stdio and HTTP
 #     (tests/interop/mcp/test_booking_server.py and test_rmcp_prompts_resources.py with
 #     ELICIT_SERVER_CMD; the checks of the Rust transport's own wire details are skipped);
-#  2. the MCP Python SDK client and the TypeScript SDK clients, both eras, stdio and HTTP,
+#  3. the MCP Python SDK client and the TypeScript SDK clients, both eras, stdio and HTTP,
 #     asserting the order questions reach the user, and the declared fallback with
 #     --fallback arguments (scripts/test-mcp-clients.sh with ELICIT_INTEROP_SERVER).
-#
-# Not yet here (issue 42, item 6): the conformance suite (servers/ts has no --conformance
-# fixtures yet) and the mixed fleet.
 #
 # Needs js/ built (scripts/test-js.sh, earlier in scripts/test.sh, leaves it built;
 # dev-ts-server.sh builds it otherwise) and elicit-rmcp-server (release, into $BUILD:
@@ -32,6 +32,7 @@ scripts/dev-ts-server.sh --help >/dev/null
 export ELICIT_TS_SERVER_NO_BUILD=1
 
 status=0
+bash scripts/test-mcp-conformance.sh scripts/dev-ts-server.sh || status=1
 py=$(mcp_test_venv)
 ELICIT_SERVER_CMD="$ROOT/scripts/dev-ts-server.sh" timeout "${MCP_TEST_TIMEOUT:-900}" \
     "$py" -m pytest tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_rmcp_prompts_resources.py \

@@ -56,7 +56,10 @@ type MaybePromise<T> = T | Promise<T>;
 /** A resolver: given the values it needs by name, a value or a {@link Question}. */
 export type Resolver<T> = (inputs: Record<string, any>) => MaybePromise<T | Question>;
 
-/** Options of {@link elicit}: a literal question, or a resolver. */
+/**
+ * Options of {@link elicit}: a literal question (a form or URL-mode `message`, a
+ * `sampling` request or a `roots` request), or a resolver.
+ */
 export type ElicitOptions<T> = {
   /** The value when the user declines or cancels (makes the parameter optional). */
   default?: T | null;
@@ -77,8 +80,32 @@ export type ElicitOptions<T> = {
       description?: string;
       /** URL-mode elicitation: the page the user visits (the value is `true` when accepted). */
       url?: string;
+      /**
+       * A form question's `requestedSchema`, sent as written (JSON Schema in the MCP
+       * elicitation subset, checked at registration) instead of the one the zod type
+       * gives; the parameter settles to the accepted content object.
+       */
+      requestedSchema?: Record<string, unknown>;
       needs?: never;
       resolve?: never;
+      sampling?: never;
+      roots?: never;
+    }
+  | {
+      /** A literal sampling request: CreateMessageRequest params (the value is the client's CreateMessageResult). */
+      sampling: Record<string, unknown>;
+      message?: never;
+      needs?: never;
+      resolve?: never;
+      roots?: never;
+    }
+  | {
+      /** A literal roots request: ListRootsRequest params, usually `{}` (the value is the roots array). */
+      roots: Record<string, unknown>;
+      message?: never;
+      needs?: never;
+      resolve?: never;
+      sampling?: never;
     }
   | {
       /** The names (other parameters) the resolver is given. */
@@ -87,7 +114,11 @@ export type ElicitOptions<T> = {
       resolve: Resolver<T>;
       /** How the resolver's questions are asked (default form). */
       kind?: InputKind;
+      /** As a literal question's: the `requestedSchema` of the resolver's form questions, sent as written. */
+      requestedSchema?: Record<string, unknown>;
       message?: never;
+      sampling?: never;
+      roots?: never;
     }
 );
 
@@ -99,7 +130,15 @@ export interface Elicited<T> {
   /** The answer's type (null for kinds whose answer is not a form value). */
   readonly schema: z.ZodType | null;
   /** The declaration's `elicit` member and the parameter's other keys. */
-  readonly spec: { elicit: Record<string, unknown>; extra: Record<string, unknown>; kind: InputKind };
+  readonly spec: {
+    elicit: Record<string, unknown>;
+    extra: Record<string, unknown>;
+    kind: InputKind;
+    /** The `requestedSchema` given as written (`requestedSchema`), if any. */
+    requestedSchema?: Record<string, unknown>;
+    /** More than one of message, sampling, roots and a resolver were given: their names. */
+    conflict?: string[];
+  };
   readonly resolve: Resolver<unknown> | undefined;
   /** Phantom: the value's type. */
   readonly __value?: T;
@@ -131,15 +170,24 @@ export function elicit<S extends z.ZodType, const O extends ElicitOptions<z.outp
   if (o.outcome) extra.outcome = true;
   let e: Record<string, unknown>;
   let kind: InputKind = "form";
+  // Caught at registration, where the parameter's name is known.
+  const given: string[] = ["message", "sampling", "roots"].filter((k) => o[k] !== undefined);
+  if (typeof o.resolve === "function" || o.needs !== undefined) given.push("resolver");
+  const conflict = given.length > 1 ? given : undefined;
   if (typeof o.resolve === "function" || o.needs !== undefined) {
     if (o.message !== undefined) {
-      // Caught at registration, where the parameter's name is known.
       e = { message: o.message, needs: o.needs, __resolverAndMessage: true };
     } else {
       e = { needs: [...(o.needs ?? [])] };
       if (o.kind && o.kind !== "form") e.kind = o.kind;
       kind = o.kind ?? "form";
     }
+  } else if (o.sampling !== undefined) {
+    e = { sampling: o.sampling };
+    kind = "sampling";
+  } else if (o.roots !== undefined) {
+    e = { roots: o.roots };
+    kind = "roots";
   } else {
     e = { message: o.message };
     if (o.title !== undefined) e.title = o.title;
@@ -154,7 +202,13 @@ export function elicit<S extends z.ZodType, const O extends ElicitOptions<z.outp
   return {
     [ELICITED]: true,
     schema,
-    spec: { elicit: e, extra, kind },
+    spec: {
+      elicit: e,
+      extra,
+      kind,
+      ...(o.requestedSchema !== undefined && { requestedSchema: o.requestedSchema }),
+      ...(conflict && { conflict }),
+    },
     resolve: typeof o.resolve === "function" ? o.resolve : undefined,
   } as Elicited<Settled<z.output<S>, O>>;
 }
@@ -289,14 +343,24 @@ export class DeclaredTool<S extends ParamShape> {
         if (e.__resolverAndMessage) {
           throw mistake(`${where}: has both a literal question (message) and a resolver; a resolver asks its own questions, so give one or the other`);
         }
-        if (e.message === undefined && !p.resolve) {
-          throw mistake(`${where}: give a literal question (message) or a resolver (needs and resolve)`);
+        if (p.spec.conflict) {
+          throw mistake(`${where}: give exactly one of message, sampling, roots or a resolver (got ${p.spec.conflict.join(", ")})`);
+        }
+        if (e.message === undefined && e.sampling === undefined && e.roots === undefined && !p.resolve) {
+          throw mistake(`${where}: give a literal question (message, sampling or roots) or a resolver (needs and resolve)`);
         }
         if (p.resolve === undefined && Array.isArray(e.needs)) {
           throw mistake(`${where}: has needs but no resolve function`);
         }
         const param: Record<string, unknown> = { name: pname };
-        if (p.spec.kind === "form" && p.schema) {
+        const raw = p.spec.requestedSchema;
+        if (raw !== undefined) {
+          if (p.spec.kind !== "form") throw mistake(`${where}: requestedSchema belongs to a form question, not a ${p.spec.kind} one`);
+          if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+            throw mistake(`${where}: requestedSchema must be a JSON Schema object ({type: "object", properties: {...}})`);
+          }
+          param.type = { schema: raw };
+        } else if (p.spec.kind === "form" && p.schema) {
           const type = typeOf(jsonSchema(p.schema, where), where);
           if (type !== "string") param.type = type;
         }

@@ -158,3 +158,57 @@ test("a resolver that throws fails the round and the error reaches the caller", 
   await assert.rejects(tool.drive(r), /stock service down/);
   assert.throws(() => r.poll(), (e) => e instanceof ResolutionError && e.code === 405);
 });
+
+test("a requestedSchema as written, literal sampling and roots requests, one round", async () => {
+  const form = { type: "object", properties: { name: { type: "string", description: "Yours" } }, required: ["name"] };
+  const sampling = { messages: [{ role: "user", content: { type: "text", text: "Hi?" } }], maxTokens: 20 };
+  const tool = declareTool("t", {
+    params: {
+      who: elicit(z.record(z.string(), z.unknown()), { message: "Who?", requestedSchema: form }),
+      greeting: elicit(z.record(z.string(), z.unknown()), { sampling }),
+      roots: elicit(z.array(z.unknown()), { roots: {} }),
+    },
+  });
+  assert.deepEqual(tool.declaration.parameters, [
+    { name: "who", type: { schema: form }, elicit: { message: "Who?" } },
+    { name: "greeting", elicit: { sampling } },
+    { name: "roots", elicit: { roots: {} } },
+  ]);
+  const r = tool.plan.modern({ capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+  assert.deepEqual(await tool.drive(r), { kind: "inputRequired" });
+  const asked = r.inputRequests();
+  assert.deepEqual(asked.who.params.requestedSchema, form);
+  assert.equal(asked.greeting.method, "sampling/createMessage");
+  assert.equal(asked.roots.method, "roots/list");
+  const r2 = tool.plan.modern({
+    requestState: r.requestState(),
+    capabilities: { elicitation: {}, sampling: {}, roots: {} },
+    inputResponses: {
+      who: { action: "accept", content: { name: "Ada" } },
+      greeting: { role: "assistant", content: { type: "text", text: "Hello" }, model: "m" },
+      roots: { roots: [{ uri: "file:///a" }] },
+    },
+  });
+  assert.deepEqual(await tool.drive(r2), { kind: "done" });
+  const v = r2.values();
+  assert.deepEqual(v.who, { name: "Ada" });
+  assert.equal(v.greeting.content.text, "Hello");
+  assert.deepEqual(v.roots, [{ uri: "file:///a" }]);
+});
+
+test("requestedSchema, sampling and roots mistakes name the parameter", () => {
+  const throwsNaming = (f, pattern) =>
+    assert.throws(f, (e) => e instanceof DeclarationError && e.message.includes('"p"') && pattern.test(e.message));
+  throwsNaming(
+    () => declareTool("t", { params: { p: elicit(z.unknown(), { message: "?", sampling: { messages: [], maxTokens: 1 } }) } }),
+    /exactly one of message, sampling, roots or a resolver \(got message, sampling\)/,
+  );
+  throwsNaming(
+    () => declareTool("t", { params: { p: elicit(z.unknown(), { roots: {}, requestedSchema: { type: "object" } }) } }),
+    /requestedSchema belongs to a form question, not a roots one/,
+  );
+  throwsNaming(
+    () => declareTool("t", { params: { p: elicit(z.unknown(), { message: "?", requestedSchema: "name" }) } }),
+    /requestedSchema must be a JSON Schema object/,
+  );
+});

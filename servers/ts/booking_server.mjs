@@ -5,11 +5,11 @@
 //
 //   scripts/dev-ts-server.sh --stdio
 //   scripts/dev-ts-server.sh --http 127.0.0.1:8000      # endpoint /mcp; port 0 picks one
-//   [--state-keys-file PATH] [--alone] [--state-ttl SECS]
+//   [--conformance] [--state-keys-file PATH] [--alone] [--state-ttl SECS]
 //   [--fallback arguments]   the booking tools declare the fallback (docs/fallback.md)
 //
-// (--conformance, the official suite's fixtures that the Rust and Python servers serve,
-// is not ported here yet: the flag is refused as unknown.)
+// --conformance also serves the official MCP conformance suite's fixtures (conformance.mjs,
+// as the Rust and Python servers do; scripts/test-mcp-conformance.sh drives them).
 //
 // Keys: ELICIT_STATE_KEYS (or --state-keys-file), comma-separated hex keys (32 to 128 bytes
 // each, 1 to 8); the first seals, every key opens. Without a ring, stdio uses one ephemeral
@@ -21,11 +21,16 @@ import {
   McpServer,
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
+  hostHeaderValidationResponse,
   isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { Elicitation, KeyRing, STATE_KEYS_ENV, ask, declareTool, elicit } from "elicit-mcp";
+import { register as registerConformance, registerHooks } from "./conformance.mjs";
 
 const FIXTURE_DIR = new URL("../../tests/fixture/", import.meta.url);
 const read = (name) => JSON.parse(readFileSync(new URL(name, FIXTURE_DIR), "utf8"));
@@ -140,10 +145,13 @@ function ring(keysFile) {
   return new KeyRing([globalThis.crypto.getRandomValues(new Uint8Array(32))]);
 }
 
-/** The server: the booking fixture's tools, the welcome prompt and the itinerary resource
- * (their texts from tests/fixture); returns the factory the transports take. */
-function build(keys, { ttl, fallback }) {
+/** The server: the conformance fixtures first (with `conformance`), then the booking
+ * fixture's tools, the welcome prompt and the itinerary resource (their texts from
+ * tests/fixture); returns the factory the transports take. `notifier`: where the
+ * conformance hooks publish list changes (the HTTP entry fills it in). */
+function build(keys, { ttl, fallback, conformance, notifier }) {
   const elicitation = new Elicitation({ keys, audience: SERVER_NAME, ttl, log });
+  if (conformance) registerConformance(elicitation);
   const d = declarations(fallback);
   const listed = (name) => ({
     title: ENTRIES[name].title,
@@ -157,7 +165,11 @@ function build(keys, { ttl, fallback }) {
   elicitation.tool(d.order, listed("order"));
   elicitation.prompt(d.welcome, { description: ENTRIES.welcome.description });
   elicitation.resource(d.itinerary, ENTRIES.itinerary.uri, { name: "itinerary" });
-  return () => elicitation.attach(new McpServer({ name: SERVER_NAME, version: VERSION }));
+  return () => {
+    const mcp = elicitation.attach(new McpServer({ name: SERVER_NAME, version: VERSION }));
+    if (conformance) registerHooks(mcp, notifier);
+    return mcp;
+  };
 }
 
 function loopback(text) {
@@ -176,10 +188,18 @@ function loopback(text) {
  * transport per session, since a 2025-11-25 call asks its questions over the session
  * (the entry's stateless legacy fallback has no session to send elicitation/create on).
  */
-function endpoint(factory) {
+function endpoint(factory, notifier) {
   const modern = createMcpHandler(factory, { legacy: "reject" });
+  notifier.toolsChanged = () => modern.notify.toolsChanged();
+  notifier.promptsChanged = () => modern.notify.promptsChanged();
   const sessions = new Map();
+  const hosts = localhostAllowedHostnames();
+  const origins = localhostAllowedOrigins();
   return async (request) => {
+    // DNS rebinding: a Host or Origin other than loopback's is refused with 403, as the
+    // Rust server's transport does (the SDK's own checks).
+    const refused = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
+    if (refused) return refused;
     if (!(await isLegacyRequest(request.clone()))) return modern.fetch(request);
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
@@ -199,8 +219,8 @@ function endpoint(factory) {
   };
 }
 
-async function serveHttp(factory, { host, port }) {
-  const handler = { fetch: endpoint(factory) };
+async function serveHttp(factory, notifier, { host, port }) {
+  const handler = { fetch: endpoint(factory, notifier) };
   const server = createServer(async (req, res) => {
     try {
       const chunks = [];
@@ -228,7 +248,7 @@ async function serveHttp(factory, { host, port }) {
 }
 
 const USAGE =
-  "usage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]";
+  "usage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--conformance] [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]";
 
 async function main() {
   let opts;
@@ -237,6 +257,7 @@ async function main() {
       options: {
         stdio: { type: "boolean" },
         http: { type: "string" },
+        conformance: { type: "boolean" },
         "state-keys-file": { type: "string" },
         alone: { type: "boolean" },
         "state-ttl": { type: "string" },
@@ -270,8 +291,9 @@ async function main() {
     log(e.message);
     return 2;
   }
-  const factory = build(keys, { ttl, fallback: opts.fallback });
-  if (addr) await serveHttp(factory, addr);
+  const notifier = {};
+  const factory = build(keys, { ttl, fallback: opts.fallback, conformance: !!opts.conformance, notifier });
+  if (addr) await serveHttp(factory, notifier, addr);
   else serveStdio(factory, { onerror: (e) => log(e.message) });
   return undefined;
 }
