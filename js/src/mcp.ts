@@ -22,10 +22,11 @@
  */
 import { type McpServer, ProtocolError } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { type Abi, abi } from "./abi.js";
 import { Server, type Method } from "./calls.js";
 import type { DeclaredTool, ParamShape } from "./declare.js";
 import type { KeyRing } from "./seal.js";
-import type { Json } from "./engine.js";
+import { type Json, Plan } from "./engine.js";
 
 /** How a declared tool is listed (McpServer's `registerTool` config, less the schemas the declaration gives). */
 export interface ToolListing {
@@ -101,6 +102,9 @@ export class Elicitation {
   readonly #options: ElicitationOptions;
   readonly #entries: Entry[] = [];
   #server: Server | undefined;
+  /** The WebAssembly instance #server, its plans and #keys live on. */
+  #instance: Abi | undefined;
+  #keys: KeyRing;
 
   constructor(options: ElicitationOptions) {
     if (typeof options !== "object" || options === null || typeof options.keys?.handle !== "function") {
@@ -110,6 +114,7 @@ export class Elicitation {
       throw new TypeError(`Elicitation: ttl must be a positive number of seconds, not ${String(options.ttl)}`);
     }
     this.#options = options;
+    this.#keys = options.keys;
   }
 
   #add(entry: Entry): this {
@@ -139,14 +144,34 @@ export class Elicitation {
     return this.#add({ declared, method: "resources/read", target: uri, listing });
   }
 
-  /** The engine server, built once from every declaration. */
+  /**
+   * The engine server, built from every declaration at the first attach, and built again
+   * after a trap: a trap kills the WebAssembly instance and everything made on it (the
+   * plans, the key ring, the server, the calls in progress, which fail with -32603), so
+   * the plans are compiled again from the declarations and the ring made again from its
+   * keys, on a new instance.
+   */
   #engine(): Server {
-    this.#server ??= new Server({
-      entries: this.#entries.map((e) => ({ plan: e.declared.plan, method: e.method, target: e.target })),
-      keys: this.#options.keys,
-      audience: this.#options.audience,
-      ...(this.#options.ttl !== undefined && { ttl: this.#options.ttl }),
-    });
+    if (this.#server && this.#instance?.dead) {
+      this.#options.log?.("the WebAssembly instance trapped: its calls failed; the plans and the key ring are made again on a new instance");
+      this.#keys = this.#keys.remake();
+      this.#server = new Server({
+        entries: this.#entries.map((e) => ({ plan: new Plan(e.declared.declaration), method: e.method, target: e.target })),
+        keys: this.#keys,
+        audience: this.#options.audience,
+        ...(this.#options.ttl !== undefined && { ttl: this.#options.ttl }),
+      });
+      this.#instance = abi();
+    }
+    if (!this.#server) {
+      this.#server = new Server({
+        entries: this.#entries.map((e) => ({ plan: e.declared.plan, method: e.method, target: e.target })),
+        keys: this.#keys,
+        audience: this.#options.audience,
+        ...(this.#options.ttl !== undefined && { ttl: this.#options.ttl }),
+      });
+      this.#instance = abi();
+    }
     return this.#server;
   }
 
@@ -155,7 +180,7 @@ export class Elicitation {
    * Returns `mcp`, so a transport's factory can be `() => elicitation.attach(new McpServer(...))`.
    */
   attach<M extends McpServer>(mcp: M): M {
-    const engine = this.#engine();
+    this.#engine();
     const unreachable = (what: string) => () => {
       throw new ProtocolError(INTERNAL, `Internal error: elicit serves ${what} itself`);
     };
@@ -242,7 +267,7 @@ export class Elicitation {
           if (!theirs) throw new ProtocolError(-32602, `Unknown ${method === "resources/read" ? "resource" : method === "prompts/get" ? "prompt" : "tool"}: ${String(target)}`);
           return theirs(request, ctx);
         }
-        return this.#serve(engine, low, entry, request, ctx);
+        return this.#serve(low, entry, request, ctx);
       });
     }
     return mcp;
@@ -269,7 +294,7 @@ export class Elicitation {
   }
 
   /** One request for a declaration, served by the engine; the reply becomes McpServer's result or error. */
-  async #serve(engine: Server, low: LowLevel, entry: Entry, request: any, ctx: any): Promise<unknown> {
+  async #serve(low: LowLevel, entry: Entry, request: any, ctx: any): Promise<unknown> {
     const params = { ...(request.params as Record<string, unknown>) };
     if (entry.method !== "resources/read") {
       const refused = this.#argumentsRefused(entry, params.arguments);
@@ -293,16 +318,17 @@ export class Elicitation {
     }
     const protocolVersion = low.getNegotiatedProtocolVersion() ?? null;
     const capabilities = low.getClientCapabilities();
-    const call = engine.call({
-      id: ctx?.mcpReq?.id ?? 0,
-      method: entry.method,
-      params: params as Json,
-      protocolVersion,
-      ...(capabilities !== undefined && { clientCapabilities: capabilities as Json }),
-      principal: ctx?.http?.authInfo?.clientId ?? null,
-    });
     let text: string;
     try {
+      // Per request: after a trap the engine is built again (#engine).
+      const call = this.#engine().call({
+        id: ctx?.mcpReq?.id ?? 0,
+        method: entry.method,
+        params: params as Json,
+        protocolVersion,
+        ...(capabilities !== undefined && { clientCapabilities: capabilities as Json }),
+        principal: ctx?.http?.authInfo?.clientId ?? null,
+      });
       text = await entry.declared.serve(call, {
         refused: (why) => this.#options.log?.(`${entry.method} ${entry.target}: refused: ${why}`),
         // Related to the call, so a streamable HTTP transport sends each question on the

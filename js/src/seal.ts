@@ -66,6 +66,8 @@ export function parseKeys(text: string, source: string): Uint8Array[] {
 export class KeyRing {
   readonly #abi: Abi;
   #handle: number;
+  /** A copy of the keys, to make the ring again on a new instance after a trap ({@link remake}); wiped by {@link free}. */
+  readonly #keys: Uint8Array[];
 
   constructor(keys: readonly Uint8Array[]) {
     if (!Array.isArray(keys)) throw new TypeError("keys: pass an array of keys (Uint8Array), not one key");
@@ -84,7 +86,18 @@ export class KeyRing {
       throw this.#abi.error(made.code, made.message);
     }
     this.#handle = made.value;
+    this.#keys = keys.map((k) => k.slice());
     finalizer.register(this, { abi: this.#abi, kind: "key ring", handle: made.value }, this);
+  }
+
+  /**
+   * @internal The same keys as a new ring on the live instance: after a trap killed the
+   * instance this ring was made on (the {@link Elicitation} adapter rebuilds its server
+   * with it). Throws {@link ClosedError} once this ring was freed.
+   */
+  remake(): KeyRing {
+    if (this.#handle === 0) throw new ClosedError("key ring");
+    return new KeyRing(this.#keys);
   }
 
   /** The ring in `ELICIT_STATE_KEYS`'s text form (see {@link parseKeys}); errors name `source`. */
@@ -116,10 +129,11 @@ export class KeyRing {
     return liveHandle(this.#handle, "key ring");
   }
 
-  /** Free the ring (idempotent); its copy of the keys is wiped. */
+  /** Free the ring (idempotent); its copies of the keys are wiped. */
   free(): void {
     const h = this.#handle;
     this.#handle = 0;
+    for (const k of this.#keys) k.fill(0);
     if (h !== 0) {
       finalizer.unregister(this);
       this.#abi.free("key ring", h);

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/server";
 import { Elicitation, KeyRing, ask, declareTool, elicit } from "../dist/index.js";
 import { connect as connectTo } from "./wire.mjs";
+import { abi } from "../dist/abi.js";
 
 const MODERN = "2026-07-28";
 const meta = (capabilities = { elicitation: { form: {} } }) => ({
@@ -180,4 +181,48 @@ test("model arguments are checked against the declaration: a tool error naming t
   assert.equal(wrong.result.isError, true);
   assert.match(wrong.result.content[0].text, /^Invalid argument 'item' for tool 'order': /);
   await c.close();
+});
+
+/** Make the live WebAssembly instance trap (a read far outside its memory, as a panic traps). */
+function trap() {
+  const a = abi();
+  assert.throws(() => a.call(() => a.x.elicit_plan_param_count(0xfffffff0, 0xfffffff0)), /trapped/);
+  assert.equal(a.dead, true);
+}
+
+test("a trap fails the calls live on the instance with -32603; the plans and key ring are made again and serving goes on", async () => {
+  const lines = [];
+  const e = elicitation(lines);
+  const modern = await connect(e);
+  // A 2026-07-28 round sealed before the trap.
+  const params = { name: "order", arguments: { item: "tea" }, _meta: meta() };
+  const first = (await modern.request("tools/call", params)).reply;
+  assert.equal(first.result.resultType, "input_required");
+
+  // A 2025-11-25 call waiting for its answer when the instance traps.
+  const old = await connect(e);
+  await old.request("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: { form: {} } }, clientInfo: { name: "t", version: "0" } });
+  await old.send({ method: "notifications/initialized" });
+  const { reply, asked } = await old.request("tools/call", { name: "order", arguments: { item: "tea" } }, (m) => {
+    trap();
+    return accept(m.params.message === "How many tea?" ? 2 : "");
+  });
+  assert.equal(asked.length, 1);
+  assert.deepEqual(reply.error, { code: -32603, message: "Internal error" });
+
+  // The next request rebuilds: the round sealed before the trap opens with the ring made again.
+  const done = (
+    await modern.request("tools/call", {
+      ...params,
+      requestState: first.result.requestState,
+      inputResponses: { quantity: accept(3), note: accept("") },
+    })
+  ).reply;
+  assert.deepEqual(done.result.content, [{ type: "text", text: "Ordered 3 x tea" }]);
+  assert.ok(lines.some((l) => /trapped: its calls failed; the plans and the key ring are made again/.test(l)), lines.join("\n"));
+  // And the connection that lost its call serves on.
+  const again = await old.request("tools/call", { name: "order", arguments: { item: "water" } }, () => accept("none"));
+  assert.deepEqual(again.reply.result.content, [{ type: "text", text: "Ordered 1 x water (none)" }]);
+  await old.close();
+  await modern.close();
 });
