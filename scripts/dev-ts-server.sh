@@ -6,6 +6,7 @@
 #   scripts/dev-ts-server.sh --stdio
 #   scripts/dev-ts-server.sh --http 127.0.0.1:PORT       # endpoint /mcp; port 0 picks one
 #   [--conformance] [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]
+#   [--session-keep-alive SECS] [--max-sessions N]       # HTTP: 2025-11-25 sessions
 #   (--conformance: also the official conformance suite's fixtures, servers/ts/conformance.mjs)
 #
 # ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys (32 to 128 bytes each,

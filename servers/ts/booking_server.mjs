@@ -7,6 +7,12 @@
 //   scripts/dev-ts-server.sh --http 127.0.0.1:8000      # endpoint /mcp; port 0 picks one
 //   [--conformance] [--state-keys-file PATH] [--alone] [--state-ttl SECS]
 //   [--fallback arguments]   the booking tools declare the fallback (docs/fallback.md)
+//   [--session-keep-alive SECS] [--max-sessions N]        # HTTP: 2025-11-25 sessions
+//
+// Over stdio, lines the SDK's transport would drop or die on are answered in front of it
+// (stdio_lines.mjs); over HTTP, an idle 2025-11-25 session ends after --session-keep-alive
+// seconds (default 300) and at most --max-sessions (default 1000) are held, the least
+// recently used ending first, as on the Rust server.
 //
 // --conformance also serves the official MCP conformance suite's fixtures (conformance.mjs,
 // as the Rust and Python servers do; scripts/test-mcp-conformance.sh drives them).
@@ -27,10 +33,11 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { Elicitation, KeyRing, STATE_KEYS_ENV, ask, declareTool, elicit } from "elicit-mcp";
 import { register as registerConformance, registerHooks } from "./conformance.mjs";
+import { filteredLines } from "./stdio_lines.mjs";
 
 const FIXTURE_DIR = new URL("../../tests/fixture/", import.meta.url);
 const read = (name) => JSON.parse(readFileSync(new URL(name, FIXTURE_DIR), "utf8"));
@@ -188,11 +195,24 @@ function loopback(text) {
  * transport per session, since a 2025-11-25 call asks its questions over the session
  * (the entry's stateless legacy fallback has no session to send elicitation/create on).
  */
-function endpoint(factory, notifier) {
+function endpoint(factory, notifier, { keepAlive, maxSessions }) {
   const modern = createMcpHandler(factory, { legacy: "reject" });
   notifier.toolsChanged = () => modern.notify.toolsChanged();
   notifier.promptsChanged = () => modern.notify.promptsChanged();
+  // The 2025-11-25 sessions, least recently used first: { transport, used (ms) }. One unused
+  // for keepAlive seconds ends (a sweep every second at most); a new one past maxSessions
+  // ends the least recently used (the Rust server's --session-keep-alive, --max-sessions).
   const sessions = new Map();
+  const end = (sid) => {
+    const s = sessions.get(sid);
+    sessions.delete(sid);
+    s?.transport.close().catch((e) => log(`closing session ${sid}: ${e?.message ?? e}`));
+  };
+  const sweep = setInterval(() => {
+    const stale = Date.now() - keepAlive * 1000;
+    for (const [sid, s] of sessions) if (s.used < stale) end(sid);
+  }, Math.min(1000, keepAlive * 500));
+  sweep.unref();
   const hosts = localhostAllowedHostnames();
   const origins = localhostAllowedOrigins();
   return async (request) => {
@@ -203,13 +223,22 @@ function endpoint(factory, notifier) {
     if (!(await isLegacyRequest(request.clone()))) return modern.fetch(request);
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
-      const transport = sessions.get(id);
-      if (transport) return transport.handleRequest(request);
+      const session = sessions.get(id);
+      if (session && session.used >= Date.now() - keepAlive * 1000) {
+        sessions.delete(id);
+        sessions.set(id, session);
+        session.used = Date.now();
+        return session.transport.handleRequest(request);
+      }
+      if (session) end(id);
       return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }, { status: 404 });
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => globalThis.crypto.randomUUID(),
-      onsessioninitialized: (sid) => sessions.set(sid, transport),
+      onsessioninitialized: (sid) => {
+        while (sessions.size >= maxSessions) end(sessions.keys().next().value);
+        sessions.set(sid, { transport, used: Date.now() });
+      },
     });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
@@ -219,8 +248,8 @@ function endpoint(factory, notifier) {
   };
 }
 
-async function serveHttp(factory, notifier, { host, port }) {
-  const handler = { fetch: endpoint(factory, notifier) };
+async function serveHttp(factory, notifier, { host, port }, limits) {
+  const handler = { fetch: endpoint(factory, notifier, limits) };
   const server = createServer(async (req, res) => {
     try {
       const chunks = [];
@@ -248,7 +277,7 @@ async function serveHttp(factory, notifier, { host, port }) {
 }
 
 const USAGE =
-  "usage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--conformance] [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments]";
+  "usage: dev-ts-server.sh --stdio | --http 127.0.0.1:PORT [--conformance] [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--fallback arguments] [--session-keep-alive SECS] [--max-sessions N]";
 
 async function main() {
   let opts;
@@ -262,6 +291,8 @@ async function main() {
         alone: { type: "boolean" },
         "state-ttl": { type: "string" },
         fallback: { type: "string" },
+        "session-keep-alive": { type: "string" },
+        "max-sessions": { type: "string" },
         help: { type: "boolean" },
       },
     }));
@@ -282,6 +313,16 @@ async function main() {
     log(`--state-ttl must be a positive number of seconds, not ${opts["state-ttl"]}`);
     return 2;
   }
+  const keepAlive = opts["session-keep-alive"] === undefined ? 300 : Number(opts["session-keep-alive"]);
+  if (!(keepAlive > 0)) {
+    log(`--session-keep-alive must be more than 0 seconds, not ${opts["session-keep-alive"]}`);
+    return 2;
+  }
+  const maxSessions = opts["max-sessions"] === undefined ? 1000 : Number(opts["max-sessions"]);
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) {
+    log(`--max-sessions: ${JSON.stringify(opts["max-sessions"])} is not a whole number >= 1`);
+    return 2;
+  }
   let keys;
   let addr;
   try {
@@ -293,8 +334,11 @@ async function main() {
   }
   const notifier = {};
   const factory = build(keys, { ttl, fallback: opts.fallback, conformance: !!opts.conformance, notifier });
-  if (addr) await serveHttp(factory, notifier, addr);
-  else serveStdio(factory, { onerror: (e) => log(e.message) });
+  if (addr) await serveHttp(factory, notifier, addr, { keepAlive, maxSessions });
+  else {
+    const transport = new StdioServerTransport(filteredLines(process.stdin, (l) => process.stdout.write(l)), process.stdout);
+    serveStdio(factory, { transport, onerror: (e) => log(e.message) });
+  }
   return undefined;
 }
 

@@ -2,20 +2,24 @@
 
 stdio: malformed JSON, invalid UTF-8, wrong id types, non-object messages and an
 oversized line, each followed by a good request on the same connection. HTTP: the same
-plus an oversized body, then a good request to the same process. Replayed sealed state
-replays its round (stateless by design) and never mixes into another call.
+plus an oversized body, then a good request to the same process; abandoned sessions
+expire. Replayed sealed state replays its round (stateless by design) and never mixes
+into another call. The server is $ELICIT_SERVER_CMD (conftest.py: the Rust server by
+default; scripts/test-ts-server.sh runs the TypeScript one, scripts/test-c-server.sh the
+C one over stdio).
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 import httpx2
 import mcp_types
 import pytest
 
-from conftest import HANDSHAKE, MODERN, SERVER_BIN, Script, run
+from conftest import HANDSHAKE, MODERN, SERVER_CMD, HttpServer, Script, run
 
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -40,7 +44,7 @@ BAD_LINES = [
 
 def stdio_session(lines: list[bytes]) -> tuple[list[dict], int]:
     p = subprocess.run(
-        [SERVER_BIN, "--stdio"], input=b"".join(line + b"\n" for line in lines),
+        [*SERVER_CMD, "--stdio"], input=b"".join(line + b"\n" for line in lines),
         capture_output=True, timeout=30,
     )
     out = [json.loads(x) for x in p.stdout.decode().splitlines() if x.strip()]
@@ -111,6 +115,31 @@ def test_stdio_answers_a_16_mib_line_naming_the_limit(server_bin):
     [err] = [m for m in out if m.get("id") == 3]
     assert err["error"]["code"] == -32600 and str(8 * 1024 * 1024) in err["error"]["message"]
     assert {"jsonrpc": "2.0", "id": 99, "result": {}} in out
+
+
+def test_http_abandoned_sessions_expire_and_past_the_cap_the_least_recently_used_ends(server_bin):
+    """Sessions a client opened and left: one unused for --session-keep-alive ends, and a
+    new one past --max-sessions ends the one used least recently (404 after)."""
+    accept = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    with HttpServer("--session-keep-alive", "1.5", "--max-sessions", "3") as s:
+
+        def open_session():
+            r = httpx2.post(s.url, content=json.dumps(INIT), headers=accept, timeout=10)
+            assert r.status_code == 200
+            return r.headers["mcp-session-id"]
+
+        def ping(sid):
+            headers = {**accept, "mcp-session-id": sid, "mcp-protocol-version": HANDSHAKE}
+            return httpx2.post(s.url, content=json.dumps(PING), headers=headers, timeout=10).status_code
+
+        a, b, c = open_session(), open_session(), open_session()
+        assert ping(a) == 200
+        d = open_session()  # past the cap: b is the one used least recently
+        assert ping(b) == 404
+        assert [ping(x) for x in (a, c, d)] == [200, 200, 200]
+        time.sleep(2.5)
+        assert [ping(x) for x in (a, c, d)] == [404, 404, 404]
+        _alive(s.url)
 
 
 def test_http_delete_of_an_unknown_session_is_404(http_server):
