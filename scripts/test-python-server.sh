@@ -10,9 +10,9 @@
 #     (tests/interop/mcp/test_booking_server.py, test_rmcp_kinds.py (sampling, roots, URL
 #     mode) and test_rmcp_prompts_resources.py with ELICIT_SERVER_CMD; the checks of the
 #     Rust transport's own wire details are skipped: the SDK's transport serves this one);
-#  3. the mixed fleet: rounds alternating between this server, elicit-rmcp-server and the
-#     Python reference server (FastMCP 4.1.6 + the seed), one key ring
-#     (tests/interop/mcp/test_mixed_fleet.py).
+#  3. the mixed fleet: rounds alternating between this server, the TypeScript server
+#     (scripts/dev-ts-server.sh), elicit-rmcp-server and the Python reference server
+#     (FastMCP 4.1.6 + the seed), one key ring (tests/interop/mcp/test_mixed_fleet.py).
 #
 # Builds elicit-ffi and elicit-rmcp-server (release, into $BUILD: lib.sh; shared with
 # scripts/test-mcp.sh and the other interop steps). Extra arguments go to the pytest runs. The last line is
@@ -26,9 +26,12 @@ echo "test-python-server: building elicit-ffi and elicit-rmcp-server (release)" 
 CARGO_TARGET_DIR="$BUILD" cargo build --quiet --release -p elicit-ffi >&2
 build_rmcp_server
 export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
-# The server's venv and library once, then every process starts without a build.
+# The servers' venv, library and package once, then every process starts without a build
+# (js/ as scripts/test-js.sh left it, or built here).
 scripts/dev-python-server.sh --help >/dev/null
 export ELICIT_PY_SERVER_NO_BUILD=1
+scripts/dev-ts-server.sh --help >/dev/null
+export ELICIT_TS_SERVER_NO_BUILD=1
 
 status=0
 bash scripts/test-mcp-conformance.sh scripts/dev-python-server.sh || status=1
