@@ -15,6 +15,11 @@
 #   SERVER=mixed SERVERS=2 scripts/bench-load.sh  elicit-rmcp-server and the reference in turn
 #   SERVER=baseline scripts/bench-load.sh         the same tool on plain rmcp, questions written
 #                                               by hand (tests/baselines/rmcp, no elicit)
+#   SERVER=ts scripts/bench-load.sh               servers/ts (the TypeScript SDK's McpServer through
+#                                               elicit-mcp, scripts/dev-ts-server.sh)
+#   SERVER=ts-baseline scripts/bench-load.sh      the same tool on the TypeScript SDK, written by hand
+#                                               on its inputRequired() and HMAC requestState
+#                                               (tests/baselines/ts, no elicit)
 #
 # After the run: each server process's CPU time (user + system, /proc/PID/stat) per round
 # (CALLS of a few thousand make the 10 ms clock tick negligible).
@@ -32,11 +37,19 @@ servers="${SERVERS:-1}"
 
 server="${SERVER:-elicit-rmcp-server}"
 case "$server" in
-    elicit-rmcp-server|mixed|reference) ;;
-    baseline) server=elicit-rmcp-baseline
+    elicit-rmcp-server|mixed|reference|ts) ;;
+    baseline|ts-baseline) [[ "$server" == baseline ]] && server=elicit-rmcp-baseline
         [[ "$servers" == 1 ]] || { echo "load-mcp: the baseline's key is per process: SERVERS=1 only" >&2; exit 2; } ;;
-    *) echo "load-mcp: SERVER must be elicit-rmcp-server, baseline, mixed or reference" >&2; exit 2 ;;
+    *) echo "load-mcp: SERVER must be elicit-rmcp-server, baseline, mixed, reference, ts or ts-baseline" >&2; exit 2 ;;
 esac
+if [[ "$server" == ts || "$server" == ts-baseline ]]; then
+    # js/ built once (and its modules, which the baseline resolves through a link).
+    "$root/scripts/dev-ts-server.sh" --help >/dev/null
+    export ELICIT_TS_SERVER_NO_BUILD=1
+    mkdir -p "$root/tests/baselines/ts/node_modules/@modelcontextprotocol"
+    ln -sfn ../../../../../js/node_modules/@modelcontextprotocol/server \
+        "$root/tests/baselines/ts/node_modules/@modelcontextprotocol/server"
+fi
 build_rmcp_server -p elicit-rmcp-baseline --bins
 bin="$BUILD/release"
 if [[ "$server" == reference || "$server" == mixed ]]; then
@@ -60,6 +73,10 @@ for i in $(seq "$servers"); do
     fi
     if [[ "$this" == reference ]]; then
         "${reference[@]}" --http 127.0.0.1:0 2>"$log" &
+    elif [[ "$this" == ts ]]; then
+        "$root/scripts/dev-ts-server.sh" --http 127.0.0.1:0 2>"$log" &
+    elif [[ "$this" == ts-baseline ]]; then
+        node "$root/tests/baselines/ts/booking_baseline.mjs" --http 127.0.0.1:0 2>"$log" &
     else
         "$bin/$this" --http 127.0.0.1:0 2>"$log" &
     fi

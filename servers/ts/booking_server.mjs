@@ -262,6 +262,14 @@ async function serveHttp(factory, notifier, { host, port }, limits) {
         ...(req.method !== "GET" && req.method !== "HEAD" && { body: Buffer.concat(chunks) }),
       });
       const response = req.url?.split("?")[0] === "/mcp" ? await handler.fetch(request) : new Response("Not Found", { status: 404 });
+      // A stream (text/event-stream) is relayed as it comes; any other body whole, with its
+      // Content-Length (clients that read one reply per keep-alive exchange need it).
+      if (response.body && !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+        const body = Buffer.from(await response.arrayBuffer());
+        res.writeHead(response.status, { ...Object.fromEntries(response.headers), "content-length": body.length });
+        res.end(body);
+        return;
+      }
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (response.body) for await (const c of response.body) res.write(c);
       res.end();
