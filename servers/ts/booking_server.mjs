@@ -21,23 +21,19 @@
 // each, 1 to 8); the first seals, every key opens. Without a ring, stdio uses one ephemeral
 // key; HTTP refuses to start unless --alone (the Rust and Python servers' rule).
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import {
   McpServer,
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
-  hostHeaderValidationResponse,
   isLegacyRequest,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  originValidationResponse,
 } from "@modelcontextprotocol/server";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { Elicitation, KeyRing, STATE_KEYS_ENV, ask, declareTool, elicit } from "elicit-mcp";
 import { register as registerConformance, registerHooks } from "./conformance.mjs";
 import { filteredLines } from "./stdio_lines.mjs";
+import { listen } from "./http_front.mjs";
 
 const FIXTURE_DIR = new URL("../../tests/fixture/", import.meta.url);
 const read = (name) => JSON.parse(readFileSync(new URL(name, FIXTURE_DIR), "utf8"));
@@ -213,13 +209,7 @@ function endpoint(factory, notifier, { keepAlive, maxSessions }) {
     for (const [sid, s] of sessions) if (s.used < stale) end(sid);
   }, Math.min(1000, keepAlive * 500));
   sweep.unref();
-  const hosts = localhostAllowedHostnames();
-  const origins = localhostAllowedOrigins();
   return async (request) => {
-    // DNS rebinding: a Host or Origin other than loopback's is refused with 403, as the
-    // Rust server's transport does (the SDK's own checks).
-    const refused = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
-    if (refused) return refused;
     if (!(await isLegacyRequest(request.clone()))) return modern.fetch(request);
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
@@ -248,40 +238,8 @@ function endpoint(factory, notifier, { keepAlive, maxSessions }) {
   };
 }
 
-async function serveHttp(factory, notifier, { host, port }, limits) {
-  const handler = { fetch: endpoint(factory, notifier, limits) };
-  const server = createServer(async (req, res) => {
-    try {
-      const chunks = [];
-      for await (const c of req) chunks.push(c);
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-      const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
-        method: req.method,
-        headers,
-        ...(req.method !== "GET" && req.method !== "HEAD" && { body: Buffer.concat(chunks) }),
-      });
-      const response = req.url?.split("?")[0] === "/mcp" ? await handler.fetch(request) : new Response("Not Found", { status: 404 });
-      // A stream (text/event-stream) is relayed as it comes; any other body whole, with its
-      // Content-Length (clients that read one reply per keep-alive exchange need it).
-      if (response.body && !response.headers.get("content-type")?.startsWith("text/event-stream")) {
-        const body = Buffer.from(await response.arrayBuffer());
-        res.writeHead(response.status, { ...Object.fromEntries(response.headers), "content-length": body.length });
-        res.end(body);
-        return;
-      }
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body) for await (const c of response.body) res.write(c);
-      res.end();
-    } catch (e) {
-      log(`HTTP: ${e?.message ?? String(e)}`);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    }
-  });
-  await new Promise((ok, fail) => server.once("error", fail).listen(port, host, 1024, ok));
-  const bound = server.address().port;
-  log(`streamable HTTP on http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`);
+async function serveHttp(factory, notifier, addr, limits) {
+  await listen(endpoint(factory, notifier, limits), addr, log);
 }
 
 const USAGE =

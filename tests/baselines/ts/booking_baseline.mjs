@@ -5,26 +5,15 @@
 // handler) — no elicit. The same three rounds as servers/ts's tool and the Rust baseline
 // (tests/baselines/rmcp): destination, date and seat; then the airport unless London, and
 // the confirmation; then the booking. Served as servers/ts serves 2026-07-28 traffic
-// (createMcpHandler behind node:http, /mcp, with the same per-request checks: Host and
-// Origin, and the era of each request). What it leaves out against elicit: declared
+// (createMcpHandler behind servers/ts/http_front.mjs, with the same era check per request). What it leaves out against elicit: declared
 // parameters, the handshake era, capability checks, resolvers, AES-GCM sealing shared
 // with other servers, declaration order on the wire.
 //
 //   node tests/baselines/ts/booking_baseline.mjs --http 127.0.0.1:0   # (scripts/bench-load.sh links its modules)
 //
 // One process: the state key is random per process.
-import { createServer } from "node:http";
-import {
-  McpServer,
-  createMcpHandler,
-  createRequestStateCodec,
-  hostHeaderValidationResponse,
-  inputRequired,
-  isLegacyRequest,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  originValidationResponse,
-} from "@modelcontextprotocol/server";
+import { McpServer, createMcpHandler, createRequestStateCodec, inputRequired, isLegacyRequest } from "@modelcontextprotocol/server";
+import { listen } from "../../../servers/ts/http_front.mjs";
 
 const codec = createRequestStateCodec({ key: globalThis.crypto.getRandomValues(new Uint8Array(32)), ttlSeconds: 600 });
 const schema = (value) => ({ type: "object", properties: { value: { title: "Value", ...value } }, required: ["value"] });
@@ -76,39 +65,14 @@ if (!addr) {
   process.exit(2);
 }
 const modern = createMcpHandler(factory, { legacy: "reject" });
-const hosts = localhostAllowedHostnames();
-const origins = localhostAllowedOrigins();
-/** As servers/ts's endpoint: Host/Origin checked, the era read; 2025-11-25 is not served here. */
-const handler = {
-  async fetch(request) {
-    const refused = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
-    if (refused) return refused;
-    if (await isLegacyRequest(request.clone())) return new Response("2025-11-25 is not served by the baseline", { status: 400 });
-    return modern.fetch(request);
-  },
-};
-const server = createServer(async (req, res) => {
-  const chunks = [];
-  for await (const c of req) chunks.push(c);
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-  const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
-    method: req.method,
-    headers,
-    ...(req.method !== "GET" && req.method !== "HEAD" && { body: Buffer.concat(chunks) }),
-  });
-  const response = req.url?.split("?")[0] === "/mcp" ? await handler.fetch(request) : new Response("Not Found", { status: 404 });
-  // As servers/ts relays a reply: a stream as it comes, any other body whole.
-  if (response.body && !response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    const body = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, { ...Object.fromEntries(response.headers), "content-length": body.length });
-    res.end(body);
-    return;
-  }
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body) for await (const c of response.body) res.write(c);
-  res.end();
-});
-server.listen(Number(addr[1]), "127.0.0.1", 1024, () => {
-  process.stderr.write(`booking-baseline: streamable HTTP on http://127.0.0.1:${server.address().port}/mcp\n`);
-});
+const log = (line) => process.stderr.write(`booking-baseline: ${line}\n`);
+// servers/ts's HTTP front (Host and Origin checks, whole JSON replies), and its era check;
+// 2025-11-25 is not served here.
+await listen(
+  async (request) =>
+    (await isLegacyRequest(request.clone()))
+      ? new Response("2025-11-25 is not served by the baseline", { status: 400 })
+      : modern.fetch(request),
+  { host: "127.0.0.1", port: Number(addr[1]) },
+  log,
+);
