@@ -385,17 +385,13 @@ fn elicit(input: &DeriveInput) -> syn::Result<Tokens> {
     Ok(quote! {
         impl ::elicit_rmcp::ElicitArgs for #ident {
             fn declared() -> &'static ::core::result::Result<::elicit_rmcp::Declared, ::std::string::String> {
-                static TEXT: ::std::sync::OnceLock<::std::string::String> = ::std::sync::OnceLock::new();
                 static DECLARED: ::std::sync::OnceLock<
                     ::core::result::Result<::elicit_rmcp::Declared, ::std::string::String>,
                 > = ::std::sync::OnceLock::new();
                 DECLARED.get_or_init(|| {
                     use ::elicit_rmcp::core::decl::Param;
-                    let text = TEXT.get_or_init(|| {
-                        ::elicit_rmcp::core::decl::Tool::new(#tool) #fallback #(.param(#params))* .to_json()
-                    });
                     ::elicit_rmcp::Declared::build(
-                        text,
+                        ::elicit_rmcp::core::decl::Tool::new(#tool) #fallback #(.param(#params))* .to_json(),
                         ::std::vec![#(#resolvers),*],
                         ::std::vec![#(#schemas),*],
                     )

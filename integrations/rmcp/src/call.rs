@@ -2,7 +2,7 @@
 //! idempotency key.
 
 use elicit_core::json::Value as Json;
-use rmcp::model::{CallToolRequestParams, JsonObject};
+use rmcp::model::JsonObject;
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 
@@ -25,30 +25,6 @@ pub struct Call {
 }
 
 impl Call {
-    /// The call of `params` in `context` (what the extractor builds).
-    pub fn new(params: CallToolRequestParams, context: RequestContext<RoleServer>) -> Self {
-        let arguments = params.arguments.unwrap_or_default();
-        let (inputs, state) = (params.input_responses, params.request_state);
-        Call::of(params.name, arguments, inputs, state, context)
-    }
-
-    pub(crate) fn of(
-        name: impl Into<String>,
-        arguments: JsonObject,
-        input_responses: Option<rmcp::model::InputResponses>,
-        request_state: Option<String>,
-        context: RequestContext<RoleServer>,
-    ) -> Self {
-        Call {
-            context,
-            name: name.into(),
-            arguments,
-            input_responses,
-            request_state,
-            idempotency_key: Default::default(),
-        }
-    }
-
     /// A stable key of this call, for the body to make its effect idempotent: the hex
     /// SHA-256 of the sealed `requestState` the final round carried and of its
     /// `inputResponses` (keys sorted). A retried or replayed final round gets the same

@@ -1,28 +1,39 @@
-//! A compiled declaration with its resolvers and argument schemas ([`Declared`]), the
-//! derive's trait ([`ElicitArgs`]), and the checks a declaration makes of what a call
-//! brings.
+//! A compiled declaration with its resolvers and argument schemas ([`Declared`]): the
+//! derive's ([`ElicitArgs`]) or one built at run time ([`Declared::build`], served as an
+//! rmcp `ToolRoute` by [`Declared::into_route`], or as a prompt or resource by
+//! [`Elicit::prompt`] / [`Elicit::resource`]).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 
-use elicit_core::{InputKind, Plan, PyRepr};
-use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, JsonObject,
-};
+use elicit_core::Plan;
+use rmcp::handler::server::common::FromContextPart as _;
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::model::{CallToolResult, ElicitationSchema, JsonObject, Prompt, PromptArgument, Tool};
 use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::resolve::ResolverFn;
-use crate::{developer_error, ErrorData, Resolver, CAP};
+use crate::{Call, Elicit, ErrorData, Resolver, CAP};
 
-/// Most distinct form schemas a declaration remembers (resolvers may vary theirs).
-pub(crate) const SCHEMA_MEMO: usize = 4 * CAP;
+self_cell::self_cell!(
+    /// A compiled plan and the declaration text it borrows, owned together.
+    pub(crate) struct Compiled {
+        owner: Box<str>,
+        #[covariant]
+        dependent: CorePlan,
+    }
+);
 
-/// A compiled declaration plus its resolvers: what tools, prompts and resources share.
-/// Built by `#[derive(Elicit)]` (see [`ElicitArgs`]) or by the builders.
+/// The engine's plan at this crate's capacity, borrowing text of lifetime `'a`.
+type CorePlan<'a> = Plan<'a, CAP>;
+
+/// A compiled declaration plus its resolvers and argument schemas: what tools, prompts
+/// and resources share. Built by `#[derive(Elicit)]` (see [`ElicitArgs`]) or at run
+/// time by [`Declared::build`]; it owns its declaration text.
 pub struct Declared {
-    pub(crate) plan: Plan<'static, CAP>,
+    compiled: Compiled,
     /// Per parameter, in declaration order: its declared `type` (a name, or an object
     /// with `enum`) and whether it has a default (what resolver values and settled
     /// integers are checked against), read from the declaration once.
@@ -46,33 +57,26 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
 }
 
 impl Declared {
-    /// The declaration `text` (elicit-core declaration JSON, alive as long as the
-    /// program), its resolvers and its arguments' schemas, checked together: every
-    /// resolved parameter has exactly one resolver, every schema names an argument.
-    /// Errors name the declaration and the parameter.
+    /// The declaration `text` (elicit-core declaration JSON, e.g.
+    /// `elicit_core::decl::Tool::to_json()`), its resolvers by parameter name (made by
+    /// [`resolver`](crate::resolver)) and its model arguments' JSON Schemas by name
+    /// (listed in `inputSchema`; their `type` is checked on every call), checked
+    /// together: the engine accepts the declaration, every resolved parameter has
+    /// exactly one resolver, every schema names an argument. Errors name the
+    /// declaration and the parameter.
     pub fn build(
-        text: &'static str,
+        text: impl Into<String>,
         resolvers: Vec<(&str, Resolver)>,
         schemas: Vec<(&str, Value)>,
     ) -> Result<Declared, String> {
-        let mut d = Declared::compile(text)?;
-        let what = format!("tool {:?}", d.plan.tool());
-        d.resolvers = resolvers
-            .into_iter()
-            .map(|(n, r)| (n.to_string(), r.0))
-            .collect();
-        d.arg_schemas = schemas
-            .into_iter()
-            .map(|(n, s)| (n.to_string(), s))
-            .collect();
-        d.check_resolvers(&what)?;
-        Ok(d)
-    }
-
-    /// The compiled declaration `text`, without resolvers or argument schemas yet.
-    pub(crate) fn compile(text: &'static str) -> Result<Declared, String> {
-        let plan = Plan::compile(text).map_err(|e| format!("declaration rejected: {e}"))?;
-        let decl: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let text: String = text.into();
+        let decl: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let name = decl.get("tool").and_then(Value::as_str).unwrap_or_default();
+        let what = format!("tool {name:?}");
+        let compiled = Compiled::try_new(text.into_boxed_str(), |t| {
+            Plan::compile(t).map_err(|e| format!("{what}: declaration rejected: {e}"))
+        })?;
+        let plan = compiled.borrow_dependent();
         let params = decl.get("parameters").and_then(Value::as_array);
         let types = (0..plan.len())
             .map(|i| {
@@ -83,13 +87,92 @@ impl Declared {
                 })
             })
             .collect();
-        Ok(Declared {
-            plan,
+        let d = Declared {
+            compiled,
             types,
-            resolvers: HashMap::new(),
-            arg_schemas: Vec::new(),
+            resolvers: resolvers
+                .into_iter()
+                .map(|(n, r)| (n.to_string(), r.0))
+                .collect(),
+            arg_schemas: schemas
+                .into_iter()
+                .map(|(n, s)| (n.to_string(), s))
+                .collect(),
             schemas: Default::default(),
-        })
+        };
+        d.check_resolvers(&what)?;
+        Ok(d)
+    }
+
+    /// The compiled plan.
+    pub(crate) fn plan(&self) -> &Plan<'_, CAP> {
+        self.compiled.borrow_dependent()
+    }
+
+    /// The declared name (of the tool, prompt or resource).
+    pub fn name(&self) -> &str {
+        self.plan().tool()
+    }
+
+    /// An rmcp `ToolRoute` serving this declaration (for a tool declared at run time;
+    /// `#[tool]` functions serve derived ones through [`Elicit::run`]): add it to the
+    /// `#[tool_router]`'s router (`ToolRouter::add_route`) and `#[tool_handler]`
+    /// dispatches to it. `tool` is the listing (title, description, `outputSchema`,
+    /// `_meta`); its name must be the declaration's, and its `inputSchema` is the
+    /// declaration's model arguments. `body` gets the model's arguments and every
+    /// elicited value as one typed input `T` (field names are parameter names) once all
+    /// are settled. Errors (before anything is served): `tool` names another tool, or
+    /// the declaration carries the fallback (docs/fallback.md), which
+    /// [`Elicit::list_tools`] lists per client for derived declarations only.
+    pub fn into_route<S, T, F, Fut>(
+        self,
+        mut tool: Tool,
+        elicit: Arc<Elicit>,
+        body: F,
+    ) -> Result<ToolRoute<S>, String>
+    where
+        S: Send + Sync + 'static,
+        T: DeserializeOwned + Send + 'static,
+        F: Fn(T, Call) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static,
+    {
+        if tool.name != self.name() {
+            return Err(format!(
+                "tool {:?}: the listing is named {:?}; give the declaration's name",
+                self.name(),
+                tool.name
+            ));
+        }
+        if self.plan().has_fallback() {
+            return Err(format!(
+                "tool {:?} declares the fallback, which Elicit::list_tools lists per client \
+                 for #[derive(Elicit)] declarations only; declare it with the derive",
+                self.name()
+            ));
+        }
+        tool.input_schema = Arc::new(self.input_schema());
+        let declared = Arc::new(self);
+        let body = Arc::new(body);
+        Ok(ToolRoute::new_dyn(tool, move |mut context| {
+            let call = Call::from_context_part(&mut context);
+            let (elicit, declared, body) = (elicit.clone(), declared.clone(), body.clone());
+            Box::pin(async move { elicit.call(&declared, call?, |t, c| body(t, c)).await })
+        }))
+    }
+
+    /// The `prompts/list` entry of this declaration served as a prompt
+    /// ([`Elicit::prompt`]): its name, `description`, and the model arguments as the
+    /// prompt's required arguments.
+    pub fn prompt_listing(&self, description: Option<String>) -> Prompt {
+        let args: Vec<PromptArgument> = self
+            .arguments()
+            .map(|n| {
+                let mut a = PromptArgument::new(n);
+                a.required = Some(true);
+                a
+            })
+            .collect();
+        Prompt::new(self.name(), description, (!args.is_empty()).then_some(args))
     }
 }
 
@@ -135,12 +218,12 @@ pub trait ElicitArgs: DeserializeOwned + Send + 'static {
 pub(crate) static FALLBACK_TOOLS: std::sync::RwLock<Vec<&'static Declared>> =
     std::sync::RwLock::new(Vec::new());
 
-pub(crate) fn register(d: &'static Declared) {
-    if !d.plan.has_fallback() {
+fn register(d: &'static Declared) {
+    if !d.plan().has_fallback() {
         return;
     }
     if let Ok(mut tools) = FALLBACK_TOOLS.write() {
-        if !tools.iter().any(|t| t.plan.tool() == d.plan.tool()) {
+        if !tools.iter().any(|t| t.name() == d.name()) {
             tools.push(d);
         }
     }
@@ -148,16 +231,16 @@ pub(crate) fn register(d: &'static Declared) {
 
 impl Declared {
     pub(crate) fn check_resolvers(&self, what: &str) -> Result<(), String> {
-        for i in 0..self.plan.len() {
-            let name = self.plan.name(i).unwrap_or_default();
+        for i in 0..self.plan().len() {
+            let name = self.plan().name(i).unwrap_or_default();
             let has = self.resolvers.contains_key(name);
-            if self.plan.has_resolver(i) && !has {
+            if self.plan().has_resolver(i) && !has {
                 return Err(format!(
-                    "{what}: parameter {name:?} is declared with a resolver; register one with \
-                     .resolver({name:?}, ...)"
+                    "{what}: parameter {name:?} is declared with a resolver; give one for it \
+                     ({name:?}, elicit_rmcp::resolver(f)) in the resolvers"
                 ));
             }
-            if !self.plan.has_resolver(i) && has {
+            if !self.plan().has_resolver(i) && has {
                 return Err(format!(
                     "{what}: a resolver is registered for {name:?}, which the declaration does \
                      not declare as resolved; use Param::resolver({name:?}, ...)"
@@ -173,7 +256,7 @@ impl Declared {
             }
         }
         for name in self.resolvers.keys() {
-            if self.plan.index_of(name).is_none() {
+            if self.plan().index_of(name).is_none() {
                 return Err(format!(
                     "{what}: a resolver is registered for {name:?}, which is not a declared \
                      parameter"
@@ -183,144 +266,11 @@ impl Declared {
         Ok(())
     }
 
-    /// A resolver's value against the parameter's declared type and enum; the error
-    /// names the resolver and the value (and goes to the log: it is the developer's).
-    pub(crate) fn check_value(&self, param: &str, v: &Value) -> Result<(), ErrorData> {
-        let (ty, default) = self
-            .plan
-            .index_of(param)
-            .and_then(|i| self.types.get(i))
-            .map_or((None, false), |(ty, default)| (ty.as_ref(), *default));
-        let fits = match ty {
-            _ if v.is_null() && default => true,
-            Some(Value::String(t)) => json_type_matches(t, v),
-            Some(Value::Object(o)) => match o.get("enum").and_then(Value::as_array) {
-                Some(choices) => choices.contains(v),
-                None => true,
-            },
-            _ => true,
-        };
-        if fits {
-            return Ok(());
-        }
-        let declared = ty.map(Value::to_string).unwrap_or_default();
-        Err(developer_error(format_args!(
-            "the resolver of {param:?} returned {v}, which is not a {declared}; \
-             return a value of the declared type (or ask)"
-        )))
-    }
-
-    /// Whole numbers settled for integer parameters as integers (the engine accepts
-    /// `3.0` for an integer; a body's `i64` field reads `3`).
-    pub(crate) fn normalize(&self, values: &mut Map<String, Value>) {
-        for (i, _) in self
-            .types
-            .iter()
-            .enumerate()
-            .filter(|(_, (ty, _))| ty.as_ref().and_then(Value::as_str) == Some("integer"))
-        {
-            let name = self.plan.name(i).unwrap_or_default();
-            if let Some(v) = values.get_mut(name) {
-                if let Some(f) = v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
-                    *v = json!(f as i64);
-                }
-            }
-        }
-    }
-
-    /// Whole numbers given for integer arguments (`5.0`) as integers (`5`), before any
-    /// resolver or body reads them (a resolver's `get::<i64>` and a body's `i64` field
-    /// read `5`): a normalised copy, or `None` when nothing needs it (no copy on the
-    /// usual call). An argument is an integer when its schema's `type` is `"integer"` or
-    /// a list holding it (`Option<i64>`).
-    pub(crate) fn normalized_arguments(&self, args: &JsonObject) -> Option<JsonObject> {
-        let mut copy: Option<JsonObject> = None;
-        for (name, schema) in &self.arg_schemas {
-            let integer = match schema.get("type") {
-                Some(Value::String(t)) => t == "integer",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
-                _ => false,
-            };
-            let whole = args
-                .get(name)
-                .filter(|v| integer && v.is_f64())
-                .and_then(Value::as_f64)
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15);
-            if let Some(f) = whole {
-                copy.get_or_insert_with(|| args.clone())
-                    .insert(name.clone(), json!(f as i64));
-            }
-        }
-        copy
-    }
-
-    /// The engine's `inputRequests` text as rmcp's typed requests, and their names in
-    /// the order the engine asks them (declaration order). A form question is built directly, with its
-    /// schema parsed once per distinct schema ([`Declared::schema`]); other kinds go
-    /// through rmcp's deserializer.
-    pub(crate) fn input_requests(
-        &self,
-        text: &str,
-    ) -> Result<(InputRequests, Vec<String>), String> {
-        #[derive(serde::Deserialize)]
-        struct Form<'a> {
-            #[serde(borrow)]
-            params: FormParams<'a>,
-        }
-        #[derive(serde::Deserialize)]
-        struct FormParams<'a> {
-            message: String,
-            #[serde(rename = "requestedSchema", borrow)]
-            schema: &'a RawValue,
-        }
-        let mut batch: HashMap<String, &RawValue> =
-            serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let mut requests = InputRequests::new();
-        let mut order = Vec::with_capacity(batch.len());
-        // The engine asks in the plan's resolution order.
-        for i in self.plan.resolution_order() {
-            let Some((param, raw)) = self.plan.name(i).and_then(|n| batch.remove_entry(n)) else {
-                continue;
-            };
-            let request = match self.plan.kind(i) {
-                Some(InputKind::Form) => serde_json::from_str(raw.get()).and_then(|f: Form<'_>| {
-                    Ok(InputRequest::Elicitation(ElicitRequest::new(
-                        ElicitRequestParams::FormElicitationParams {
-                            meta: None,
-                            message: f.params.message,
-                            requested_schema: self.schema(f.params.schema.get())?,
-                        },
-                    )))
-                }),
-                _ => serde_json::from_str(raw.get()),
-            }
-            .map_err(|e| format!("question for {param:?} is not a valid input request: {e}"))?;
-            order.push(param.clone());
-            requests.insert(param, request);
-        }
-        Ok((requests, order))
-    }
-
-    /// rmcp's form schema of the engine's `requestedSchema` text, parsed on its first
-    /// round and remembered (up to [`SCHEMA_MEMO`] distinct schemas per declaration).
-    pub(crate) fn schema(&self, text: &str) -> Result<ElicitationSchema, serde_json::Error> {
-        if let Some(s) = self.schemas.read().ok().and_then(|m| m.get(text).cloned()) {
-            return Ok(s);
-        }
-        let schema: ElicitationSchema = serde_json::from_str(text)?;
-        if let Ok(mut memo) = self.schemas.write() {
-            if memo.len() < SCHEMA_MEMO {
-                memo.insert(text.into(), schema.clone());
-            }
-        }
-        Ok(schema)
-    }
-
     /// The model-supplied parameters, in declaration order.
-    pub(crate) fn arguments(&self) -> impl Iterator<Item = &'static str> + '_ {
-        (0..self.plan.len())
-            .filter(|&i| !self.plan.is_elicited(i))
-            .filter_map(|i| self.plan.name(i))
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.plan().len())
+            .filter(|&i| !self.plan().is_elicited(i))
+            .filter_map(|i| self.plan().name(i))
     }
 
     pub(crate) fn input_schema(&self) -> JsonObject {
@@ -345,69 +295,6 @@ impl Declared {
         }
         schema
     }
-
-    /// Model arguments against the declaration: no unknown names, every declared one
-    /// present, JSON types as the argument schema's `type` says. The message is the
-    /// caller-facing error.
-    pub(crate) fn check_arguments(
-        &self,
-        kind: &str,
-        target: &str,
-        args: &JsonObject,
-    ) -> Result<(), String> {
-        for key in args.keys() {
-            // An elicited parameter that falls back may come as an argument: the
-            // engine takes it as the answer only when its question would be asked of
-            // a client that cannot be asked (docs/fallback.md).
-            let known = self
-                .plan
-                .index_of(key)
-                .is_some_and(|i| !self.plan.is_elicited(i) || self.plan.falls_back(i));
-            if !known {
-                return Err(format!(
-                    "Unexpected argument {} for {kind} {}",
-                    PyRepr(key),
-                    PyRepr(target)
-                ));
-            }
-        }
-        for name in self.arguments() {
-            let Some(v) = args.get(name) else {
-                return Err(format!(
-                    "Missing required argument {} for {kind} {}",
-                    PyRepr(name),
-                    PyRepr(target)
-                ));
-            };
-            let schema = self.arg_schemas.iter().find(|(n, _)| n == name);
-            if let Some(ty) = schema
-                .and_then(|(_, s)| s.get("type"))
-                .and_then(Value::as_str)
-            {
-                if !json_type_matches(ty, v) {
-                    return Err(format!(
-                        "Argument {} of {kind} {} must be of type {ty}",
-                        PyRepr(name),
-                        PyRepr(target)
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-pub(crate) fn json_type_matches(ty: &str, v: &Value) -> bool {
-    match ty {
-        "string" => v.is_string(),
-        "boolean" => v.is_boolean(),
-        "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
-        "number" => v.is_number(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "null" => v.is_null(),
-        _ => true,
-    }
 }
 
 #[cfg(test)]
@@ -415,6 +302,7 @@ mod tests {
     use super::*;
     use crate::round::{workspace, Era, Outcome, RoundDriver};
     use elicit_core::Capabilities;
+    use rmcp::model::InputRequest;
 
     /// The engine's questions become rmcp's typed requests exactly as rmcp's own
     /// deserializer reads them, every kind, in declaration order (not name order), and
@@ -434,7 +322,7 @@ mod tests {
         .unwrap();
         let all = Capabilities::ALL;
         let mut space = workspace();
-        let driver = RoundDriver::new(&d.plan, Era::Modern, all, "{}", None, None, &mut space);
+        let driver = RoundDriver::new(d.plan(), Era::Modern, all, "{}", None, None, &mut space);
         let Ok(Outcome::InputRequired { requests, .. }) = driver.ok().unwrap().next() else {
             panic!("expected InputRequired");
         };
@@ -453,6 +341,92 @@ mod tests {
             }
         }
         assert_eq!(d.schemas.read().unwrap().len(), 2);
+    }
+
+    /// A rejected declaration's error names the tool as declared and the parameter; a
+    /// resolved parameter without its resolver is named too.
+    #[test]
+    fn a_rejected_declaration_is_named_by_its_tool() {
+        use elicit_core::decl::{AnswerType, Param, Tool as Decl};
+        use elicit_core::InputKind;
+        let decl = Decl::new("pay").param(
+            Param::resolver("paid", &[])
+                .kind(InputKind::Url)
+                .ty(AnswerType::Boolean),
+        );
+        let err = Declared::build(decl.to_json(), Vec::new(), Vec::new())
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("tool \"pay\": declaration rejected"),
+            "{err}"
+        );
+        assert!(err.contains("'paid'"), "{err}");
+        let decl = Decl::new("pay").param(Param::resolver("paid", &[]));
+        let err = Declared::build(decl.to_json(), Vec::new(), Vec::new())
+            .err()
+            .unwrap_or_default();
+        assert!(err.starts_with("tool \"pay\": parameter \"paid\""), "{err}");
+    }
+
+    /// A route is refused before anything is served when its listing names another
+    /// tool or its declaration carries the fallback; otherwise it lists the
+    /// declaration's model arguments.
+    #[test]
+    fn into_route_checks_the_listing_and_lists_the_arguments() {
+        use elicit_core::decl::{AnswerType, Param, Tool as Decl};
+        use rmcp::model::{CallToolResult, Implementation};
+        let elicit = Arc::new(Elicit::new(
+            Implementation::new("t", "1"),
+            crate::StateCodec::insecure_plaintext(),
+        ));
+        let decl = || {
+            Decl::new("order")
+                .param(Param::argument("item").ty(AnswerType::String))
+                .param(Param::ask("quantity", "How many?").ty(AnswerType::Integer))
+        };
+        let build = |d: Decl| {
+            Declared::build(
+                d.to_json(),
+                Vec::new(),
+                vec![("item", json!({"type": "string"}))],
+            )
+            .unwrap()
+        };
+        let body = |_: JsonObject, _: Call| async { Ok(CallToolResult::success(Vec::new())) };
+        let route = build(decl())
+            .into_route::<(), _, _, _>(
+                Tool::new_with_raw("order", None, JsonObject::new()),
+                elicit.clone(),
+                body,
+            )
+            .unwrap();
+        assert_eq!(
+            Value::Object((*route.attr.input_schema).clone()),
+            json!({"type": "object", "additionalProperties": false,
+                   "properties": {"item": {"type": "string"}}, "required": ["item"]})
+        );
+        let err = build(decl())
+            .into_route::<(), _, _, _>(
+                Tool::new_with_raw("other", None, JsonObject::new()),
+                elicit.clone(),
+                body,
+            )
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("\"order\"") && err.contains("\"other\""),
+            "{err}"
+        );
+        let err = build(decl().fallback_arguments(true))
+            .into_route::<(), _, _, _>(
+                Tool::new_with_raw("order", None, JsonObject::new()),
+                elicit,
+                body,
+            )
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("declares the fallback"), "{err}");
     }
 
     /// The derive's struct attribute opts the tool in, its field attribute opts one
@@ -478,14 +452,14 @@ mod tests {
     #[test]
     fn the_derive_declares_the_fallback_and_list_tools_finds_it() {
         let d = FallsBack::declared().as_ref().unwrap();
-        assert!(d.plan.has_fallback());
-        assert!(d.plan.falls_back(0));
-        assert!(!d.plan.falls_back(1));
+        assert!(d.plan().has_fallback());
+        assert!(d.plan().falls_back(0));
+        assert!(!d.plan().falls_back(1));
         let _ = FallsBack::input_schema();
         let _ = StaysPut::input_schema();
-        assert!(!StaysPut::declared().as_ref().unwrap().plan.has_fallback());
+        assert!(!StaysPut::declared().as_ref().unwrap().plan().has_fallback());
         let registered = FALLBACK_TOOLS.read().unwrap();
-        let names: Vec<&str> = registered.iter().map(|d| d.plan.tool()).collect();
+        let names: Vec<&str> = registered.iter().map(|d| d.plan().tool()).collect();
         assert_eq!(names, ["falls_back"]);
     }
 }

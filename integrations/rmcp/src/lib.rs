@@ -5,11 +5,13 @@
 // The derive's paths (`::elicit_rmcp::…`) in this crate's own unit tests.
 #[cfg(test)]
 extern crate self as elicit_rmcp;
-mod builders;
+mod boundary;
 mod call;
+mod checks;
 mod client;
 mod declared;
 pub mod keys;
+mod kind;
 mod resolve;
 mod round;
 mod serve;
@@ -25,9 +27,6 @@ use std::pin::Pin;
 use rmcp::model::ErrorCode;
 use serde_json::{json, Value};
 
-pub use builders::{
-    ElicitPrompt, ElicitResource, ElicitTool, ReadyPrompt, ReadyResource, ReadyTool,
-};
 pub use call::Call;
 pub use client::{UrlAccepted, ELICITATION_COMPLETE};
 pub use declared::{schema_of, Declared, ElicitArgs};

@@ -9,9 +9,11 @@ use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::{json, Map, Value};
 
+use crate::boundary::Tally;
 use crate::client::declared_kinds;
-use crate::serve::{Request, Settled};
-use crate::{developer_error, wire, Declared, Elicit, ErrorData, Resolution, Resolve};
+use crate::kind::{Request, Settled};
+use crate::{developer_error, wire};
+use crate::{Declared, Elicit, ErrorData, Resolution, Resolve};
 use crate::{CAP, MISSING_CAPABILITY};
 
 /// Workspace for one round (resolver answers and handshake replies are copied in).
@@ -129,7 +131,7 @@ pub(crate) fn workspace() -> Vec<u8> {
 /// and lives across the host's `.await`s in the async caller (whose future owns both),
 /// so each resolver answer is handed to the round once, never replayed.
 pub(crate) struct RoundDriver<'r> {
-    plan: &'r Plan<'static, CAP>,
+    plan: &'r Plan<'r, CAP>,
     round: Round<'r, 'r, CAP>,
     /// An engine error from the last [`RoundDriver::give`], reported by the next step.
     error: Option<Error>,
@@ -141,7 +143,7 @@ impl<'r> RoundDriver<'r> {
     /// opened plaintext state; `replies`: the raw `inputResponses` object as JSON text;
     /// `workspace`: from [`workspace`] (answers and replies are copied into it).
     pub(crate) fn new(
-        plan: &'r Plan<'static, CAP>,
+        plan: &'r Plan<'r, CAP>,
         era: Era,
         capabilities: Capabilities,
         arguments: &'r str,
@@ -226,43 +228,6 @@ impl<'r> RoundDriver<'r> {
     }
 }
 
-/// What one round did, for its `elicit.round` span.
-#[derive(Default)]
-pub(crate) struct Tally {
-    pub(crate) questions: u64,
-    /// The last `decline` or `cancel` among the user's replies.
-    pub(crate) action: Option<String>,
-    pub(crate) rejected: bool,
-}
-
-impl Tally {
-    /// Note the actions of replies (reply objects).
-    pub(crate) fn note_replies<'a>(&mut self, replies: impl Iterator<Item = &'a Value>) {
-        for r in replies {
-            if let Some(a @ ("decline" | "cancel")) = r.get("action").and_then(Value::as_str) {
-                self.action = Some(a.to_string());
-            }
-        }
-    }
-}
-
-/// The telemetry name of a state rejection (elicit-core's `Reason`, snake case; a
-/// broken seal is `tampered`, an unreadable token or binding `malformed`).
-pub(crate) fn rejection(reason: &str) -> &'static str {
-    match reason {
-        "expired" => "expired",
-        "audience" => "audience",
-        "seal" => "tampered",
-        "unknown key" => "unknown_key",
-        "minted in the future" => "future",
-        "request binding" => "request_binding",
-        "principal drift" => "principal_drift",
-        "principal" => "principal",
-        "too large" => "too_large",
-        _ => "malformed",
-    }
-}
-
 impl Elicit {
     /// Drive the declaration's round for one request: resolvers run here, handshake-era
     /// questions go to the client here, and the modern era ends in an
@@ -293,7 +258,7 @@ impl Elicit {
         let capabilities = declared_kinds(context);
         let mut workspace = workspace();
         let (state, replies) = (state.as_deref(), replies.as_deref());
-        let (plan, space) = (&declared.plan, &mut workspace[..]);
+        let (plan, space) = (declared.plan(), &mut workspace[..]);
         let mut driver = RoundDriver::new(plan, era, capabilities, args, state, replies, space)
             .map_err(|m| ErrorData::invalid_params(m.0, None))?;
         loop {
@@ -364,11 +329,7 @@ impl Elicit {
                         Err(message) => {
                             return Ok(Settled::Failed(format!(
                                 "Error calling {} {}: {message}",
-                                match request.method {
-                                    "tools/call" => "tool",
-                                    "prompts/get" => "prompt",
-                                    _ => "resource",
-                                },
+                                request.kind,
                                 PyRepr(request.target)
                             )))
                         }
@@ -534,13 +495,5 @@ mod tests {
             panic!("expected Done");
         };
         assert_eq!(values["roots"], json!([]));
-    }
-
-    #[test]
-    fn rejections_have_their_telemetry_names() {
-        assert_eq!(rejection("seal"), "tampered");
-        assert_eq!(rejection("unknown key"), "unknown_key");
-        assert_eq!(rejection("expired"), "expired");
-        assert_eq!(rejection("non-string requestState"), "malformed");
     }
 }

@@ -1,51 +1,49 @@
-//! [`Elicit`]: one server's elicited requests, served round by round.
+//! [`Elicit`]: one server's elicited requests, served round by round: derived tools
+//! ([`Elicit::run`] from a `#[tool]` function), tools declared at run time (through
+//! [`Declared::into_route`]), prompts ([`Elicit::prompt`]) and resources
+//! ([`Elicit::resource`]) from the handler's own `get_prompt` / `read_resource`.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use elicit_core::PyRepr;
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    InputRequiredResult, JsonObject, ListToolsResult, MetaObject, Prompt,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, Tool,
+    CallToolResponse, CallToolResult, CustomRequest, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListToolsResult, MetaObject,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
 };
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde::de::DeserializeOwned;
-use serde_json::{json, Map, Value};
-use tracing::Instrument;
+use serde_json::{Map, Value};
 
-use crate::builders::{ReadyPrompt, ReadyResource, ReadyTool};
 use crate::client::{declared_kinds, is_modern, UrlAccepted};
 use crate::declared::FALLBACK_TOOLS;
-use crate::round::{rejection, Tally};
+use crate::kind::{Request, Served, Settled};
 use crate::{
-    developer_error, invalid_state, state, BoxFuture, Call, Declared, ElicitArgs, ErrorData,
-    StateCodec,
+    developer_error, invalid_state, BoxFuture, Call, Declared, ElicitArgs, ErrorData, StateCodec,
 };
 
 /// The `_meta` key of the server's identity on 2026-07-28 results.
-pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 pub(crate) type UrlFlowFn =
     Arc<dyn Fn(UrlAccepted) -> BoxFuture<Result<(), ErrorData>> + Send + Sync>;
 
-/// The elicited tools, prompts and resources of one server, with its state codec.
+/// One server's elicitation: its identity, its state codec and its URL flow. The
+/// declarations live with the handler (derived ones in their types, run-time ones in
+/// their routes or the handler's fields); every request is served through here.
 pub struct Elicit {
     /// The server's `Implementation` as JSON, for 2026-07-28 results' `_meta`.
-    pub(crate) server_info: Value,
-    pub(crate) server: Implementation,
+    server_info: Value,
+    server: Implementation,
     pub(crate) codec: StateCodec,
-    pub(crate) tools: Vec<ReadyTool>,
-    pub(crate) prompts: Vec<ReadyPrompt>,
-    pub(crate) resources: Vec<ReadyResource>,
     pub(crate) url_flow: Option<UrlFlowFn>,
 }
 
 /// The settled values as the body's input type; a mismatch names the call and what
 /// does not fit (the declaration and the struct disagree: a developer error).
-pub(crate) fn settled_input<T: DeserializeOwned>(
+fn settled_input<T: DeserializeOwned>(
     values: Map<String, Value>,
     name: &str,
 ) -> Result<T, ErrorData> {
@@ -54,127 +52,6 @@ pub(crate) fn settled_input<T: DeserializeOwned>(
             "{name:?}: the settled values do not fit the body's input type: {e}"
         ))
     })
-}
-
-/// A result kind an elicited request completes with (tools, prompts, resources): its
-/// method, its response, where its `_meta` is, and what an engine refusal becomes.
-pub(crate) trait Served: Sized {
-    type Response;
-    const METHOD: &'static str;
-    /// Whether the state is bound to the request's arguments (resources take none).
-    const BINDS_ARGUMENTS: bool = true;
-    fn meta(&mut self) -> &mut Option<MetaObject>;
-    fn complete(self) -> Self::Response;
-    fn input_required(r: InputRequiredResult) -> Self::Response;
-    /// A refusal's message (caller-facing) with the result's `_meta` on 2026-07-28;
-    /// `-32602` with the message unless the kind says otherwise.
-    fn refused(message: String, _meta: Option<MetaObject>) -> Result<Self::Response, ErrorData> {
-        Err(ErrorData::invalid_params(message, None))
-    }
-    /// A declared fallback's tool result (docs/fallback.md) for a client that cannot
-    /// be asked, with `_meta` merged on 2026-07-28: only `tools/call` has a result for
-    /// the model, so any other kind is `-32602`, as at the C call level.
-    fn fallback(
-        _result: Value,
-        _meta: Option<&dyn Fn(Option<MetaObject>) -> MetaObject>,
-    ) -> Result<Self::Response, ErrorData> {
-        Err(ErrorData::invalid_params(
-            format!(
-                "{} cannot serve a declared fallback: only tools/call returns a result for the model (docs/fallback.md)",
-                Self::METHOD
-            ),
-            None,
-        ))
-    }
-}
-
-/// A tool's refusal is an `isError` result carrying the message.
-impl Served for CallToolResult {
-    type Response = CallToolResponse;
-    const METHOD: &'static str = "tools/call";
-    fn meta(&mut self) -> &mut Option<MetaObject> {
-        &mut self.meta
-    }
-    fn complete(self) -> CallToolResponse {
-        CallToolResponse::Complete(self)
-    }
-    fn input_required(r: InputRequiredResult) -> CallToolResponse {
-        CallToolResponse::InputRequired(r)
-    }
-    fn refused(message: String, meta: Option<MetaObject>) -> Result<CallToolResponse, ErrorData> {
-        let mut r = CallToolResult::error(vec![ContentBlock::text(message)]);
-        r.meta = meta;
-        Ok(r.into())
-    }
-    fn fallback(
-        result: Value,
-        meta: Option<&dyn Fn(Option<MetaObject>) -> MetaObject>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let mut r: CallToolResult = serde_json::from_value(result).map_err(|e| {
-            developer_error(format_args!(
-                "the engine's fallback result did not parse: {e}"
-            ))
-        })?;
-        if let Some(meta) = meta {
-            let own = r.meta.take();
-            r.meta = Some(meta(own));
-        }
-        Ok(r.into())
-    }
-}
-
-impl Served for GetPromptResult {
-    type Response = GetPromptResponse;
-    const METHOD: &'static str = "prompts/get";
-    fn meta(&mut self) -> &mut Option<MetaObject> {
-        &mut self.meta
-    }
-    fn complete(self) -> GetPromptResponse {
-        GetPromptResponse::Complete(self)
-    }
-    fn input_required(r: InputRequiredResult) -> GetPromptResponse {
-        GetPromptResponse::InputRequired(r)
-    }
-}
-
-impl Served for ReadResourceResult {
-    type Response = ReadResourceResponse;
-    const METHOD: &'static str = "resources/read";
-    const BINDS_ARGUMENTS: bool = false;
-    fn meta(&mut self) -> &mut Option<MetaObject> {
-        &mut self.meta
-    }
-    fn complete(self) -> ReadResourceResponse {
-        ReadResourceResponse::Complete(self)
-    }
-    fn input_required(r: InputRequiredResult) -> ReadResourceResponse {
-        ReadResourceResponse::InputRequired(r)
-    }
-}
-
-/// What settling one request's declared parameters came to.
-pub(crate) enum Settled {
-    Values(Map<String, Value>),
-    InputRequired(InputRequiredResult),
-    /// The engine refused the call; the message is caller-facing.
-    Failed(String),
-    /// A declared fallback's tool result for the model (docs/fallback.md).
-    Fallback(Value),
-}
-
-pub(crate) struct Request<'a> {
-    pub(crate) method: &'a str,
-    pub(crate) target: &'a str,
-    /// The model's arguments, whole numbers of integer arguments as integers
-    /// ([`Declared::normalized_arguments`]): what resolvers and the body see.
-    pub(crate) arguments: &'a JsonObject,
-    /// The arguments as the client sent them when normalising changed them: what
-    /// sealed state is bound to (so a round sealed by another server of the fleet, which
-    /// binds what it received, opens here).
-    pub(crate) sent_arguments: Option<&'a JsonObject>,
-    pub(crate) bind_arguments: bool,
-    pub(crate) input_responses: Option<&'a rmcp::model::InputResponses>,
-    pub(crate) request_state: Option<&'a str>,
 }
 
 impl Elicit {
@@ -186,9 +63,6 @@ impl Elicit {
             codec: codec.for_server(&server.name),
             server_info: serde_json::to_value(&server).unwrap_or(Value::Null),
             server,
-            tools: Vec::new(),
-            prompts: Vec::new(),
-            resources: Vec::new(),
             url_flow: None,
         }
     }
@@ -217,31 +91,7 @@ impl Elicit {
         self
     }
 
-    /// Add a tool.
-    pub fn tool(mut self, tool: ReadyTool) -> Self {
-        self.tools.push(tool);
-        self
-    }
-
-    /// Add a prompt.
-    pub fn prompt(mut self, prompt: ReadyPrompt) -> Self {
-        self.prompts.push(prompt);
-        self
-    }
-
-    /// Add a resource.
-    pub fn resource(mut self, resource: ReadyResource) -> Self {
-        self.resources.push(resource);
-        self
-    }
-
-    /// The tools' listings (elicited parameters are hidden from `inputSchema`).
-    pub fn tools(&self) -> Vec<Tool> {
-        self.tools.iter().map(|t| t.tool.clone()).collect()
-    }
-
-    /// `tools/list` for the client asking: the elicited tools ([`Elicit::tools`]) and
-    /// `router`'s, each tool that declares the fallback (docs/fallback.md; the derive's
+    /// `tools/list` for the client asking: `router`'s tools, each tool that declares the fallback (docs/fallback.md; the derive's
     /// `#[elicit(fallback_arguments)]`, matched by tool name) with the `inputSchema` this
     /// client gets (`Plan::write_input_schema`: a client that cannot be asked sees the
     /// parameters that fall back as optional properties). When such a tool is listed,
@@ -250,66 +100,32 @@ impl Elicit {
     /// `#[tool_handler]`'s (which lists every tool as public).
     pub fn list_tools<S: Send + Sync + 'static>(
         &self,
-        router: &rmcp::handler::server::router::tool::ToolRouter<S>,
+        router: &ToolRouter<S>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let caps = declared_kinds(context);
         let derived = FALLBACK_TOOLS.read().map(|t| t.clone()).unwrap_or_default();
         let mut private = false;
-        let mut tools = Vec::new();
-        let own = self
-            .tools
-            .iter()
-            .map(|t| (t.tool.clone(), Some(&t.declared)));
-        let routed = router.list_all().into_iter().map(|t| {
-            let d = derived.iter().copied().find(|d| d.plan.tool() == t.name);
-            (t, d)
-        });
-        for (mut tool, declared) in own.chain(routed) {
-            if let Some(d) = declared.filter(|d| d.plan.has_fallback()) {
+        let mut tools = router.list_all();
+        for tool in &mut tools {
+            if let Some(d) = derived.iter().find(|d| d.name() == tool.name) {
                 private = true;
                 let base = serde_json::to_string(&*tool.input_schema).unwrap_or_default();
                 let mut out = Vec::new();
-                d.plan
+                d.plan()
                     .write_input_schema(&base, caps, &mut out)
-                    .map_err(|e| developer_error(format_args!("tool {:?}: {e}", d.plan.tool())))?;
+                    .map_err(|e| developer_error(format_args!("tool {:?}: {e}", d.name())))?;
                 let schema: JsonObject = serde_json::from_slice(&out).map_err(|e| {
-                    developer_error(format_args!("tool {:?}: inputSchema: {e}", d.plan.tool()))
+                    developer_error(format_args!("tool {:?}: inputSchema: {e}", d.name()))
                 })?;
                 tool.input_schema = Arc::new(schema);
             }
-            tools.push(tool);
         }
         let mut result = ListToolsResult::with_all_items(tools);
         if private && is_modern(context) {
             result.cache_scope = Some(rmcp::model::CacheScope::Private);
         }
         Ok(result)
-    }
-
-    /// The prompts' listings.
-    pub fn prompts(&self) -> Vec<Prompt> {
-        self.prompts.iter().map(|p| p.prompt.clone()).collect()
-    }
-
-    /// The resources' listings.
-    pub fn resources(&self) -> Vec<Resource> {
-        self.resources.iter().map(|r| r.resource.clone()).collect()
-    }
-
-    /// Whether `name` is one of the elicited tools.
-    pub fn has_tool(&self, name: &str) -> bool {
-        self.tools.iter().any(|t| t.tool.name == name)
-    }
-
-    /// Whether `name` is one of the elicited prompts.
-    pub fn has_prompt(&self, name: &str) -> bool {
-        self.prompts.iter().any(|p| p.prompt.name == name)
-    }
-
-    /// Whether `uri` is one of the elicited resources.
-    pub fn has_resource(&self, uri: &str) -> bool {
-        self.resources.iter().any(|r| r.resource.uri == uri)
     }
 
     /// The answer to a request whose params rmcp could not parse into its typed model:
@@ -346,33 +162,13 @@ impl Elicit {
         meta
     }
 
-    /// Serve `tools/call` for an elicited tool (check [`Elicit::has_tool`] first; an
-    /// unknown name is `-32602`). Engine refusals (a declined required answer, an answer
-    /// outside the schema) and bad model arguments are `isError` results carrying the
-    /// message; a forged or expired state is the frozen `-32602`; a client without the
-    /// needed capability gets `-32021`.
-    pub async fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let tool = self
-            .tools
-            .iter()
-            .find(|t| t.tool.name == params.name)
-            .ok_or_else(|| {
-                ErrorData::invalid_params(format!("Unknown tool: {}", PyRepr(&params.name)), None)
-            })?;
-        let call = Call::new(params, context);
-        self.serve(&tool.declared, call, |values, call| {
-            (tool.body)(values, call)
-        })
-        .await
-    }
-
     /// Serve one round of the `#[tool]` function whose parameters are `T` (a
     /// `#[derive(Elicit)]` struct): asks what is missing, or runs `body` with the
-    /// settled struct and the call. Results as [`Elicit::call_tool`] describes.
+    /// settled struct and the call. Engine refusals (a declined required answer, an
+    /// answer outside the schema) and bad model arguments are `isError` results carrying
+    /// the message; a forged or expired state is the frozen `-32602`; a client without
+    /// the needed capability gets `-32021`; a developer error is `-32603 "Internal
+    /// error"` (the crate docs list them).
     pub async fn run<T, F, Fut>(&self, call: Call, body: F) -> Result<CallToolResponse, ErrorData>
     where
         T: ElicitArgs,
@@ -380,87 +176,106 @@ impl Elicit {
         Fut: Future<Output = Result<CallToolResult, ErrorData>>,
     {
         let declared = T::declared().as_ref().map_err(developer_error)?;
-        self.serve(declared, call, |mut values, call| async move {
-            declared.normalize(&mut values);
-            body(settled_input(values, &call.name)?, call).await
-        })
-        .await
+        self.serve(declared, call, body).await
     }
 
-    /// Serve `prompts/get` for an elicited prompt. Engine refusals are `-32602` with the
-    /// engine's message.
-    pub async fn get_prompt(
+    /// A tool round of `declared` (what [`Declared::into_route`]'s route runs).
+    pub(crate) async fn call<T, F, Fut>(
         &self,
+        declared: &Declared,
+        call: Call,
+        body: F,
+    ) -> Result<CallToolResponse, ErrorData>
+    where
+        T: DeserializeOwned,
+        F: FnOnce(T, Call) -> Fut,
+        Fut: Future<Output = Result<CallToolResult, ErrorData>>,
+    {
+        self.serve(declared, call, body).await
+    }
+
+    /// Serve `prompts/get` of the prompt `declared` (call it from the handler's own
+    /// `get_prompt` for the prompt's name; list it with [`Declared::prompt_listing`]):
+    /// asks what is missing, or runs `body` with the settled values as `T`. Engine
+    /// refusals and bad arguments are `-32602` with the message; otherwise as
+    /// [`Elicit::run`].
+    pub async fn prompt<T, F, Fut>(
+        &self,
+        declared: &Declared,
         params: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        let prompt = self
-            .prompts
-            .iter()
-            .find(|p| p.prompt.name == params.name)
-            .ok_or_else(|| {
-                ErrorData::invalid_params(format!("Unknown prompt: {}", PyRepr(&params.name)), None)
-            })?;
-        let arguments = params.arguments.unwrap_or_default();
-        let call = Call::of(
-            params.name,
-            arguments,
-            params.input_responses,
-            params.request_state,
+        body: F,
+    ) -> Result<GetPromptResponse, ErrorData>
+    where
+        T: DeserializeOwned,
+        F: FnOnce(T, Call) -> Fut,
+        Fut: Future<Output = Result<GetPromptResult, ErrorData>>,
+    {
+        let call = Call {
             context,
-        );
-        self.serve(&prompt.declared, call, |values, call| {
-            (prompt.body)(values, call)
-        })
-        .await
+            name: params.name,
+            arguments: params.arguments.unwrap_or_default(),
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+            idempotency_key: Default::default(),
+        };
+        self.serve(declared, call, body).await
     }
 
-    /// Serve `resources/read` for an elicited resource. Engine refusals are `-32602`
-    /// with the engine's message; an unknown URI is "resource not found" with
-    /// `data.uri` (`-32002`, which rmcp answers as `-32602` on 2026-07-28).
-    pub async fn read_resource(
+    /// Serve `resources/read` of the resource `declared` (call it from the handler's
+    /// own `read_resource` for the resource's URI): as [`Elicit::prompt`]. Resources
+    /// take no model arguments: a declaration with one is a developer error.
+    pub async fn resource<T, F, Fut>(
         &self,
+        declared: &Declared,
         params: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        let resource = self
-            .resources
-            .iter()
-            .find(|r| r.resource.uri == params.uri)
-            .ok_or_else(|| {
-                // -32002 with the URI (rmcp turns the code into -32602 on 2026-07-28).
-                ErrorData::resource_not_found(
-                    format!("Unknown resource: {}", params.uri),
-                    Some(json!({ "uri": params.uri })),
-                )
-            })?;
-        let (inputs, state) = (params.input_responses, params.request_state);
-        let call = Call::of(params.uri, JsonObject::new(), inputs, state, context);
-        self.serve(&resource.declared, call, |values, call| {
-            (resource.body)(values, call)
-        })
-        .await
+        body: F,
+    ) -> Result<ReadResourceResponse, ErrorData>
+    where
+        T: DeserializeOwned,
+        F: FnOnce(T, Call) -> Fut,
+        Fut: Future<Output = Result<ReadResourceResult, ErrorData>>,
+    {
+        if let Some(arg) = declared.arguments().next() {
+            return Err(developer_error(format_args!(
+                "resource {:?}: parameter {arg:?} is a model argument, but resources/read \
+                 carries no arguments; elicit it or drop it",
+                params.uri
+            )));
+        }
+        let call = Call {
+            context,
+            name: params.uri,
+            arguments: JsonObject::new(),
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+            idempotency_key: Default::default(),
+        };
+        self.serve(declared, call, body).await
     }
 
     /// The one path of the three kinds: a round of `declared` for `call`, then `body`
-    /// with the model's arguments and the settled values. The method, whether the state
-    /// binds the arguments, what a refusal becomes and where a result's `_meta` is are
-    /// the kind's ([`Served`]).
-    pub(crate) async fn serve<R, F, Fut>(
+    /// with the model's arguments and the settled values as `T`. The method, whether the
+    /// state binds the arguments, what a refusal becomes and where a result's `_meta` is
+    /// are the kind's ([`Served`]).
+    async fn serve<T, R, F, Fut>(
         &self,
         declared: &Declared,
         call: Call,
         body: F,
     ) -> Result<R::Response, ErrorData>
     where
+        T: DeserializeOwned,
         R: Served,
-        F: FnOnce(Map<String, Value>, Call) -> Fut,
+        F: FnOnce(T, Call) -> Fut,
         Fut: Future<Output = Result<R, ErrorData>>,
     {
         let modern = is_modern(&call.context);
         let normalised = declared.normalized_arguments(&call.arguments);
         let request = Request {
             method: R::METHOD,
+            kind: R::KIND,
             target: &call.name,
             arguments: normalised.as_ref().unwrap_or(&call.arguments),
             sent_arguments: normalised.as_ref().map(|_| &call.arguments),
@@ -481,7 +296,9 @@ impl Elicit {
             Settled::Values(values) => {
                 let mut merged = normalised.unwrap_or_else(|| call.arguments.clone());
                 merged.extend(values);
-                let mut result = body(merged, call).await?;
+                declared.normalize(&mut merged);
+                let input = settled_input(merged, &call.name)?;
+                let mut result = body(input, call).await?;
                 if modern {
                     // The body's own `_meta` (say FastMCP's `wrap_result`) is kept, on both eras.
                     let own = result.meta().take();
@@ -490,105 +307,5 @@ impl Elicit {
                 Ok(R::complete(result))
             }
         }
-    }
-
-    /// The state's binding: the request's method, target and (unless a resource's)
-    /// its arguments as JSON text.
-    pub(crate) fn target<'a>(request: &Request<'a>, args: &'a str) -> state::Target<'a> {
-        state::Target {
-            method: request.method,
-            target: request.target,
-            arguments: request.bind_arguments.then_some(args),
-        }
-    }
-
-    /// One round of one request, under the `elicit.round` span (see the crate docs):
-    /// the state boundary first (as the SDK's middleware: a bad token is refused
-    /// whatever the call), then the model arguments, then the declaration's round.
-    pub(crate) async fn round(
-        &self,
-        declared: &Declared,
-        request: &Request<'_>,
-        context: &RequestContext<RoleServer>,
-        modern: bool,
-    ) -> Result<Settled, ErrorData> {
-        let span = tracing::info_span!(
-            "elicit.round",
-            tool = request.target,
-            era = if modern { "2026-07-28" } else { "handshake" },
-            outcome = tracing::field::Empty,
-            questions = tracing::field::Empty,
-            rejection = tracing::field::Empty,
-            key_id = self.codec.key_id(),
-        );
-        let mut tally = Tally::default();
-        let json = |args: &JsonObject| serde_json::to_string(args).unwrap_or_else(|_| "{}".into());
-        let args = json(request.sent_arguments.unwrap_or(request.arguments));
-        let engine_args = request.sent_arguments.map(|_| json(request.arguments));
-        let result = async {
-            let state = match self
-                .codec
-                .open(request.request_state, &Self::target(request, &args))
-            {
-                Ok(state) => state,
-                Err(why) => {
-                    tracing::warn!(
-                        "elicit-rmcp: requestState rejected ({}) on {} {:?}",
-                        why.0,
-                        request.method,
-                        request.target
-                    );
-                    tracing::Span::current().record("rejection", rejection(&why.0));
-                    tally.rejected = true;
-                    return Err(invalid_state());
-                }
-            };
-            let kind = request.method.split('/').next().unwrap_or_default();
-            let kind = kind.strip_suffix('s').unwrap_or(kind);
-            if let Err(message) = declared.check_arguments(kind, request.target, request.arguments)
-            {
-                return Ok(Settled::Failed(message));
-            }
-            let engine_args = engine_args.as_deref().unwrap_or(&args);
-            self.settle(
-                declared,
-                request,
-                (engine_args, &args),
-                state,
-                context,
-                modern,
-                &mut tally,
-            )
-            .await
-        }
-        .instrument(span.clone())
-        .await;
-        let outcome = match &result {
-            _ if tally.rejected => "rejected",
-            Ok(Settled::Values(_)) => "completed",
-            Ok(Settled::Fallback(_)) => "fallback",
-            Ok(Settled::InputRequired(r)) => {
-                tally.questions = r.input_requests.as_ref().map_or(0, |q| q.len() as u64);
-                "asked"
-            }
-            Ok(Settled::Failed(_)) if tally.action.as_deref() == Some("decline") => "declined",
-            Ok(Settled::Failed(_)) if tally.action.as_deref() == Some("cancel") => "cancelled",
-            Ok(Settled::Failed(_)) | Err(_) => "error",
-        };
-        span.record("outcome", outcome);
-        span.record("questions", tally.questions);
-        result
-    }
-
-    pub(crate) fn seal_state(
-        &self,
-        plaintext: &str,
-        request: &Request<'_>,
-        args: &str,
-    ) -> Result<String, ErrorData> {
-        let target = Self::target(request, args);
-        self.codec
-            .seal(plaintext, &target)
-            .map_err(|e| developer_error(format_args!("sealing requestState failed: {e}")))
     }
 }

@@ -27,11 +27,23 @@ enum Inner {
         audience: Option<String>,
         ttl_secs: Option<f64>,
     },
-    Sealed(Box<Sealer<'static, MAX_KEYS>>),
+    Sealed(Box<Sealing>),
     /// Cannot seal (why): every token is refused.
     Unusable(String),
     InsecurePlaintext,
 }
+
+self_cell::self_cell!(
+    /// A sealer and the audience it borrows, owned together.
+    struct Sealing {
+        owner: Box<str>,
+        #[covariant]
+        dependent: AudienceSealer,
+    }
+);
+
+/// The engine's sealer, its audience borrowed for `'a`.
+type AudienceSealer<'a> = Sealer<'a, MAX_KEYS>;
 
 const UNBOUND: &str = "the state codec has no audience yet: give it to Elicit::new";
 
@@ -141,25 +153,25 @@ impl StateCodec {
                 key_id,
             };
         };
-        // The audience lives as long as the server; a codec is made once per process.
-        let audience: &'static str = Box::leak(
-            audience
-                .unwrap_or_else(|| server_name.to_owned())
-                .into_boxed_str(),
-        );
-        let sealer = Sealer::new(*ring, Some(audience));
-        let sealer = match ttl_secs {
-            // `with_ttl` above checked the value as `Sealer::with_ttl` does.
-            Some(ttl) => match sealer.with_ttl(ttl) {
-                Ok(s) => s,
-                Err(e) => {
-                    return StateCodec {
-                        inner: Inner::Unusable(format!("state TTL {ttl}: {e}")),
-                        key_id: None,
-                    }
+        let audience = audience.unwrap_or_else(|| server_name.to_owned());
+        let sealing = Sealing::try_new(audience.into_boxed_str(), |audience| {
+            let sealer = Sealer::new(*ring, Some(audience));
+            match ttl_secs {
+                // `with_ttl` above checked the value as `Sealer::with_ttl` does.
+                Some(ttl) => sealer
+                    .with_ttl(ttl)
+                    .map_err(|e| format!("state TTL {ttl}: {e}")),
+                None => Ok(sealer),
+            }
+        });
+        let sealer = match sealing {
+            Ok(s) => s,
+            Err(why) => {
+                return StateCodec {
+                    inner: Inner::Unusable(why),
+                    key_id: None,
                 }
-            },
-            None => sealer,
+            }
         };
         StateCodec {
             inner: Inner::Sealed(Box::new(sealer)),
@@ -197,7 +209,8 @@ impl StateCodec {
             return Ok(None);
         };
         match &self.inner {
-            Inner::Sealed(sealer) => {
+            Inner::Sealed(sealing) => {
+                let sealer = sealing.borrow_dependent();
                 let binding = target.binding().map_err(Rejected)?;
                 sealer
                     .unseal_to_string(token, &binding, None, now())
@@ -213,7 +226,8 @@ impl StateCodec {
     /// The outbound step: seal this round's plaintext for the same request.
     pub(crate) fn seal(&self, plaintext: &str, target: &Target<'_>) -> Result<String, String> {
         match &self.inner {
-            Inner::Sealed(sealer) => {
+            Inner::Sealed(sealing) => {
+                let sealer = sealing.borrow_dependent();
                 let binding = target.binding()?;
                 let entropy = Entropy {
                     nonce: random::<NONCE_LEN>()?,

@@ -8,10 +8,16 @@
 
 use std::sync::Arc;
 
+use elicit_core::decl::{AnswerType, Param, Tool as Decl};
 use elicit_rmcp::testing::{Era, Player};
-use elicit_rmcp::{Call, Elicit, ErrorData, Resolution, Resolve, StateCodec, StateKeys};
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, Implementation};
-use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+use elicit_rmcp::{Call, Declared, Elicit, ErrorData, Resolution, Resolve, StateCodec, StateKeys};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
 
 #[derive(serde::Deserialize, elicit_rmcp::Elicit)]
@@ -70,9 +76,19 @@ async fn confirm(r: Resolve) -> Result<Resolution, ErrorData> {
     Ok(Resolution::value(format!("pay {amount}")))
 }
 
+/// What the body of `bad_body` wants: not what its declaration settles (a string).
+#[derive(serde::Deserialize)]
+struct WantsInt {
+    #[allow(dead_code)]
+    n: i64,
+}
+
 #[derive(Clone)]
 struct Server {
     elicit: Arc<Elicit>,
+    router: Arc<ToolRouter<Server>>,
+    /// A resource declared with a model argument (resources/read carries none).
+    item: Arc<Declared>,
 }
 
 #[tool_router]
@@ -117,9 +133,27 @@ impl Server {
     }
 }
 
-#[tool_handler(name = "player-test", version = "1.0.0")]
+#[tool_handler(router = self.router, name = "player-test", version = "1.0.0")]
 impl ServerHandler for Server {
     elicit_rmcp::hooks!(elicit);
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let body = |_: JsonObject, _| async { Ok(ReadResourceResult::new(Vec::new())) };
+        self.elicit
+            .resource(&self.item, request, context, body)
+            .await
+    }
+}
+
+/// One string argument `n`, declared at run time as `name`.
+fn takes_n(name: &str) -> Declared {
+    let decl = Decl::new(name).param(Param::argument("n").ty(AnswerType::String));
+    let schemas = vec![("n", json!({"type": "string"}))];
+    Declared::build(decl.to_json(), Vec::new(), schemas).unwrap()
 }
 
 fn server() -> Server {
@@ -128,7 +162,19 @@ fn server() -> Server {
         Implementation::new("player-test", "1.0.0"),
         codec,
     ));
-    Server { elicit }
+    let listing = Tool::new_with_raw("bad_body", None, JsonObject::new());
+    let bad_body = takes_n("bad_body")
+        .into_route(listing, elicit.clone(), |_: WantsInt, _| async {
+            Ok(CallToolResult::success(Vec::new()))
+        })
+        .unwrap();
+    let router = Server::tool_router().with_route(bad_body);
+    let item = Arc::new(takes_n("item"));
+    Server {
+        elicit,
+        router: Arc::new(router),
+        item,
+    }
 }
 
 fn text(r: &CallToolResult) -> String {
@@ -209,6 +255,38 @@ async fn a_developer_error_reads_internal_error() {
             assert!(!err.contains("resolver"), "{tool} {era:?}: {err}");
         }
     }
+}
+
+/// The other developer errors the crate docs list read the same: settled values that do
+/// not fit the body's input type (a tool declared at run time), and a resource declared
+/// with a model argument (`resources/read` carries none): exactly `-32603 "Internal
+/// error"`, no data.
+#[tokio::test(flavor = "multi_thread")]
+async fn other_developer_errors_read_internal_error() {
+    for era in [Era::Modern, Era::Handshake] {
+        let err = Player::new()
+            .play(server(), era, "bad_body", json!({"n": "x"}))
+            .await
+            .err()
+            .unwrap_or_default();
+        assert!(err.ends_with("-32603: Internal error"), "{era:?}: {err}");
+    }
+    let (a, b) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(s) = server().serve(a).await {
+            let _ = s.waiting().await;
+        }
+    });
+    let client = ().serve(b).await.unwrap();
+    let read = ReadResourceRequestParams::new("item");
+    let err = client.peer().read_resource(read).await.unwrap_err();
+    let rmcp::service::ServiceError::McpError(e) = err else {
+        panic!("expected an error response: {err}");
+    };
+    assert_eq!(
+        (e.code.0, e.message.as_ref(), e.data),
+        (-32603, "Internal error", None)
+    );
 }
 
 #[test]

@@ -13,40 +13,28 @@ use std::time::Duration;
 use elicit_core::decl::{AnswerType, Param, Tool as Decl};
 use elicit_core::InputKind;
 use elicit_rmcp::{
-    Elicit, ElicitTool, Resolution, StateCodec, StateKeys, UrlAccepted, ELICITATION_COMPLETE,
+    resolver, Declared, Elicit, Resolution, StateCodec, StateKeys, UrlAccepted,
+    ELICITATION_COMPLETE,
 };
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-    ContentBlock, CustomNotification, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
+    CustomNotification, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::{ClientHandler, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{tool_handler, ClientHandler, RoleClient, ServerHandler, ServiceExt};
 use serde_json::json;
 use tokio::sync::{oneshot, Notify};
 
-struct Server(Elicit);
+/// The server: one tool declared at run time, dispatched by `#[tool_handler]`.
+struct Server(ToolRouter<Server>);
 
+#[tool_handler(router = self.0)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("url-flow-test", "1.0.0"))
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.0.tools()))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.0.call_tool(request, context).await
     }
 }
 
@@ -98,19 +86,18 @@ impl ClientHandler for Client {
     }
 }
 
-fn pay_tool() -> ElicitTool {
-    ElicitTool::new(
-        Decl::new("pay")
-            .param(Param::argument("order").ty(AnswerType::String))
-            .param(Param::resolver("paid", &["order"]).kind(InputKind::Url)),
-    )
-    .argument_schema("order", json!({"type": "string"}))
-    .resolver("paid", |r| async move {
+fn pay_tool() -> Declared {
+    let decl = Decl::new("pay")
+        .param(Param::argument("order").ty(AnswerType::String))
+        .param(Param::resolver("paid", &["order"]).kind(InputKind::Url));
+    let paid = resolver(|r| async move {
         Ok(Resolution::url(
             format!("Pay for order {}", r.text("order")),
             format!("https://pay.example/orders/{}", r.text("order")),
         ))
-    })
+    });
+    let schemas = vec![("order", json!({"type": "string"}))];
+    Declared::build(decl.to_json(), vec![("paid", paid)], schemas).unwrap()
 }
 
 #[derive(serde::Deserialize)]
@@ -125,21 +112,24 @@ where
     F: Fn(UrlAccepted) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = Result<(), ErrorData>> + Send + 'static,
 {
-    let tool = pay_tool()
-        .run(|p: Pay, _call| async move {
+    let codec = StateCodec::sealed(StateKeys::ephemeral().unwrap()).unwrap();
+    let elicit =
+        Elicit::new(Implementation::new("url-flow-test", "1.0.0"), codec).with_url_flow(flow);
+    let listing = Tool::new_with_raw("pay", None, rmcp::model::JsonObject::new());
+    let route = pay_tool()
+        .into_route(listing, Arc::new(elicit), |p: Pay, _call| async move {
             Ok(CallToolResult::success(vec![ContentBlock::text(format!(
                 "order {} paid: {}",
                 p.order, p.paid
             ))]))
         })
         .unwrap();
-    let codec = StateCodec::sealed(StateKeys::ephemeral().unwrap()).unwrap();
-    let elicit = Elicit::new(Implementation::new("url-flow-test", "1.0.0"), codec)
-        .with_url_flow(flow)
-        .tool(tool);
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        if let Ok(running) = Server(elicit).serve(server_io).await {
+        if let Ok(running) = Server(ToolRouter::new().with_route(route))
+            .serve(server_io)
+            .await
+        {
             let _ = running.waiting().await;
         }
     });

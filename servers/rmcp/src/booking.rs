@@ -1,26 +1,28 @@
 //! The booking tools: one elicit declaration each, async resolvers, typed bodies, and
-//! the rmcp `ServerHandler` that lists and calls them. Listings and results are shaped
-//! like FastMCP 4.1.6's.
+//! the rmcp `ServerHandler` that lists and calls them (tools through `#[tool_handler]`,
+//! the prompt and the resource from its own `get_prompt` / `read_resource`). Listings
+//! and results are shaped like FastMCP 4.1.6's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use booking_fixture::{entry, q, resolver as rule, text, Entry, OUTPUT_SCHEMA};
 use elicit_core::decl::{Param, Tool as Decl};
+use elicit_rmcp::core::PyRepr;
 use elicit_rmcp::{
-    Call, Choice, Elicit, ElicitArgs, ElicitPrompt, ElicitResource, Resolution, Resolve, StateCodec,
+    resolver, Call, Choice, Declared, Elicit, ElicitArgs, Resolution, Resolve, StateCodec,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, JsonObject,
-    ListPromptsResult, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig,
+    CallToolResponse, CallToolResult, ContentBlock, ErrorData, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{tool, tool_router, RoleServer, ServerHandler};
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -29,13 +31,54 @@ pub const SERVER_NAME: &str = "booking";
 /// The server's version.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The server: the `#[tool_router]` tools, and the builder-declared prompt, resource and
-/// conformance fixtures. Cloned for every HTTP exchange, so what it holds is shared (a
-/// `ToolRouter` by value would be copied, every route's `Tool` with it, per request).
+/// The server: the `#[tool_router]` tools (with `--conformance`, the fixtures' routes
+/// too), and the prompts and resources declared at run time. Cloned for every HTTP
+/// exchange, so what it holds is shared (a `ToolRouter` by value would be copied, every
+/// route's `Tool` with it, per request).
 #[derive(Clone)]
 pub struct Booking {
     elicit: Arc<Elicit>,
     tool_router: Arc<ToolRouter<Booking>>,
+    declared: Arc<Declarations>,
+}
+
+/// The prompt and the resource, served from the handler's own `get_prompt` /
+/// `read_resource` (rmcp has no prompt context carrying `inputResponses`, and no
+/// resource router).
+struct Declarations {
+    welcome: Declared,
+    itinerary: Declared,
+    /// `--conformance`: the fixtures' prompt and static resource.
+    conformance: Option<Fixtures>,
+}
+
+struct Fixtures {
+    prompt: Declared,
+    about: Declared,
+}
+
+/// The router as `#[tool_handler]` dispatches through it: rmcp's, except that a name it
+/// does not route is answered as FastMCP 4.1.6 answers it, an `isError` result
+/// "Unknown tool: 'x'" (the name as CPython's repr), not rmcp's `-32602 "tool not
+/// found"`: tests/interop/mcp/test_cross_surface.py holds this server, the firmware
+/// agent and the reference to the same bytes.
+struct Routes<'a>(&'a ToolRouter<Booking>);
+
+impl Routes<'_> {
+    async fn call(
+        &self,
+        call: ToolCallContext<'_, Booking>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.0.has_route(call.name()) {
+            let text = format!("Unknown tool: {}", PyRepr(call.name()));
+            return Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into());
+        }
+        self.0.call(call).await
+    }
+
+    fn get(&self, name: &str) -> Option<&Tool> {
+        self.0.get(name)
+    }
 }
 
 /// The literal questions' field title: the reference's (FastMCP 4.1.6's) "Value", said
@@ -206,47 +249,48 @@ impl Booking {
         Greet::check()?;
         Order::check()?;
         // A prompt and a resource asking the same way (prompts/get, resources/read).
-        let welcome = ElicitPrompt::new(
-            Decl::new("welcome").param(Param::ask("name", q::NAME)),
-            Some("A welcome message for the user, by the name they enter.".into()),
-        )
-        .run(|g: Greet, _call| async move {
-            Ok(GetPromptResult::new(vec![PromptMessage::new_text(
-                Role::User,
-                format!("Welcome aboard, {}!", g.name),
-            )]))
-        })?;
-        let itinerary = ElicitResource::new(
-            Decl::new("itinerary")
-                .param(Param::ask("destination", q::DESTINATION))
-                .param(Param::resolver("airport", &["destination"])),
-            Resource::new(ITINERARY_URI, "itinerary"),
-        )
-        .resolver("airport", |r| async move {
+        let welcome = Decl::new("welcome").param(Param::ask("name", q::NAME));
+        let welcome = Declared::build(welcome.to_json(), Vec::new(), Vec::new())?;
+        let itinerary = Decl::new("itinerary")
+            .param(Param::ask("destination", q::DESTINATION))
+            .param(Param::resolver("airport", &["destination"]));
+        let airport = resolver(|r| async move {
             Ok(Resolution::ask(format!(
                 "Which airport in {}?",
                 r.text("destination")
             )))
-        })
-        .run(|i: Itinerary, _call| async move {
-            Ok(ReadResourceResult::new(vec![ResourceContents::text(
-                format!("Itinerary: {} via {}", i.destination, i.airport),
-                ITINERARY_URI,
-            )]))
-        })?;
-
-        let mut elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec);
+        });
+        let itinerary =
+            Declared::build(itinerary.to_json(), vec![("airport", airport)], Vec::new())?;
+        let elicit = Elicit::new(Implementation::new(SERVER_NAME, SERVER_VERSION), codec);
+        let elicit = Arc::new(elicit);
+        let mut tool_router = Self::tool_router();
+        let mut fixtures = None;
         if conformance {
-            elicit = crate::conformance::register(elicit)?;
+            for route in crate::conformance::tools(&elicit)? {
+                tool_router.add_route(route);
+            }
+            fixtures = Some(Fixtures {
+                prompt: crate::conformance::prompt()?,
+                about: crate::conformance::about()?,
+            });
         }
-        let elicit = elicit.prompt(welcome).resource(itinerary);
         Ok(Booking {
-            elicit: Arc::new(elicit),
-            tool_router: Arc::new(Self::tool_router()),
+            elicit,
+            tool_router: Arc::new(tool_router),
+            declared: Arc::new(Declarations {
+                welcome,
+                itinerary,
+                conformance: fixtures,
+            }),
         })
     }
 }
 
+/// The welcome prompt's `prompts/list` description.
+const WELCOME: &str = "A welcome message for the user, by the name they enter.";
+
+#[tool_handler(router = Routes(&self.tool_router))]
 impl ServerHandler for Booking {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -267,25 +311,6 @@ impl ServerHandler for Booking {
         self.elicit.list_tools(&self.tool_router, &context)
     }
 
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        if self.tool_router.has_route(&request.name) {
-            let call = ToolCallContext::new(self, request, context);
-            return self.tool_router.call(call).await;
-        }
-        if !self.elicit.has_tool(&request.name) {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "Unknown tool: {}",
-                elicit_rmcp::core::PyRepr(&request.name)
-            ))])
-            .into());
-        }
-        self.elicit.call_tool(request, context).await
-    }
-
     // rmcp routes a request whose params do not parse (e.g. a non-string
     // `requestState`) here; answer it as the reference does, not `-32601`.
     elicit_rmcp::hooks!(elicit);
@@ -295,7 +320,14 @@ impl ServerHandler for Booking {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(self.elicit.prompts()))
+        let d = &self.declared;
+        let fixture = d.conformance.as_ref().map(|c| {
+            let description = crate::conformance::PROMPT_DESCRIPTION;
+            c.prompt.prompt_listing(Some(description.into()))
+        });
+        let welcome = d.welcome.prompt_listing(Some(WELCOME.into()));
+        let prompts = fixture.into_iter().chain([welcome]).collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
     }
 
     async fn get_prompt(
@@ -303,7 +335,29 @@ impl ServerHandler for Booking {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.elicit.get_prompt(request, context).await
+        let d = &self.declared;
+        let user =
+            |text: String| GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
+        match &d.conformance {
+            _ if request.name == d.welcome.name() => {
+                let welcome = |g: Greet, _call| async move {
+                    Ok(user(format!("Welcome aboard, {}!", g.name)))
+                };
+                self.elicit
+                    .prompt(&d.welcome, request, context, welcome)
+                    .await
+            }
+            Some(c) if request.name == c.prompt.name() => {
+                let body = |v: JsonObject, _call| async move {
+                    Ok(user(crate::conformance::prompt_text(&v)))
+                };
+                self.elicit.prompt(&c.prompt, request, context, body).await
+            }
+            _ => Err(ErrorData::invalid_params(
+                format!("Unknown prompt: {}", PyRepr(&request.name)),
+                None,
+            )),
+        }
     }
 
     async fn list_resources(
@@ -311,7 +365,13 @@ impl ServerHandler for Booking {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(self.elicit.resources()))
+        let about = self.declared.conformance.as_ref().map(|_| {
+            let uri = crate::conformance::ABOUT_URI;
+            Resource::new(uri, "about").with_mime_type("text/plain")
+        });
+        let itinerary = Resource::new(ITINERARY_URI, "itinerary");
+        let resources = about.into_iter().chain([itinerary]).collect();
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn read_resource(
@@ -319,7 +379,33 @@ impl ServerHandler for Booking {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.elicit.read_resource(request, context).await
+        let d = &self.declared;
+        let contents = |text: String, uri: &str| {
+            ReadResourceResult::new(vec![ResourceContents::text(text, uri)])
+        };
+        match &d.conformance {
+            _ if request.uri == ITINERARY_URI => {
+                let body = |i: Itinerary, _call| async move {
+                    let text = format!("Itinerary: {} via {}", i.destination, i.airport);
+                    Ok(contents(text, ITINERARY_URI))
+                };
+                self.elicit
+                    .resource(&d.itinerary, request, context, body)
+                    .await
+            }
+            Some(c) if request.uri == crate::conformance::ABOUT_URI => {
+                let body = |_: JsonObject, _call| async move {
+                    let uri = crate::conformance::ABOUT_URI;
+                    Ok(contents(crate::conformance::ABOUT_TEXT.into(), uri))
+                };
+                self.elicit.resource(&c.about, request, context, body).await
+            }
+            // -32002 with the URI (rmcp turns the code into -32602 on 2026-07-28).
+            _ => Err(ErrorData::resource_not_found(
+                format!("Unknown resource: {}", request.uri),
+                Some(json!({ "uri": request.uri })),
+            )),
+        }
     }
 }
 

@@ -7,12 +7,16 @@
 
 // In a `#[cfg(test)]` module: the helpers unwrap, as tests do (clippy.toml).
 #[cfg(test)]
+mod common;
+
+#[cfg(test)]
 mod stdio {
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpStream;
+    use std::io::{BufRead, BufReader, Write};
     use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
     use serde_json::{json, Value};
+
+    use crate::common::Http;
 
     #[derive(Clone, Copy, PartialEq)]
     enum Era {
@@ -24,19 +28,28 @@ mod stdio {
 
     const ERAS: [Era; 2] = [Era::Modern, Era::Handshake];
 
-    /// The server over stdio, as a client declaring `caps`; killed on drop.
+    /// The server as a client declaring `caps` talks to it: over stdio, or over
+    /// streamable HTTP (2026-07-28 only).
     struct Server {
-        child: Child,
-        stdin: ChildStdin,
-        stdout: BufReader<ChildStdout>,
+        io: Io,
         era: Era,
         caps: Value,
         next_id: u64,
-        /// Over streamable HTTP on this port (2026-07-28 only) instead of stdio.
-        http: Option<u16>,
     }
 
-    impl Drop for Server {
+    enum Io {
+        Stdio(Piped),
+        Http(Http),
+    }
+
+    /// The server over stdio; killed on drop.
+    struct Piped {
+        child: Child,
+        stdin: ChildStdin,
+        stdout: BufReader<ChildStdout>,
+    }
+
+    impl Drop for Piped {
         fn drop(&mut self) {
             let _ = self.child.kill();
             let _ = self.child.wait();
@@ -59,13 +72,14 @@ mod stdio {
             let stdin = child.stdin.take().unwrap();
             let stdout = BufReader::new(child.stdout.take().unwrap());
             let mut server = Server {
-                child,
-                stdin,
-                stdout,
+                io: Io::Stdio(Piped {
+                    child,
+                    stdin,
+                    stdout,
+                }),
                 era,
                 caps,
                 next_id: 0,
-                http: None,
             };
             if era == Era::Handshake {
                 let caps = server.caps.clone();
@@ -82,71 +96,35 @@ mod stdio {
 
         /// The server over streamable HTTP (a 2026-07-28 client declaring `caps`).
         fn start_http(caps: Value) -> Server {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_elicit-rmcp-server"))
-                .args([
-                    "--http",
-                    "127.0.0.1:0",
-                    "--alone",
-                    "--fallback",
-                    "arguments",
-                ])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-            let port = loop {
-                let line = lines
-                    .next()
-                    .expect("the server printed its address")
-                    .unwrap();
-                if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                    break rest.trim_end_matches("/mcp").parse().unwrap();
-                }
-            };
-            // Keep draining stderr so the server never blocks on it.
-            std::thread::spawn(move || for _ in lines {});
-            let stdin = child.stdin.take().unwrap();
-            let stdout = BufReader::new(child.stdout.take().unwrap());
             Server {
-                child,
-                stdin,
-                stdout,
+                io: Io::Http(Http::start(&["--fallback", "arguments"])),
                 era: Era::Modern,
                 caps,
                 next_id: 0,
-                http: Some(port),
             }
         }
 
         /// POST one request to /mcp: the JSON-RPC response.
-        fn post(port: u16, message: &Value) -> Value {
-            let body = message.to_string();
-            let mut tcp = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            let head = format!(
-                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-                 Accept: application/json, text/event-stream\r\nConnection: close\r\n\
-                 Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: {}\r\nContent-Length: {}\r\n",
-                message["method"].as_str().unwrap(),
-                body.len()
+        fn post(http: &Http, message: &Value) -> Value {
+            let mut headers = format!(
+                "Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: {}\r\n",
+                message["method"].as_str().unwrap()
             );
-            let name = match message["params"]["name"].as_str() {
-                Some(n) => format!("Mcp-Name: {n}\r\n"),
-                None => String::new(),
-            };
-            tcp.write_all(format!("{head}{name}\r\n{body}").as_bytes())
-                .unwrap();
-            let mut reply = String::new();
-            tcp.read_to_string(&mut reply).unwrap();
+            if let Some(n) = message["params"]["name"].as_str() {
+                headers.push_str(&format!("Mcp-Name: {n}\r\n"));
+            }
+            let reply = http.post(&message.to_string(), &headers);
             let start = reply.find("{\"jsonrpc\"").unwrap();
             let end = reply.rfind('}').unwrap();
             serde_json::from_str(&reply[start..=end]).unwrap()
         }
 
         fn send(&mut self, message: &Value) {
-            writeln!(self.stdin, "{message}").unwrap();
-            self.stdin.flush().unwrap();
+            let Io::Stdio(io) = &mut self.io else {
+                panic!("send is for stdio");
+            };
+            writeln!(io.stdin, "{message}").unwrap();
+            io.stdin.flush().unwrap();
         }
 
         /// The response to `method` with `params` (its `_meta` added on 2026-07-28).
@@ -161,16 +139,16 @@ mod stdio {
             self.next_id += 1;
             let id = self.next_id;
             let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-            if let Some(port) = self.http {
-                return Server::post(port, &message);
+            if let Io::Http(http) = &self.io {
+                return Server::post(http, &message);
             }
             self.send(&message);
+            let Io::Stdio(io) = &mut self.io else {
+                unreachable!("HTTP answered above");
+            };
             loop {
                 let mut line = String::new();
-                assert!(
-                    self.stdout.read_line(&mut line).unwrap() > 0,
-                    "server closed"
-                );
+                assert!(io.stdout.read_line(&mut line).unwrap() > 0, "server closed");
                 let message: Value = serde_json::from_str(&line).unwrap();
                 if message.get("id") == Some(&json!(id)) {
                     return message;

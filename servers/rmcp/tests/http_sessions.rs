@@ -4,60 +4,28 @@
 
 // In a `#[cfg(test)]` module: the helpers unwrap, as tests do (clippy.toml).
 #[cfg(test)]
+mod common;
+
+#[cfg(test)]
 mod http {
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpStream;
-    use std::process::{Child, Command, Stdio};
     use std::time::Duration;
 
-    /// The server on a free port, killed on drop.
-    struct Server {
-        child: Child,
-        port: u16,
-    }
+    use crate::common::Http;
+
+    /// The server over HTTP.
+    struct Server(Http);
 
     impl Server {
         fn start(args: &[&str]) -> Server {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_elicit-rmcp-server"))
-                .args(["--http", "127.0.0.1:0", "--alone"])
-                .args(args)
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-            let port = loop {
-                let line = lines
-                    .next()
-                    .expect("the server printed its address")
-                    .unwrap();
-                if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                    break rest.trim_end_matches("/mcp").parse().unwrap();
-                }
-            };
-            // Keep draining stderr so the server never blocks on it.
-            std::thread::spawn(move || for _ in lines {});
-            Server { child, port }
+            Server(Http::start(args))
         }
 
         /// POST `body` to /mcp (in `session` when given): the status and the session id.
         fn post(&self, body: &str, session: Option<&str>) -> (u16, Option<String>) {
-            let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-            let mut head = format!(
-                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-                 Accept: application/json, text/event-stream\r\nConnection: close\r\n\
-                 Content-Length: {}\r\n",
-                self.port,
-                body.len()
-            );
-            if let Some(id) = session {
-                head.push_str(&format!(
-                    "Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-11-25\r\n"
-                ));
-            }
-            tcp.write_all(format!("{head}\r\n{body}").as_bytes())
-                .unwrap();
-            let mut reply = String::new();
-            tcp.read_to_string(&mut reply).unwrap();
+            let headers = session.map_or_else(String::new, |id| {
+                format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-11-25\r\n")
+            });
+            let reply = self.0.post(body, &headers);
             let status = reply
                 .split(' ')
                 .nth(1)
@@ -83,20 +51,13 @@ mod http {
 
         fn rss_mib(&self) -> f64 {
             let status =
-                std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+                std::fs::read_to_string(format!("/proc/{}/status", self.0.child.id())).unwrap();
             let kib: f64 = status
                 .lines()
                 .find_map(|l| l.strip_prefix("VmRSS:"))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
                 .unwrap();
             kib / 1024.0
-        }
-    }
-
-    impl Drop for Server {
-        fn drop(&mut self) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
         }
     }
 

@@ -1,0 +1,163 @@
+//! The state boundary of one request and its `elicit.round` span: the inbound
+//! `requestState` opened (a bad token is refused whatever the call), the model
+//! arguments checked, the declaration's round driven ([`Elicit::settle`]), and the
+//! outbound state sealed.
+
+use rmcp::model::JsonObject;
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::kind::{Request, Settled};
+use crate::{developer_error, invalid_state, state, Declared, Elicit, ErrorData};
+
+/// What one round did, for its `elicit.round` span.
+#[derive(Default)]
+pub(crate) struct Tally {
+    pub(crate) questions: u64,
+    /// The last `decline` or `cancel` among the user's replies.
+    pub(crate) action: Option<String>,
+    pub(crate) rejected: bool,
+}
+
+impl Tally {
+    /// Note the actions of replies (reply objects).
+    pub(crate) fn note_replies<'a>(&mut self, replies: impl Iterator<Item = &'a Value>) {
+        for r in replies {
+            if let Some(a @ ("decline" | "cancel")) = r.get("action").and_then(Value::as_str) {
+                self.action = Some(a.to_string());
+            }
+        }
+    }
+}
+
+/// The telemetry name of a state rejection (elicit-core's `Reason`, snake case; a
+/// broken seal is `tampered`, an unreadable token or binding `malformed`).
+pub(crate) fn rejection(reason: &str) -> &'static str {
+    match reason {
+        "expired" => "expired",
+        "audience" => "audience",
+        "seal" => "tampered",
+        "unknown key" => "unknown_key",
+        "minted in the future" => "future",
+        "request binding" => "request_binding",
+        "principal drift" => "principal_drift",
+        "principal" => "principal",
+        "too large" => "too_large",
+        _ => "malformed",
+    }
+}
+
+impl Elicit {
+    /// The state's binding: the request's method, target and (unless a resource's)
+    /// its arguments as JSON text.
+    pub(crate) fn target<'a>(request: &Request<'a>, args: &'a str) -> state::Target<'a> {
+        state::Target {
+            method: request.method,
+            target: request.target,
+            arguments: request.bind_arguments.then_some(args),
+        }
+    }
+
+    /// One round of one request, under the `elicit.round` span (see the crate docs):
+    /// the state boundary first (as the SDK's middleware: a bad token is refused
+    /// whatever the call), then the model arguments, then the declaration's round.
+    pub(crate) async fn round(
+        &self,
+        declared: &Declared,
+        request: &Request<'_>,
+        context: &RequestContext<RoleServer>,
+        modern: bool,
+    ) -> Result<Settled, ErrorData> {
+        let span = tracing::info_span!(
+            "elicit.round",
+            tool = request.target,
+            era = if modern { "2026-07-28" } else { "handshake" },
+            outcome = tracing::field::Empty,
+            questions = tracing::field::Empty,
+            rejection = tracing::field::Empty,
+            key_id = self.codec.key_id(),
+        );
+        let mut tally = Tally::default();
+        let json = |args: &JsonObject| serde_json::to_string(args).unwrap_or_else(|_| "{}".into());
+        let args = json(request.sent_arguments.unwrap_or(request.arguments));
+        let engine_args = request.sent_arguments.map(|_| json(request.arguments));
+        let result = async {
+            let state = match self
+                .codec
+                .open(request.request_state, &Self::target(request, &args))
+            {
+                Ok(state) => state,
+                Err(why) => {
+                    tracing::warn!(
+                        "elicit-rmcp: requestState rejected ({}) on {} {:?}",
+                        why.0,
+                        request.method,
+                        request.target
+                    );
+                    tracing::Span::current().record("rejection", rejection(&why.0));
+                    tally.rejected = true;
+                    return Err(invalid_state());
+                }
+            };
+            let (kind, target) = (request.kind, request.target);
+            if let Err(message) = declared.check_arguments(kind, target, request.arguments) {
+                return Ok(Settled::Failed(message));
+            }
+            let engine_args = engine_args.as_deref().unwrap_or(&args);
+            self.settle(
+                declared,
+                request,
+                (engine_args, &args),
+                state,
+                context,
+                modern,
+                &mut tally,
+            )
+            .await
+        }
+        .instrument(span.clone())
+        .await;
+        let outcome = match &result {
+            _ if tally.rejected => "rejected",
+            Ok(Settled::Values(_)) => "completed",
+            Ok(Settled::Fallback(_)) => "fallback",
+            Ok(Settled::InputRequired(r)) => {
+                tally.questions = r.input_requests.as_ref().map_or(0, |q| q.len() as u64);
+                "asked"
+            }
+            Ok(Settled::Failed(_)) if tally.action.as_deref() == Some("decline") => "declined",
+            Ok(Settled::Failed(_)) if tally.action.as_deref() == Some("cancel") => "cancelled",
+            Ok(Settled::Failed(_)) | Err(_) => "error",
+        };
+        span.record("outcome", outcome);
+        span.record("questions", tally.questions);
+        result
+    }
+
+    pub(crate) fn seal_state(
+        &self,
+        plaintext: &str,
+        request: &Request<'_>,
+        args: &str,
+    ) -> Result<String, ErrorData> {
+        let target = Self::target(request, args);
+        self.codec
+            .seal(plaintext, &target)
+            .map_err(|e| developer_error(format_args!("sealing requestState failed: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejections_have_their_telemetry_names() {
+        assert_eq!(rejection("seal"), "tampered");
+        assert_eq!(rejection("unknown key"), "unknown_key");
+        assert_eq!(rejection("expired"), "expired");
+        assert_eq!(rejection("non-string requestState"), "malformed");
+    }
+}
