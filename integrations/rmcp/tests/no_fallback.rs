@@ -12,14 +12,16 @@ use std::sync::Arc;
 
 use elicit_rmcp::{Call, Elicit, ElicitArgs, StateCodec, StateKeys};
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     ContentBlock, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RunningService};
-use rmcp::{tool, tool_router, ClientHandler, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{
+    tool, tool_handler, tool_router, ClientHandler, RoleClient, RoleServer, ServerHandler,
+    ServiceExt,
+};
 use serde_json::{json, Value};
 
 /// pay: the amount may come from the model; the PIN only from the user.
@@ -74,6 +76,7 @@ impl Server {
     }
 }
 
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -86,15 +89,6 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.elicit.list_tools(&self.tool_router, &context)
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let call = ToolCallContext::new(self, request, context);
-        self.tool_router.call(call).await
     }
 }
 
