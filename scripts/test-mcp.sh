@@ -49,11 +49,15 @@ fi
 # The suite against elicit-rmcp-server, the agent's checks, and rounds shared with the
 # agent and with the Python reference server.
 export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
-# The mixed fleet (test_mixed_fleet.py) starts the Python server: its venv and elicit-ffi
-# (release, $BUILD) once here, so no server start waits on a build (a fresh checkout's
-# setup outlasted the tests' start-up timeout).
+# The mixed fleet (test_mixed_fleet.py) starts the Python and TypeScript servers: the
+# Python server's venv and elicit-ffi (release, $BUILD) and the package js/ once here, so
+# no server start waits on a build (a fresh checkout's setup outlasted the tests' start-up
+# timeout).
 echo "test-mcp: the Python server's venv and library (scripts/dev-python-server.sh)" >&2
 "$root/scripts/dev-python-server.sh" --help >/dev/null
+echo "test-mcp: the TypeScript server's package js/ (scripts/dev-ts-server.sh)" >&2
+"$root/scripts/dev-ts-server.sh" --help >/dev/null
+export ELICIT_TS_SERVER_NO_BUILD=1
 echo "test-mcp: the reference oracle's venv (scripts/dev-oracle-env.sh)" >&2
 ELICIT_REFERENCE_PYTHON="$("$root/scripts/dev-oracle-env.sh")"
 export ELICIT_REFERENCE_PYTHON
