@@ -19,8 +19,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 BIN=${ELICIT_C_SERVER_BIN:-$BUILD/c-server/booking_server}
 if [ -z "${ELICIT_C_SERVER_BIN:-}" ]; then
     if [ ! -f /usr/include/cjson/cJSON.h ]; then
-        echo "dev-c-server: installing libcjson-dev" >&2
-        apt-get install -y libcjson-dev >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y libcjson-dev >/dev/null; }
+        apt_install libcjson-dev
     fi
     cargo build --quiet --release -p elicit-ffi >&2
     LIB="$BUILD/release/libelicit_ffi.a"

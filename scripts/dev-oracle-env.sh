@@ -18,5 +18,17 @@ if [[ ! -x "$ORACLE_DIR/install.sh" ]]; then
   echo "dev-oracle-env: no install.sh in ${ORACLE_DIR:-shared/reference/oracle beside the checkout} (set ORACLE_DIR)" >&2
   exit 2
 fi
-"$ORACLE_DIR/install.sh" "$VENV" >&2
+# install.sh re-copies the overlay on every call: a server of the venv importing it at that
+# moment (scripts/test.sh runs two steps at once) could read a file half written. So it
+# runs only when the venv's overlay differs from the checkout's, one caller at a time.
+current() {
+  local site
+  site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null) || return 1
+  (cd "$ORACLE_DIR/overlay/fastmcp" && find . -name '*.py' -print0 |
+    xargs -0 -I{} cmp -s {} "$site/fastmcp/{}")
+}
+mkdir -p "$(dirname "$VENV")"
+exec 9>"$VENV.lock"
+flock 9
+current || "$ORACLE_DIR/install.sh" "$VENV" >&2
 echo "$VENV/bin/python"

@@ -10,6 +10,7 @@
 #
 #   need_target T...       add rustup targets to the pinned toolchain
 #   apt_install PKG...     apt-get install (apt-get update first only when needed)
+#   apt_locked CMD...      CMD (apt-get, dpkg) holding the run's apt lock (apt_install does)
 #   need_cmd CMD PKG...    apt_install PKG... when CMD is not on PATH
 #   need_qemu [BIN]        qemu-system-arm (or BIN: qemu-system-riscv32 comes with
 #                          qemu-system-misc)
@@ -69,10 +70,18 @@ need_target() {
   done
 }
 
+# scripts/test.sh runs two steps at once (its lanes), and an apt-get or dpkg started while
+# another holds dpkg's lock fails at once: every apt and dpkg call of these scripts waits
+# for this lock instead.
+APT_LOCK=${TMPDIR:-/tmp}/elicit-apt.lock
+apt_locked() {
+  flock "$APT_LOCK" "$@"
+}
+
 apt_install() {
   echo "installing $* (apt-get)" >&2
-  (apt-get install -y -qq "$@" >/dev/null 2>&1) ||
-    (apt-get update -qq >/dev/null && apt-get install -y -qq "$@" >/dev/null) ||
+  (apt_locked apt-get install -y -qq "$@" >/dev/null 2>&1) ||
+    (apt_locked apt-get update -qq >/dev/null && apt_locked apt-get install -y -qq "$@" >/dev/null) ||
     { echo "lib.sh: apt-get install $* failed" >&2; return 1; }
 }
 

@@ -71,9 +71,7 @@ if compgen -G "$out/asan.*" >/dev/null; then
     status=1
     verdicts+=("ASan+UBSan reports: FAILED")
 fi
-if ! command -v valgrind >/dev/null; then
-    apt-get install -y valgrind >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y valgrind >/dev/null; }
-fi
+need_cmd valgrind valgrind
 cat >"$out/valgrind-server.sh" <<SH
 #!/bin/sh
 exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \

@@ -144,9 +144,7 @@ CONTRACT_LINE=$(tail -n 1 "$OUT/contract_test.static.log")
 
 # ---------------------------------------------------------------------- 4. valgrind
 step "valgrind memcheck"
-if ! command -v valgrind >/dev/null; then
-    apt-get install -y valgrind >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y valgrind >/dev/null; }
-fi
+need_cmd valgrind valgrind
 for p in "${PROGRAMS[@]}"; do
     for link in static dynamic; do
         run "$p.$link.valgrind" valgrind --error-exitcode=1 --leak-check=full \

@@ -37,9 +37,7 @@ need_target thumbv7em-none-eabihf
 need_qemu
 pick() { for t in "$@"; do if command -v "$t" >/dev/null; then echo "$t"; return; fi; done; }
 if [ -z "$(pick llvm-objcopy objcopy)" ] || [ -z "$(pick llvm-size size)" ] || [ -z "$(pick llvm-nm nm)" ]; then
-  echo "installing binutils (nm, size, objcopy)"
-  (apt-get install -y -qq binutils >/dev/null 2>&1) ||
-    (apt-get update -qq && apt-get install -y -qq binutils >/dev/null)
+  apt_install binutils || exit 1
 fi
 NM=$(pick llvm-nm nm)
 SIZE=$(pick llvm-size size)

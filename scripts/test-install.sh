@@ -343,13 +343,13 @@ arm64_sysroot() {
   [ -x "$SYSROOT/usr/bin/python3.11" ] && return 0
   need_cmd qemu-aarch64 qemu-user
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-    dpkg --add-architecture arm64
-    apt-get update -qq >/dev/null
+    apt_locked dpkg --add-architecture arm64
+    apt_locked apt-get update -qq >/dev/null
   fi
   local dl="$TMP/arm64-debs" p
   mkdir -p "$dl"
-  (cd "$dl" && apt-get download -qq "${ARM64_PACKAGES[@]/%/:arm64}" >/dev/null 2>&1) ||
-    { apt-get update -qq >/dev/null && (cd "$dl" && apt-get download -qq "${ARM64_PACKAGES[@]/%/:arm64}" >/dev/null); } ||
+  (cd "$dl" && apt_locked apt-get download -qq "${ARM64_PACKAGES[@]/%/:arm64}" >/dev/null 2>&1) ||
+    { apt_locked apt-get update -qq >/dev/null && (cd "$dl" && apt_locked apt-get download -qq "${ARM64_PACKAGES[@]/%/:arm64}" >/dev/null); } ||
     fail "apt-get download of the arm64 packages failed"
   rm -rf "$SYSROOT.new" && mkdir -p "$SYSROOT.new"
   for p in "$dl"/*.deb; do dpkg -x "$p" "$SYSROOT.new"; done

@@ -56,8 +56,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     if ! "$PY" -m venv "$VENV" 2>/dev/null; then
         # Debian splits venv (ensurepip) out of the interpreter.
         rm -rf "$VENV"
-        apt-get install -y python3-venv >/dev/null 2>&1 ||
-            { apt-get update >/dev/null && apt-get install -y python3-venv >/dev/null; }
+        apt_install python3-venv
         "$PY" -m venv "$VENV"
     fi
 fi

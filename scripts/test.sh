@@ -7,6 +7,12 @@
 # Ends with a table of each step's wall-clock and CPU seconds and the run's total; exits
 # non-zero when any step fails; the last line summarises the steps. The build folders are
 # lib.sh's (BUILD, BUILD_AGENT, ...): each is built once per run and shared by name.
+#
+# Two lanes: most steps keep one core busy, the machine (CI's too) has two. A step started
+# with `lane` runs in the background beside the steps after it, its output kept in a log
+# printed whole (with its times) when `join_lane` collects it; it shares with the steps
+# beside it no build folder that a tidy frees, no port (every server picks port 0) and no
+# venv or npm folder that either creates.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # One clean build per run: incremental caches only help an edit loop, and they doubled the
@@ -19,8 +25,11 @@ passed=0; failed=0; failures=()
 # waited for, from bash's `times`: unlike wall time, barely moved by other work on the
 # machine), for the table at the end.
 rows=()
-cpu_file=$(mktemp)
-trap 'rm -f "$cpu_file"' EXIT
+work=$(mktemp -d)
+cpu_file=$work/times
+lane_pids=()
+# A run that ends early (a signal) stops the lanes still running.
+trap 'for p in "${lane_pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 # children_cs: the CPU time of the children waited for so far, in centiseconds, into $cs.
 # `times` runs in this shell (a $(...) subshell would see none of them).
 children_cs() {
@@ -33,11 +42,13 @@ children_cs() {
     cs=$((cs + (m * 60 + 10#${sec%.*}) * 100 + 10#${sec#*.} / 10))
   done
 }
+# Inside a lane: the file its steps' results go to (join_lane reads them), else empty.
+lane_steps=
 step() {
   local name="$1"; shift
   echo
   echo "=== $name"
-  local t0=$SECONDS c0 result
+  local t0=$SECONDS c0 result mark=" "
   children_cs; c0=$cs
   if "$@"; then
     passed=$((passed + 1)); result=ok
@@ -45,9 +56,47 @@ step() {
     failed=$((failed + 1)); failures+=("$name"); result=FAILED
   fi
   children_cs
-  rows+=("$(printf '%6d %7d  %-6s %s' $((SECONDS - t0)) $(((cs - c0) / 100)) "$result" "$name")")
+  [ -z "$lane_steps" ] || mark="&"
+  rows+=("$(printf '%6d %7d  %-6s %s %s' $((SECONDS - t0)) $(((cs - c0) / 100)) "$result" "$mark" "$name")")
   echo "=== $result: $name ($((SECONDS - t0)) s, CPU $(((cs - c0) / 100)) s)"
   echo "=== disk: $(df -h . | awk 'NR==2 {print $4}') free; build folders: $(du -sch "$BUILD" "$BUILD_FUZZ" 2>/dev/null | awk 'END {print $1}')"
+  [ -z "$lane_steps" ] || printf '%s\t%s\t%s\n' "$result" "$name" "${rows[-1]}" >>"$lane_steps"
+}
+# lane NAME FUNCTION: runs FUNCTION (whose `step`s count as any other) in the background,
+# its output into a log; join_lane NAME waits for it, prints the log and adds its steps'
+# rows (marked & in the table: their wall time overlaps the steps run beside them) and
+# results. Every lane is joined before the table.
+declare -A lane_pid=()
+lane() {
+  local name=$1 fn=$2
+  echo
+  echo "=== lane $name: starts now, beside the steps below (its output when it ends)"
+  (
+    lane_steps=$work/lane-$name.steps cpu_file=$work/lane-$name.times
+    : >"$lane_steps"
+    "$fn"
+  ) >"$work/lane-$name.log" 2>&1 </dev/null &
+  lane_pid[$name]=$!
+  lane_pids+=($!)
+}
+join_lane() {
+  local name=$1 result sname row t0=$SECONDS
+  wait "${lane_pid[$name]}"
+  echo
+  echo "=== lane $name: waited $((SECONDS - t0)) s for it; its output:"
+  sed 's/^/  | /' "$work/lane-$name.log"
+  while IFS=$'\t' read -r result sname row; do
+    rows+=("$row")
+    if [ "$result" = ok ]; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1)); failures+=("$sname")
+    fi
+  done <"$work/lane-$name.steps"
+  # A lane that died before its steps' results were written has failed too.
+  if ! grep -q . "$work/lane-$name.steps"; then
+    failed=$((failed + 1)); failures+=("lane $name (no result)")
+  fi
 }
 # ELICIT_TIDY=1 (set by .ci/run) removes a step's build folder once no later step needs
 # it, so the run's disk peak stays low on small CI disks (two runs ran out of space there).
@@ -89,16 +138,21 @@ step "demo runs (scripted, both eras)" bash -c '
   cargo run -q -p booking-demo -- --script --era handshake | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
   cargo run -q -p booking-demo -- --script --destination London | tail -1 | grep -qx "Booked London (LHR) on 2026-08-01, seat window"'
 
+# The firmware steps (QEMU and their own build folders: $BUILD_FIRMWARE, $BUILD_C_FIRMWARE,
+# $BUILD_AGENT, $BUILD/agent-size) run beside the C, Python and npm steps and the release.
+firmware_lane() {
+  step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
+  tidy "$BUILD_FIRMWARE" "$BUILD/thumbv7em-none-eabihf"
+  step "C firmware: heap-free C ABI (libelicit_noalloc.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
+    bash scripts/test-c-firmware.sh
+  tidy "$BUILD_C_FIRMWARE"
+  step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static + painted stack) after scripted sessions in both eras; fails over 60 KiB sealed flash on mps2-an386 or 16 KiB RAM" \
+    bash scripts/bench-agent-size.sh --strict
+  # $BUILD_AGENT stays: the MCP interop step runs its sealed images.
+  tidy "$BUILD/agent-size"
+}
+lane firmware firmware_lane
 step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
-step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
-tidy "$BUILD_FIRMWARE" "$BUILD/thumbv7em-none-eabihf"
-step "C firmware: heap-free C ABI (libelicit_noalloc.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
-  bash scripts/test-c-firmware.sh
-tidy "$BUILD_C_FIRMWARE"
-step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static + painted stack) after scripted sessions in both eras; fails over 60 KiB sealed flash on mps2-an386 or 16 KiB RAM" \
-  bash scripts/bench-agent-size.sh --strict
-# $BUILD_AGENT stays: the MCP interop step runs its sealed images.
-tidy "$BUILD/agent-size"
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
 step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree" \
@@ -112,7 +166,18 @@ step "elicit-rmcp at both ends of its rmcp range (lower bound, newest on the reg
 step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 under qemu), sdist install and run" \
   bash scripts/test-install.sh
 tidy "$BUILD_RELEASE_C" "$BUILD_WHEELS" "$RELEASE_TOOLS" "$BUILD/arm64-sysroot" "$BUILD/package"
+join_lane firmware
 if [ -z "${QUICK:-}" ]; then
+  # Beside the interop steps: the fuzz targets (nightly, their own build folder $BUILD_FUZZ,
+  # one libFuzzer process at a time), then the differential test (its oracle runner builds
+  # into $BUILD/release, which cargo's lock shares with the interop steps' builds; freed
+  # once both lanes are done).
+  slow_lane() {
+    step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
+    tidy "$BUILD_FUZZ"
+    step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
+  }
+  lane fuzz slow_lane
   step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
   # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build
   # into $BUILD/release (lib.sh), $BUILD_AGENT and $BUILD_FUZZ.
@@ -137,11 +202,8 @@ if [ -z "${QUICK:-}" ]; then
   step "fleet: replicas behind HAProxy 2.6 (FastMCP both eras, SIGKILL and rolling key rotation under load, mixed fleet, health, metrics, drain)" \
     bash scripts/test-fleet.sh
   tidy "$BUILD_AGENT"
-  # Its oracle runner (release) reuses elicit-ffi's dependencies in $BUILD/release.
-  step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
+  join_lane fuzz
   tidy "$BUILD/release"
-  step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
-  tidy "$BUILD_FUZZ"
 fi
 
 echo
@@ -150,9 +212,10 @@ du -sh "$BUILD" "$BUILD_FUZZ" 2>/dev/null | sed 's/^/test.sh: build output: /'
 children_cs
 echo
 echo "test.sh: time per step${QUICK:+ (QUICK=1)}: wall-clock and CPU seconds (CPU: user + system)"
-printf '%6s %7s  %-6s %s\n' wall cpu result step
+echo "(&: ran in the second lane, beside the steps run meanwhile; their wall times overlap)"
+printf '%6s %7s  %-6s %s %s\n' wall cpu result " " step
 printf '%s\n' "${rows[@]}"
-printf '%6d %7d  %-6s %s\n' "$SECONDS" $((cs / 100)) total "the whole run, with the toolchain setup ($((SECONDS / 60)) min $((SECONDS % 60)) s)"
+printf '%6d %7d  %-6s %s %s\n' "$SECONDS" $((cs / 100)) total " " "the whole run, with the toolchain setup ($((SECONDS / 60)) min $((SECONDS % 60)) s)"
 if [ "$failed" -gt 0 ]; then
   echo "failed steps: ${failures[*]}"
 fi
