@@ -113,7 +113,28 @@ if ! rustup run "$TOOLCHAIN" rustc --version >/dev/null 2>&1; then
 fi
 rustup component add --toolchain "$TOOLCHAIN" rustfmt clippy >/dev/null ||
   { echo "test.sh: cannot add rustfmt and clippy to $TOOLCHAIN" >&2; exit 1; }
-need_target thumbv7em-none-eabihf || exit 1
+# Every rustup target a step adds, added here before the lanes start: rustup takes no lock,
+# and two steps adding targets at once could leave the toolchain broken. (The scripts add
+# their own when run alone.)
+need_target thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imc-unknown-none-elf \
+  wasm32-unknown-unknown aarch64-unknown-linux-gnu || exit 1
+
+# The firmware steps (QEMU, one core, and their own build folders: $BUILD_FIRMWARE,
+# $BUILD_C_FIRMWARE, $BUILD_AGENT, $BUILD/agent-size; they write nothing into the checkout
+# outside them, which the release step's checks of the checkout need) run beside the steps
+# from fmt to the release.
+firmware_lane() {
+  step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
+  tidy "$BUILD_FIRMWARE"
+  step "C firmware: heap-free C ABI (libelicit_noalloc.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
+    bash scripts/test-c-firmware.sh
+  tidy "$BUILD_C_FIRMWARE"
+  step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static + painted stack) after scripted sessions in both eras; fails over 60 KiB sealed flash on mps2-an386 or 16 KiB RAM" \
+    bash scripts/bench-agent-size.sh --strict
+  # $BUILD_AGENT stays: the MCP interop step runs its sealed images.
+  tidy "$BUILD/agent-size"
+}
+lane firmware firmware_lane
 
 step "cargo fmt --check" cargo fmt --all --check
 step "docs: links, paths of this machine, README length, stale names" bash scripts/test-docs.sh
@@ -132,26 +153,14 @@ step "no_std build thumbv7em (small-float)" \
   cargo build -p elicit-core --no-default-features --features small-float --target thumbv7em-none-eabihf
 step "no_std build thumbv7em (seal)" \
   cargo build -p elicit-core --no-default-features --features seal --target thumbv7em-none-eabihf
+# The firmware steps build into their own folders: the no_std builds' is done with.
+tidy "$BUILD/thumbv7em-none-eabihf"
 step "demo runs (scripted, both eras)" bash -c '
   set -e
   cargo run -q -p booking-demo -- --script | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
   cargo run -q -p booking-demo -- --script --era handshake | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
   cargo run -q -p booking-demo -- --script --destination London | tail -1 | grep -qx "Booked London (LHR) on 2026-08-01, seat window"'
 
-# The firmware steps (QEMU and their own build folders: $BUILD_FIRMWARE, $BUILD_C_FIRMWARE,
-# $BUILD_AGENT, $BUILD/agent-size) run beside the C, Python and npm steps and the release.
-firmware_lane() {
-  step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
-  tidy "$BUILD_FIRMWARE" "$BUILD/thumbv7em-none-eabihf"
-  step "C firmware: heap-free C ABI (libelicit_noalloc.a) in QEMU mps2-an386, contract test (valgrind, ASan)" \
-    bash scripts/test-c-firmware.sh
-  tidy "$BUILD_C_FIRMWARE"
-  step "firmware MCP agent on mps2-an386, microbit, sifive_e: sizes (flash, static + painted stack) after scripted sessions in both eras; fails over 60 KiB sealed flash on mps2-an386 or 16 KiB RAM" \
-    bash scripts/bench-agent-size.sh --strict
-  # $BUILD_AGENT stays: the MCP interop step runs its sealed images.
-  tidy "$BUILD/agent-size"
-}
-lane firmware firmware_lane
 step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
@@ -168,20 +177,20 @@ step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 unde
 tidy "$BUILD_RELEASE_C" "$BUILD_WHEELS" "$RELEASE_TOOLS" "$BUILD/arm64-sysroot" "$BUILD/package"
 join_lane firmware
 if [ -z "${QUICK:-}" ]; then
-  # Beside the interop steps: the fuzz targets (nightly, their own build folder $BUILD_FUZZ,
-  # one libFuzzer process at a time), then the differential test (its oracle runner builds
-  # into $BUILD/release, which cargo's lock shares with the interop steps' builds; freed
-  # once both lanes are done).
+  # Beside the interop steps (none uses a debug build): the seal interop, the fuzz targets
+  # (nightly, their own build folder $BUILD_FUZZ, one libFuzzer process at a time), then
+  # the differential test (its oracle runner builds into $BUILD/release, which cargo's lock
+  # shares with the interop steps' builds; freed once both lanes are done).
   slow_lane() {
+    step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
+    # The debug builds (workspace tests, demo, seal_cli) are done with; the other steps
+    # build into $BUILD/release (lib.sh), $BUILD_AGENT and $BUILD_FUZZ.
+    tidy "$BUILD/debug"
     step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
     tidy "$BUILD_FUZZ"
     step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
   }
   lane fuzz slow_lane
-  step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
-  # The debug builds (workspace tests, demo, seal_cli) are done with; later steps build
-  # into $BUILD/release (lib.sh), $BUILD_AGENT and $BUILD_FUZZ.
-  tidy "$BUILD/debug"
   step "MCP server and the firmware agent (mps2-an386, microbit, sifive_e) vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
   # From here on every step runs the release elicit-rmcp-server that test-mcp.sh built
   # (lib.sh: build_rmcp_server, $RMCP_SERVER_BIN; their builds find it fresh).
