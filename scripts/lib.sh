@@ -17,6 +17,8 @@
 #   pick CMD...            the first of CMD... on PATH (empty when none)
 #   need_cargo_tool BIN CRATE VERSION
 #                          cargo install --locked CRATE@VERSION unless BIN --version says it
+#   npm_ci DIR             npm ci in DIR, unless DIR/node_modules was installed from the
+#                          same package-lock.json
 #   mcp_extra              the Python package's [mcp] extra (python/pyproject.toml), e.g.
 #                          "mcp>=2.0.0,<3"; mcp_lowest: its lower bound ("2.0.0")
 #   mcp_in_range PY        whether PY's installed mcp is within that range
@@ -111,6 +113,19 @@ need_cargo_tool() {
     cargo install --locked "$crate@$version" >&2 ||
       { echo "lib.sh: cargo install --locked $crate@$version failed" >&2; return 1; }
   fi
+}
+
+# `npm ci` wipes node_modules and installs it again (Node 22 among it for the suites): the
+# interop steps sharing a folder (the conformance suite, the SDK clients) install it once a
+# run. A stamp (the lock file it was installed from) says the folder is current.
+npm_ci() {
+  local dir=$1 stamp=$1/node_modules/.elicit-installed-from.json
+  if [[ -f "$stamp" ]] && cmp -s "$dir/package-lock.json" "$stamp"; then
+    return 0
+  fi
+  need_cmd npm npm || return 1
+  (cd "$dir" && timeout 600 npm ci --no-audit --no-fund --loglevel=error >&2) &&
+    cp "$dir/package-lock.json" "$stamp"
 }
 
 mcp_extra() {

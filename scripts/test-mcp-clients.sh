@@ -38,9 +38,8 @@ out="$ROOT/target/mcp-clients"
 mkdir -p "$out"
 
 py=$(mcp_test_venv)
-need_cmd npm npm
-echo "test-mcp-clients: npm ci (the TypeScript SDK clients and Node 22)" >&2
-(cd "$clients/ts" && timeout 600 npm ci --no-audit --no-fund --loglevel=error >&2)
+echo "test-mcp-clients: npm ci (the TypeScript SDK clients and Node 22) unless current" >&2
+npm_ci "$clients/ts"
 node="$clients/ts/node_modules/.bin/node"
 
 case "${ELICIT_INTEROP_SERVER:-}" in

@@ -21,8 +21,8 @@
 #    there is one (the out-of-scope scenarios a server fails where the others pass by
 #    accident, each with its reason).
 #
-# Installs the suite with `npm ci` (needs npm; Node 20's is enough) unless an earlier run
-# installed this lockfile. Builds
+# Installs the suite with `npm ci` (lib.sh's npm_ci: once a run; needs npm, Node 20's is
+# enough). Builds
 # elicit-rmcp-server (release) with lib.sh's build_rmcp_server, into $BUILD (shared with
 # scripts/test-mcp.sh and the other interop steps). The suite's
 # checks.json files go to target/conformance/; a table (scenario, passed, failed,
@@ -39,13 +39,8 @@ else
     out="$root/target/conformance-$(basename "${server_cmd[0]}" .sh)"
 fi
 
-need_cmd npm npm
-# npm ci once per lockfile: a later run (another server's) reuses the install, which npm's
-# own record of it (node_modules/.package-lock.json) dates.
-if [[ ! "$suite/node_modules/.package-lock.json" -nt "$suite/package-lock.json" ]]; then
-    echo "conformance: npm ci (the suite and Node 22)" >&2
-    (cd "$suite" && npm ci --no-audit --no-fund --loglevel=error >&2)
-fi
+echo "conformance: npm ci (the suite and Node 22) unless current" >&2
+npm_ci "$suite"
 node="$suite/node_modules/.bin/node"
 cli="$suite/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 conformance() { "$node" "$cli" "$@"; }

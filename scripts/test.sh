@@ -62,19 +62,19 @@ step() {
   echo "=== disk: $(df -h . | awk 'NR==2 {print $4}') free; build folders: $(du -sch "$BUILD" "$BUILD_FUZZ" 2>/dev/null | awk 'END {print $1}')"
   [ -z "$lane_steps" ] || printf '%s\t%s\t%s\n' "$result" "$name" "${rows[-1]}" >>"$lane_steps"
 }
-# lane NAME FUNCTION: runs FUNCTION (whose `step`s count as any other) in the background,
-# its output into a log; join_lane NAME waits for it, prints the log and adds its steps'
-# rows (marked & in the table: their wall time overlaps the steps run beside them) and
-# results. Every lane is joined before the table.
+# lane NAME COMMAND...: runs COMMAND (`step ...`, or a function calling `step`; those steps
+# count as any other) in the background, its output into a log; join_lane NAME waits for
+# it, prints the log and adds its steps' rows (marked & in the table: their wall time
+# overlaps the steps run beside them) and results. Every lane is joined before the table.
 declare -A lane_pid=()
 lane() {
-  local name=$1 fn=$2
+  local name=$1; shift
   echo
   echo "=== lane $name: starts now, beside the steps below (its output when it ends)"
   (
     lane_steps=$work/lane-$name.steps cpu_file=$work/lane-$name.times
     : >"$lane_steps"
-    "$fn"
+    "$@"
   ) >"$work/lane-$name.log" 2>&1 </dev/null &
   lane_pid[$name]=$!
   lane_pids+=($!)
@@ -135,6 +135,18 @@ firmware_lane() {
   tidy "$BUILD/agent-size"
 }
 lane firmware firmware_lane
+# The interop steps' venvs and npm folders, installed (from the registries: mostly waiting)
+# beside the steps from fmt on, and joined before the first of those steps; each install
+# is the one its step would make (lib.sh, dev-oracle-env.sh), skipped there when current.
+installs() (
+  set -e
+  mcp_test_venv >/dev/null
+  scripts/dev-oracle-env.sh >/dev/null
+  npm_ci tests/mcp-conformance
+  npm_ci tests/interop/clients/ts
+)
+[ -n "${QUICK:-}" ] || lane installs step \
+  "installs for the interop steps: .venv-mcp, the oracle's venv, the conformance suite and the SDK clients (npm, Node 22)" installs
 
 step "cargo fmt --check" cargo fmt --all --check
 step "docs: links, paths of this machine, README length, stale names" bash scripts/test-docs.sh
@@ -177,6 +189,7 @@ step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 unde
 tidy "$BUILD_RELEASE_C" "$BUILD_WHEELS" "$RELEASE_TOOLS" "$BUILD/arm64-sysroot" "$BUILD/package"
 join_lane firmware
 if [ -z "${QUICK:-}" ]; then
+  join_lane installs
   # Beside the interop steps (none uses a debug build): the seal interop, the fuzz targets
   # (nightly, their own build folder $BUILD_FUZZ, one libFuzzer process at a time), then
   # the differential test (its oracle runner builds into $BUILD/release, which cargo's lock
