@@ -188,6 +188,8 @@ step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 unde
   bash scripts/test-install.sh
 tidy "$BUILD_RELEASE_C" "$BUILD_WHEELS" "$RELEASE_TOOLS" "$BUILD/arm64-sysroot" "$BUILD/package"
 join_lane firmware
+# The steps QUICK=1 runs end here (the installs lane beside them is not QUICK=1's).
+quick_end=$SECONDS
 if [ -z "${QUICK:-}" ]; then
   join_lane installs
   # Beside the interop steps (none uses a debug build): the seal interop, the fuzz targets
@@ -238,6 +240,8 @@ echo "(&: ran in the second lane, beside the steps run meanwhile; their wall tim
 printf '%6s %7s  %-6s %s %s\n' wall cpu result " " step
 printf '%s\n' "${rows[@]}"
 printf '%6d %7d  %-6s %s %s\n' "$SECONDS" $((cs / 100)) total " " "the whole run, with the toolchain setup ($((SECONDS / 60)) min $((SECONDS % 60)) s)"
+[ -n "${QUICK:-}" ] ||
+  echo "test.sh: the steps QUICK=1 runs were done after $quick_end s ($((quick_end / 60)) min $((quick_end % 60)) s)"
 if [ "$failed" -gt 0 ]; then
   echo "failed steps: ${failures[*]}"
 fi
