@@ -31,6 +31,8 @@ mkdir -p "$out"
 py=$(mcp_test_venv)
 echo "test-c-server: building the C server, elicit-ffi and elicit-rmcp-server (release)" >&2
 scripts/dev-c-server.sh --stdio </dev/null
+# Built: every server start below runs the binary (no cargo or cc check per start).
+export ELICIT_C_SERVER_BIN="$out/booking_server"
 build_rmcp_server
 export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 export ELICIT_SERVER_CMD="$ROOT/scripts/dev-c-server.sh"
