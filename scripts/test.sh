@@ -75,6 +75,7 @@ lane() {
     lane_steps=$work/lane-$name.steps cpu_file=$work/lane-$name.times
     : >"$lane_steps"
     "$@"
+    : >"$work/lane-$name.done"
   ) >"$work/lane-$name.log" 2>&1 </dev/null &
   lane_pid[$name]=$!
   lane_pids+=($!)
@@ -93,9 +94,9 @@ join_lane() {
       failed=$((failed + 1)); failures+=("$sname")
     fi
   done <"$work/lane-$name.steps"
-  # A lane that died before its steps' results were written has failed too.
-  if ! grep -q . "$work/lane-$name.steps"; then
-    failed=$((failed + 1)); failures+=("lane $name (no result)")
+  # A lane that ended before its last step (a shell error) has failed too.
+  if [ ! -e "$work/lane-$name.done" ]; then
+    failed=$((failed + 1)); failures+=("lane $name (ended early)")
   fi
 }
 # ELICIT_TIDY=1 (set by .ci/run) removes a step's build folder once no later step needs
