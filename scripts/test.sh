@@ -121,9 +121,9 @@ need_target thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imc-unknown-none-elf
   wasm32-unknown-unknown aarch64-unknown-linux-gnu || exit 1
 
 # The firmware steps (QEMU, one core, and their own build folders: $BUILD_FIRMWARE,
-# $BUILD_C_FIRMWARE, $BUILD_AGENT, $BUILD/agent-size; they write nothing into the checkout
-# outside them, which the release step's checks of the checkout need) run beside the steps
-# from fmt to the release.
+# $BUILD_C_FIRMWARE, $BUILD_AGENT, $BUILD/agent-size) and the C ABI's run beside the steps
+# from fmt to the release: they write nothing into the checkout outside the build folders
+# (the release step checks that installing the sdist leaves the checkout as it was).
 firmware_lane() {
   step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
   tidy "$BUILD_FIRMWARE"
@@ -134,6 +134,8 @@ firmware_lane() {
     bash scripts/bench-agent-size.sh --strict
   # $BUILD_AGENT stays: the MCP interop step runs its sealed images.
   tidy "$BUILD/agent-size"
+  # Into $BUILD/c-abi; elicit-ffi (release) as lib.sh's $BUILD has it.
+  step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 }
 lane firmware firmware_lane
 # The interop steps' venvs and npm folders, installed (from the registries: mostly waiting)
@@ -174,7 +176,6 @@ step "demo runs (scripted, both eras)" bash -c '
   cargo run -q -p booking-demo -- --script --era handshake | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
   cargo run -q -p booking-demo -- --script --destination London | tail -1 | grep -qx "Booked London (LHR) on 2026-08-01, seat window"'
 
-step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
 step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree" \
