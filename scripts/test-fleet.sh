@@ -9,7 +9,8 @@
 # of one replica; the FastMCP 4.1.6 client through the balancer in both eras; the rounds
 # of one call landing on two replicas (their /metrics); a replica SIGKILLed mid-run and a
 # three-step rolling key rotation mid-run, each with zero failed calls; the mixed fleet
-# (Rust replicas and the Python reference server behind one balancer, one ring).
+# (Rust replicas, the Python reference server and the TypeScript server behind one
+# balancer, one ring).
 # The short mode runs ELICIT_FLEET_CALLS=300 calls per load; --full runs 3000 and adds
 # the rolling upgrade: replicas built from the previous commit (FLEET_PREVIOUS, default
 # HEAD~1) rolled to this one under load.
@@ -48,6 +49,9 @@ if [[ -n "$full" ]]; then
 fi
 echo "test-fleet: building elicit-rmcp-server (release)" >&2
 build_rmcp_server
+# The TypeScript replica's package js/ once (test-js.sh leaves it built), then no build per start.
+"$ROOT/scripts/dev-ts-server.sh" --help >/dev/null
+export ELICIT_TS_SERVER_NO_BUILD=1
 export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 export ELICIT_FLEET_CALLS="${ELICIT_FLEET_CALLS:-300}"
 

@@ -37,6 +37,8 @@ RUST_BIN = os.environ.get(
     "ELICIT_RMCP_SERVER_BIN", str(REPO / "target" / "release" / "elicit-rmcp-server")
 )
 REF_PY = os.environ.get("ELICIT_REFERENCE_PYTHON")
+#: The TypeScript server (servers/ts on McpServer through elicit-mcp).
+TS_CMD = [str(REPO / "scripts" / "dev-ts-server.sh")]
 #: elicit-rmcp-server of the previous commit (full mode's rolling upgrade), if built.
 PREVIOUS_BIN = os.environ.get("ELICIT_FLEET_PREVIOUS_BIN")
 #: Calls per load run: small in the short (CI) mode, large in the full mode.
@@ -44,6 +46,8 @@ CALLS = int(os.environ.get("ELICIT_FLEET_CALLS", "300"))
 #: Drain timing the Rust replicas run with: the grace outlasts HAProxy's check
 #: (inter 250 ms x fall 2) with a margin for a loaded machine.
 DRAIN = ["--drain-grace", "1.5", "--drain-timeout", "10"]
+#: Replica kinds without the Rust server's /health (and /metrics): ready once listening.
+NO_HEALTH = ("reference", "ts")
 
 OLD = "0d" * 32
 NEW = "e7" * 32
@@ -74,7 +78,8 @@ def metric(text: str, name: str, labels: str = "") -> float:
 
 class Replica:
     """One replica on a fixed loopback port: the Rust server (optionally another build of
-    it) or the Python reference server; restartable on the same port."""
+    it), the Python reference server or the TypeScript server; restartable on the same
+    port."""
 
     def __init__(self, keys: str, kind: str = "rust", binary: str | None = None, extra=()):
         self.kind, self.binary, self.extra = kind, binary or RUST_BIN, list(extra)
@@ -92,6 +97,8 @@ class Replica:
         if self.kind == "reference":
             cmd = [REF_PY, str(REPO / "tests" / "interop" / "mcp" / "reference_server.py")]
             args = []
+        elif self.kind == "ts":
+            cmd, args = TS_CMD, []
         else:
             cmd, args = [self.binary], [*DRAIN, *self.extra]
         # A later --http wins over HttpServer's port 0: the replica keeps its port.
@@ -99,7 +106,7 @@ class Replica:
         self.wait_ready()
 
     def wait_ready(self, timeout: float = 30.0) -> None:
-        if self.kind == "reference":
+        if self.kind in NO_HEALTH:
             return
         deadline = time.monotonic() + timeout
         while get(self.base + "/health")[0] != 200:
@@ -142,9 +149,9 @@ class Balancer:
             cfg_text = "".join(l for l in cfg_text.splitlines(True) if not l.lstrip().startswith("stick"))
         lines = [cfg_text]
         for i, r in enumerate(replicas):
-            # The reference server has no /health: plain TCP reachability is its check
-            # (`check` with no HTTP: the backend's httpchk would mark it down).
-            extra = " no-check" if r.kind == "reference" else ""
+            # The reference and TypeScript servers have no /health: they are not checked
+            # (the backend's httpchk would mark them down).
+            extra = " no-check" if r.kind in NO_HEALTH else ""
             lines.append(f"    server r{i} 127.0.0.1:{r.port}{extra}\n")
         cfg = workdir / f"haproxy-{self.port}.cfg"
         cfg.write_text("".join(lines))

@@ -198,8 +198,13 @@ def test_rolling_key_rotation_under_load_no_call_fails(fleet_of, capsys):
 
 
 @pytest.mark.skipif(not REF_PY, reason="ELICIT_REFERENCE_PYTHON not set (scripts/test-fleet.sh sets it)")
-def test_mixed_fleet_rust_and_reference_behind_one_balancer(fleet_of, capsys):
-    f = fleet_of(Replica(f"{OLD},{NEW}"), Replica(f"{NEW},{OLD}"), Replica(f"{OLD},{NEW}", kind="reference"))
+def test_mixed_fleet_rust_ts_and_reference_behind_one_balancer(fleet_of, capsys):
+    f = fleet_of(
+        Replica(f"{OLD},{NEW}"),
+        Replica(f"{NEW},{OLD}"),
+        Replica(f"{OLD},{NEW}", kind="reference"),
+        Replica(f"{NEW},{OLD}", kind="ts"),
+    )
     for mode in ("auto", "legacy"):
         assert fastmcp_calls(f.balancer.url, mode) == WANT
     load = Load(f.balancer.url, CALLS).start()
