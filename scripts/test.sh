@@ -178,7 +178,7 @@ step "demo runs (scripted, both eras)" bash -c '
 
 step "Python package: mypy, pytest, leak loop" bash scripts/test-python.sh
 # Reuses the debug builds above (seal_cli, libelicit_ffi.so) for its interop tests.
-step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree" \
+step "npm package js/ (elicit-mcp): C ABI as WebAssembly (imports nothing), node --test, sealing interop with Rust and Python, npm pack installed outside the tree running the README quick start (both eras)" \
   bash scripts/test-js.sh
 tidy "$BUILD/wasm32-unknown-unknown" "$BUILD/wasm" "$BUILD/elicit-wasm"
 step "versions: crates, C header, pkg-config, Python metadata, npm package and CHANGELOG agree" bash scripts/test-versions.sh
@@ -219,8 +219,9 @@ if [ -z "${QUICK:-}" ]; then
   # After the two above: reuses .venv-mcp and Node 22.
   step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order, declared fallback)" \
     bash scripts/test-mcp-clients.sh
-  # After the two above: reuses .venv-mcp, Node 22 and js/ as test-js.sh built it.
-  step "TypeScript MCP server on McpServer (servers/ts): FastMCP client, MCP Python and TypeScript SDK clients (both eras, stdio + HTTP)" \
+  # After the two above: reuses .venv-mcp, Node 22, the conformance suite's install and js/
+  # as test-js.sh built it.
+  step "TypeScript MCP server on McpServer (servers/ts): conformance suite, FastMCP client, abuse cases, MCP Python and TypeScript SDK clients (both eras, stdio + HTTP)" \
     bash scripts/test-ts-server.sh
   # After the two above: reuses .venv-mcp and Node 22.
   step "C MCP server on the call level: FastMCP client (stdio, both eras), SDK clients, rounds shared with elicit-rmcp-server, ASan+UBSan, valgrind" \
