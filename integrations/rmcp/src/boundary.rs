@@ -9,8 +9,10 @@ use rmcp::RoleServer;
 use serde_json::Value;
 use tracing::Instrument;
 
+use elicit_core::seal::Reason;
+
 use crate::kind::{Request, Settled};
-use crate::{developer_error, invalid_state, state, Declared, Elicit, ErrorData};
+use crate::{developer_error, invalid_state, state, Declared, Elicit, ErrorData, Rejected};
 
 /// What one round did, for its `elicit.round` span.
 #[derive(Default)]
@@ -33,19 +35,19 @@ impl Tally {
 }
 
 /// The telemetry name of a state rejection (elicit-core's `Reason`, snake case; a
-/// broken seal is `tampered`, an unreadable token or binding `malformed`).
-pub(crate) fn rejection(reason: &str) -> &'static str {
-    match reason {
-        "expired" => "expired",
-        "audience" => "audience",
-        "seal" => "tampered",
-        "unknown key" => "unknown_key",
-        "minted in the future" => "future",
-        "request binding" => "request_binding",
-        "principal drift" => "principal_drift",
-        "principal" => "principal",
-        "too large" => "too_large",
-        _ => "malformed",
+/// broken seal is `tampered`; a token the codec could not read or open, `malformed`).
+pub(crate) fn rejection(rejected: &Rejected) -> &'static str {
+    match rejected.reason {
+        Some(Reason::Expired) => "expired",
+        Some(Reason::Audience) => "audience",
+        Some(Reason::Seal) => "tampered",
+        Some(Reason::UnknownKey) => "unknown_key",
+        Some(Reason::Future) => "future",
+        Some(Reason::RequestBinding) => "request_binding",
+        Some(Reason::PrincipalDrift) => "principal_drift",
+        Some(Reason::Principal) => "principal",
+        Some(Reason::TooLarge { .. }) => "too_large",
+        Some(Reason::NonString | Reason::Malformed) | None => "malformed",
     }
 }
 
@@ -92,11 +94,11 @@ impl Elicit {
                 Err(why) => {
                     tracing::warn!(
                         "elicit-rmcp: requestState rejected ({}) on {} {:?}",
-                        why.0,
+                        why.why,
                         request.method,
                         request.target
                     );
-                    tracing::Span::current().record("rejection", rejection(&why.0));
+                    tracing::Span::current().record("rejection", rejection(&why));
                     tally.rejected = true;
                     return Err(invalid_state());
                 }
@@ -155,9 +157,16 @@ mod tests {
 
     #[test]
     fn rejections_have_their_telemetry_names() {
-        assert_eq!(rejection("seal"), "tampered");
-        assert_eq!(rejection("unknown key"), "unknown_key");
-        assert_eq!(rejection("expired"), "expired");
-        assert_eq!(rejection("non-string requestState"), "malformed");
+        let named = |reason| {
+            rejection(&Rejected {
+                why: String::new(),
+                reason,
+            })
+        };
+        assert_eq!(named(Some(Reason::Seal)), "tampered");
+        assert_eq!(named(Some(Reason::UnknownKey)), "unknown_key");
+        assert_eq!(named(Some(Reason::Expired)), "expired");
+        assert_eq!(named(Some(Reason::NonString)), "malformed");
+        assert_eq!(named(None), "malformed");
     }
 }

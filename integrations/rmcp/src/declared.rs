@@ -156,7 +156,7 @@ impl Declared {
         Ok(ToolRoute::new_dyn(tool, move |mut context| {
             let call = Call::from_context_part(&mut context);
             let (elicit, declared, body) = (elicit.clone(), declared.clone(), body.clone());
-            Box::pin(async move { elicit.call(&declared, call?, |t, c| body(t, c)).await })
+            Box::pin(async move { elicit.serve(&declared, call?, |t, c| body(t, c)).await })
         }))
     }
 

@@ -179,21 +179,6 @@ impl Elicit {
         self.serve(declared, call, body).await
     }
 
-    /// A tool round of `declared` (what [`Declared::into_route`]'s route runs).
-    pub(crate) async fn call<T, F, Fut>(
-        &self,
-        declared: &Declared,
-        call: Call,
-        body: F,
-    ) -> Result<CallToolResponse, ErrorData>
-    where
-        T: DeserializeOwned,
-        F: FnOnce(T, Call) -> Fut,
-        Fut: Future<Output = Result<CallToolResult, ErrorData>>,
-    {
-        self.serve(declared, call, body).await
-    }
-
     /// Serve `prompts/get` of the prompt `declared` (call it from the handler's own
     /// `get_prompt` for the prompt's name; list it with [`Declared::prompt_listing`]):
     /// asks what is missing, or runs `body` with the settled values as `T`. Engine
@@ -255,11 +240,11 @@ impl Elicit {
         self.serve(declared, call, body).await
     }
 
-    /// The one path of the three kinds: a round of `declared` for `call`, then `body`
-    /// with the model's arguments and the settled values as `T`. The method, whether the
-    /// state binds the arguments, what a refusal becomes and where a result's `_meta` is
-    /// are the kind's ([`Served`]).
-    async fn serve<T, R, F, Fut>(
+    /// The one path of the three kinds (and of [`Declared::into_route`]'s routes): a
+    /// round of `declared` for `call`, then `body` with the model's arguments and the
+    /// settled values as `T`. The method, whether the state binds the arguments, what a
+    /// refusal becomes and where a result's `_meta` is are the kind's ([`Served`]).
+    pub(crate) async fn serve<T, R, F, Fut>(
         &self,
         declared: &Declared,
         call: Call,

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use elicit_core::json::Value as JValue;
 use elicit_core::seal::{
-    Binding, Entropy, KeyRing, Sealer, UnixTime, NONCE_LEN, PRINCIPAL_SALT_LEN,
+    Binding, Entropy, KeyRing, Reason, Sealer, UnixTime, NONCE_LEN, PRINCIPAL_SALT_LEN,
 };
 
 use crate::keys::{KeyError, StateKeys, MAX_KEYS};
@@ -50,7 +50,23 @@ const UNBOUND: &str = "the state codec has no audience yet: give it to Elicit::n
 /// Why an inbound `requestState` was refused. The wire error is always the frozen
 /// `-32602 "Invalid or expired requestState"`; this reason is for the host's log.
 #[derive(Debug, Clone)]
-pub struct Rejected(pub String);
+pub struct Rejected {
+    /// Why, for the host's log: elicit-core's reason as the SDK logs it, or what kept
+    /// the codec from opening anything.
+    pub why: String,
+    /// The seal's reason, when the seal refused the token (`None`: the codec could not
+    /// open any token, or the request's arguments were unreadable).
+    pub reason: Option<Reason>,
+}
+
+impl Rejected {
+    fn other(why: impl Into<String>) -> Self {
+        Rejected {
+            why: why.into(),
+            reason: None,
+        }
+    }
+}
 
 /// The request a token belongs to: `tools/call` or `prompts/get` with a name and
 /// arguments, or `resources/read` with a URI.
@@ -211,15 +227,18 @@ impl StateCodec {
         match &self.inner {
             Inner::Sealed(sealing) => {
                 let sealer = sealing.borrow_dependent();
-                let binding = target.binding().map_err(Rejected)?;
+                let binding = target.binding().map_err(Rejected::other)?;
                 sealer
                     .unseal_to_string(token, &binding, None, now())
                     .map(Some)
-                    .map_err(|e| Rejected(e.reason().as_str().to_string()))
+                    .map_err(|e| Rejected {
+                        why: e.reason().as_str().to_string(),
+                        reason: Some(e.reason()),
+                    })
             }
             Inner::InsecurePlaintext => Ok(Some(token.to_owned())),
-            Inner::Keys { .. } => Err(Rejected(UNBOUND.into())),
-            Inner::Unusable(why) => Err(Rejected(why.clone())),
+            Inner::Keys { .. } => Err(Rejected::other(UNBOUND)),
+            Inner::Unusable(why) => Err(Rejected::other(why.clone())),
         }
     }
 

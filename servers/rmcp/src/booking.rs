@@ -239,7 +239,8 @@ impl Booking {
 
 impl Booking {
     /// The three tools, the prompt and the resource on `codec`; with `conformance`, the
-    /// conformance suite's fixtures before them ([`crate::conformance`]); with
+    /// conformance suite's fixtures too ([`crate::conformance`]: its tools as routes of
+    /// the same router, its prompt and static resource listed first); with
     /// `fallback`, the three tools declare `"fallback": "arguments"` (docs/fallback.md).
     /// The first `Booking` of a process fixes `fallback` for it (the tools'
     /// declarations are built once).
