@@ -22,7 +22,11 @@
 //!
 //! Sessions (handshake era): one nobody uses for [`Sessions::keep_alive`] ends, and at
 //! most [`Sessions::max`] are held; a new one past the cap ends the one used least
-//! recently.
+//! recently. Only the 128 used most recently keep a running service: an idle one past
+//! them keeps only its handshake, and its next request restores it with rmcp's session
+//! restore (a new handler from the factory, the `initialize` replayed to it with
+//! `SessionRestoreMarker` in its extensions). So the factory's handler should keep no
+//! state of its own per session (a clone sharing one server, as above).
 //!
 //! Shutdown: when the `shutdown` future resolves the server stops accepting connections
 //! and waits for requests in flight (a handshake-era call still asking its user, say)
@@ -42,7 +46,6 @@ use axum::serve::ListenerExt as _;
 use axum::Router;
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
-use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServerHandler;
 use tokio::net::TcpListener;
@@ -104,7 +107,8 @@ impl McpHttp {
 
     /// [`McpHttp::new`] with rmcp's configuration and the session limits given; the
     /// configuration's cancellation token ends the sessions at the end of
-    /// [`McpHttp::serve`].
+    /// [`McpHttp::serve`]. Its `session_store` is replaced by the session table's own
+    /// (what restores a parked session).
     pub fn with_config<S, F>(
         factory: F,
         config: StreamableHttpServerConfig,
@@ -116,6 +120,9 @@ impl McpHttp {
     {
         let stop = config.cancellation_token.clone();
         let sessions = Arc::new(Capped::new(sessions));
+        let mut config = config;
+        // Parked sessions are restored from the manager's own table (sessions.rs).
+        config.session_store = Some(sessions.session_store());
         let service = StreamableHttpService::new(move || Ok(factory()), sessions.clone(), config);
         let router = Router::new()
             .route_service(PATH, service)
@@ -184,7 +191,7 @@ async fn mcp_layer(State(sessions): State<Arc<Capped>>, request: Request, next: 
             .and_then(|v| v.to_str().ok())
             .map(Arc::<str>::from);
         if let Some(id) = id {
-            if !sessions.has_session(&id).await.unwrap_or(false) {
+            if !sessions.holds(&id) {
                 return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
             }
         }

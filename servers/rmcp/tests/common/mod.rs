@@ -41,9 +41,15 @@ impl Http {
     /// POST `body` to /mcp with the extra header lines `headers` (each ending `\r\n`),
     /// on a connection of its own: the whole reply (status line, headers, body).
     pub fn post(&self, body: &str, headers: &str) -> String {
+        self.request("POST", body, headers)
+    }
+
+    /// [`Http::post`] with another method (`DELETE`).
+    #[allow(dead_code)] // not every test crate that shares this module uses it
+    pub fn request(&self, method: &str, body: &str, headers: &str) -> String {
         let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         let head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nConnection: close\r\n\
              Content-Length: {}\r\n{headers}",
             self.port,

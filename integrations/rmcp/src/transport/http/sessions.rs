@@ -1,24 +1,64 @@
-//! rmcp's in-memory sessions with a cap: at most `max` live at once; a new session past
-//! the cap ends the one used least recently. Idle sessions end after rmcp's `keep_alive`.
+//! Handshake-era sessions, held in memory: at most `max` at once (a new session past the
+//! cap ends the one used least recently), and one nobody has used for `keep_alive` ends.
+//!
+//! Our own [`SessionManager`] rather than rmcp's `LocalSessionManager`, for memory. rmcp
+//! runs a worker task per session with five channels (each allocating a 32-message block,
+//! ~16 KiB, when it is made), and beside it the session's service task with two more; an
+//! abandoned session held ~60 KiB. Here:
+//!
+//! * a session's service reads the client's messages from one small channel of boxed
+//!   messages, and its replies go straight to the HTTP request they answer (no worker);
+//! * only the [`LIVE`] sessions used most recently keep a running service. A less recent
+//!   one, once idle (no request in flight, no stream open), is *parked*: its service
+//!   ends and only its `initialize` parameters are kept (about 1 KiB). Its next request
+//!   restores it through rmcp's own session restore (`SessionStore`, in memory here): a
+//!   new handler from the factory, the handshake replayed to it (its `initialize` carries
+//!   `SessionRestoreMarker`), then the request. A client sees no difference; a handler
+//!   that keeps state of its own per session sees a new instance;
+//! * one janitor task ends the idle sessions of the whole server, oldest first (the
+//!   table is kept in order of last use, so the cap and the expiry share one order).
+//!
+//! 1,000 abandoned sessions grow the server's RSS by a few MiB (PERF.md, "Abandoned HTTP
+//! sessions").
+//!
+//! Routing, as rmcp's manager does it: a response or error goes to the stream of the
+//! request it answers (which then ends); a server request made while handling a client
+//! request (`OriginatingRequestId`), and a progress notification naming that request's
+//! progress token, go to that request's stream; everything else goes to the standalone
+//! `GET` stream, if one is open. No event cache is kept: a `GET` with `Last-Event-ID` gets
+//! a standalone stream of what comes next (rmcp's manager replays up to 16 cached
+//! events; this configuration sends no event ids, so a client has none to resume from).
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
-use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionManager, LocalSessionManagerError,
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, GetExtensions as _, GetMeta as _,
+    InitializeRequestParams, ProgressToken, RequestId, ServerJsonRpcMessage, ServerNotification,
 };
-use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use rmcp::service::{OriginatingRequestId, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::{
+    ServerSseMessage, SessionState, SessionStore, SessionStoreError,
+};
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
+use rmcp::transport::Transport;
+use rmcp::RoleServer;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
-/// How long an idle handshake-era session lives and how many live at once (2026-07-28
-/// exchanges are stateless and hold no session).
+/// How long an idle handshake-era session lives and how many are held at once
+/// (2026-07-28 exchanges are stateless and hold no session). Of those held, the 128 used
+/// most recently keep a running service; an idle one past them keeps only its
+/// handshake and is restored when next used (see `McpHttp`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sessions {
-    /// A session nobody has used for this long ends (rmcp's `keep_alive`). Default 5
-    /// minutes.
+    /// A session nobody has used for this long ends (as rmcp's `keep_alive`). Default
+    /// 5 minutes.
     pub keep_alive: Duration,
     /// The most sessions held at once, at least 1; a new one past it ends the session
     /// used least recently (its client's next request gets `404`, and a client starts
@@ -42,82 +82,451 @@ impl Default for Sessions {
     }
 }
 
-/// [`LocalSessionManager`] under [`Sessions`]' cap.
+/// Client messages waiting for a session's service (as rmcp's manager: a client that
+/// sends faster than its session is served waits).
+const INBOX: usize = 16;
+/// Messages waiting on one response stream for its HTTP client to read them.
+const STREAM: usize = 16;
+/// Standalone streams held beside the first (rmcp's manager keeps as many).
+const MAX_SHADOWS: usize = 32;
+
+/// How many sessions keep a running service (the ones used most recently); an idle
+/// session past them is parked (the module's doc).
+pub(crate) const LIVE: usize = 128;
+
+/// Why a session could not be used. rmcp answers a request that meets one with `500`;
+/// a request naming a session not held is answered `404` before it gets here.
 #[derive(Debug)]
+pub(crate) enum SessionError {
+    /// No session with this id is held (never made, expired, evicted or closed).
+    NotFound(SessionId),
+    /// The session's service ended while the request was being passed to it.
+    Ended(SessionId),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::NotFound(id) => write!(
+                f,
+                "no session {id} is held (it expired, was evicted or closed): start over with initialize"
+            ),
+            SessionError::Ended(id) => write!(
+                f,
+                "session {id} ended while this request was passed to it: start over with initialize"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// The session manager [`crate::http::McpHttp`] gives rmcp's `StreamableHttpService`;
+/// [`Capped::session_store`] is the `SessionStore` its configuration must carry, so that rmcp
+/// restores parked sessions.
+#[derive(Debug, Clone)]
 pub(crate) struct Capped {
-    inner: LocalSessionManager,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    keep_alive: Duration,
     max: usize,
-    /// Each held session and the tick of its last use.
-    used: Mutex<Used>,
+    live: usize,
+    table: Mutex<Table>,
+}
+
+/// The held sessions, and their order of last use.
+#[derive(Debug, Default)]
+struct Table {
+    tick: u64,
+    held: HashMap<SessionId, Held>,
+    /// Tick of last use → session: the first entry is the session used least recently.
+    order: BTreeMap<u64, SessionId>,
+    /// The same for the sessions with a running service.
+    live: BTreeMap<u64, SessionId>,
+    /// Whether the janitor task runs.
+    janitor: bool,
+}
+
+#[derive(Debug)]
+struct Held {
+    tick: u64,
+    used: Instant,
+    /// The handshake's parameters, once it is done: what a restore replays.
+    init: Option<Arc<InitializeRequestParams>>,
+    /// The running service; `None` while parked.
+    service: Option<Live>,
+}
+
+#[derive(Debug)]
+struct Live {
+    /// The service's inbox. Dropping the last sender ends the service's `receive`, and
+    /// with it the session's service task.
+    inbox: mpsc::Sender<Box<ClientJsonRpcMessage>>,
+    routes: Arc<Routes>,
+}
+
+impl Live {
+    /// Nothing in flight: no message waiting for the service, no request unanswered, no
+    /// stream open.
+    fn idle(&self) -> bool {
+        self.inbox.capacity() == self.inbox.max_capacity() && self.routes.idle()
+    }
+}
+
+impl Table {
+    fn touch(&mut self, id: &SessionId) {
+        self.tick += 1;
+        let tick = self.tick;
+        if let Some(held) = self.held.get_mut(id) {
+            self.order.remove(&held.tick);
+            self.order.insert(tick, id.clone());
+            if held.service.is_some() {
+                self.live.remove(&held.tick);
+                self.live.insert(tick, id.clone());
+            }
+            held.tick = tick;
+            held.used = Instant::now();
+        }
+    }
+
+    /// Forget the session; its service (if running) ends and its streams close.
+    fn remove(&mut self, id: &SessionId) -> Option<Held> {
+        let held = self.held.remove(id)?;
+        self.order.remove(&held.tick);
+        self.live.remove(&held.tick);
+        if let Some(live) = &held.service {
+            live.routes.close();
+        }
+        Some(held)
+    }
+
+    fn oldest(&self) -> Option<(&SessionId, &Held)> {
+        let (_, id) = self.order.first_key_value()?;
+        Some((id, self.held.get(id)?))
+    }
+
+    /// Start a service for `id` (a new session, or a parked one restored), replacing one
+    /// still running (which ends once what it holds is answered).
+    fn start(&mut self, id: &SessionId, shared: &Arc<Shared>) -> Option<SessionTransport> {
+        let (inbox, rx) = mpsc::channel(INBOX);
+        let routes = Arc::new(Routes::default());
+        let held = self.held.get_mut(id)?;
+        held.service = Some(Live {
+            inbox,
+            routes: routes.clone(),
+        });
+        self.live.insert(held.tick, id.clone());
+        Some(SessionTransport {
+            inbox: rx,
+            routes,
+            shared: shared.clone(),
+            id: id.clone(),
+        })
+    }
+
+    /// Park the least recently used idle sessions past `keep` running ones.
+    fn park(&mut self, keep: usize) -> Vec<Live> {
+        let mut parked = Vec::new();
+        let mut over = self.live.len().saturating_sub(keep);
+        let mut ids = Vec::new();
+        for id in self.live.values() {
+            if over == 0 {
+                break;
+            }
+            let Some(held) = self.held.get(id) else {
+                continue;
+            };
+            if held.init.is_some() && held.service.as_ref().is_some_and(Live::idle) {
+                ids.push(id.clone());
+                over -= 1;
+            }
+        }
+        for id in ids {
+            if let Some(held) = self.held.get_mut(&id) {
+                self.live.remove(&held.tick);
+                parked.extend(held.service.take());
+            }
+        }
+        parked
+    }
+}
+
+/// Where a session's server messages go.
+#[derive(Debug, Default)]
+struct Routes {
+    state: Mutex<RouteState>,
 }
 
 #[derive(Debug, Default)]
-struct Used {
-    tick: u64,
-    at: HashMap<SessionId, u64>,
+struct RouteState {
+    /// The client request each open request answers to.
+    requests: HashMap<RequestId, Route>,
+    /// Progress token → the request it came with.
+    progress: HashMap<ProgressToken, RequestId>,
+    standalone: Option<mpsc::Sender<ServerSseMessage>>,
+    shadows: Vec<mpsc::Sender<ServerSseMessage>>,
 }
 
-impl Used {
-    fn touch(&mut self, id: &SessionId) {
-        self.tick += 1;
-        if let Some(at) = self.at.get_mut(id) {
-            *at = self.tick;
+#[derive(Debug)]
+enum Route {
+    /// `initialize`: its response is returned by `initialize_session`.
+    Initialize(oneshot::Sender<ServerJsonRpcMessage>),
+    /// A request's response stream.
+    Stream(mpsc::Sender<ServerSseMessage>),
+}
+
+/// What [`Routes::route`] decided for one server message.
+enum Target {
+    Initialize(oneshot::Sender<ServerJsonRpcMessage>),
+    Stream(mpsc::Sender<ServerSseMessage>),
+    Nowhere,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Routes {
+    fn add(&self, id: RequestId, route: Route, progress: Option<ProgressToken>) {
+        let mut state = lock(&self.state);
+        if let Some(token) = progress {
+            state.progress.insert(token, id.clone());
         }
+        state.requests.insert(id, route);
+    }
+
+    /// The request `id` is answered (or cancelled): its stream ends once its last message
+    /// is sent.
+    fn finish(state: &mut RouteState, id: &RequestId) -> Option<Route> {
+        let route = state.requests.remove(id)?;
+        state.progress.retain(|_, of| of != id);
+        Some(route)
+    }
+
+    fn cancel(&self, id: &RequestId) {
+        Self::finish(&mut lock(&self.state), id);
+    }
+
+    fn stream_of(state: &RouteState, id: &RequestId) -> Option<mpsc::Sender<ServerSseMessage>> {
+        match state.requests.get(id)? {
+            Route::Stream(tx) => Some(tx.clone()),
+            Route::Initialize(_) => None,
+        }
+    }
+
+    fn standalone(state: &mut RouteState) -> Target {
+        match &state.standalone {
+            Some(tx) if !tx.is_closed() => Target::Stream(tx.clone()),
+            _ => Target::Nowhere,
+        }
+    }
+
+    fn route(&self, message: &ServerJsonRpcMessage) -> Target {
+        let mut state = lock(&self.state);
+        let answered = match message {
+            ServerJsonRpcMessage::Response(r) => Some(&r.id),
+            ServerJsonRpcMessage::Error(e) => e.id.as_ref(),
+            ServerJsonRpcMessage::Request(r) => {
+                let on = r.request.extensions().get::<OriginatingRequestId>();
+                return match on.and_then(|on| Self::stream_of(&state, &on.0)) {
+                    Some(tx) => Target::Stream(tx),
+                    None => Self::standalone(&mut state),
+                };
+            }
+            ServerJsonRpcMessage::Notification(n) => {
+                let of = match &n.notification {
+                    ServerNotification::ProgressNotification(p) => {
+                        state.progress.get(&p.params.progress_token).cloned()
+                    }
+                    ServerNotification::CancelledNotification(c) => c.params.request_id.clone(),
+                    _ => None,
+                };
+                return match of.and_then(|id| Self::stream_of(&state, &id)) {
+                    Some(tx) => Target::Stream(tx),
+                    None => Self::standalone(&mut state),
+                };
+            }
+        };
+        match answered.and_then(|id| Self::finish(&mut state, id)) {
+            Some(Route::Initialize(tx)) => Target::Initialize(tx),
+            Some(Route::Stream(tx)) => Target::Stream(tx),
+            None => Self::standalone(&mut state),
+        }
+    }
+
+    /// A standalone (`GET`) stream: the first open one gets the messages; more are held
+    /// open but sent nothing (so clients' competing reconnections do not end each other's).
+    fn open_standalone(&self) -> mpsc::Receiver<ServerSseMessage> {
+        let mut state = lock(&self.state);
+        if state.standalone.as_ref().is_some_and(|tx| !tx.is_closed()) {
+            let (tx, rx) = mpsc::channel(1);
+            state.shadows.retain(|tx| !tx.is_closed());
+            if state.shadows.len() >= MAX_SHADOWS {
+                state.shadows.remove(0);
+            }
+            state.shadows.push(tx);
+            rx
+        } else {
+            let (tx, rx) = mpsc::channel(STREAM);
+            state.standalone = Some(tx);
+            rx
+        }
+    }
+
+    /// The session ended: every stream ends, and a pending `initialize` fails.
+    fn close(&self) {
+        *lock(&self.state) = RouteState::default();
+    }
+
+    /// No request unanswered and no stream open.
+    fn idle(&self) -> bool {
+        let state = lock(&self.state);
+        state.requests.is_empty()
+            && state
+                .standalone
+                .as_ref()
+                .is_none_or(mpsc::Sender::is_closed)
+            && state.shadows.iter().all(mpsc::Sender::is_closed)
     }
 }
 
 impl Capped {
     pub(crate) fn new(sessions: Sessions) -> Self {
-        let mut inner = LocalSessionManager::default();
-        inner.session_config.keep_alive = Some(sessions.keep_alive);
+        Self::with_live(sessions, LIVE)
+    }
+
+    /// [`Capped::new`] keeping `live` services running.
+    pub(crate) fn with_live(sessions: Sessions, live: usize) -> Self {
         Capped {
-            inner,
-            max: sessions.max.max(1),
-            used: Mutex::new(Used::default()),
+            shared: Arc::new(Shared {
+                keep_alive: sessions.keep_alive,
+                max: sessions.max.max(1),
+                live: live.max(1),
+                table: Mutex::new(Table::default()),
+            }),
         }
     }
 
-    fn used(&self) -> std::sync::MutexGuard<'_, Used> {
-        self.used.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The `SessionStore` rmcp restores parked sessions from (this manager's table).
+    pub(crate) fn session_store(&self) -> Arc<dyn SessionStore> {
+        Arc::new(self.clone())
     }
 
-    /// How many sessions are held.
+    /// Whether the session is held, running or parked.
+    pub(crate) fn holds(&self, id: &str) -> bool {
+        lock(&self.shared.table).held.contains_key(id)
+    }
+
+    /// How many sessions are held, and how many of them run a service.
     #[cfg(test)]
-    pub(crate) fn held(&self) -> usize {
-        self.used().at.len()
+    fn counts(&self) -> (usize, usize) {
+        let table = lock(&self.shared.table);
+        (table.held.len(), table.live.len())
+    }
+
+    /// The session's inbox and routes, marking it used.
+    fn session(
+        &self,
+        id: &SessionId,
+    ) -> Result<(mpsc::Sender<Box<ClientJsonRpcMessage>>, Arc<Routes>), SessionError> {
+        let mut table = lock(&self.shared.table);
+        table.touch(id);
+        let live = table
+            .held
+            .get(id)
+            .and_then(|held| held.service.as_ref())
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        Ok((live.inbox.clone(), live.routes.clone()))
+    }
+
+    async fn push(
+        id: &SessionId,
+        inbox: mpsc::Sender<Box<ClientJsonRpcMessage>>,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), SessionError> {
+        inbox
+            .send(Box::new(message))
+            .await
+            .map_err(|_| SessionError::Ended(id.clone()))
+    }
+}
+
+impl Shared {
+    /// Ends idle sessions, oldest first, while any is held (it ends with the last one,
+    /// or with the manager; the next session starts it again).
+    async fn janitor(shared: Weak<Shared>) {
+        loop {
+            let Some(this) = shared.upgrade() else { return };
+            let mut expired = Vec::new();
+            let next = {
+                let mut table = lock(&this.table);
+                loop {
+                    let Some((id, held)) = table.oldest() else {
+                        table.janitor = false;
+                        break None;
+                    };
+                    let deadline = held.used + this.keep_alive;
+                    if deadline > Instant::now() {
+                        break Some(deadline);
+                    }
+                    let id = id.clone();
+                    expired.extend(table.remove(&id).map(|_| id));
+                }
+            };
+            drop(this);
+            for id in expired {
+                tracing::debug!(session = %id, "session idle past keep_alive: ended");
+            }
+            // A session used since only moves its deadline later: it is looked at again
+            // then.
+            let Some(deadline) = next else { return };
+            tokio::time::sleep_until(deadline).await;
+        }
     }
 }
 
 impl SessionManager for Capped {
-    type Error = LocalSessionManagerError;
-    type Transport = <LocalSessionManager as SessionManager>::Transport;
+    type Error = SessionError;
+    type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        let (id, transport) = self.inner.create_session().await?;
-        let evicted = {
-            let mut used = self.used();
-            used.tick += 1;
-            let tick = used.tick;
-            used.at.insert(id.clone(), tick);
-            let oldest = (used.at.len() > self.max)
-                .then(|| {
-                    used.at
-                        .iter()
-                        .filter(|(held, _)| **held != id)
-                        .min_by_key(|(_, at)| **at)
-                        .map(|(held, _)| held.clone())
-                })
-                .flatten();
-            if let Some(oldest) = &oldest {
-                used.at.remove(oldest);
-            }
-            oldest
+        let id = rmcp::transport::common::server_side_http::session_id();
+        let (transport, evicted, start_janitor, parked) = {
+            let mut table = lock(&self.shared.table);
+            table.tick += 1;
+            let tick = table.tick;
+            table.held.insert(
+                id.clone(),
+                Held {
+                    tick,
+                    used: Instant::now(),
+                    init: None,
+                    service: None,
+                },
+            );
+            table.order.insert(tick, id.clone());
+            let transport = table.start(&id, &self.shared);
+            let evicted = if table.held.len() > self.shared.max {
+                let oldest = table.oldest().map(|(oldest, _)| oldest.clone());
+                oldest.filter(|oldest| table.remove(oldest).is_some())
+            } else {
+                None
+            };
+            let parked = table.park(self.shared.live);
+            let start_janitor = !std::mem::replace(&mut table.janitor, true);
+            (transport, evicted, start_janitor, parked)
         };
+        drop(parked);
         if let Some(oldest) = evicted {
-            tracing::info!(session = %oldest, max = self.max, "session cap reached: ending the session used least recently");
-            // Its worker may have ended already; either way it is gone.
-            let _ = self.inner.close_session(&oldest).await;
+            tracing::info!(session = %oldest, max = self.shared.max, "session cap reached: ending the session used least recently");
         }
+        if start_janitor {
+            tokio::spawn(Shared::janitor(Arc::downgrade(&self.shared)));
+        }
+        let transport = transport.ok_or_else(|| SessionError::NotFound(id.clone()))?;
         Ok((id, transport))
     }
 
@@ -126,17 +535,49 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        self.used().touch(id);
-        self.inner.initialize_session(id, message).await
+        let (inbox, routes) = self.session(id)?;
+        let (tx, rx) = oneshot::channel();
+        if let ClientJsonRpcMessage::Request(request) = &message {
+            routes.add(request.id.clone(), Route::Initialize(tx), None);
+        }
+        Self::push(id, inbox, message).await?;
+        rx.await.map_err(|_| SessionError::Ended(id.clone()))
     }
 
+    /// Whether the session runs a service; a parked one is `false`, and rmcp then
+    /// restores it from [`Capped::session_store`].
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        self.inner.has_session(id).await
+        let table = lock(&self.shared.table);
+        Ok(table
+            .held
+            .get(id)
+            .is_some_and(|held| held.service.is_some()))
     }
 
+    /// rmcp calls this when a session's service has ended, and for a `DELETE` (followed
+    /// by [`SessionStore::delete`], which forgets the session). A service that ended on
+    /// its own (a parked one, an old one replaced by a restore) leaves the session held:
+    /// a session whose service is gone is parked, or forgotten if it never finished its
+    /// handshake.
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        self.used().at.remove(id);
-        self.inner.close_session(id).await
+        let mut table = lock(&self.shared.table);
+        let ended = table.held.get(id).and_then(|held| {
+            let live = held.service.as_ref()?;
+            Some((live.inbox.is_closed(), held.init.is_some(), held.tick))
+        });
+        match ended {
+            Some((true, true, tick)) => {
+                table.live.remove(&tick);
+                if let Some(held) = table.held.get_mut(id) {
+                    held.service = None;
+                }
+            }
+            Some((true, false, _)) => {
+                table.remove(id);
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     async fn create_stream(
@@ -144,8 +585,14 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.used().touch(id);
-        self.inner.create_stream(id, message).await
+        let (inbox, routes) = self.session(id)?;
+        let (tx, rx) = mpsc::channel(STREAM);
+        if let ClientJsonRpcMessage::Request(request) = &message {
+            let progress = request.request.get_meta().get_progress_token();
+            routes.add(request.id.clone(), Route::Stream(tx), progress);
+        }
+        Self::push(id, inbox, message).await?;
+        Ok(Messages(rx))
     }
 
     async fn accept_message(
@@ -153,46 +600,170 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        self.used().touch(id);
-        self.inner.accept_message(id, message).await
+        let (inbox, routes) = self.session(id)?;
+        if let ClientJsonRpcMessage::Notification(n) = &message {
+            if let ClientNotification::CancelledNotification(c) = &n.notification {
+                if let Some(request) = &c.params.request_id {
+                    routes.cancel(request);
+                }
+            }
+        }
+        Self::push(id, inbox, message).await
     }
 
     async fn create_standalone_stream(
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.used().touch(id);
-        self.inner.create_standalone_stream(id).await
+        let (_, routes) = self.session(id)?;
+        Ok(Messages(routes.open_standalone()))
     }
 
     async fn resume(
         &self,
         id: &SessionId,
-        last_event_id: String,
+        _last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.used().touch(id);
-        self.inner.resume(id, last_event_id).await
+        // No event cache (the module's doc): what comes next.
+        let (_, routes) = self.session(id)?;
+        Ok(Messages(routes.open_standalone()))
     }
 
+    /// A parked session gets a new service (rmcp then replays the handshake to it).
     async fn restore_session(
         &self,
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
-        // rmcp asks only when its configuration has a session store.
-        let outcome = self.inner.restore_session(id.clone()).await?;
-        if let RestoreOutcome::Restored(_) = &outcome {
-            let mut used = self.used();
-            used.tick += 1;
-            let tick = used.tick;
-            used.at.insert(id, tick);
+        let (transport, parked) = {
+            let mut table = lock(&self.shared.table);
+            table.touch(&id);
+            let transport = table.start(&id, &self.shared);
+            (transport, table.park(self.shared.live))
+        };
+        drop(parked);
+        let transport = transport.ok_or(SessionError::NotFound(id))?;
+        Ok(RestoreOutcome::Restored(transport))
+    }
+}
+
+type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, SessionStoreError>> + Send + 'a>>;
+
+/// The parked sessions' handshakes, for rmcp's restore (written out as the
+/// `async_trait` the trait is declared with expands).
+impl SessionStore for Capped {
+    fn load<'a, 'b, 'f>(&'a self, id: &'b str) -> StoreFuture<'f, Option<SessionState>>
+    where
+        'a: 'f,
+        'b: 'f,
+    {
+        let table = lock(&self.shared.table);
+        let init = table.held.get(id).and_then(|held| held.init.clone());
+        drop(table);
+        Box::pin(std::future::ready(Ok(init.map(|init| {
+            SessionState::new(InitializeRequestParams::clone(&init))
+        }))))
+    }
+
+    /// After a new session's handshake: what restoring it replays. It may be parked from
+    /// now on.
+    fn store<'a, 'b, 'c, 'f>(&'a self, id: &'b str, state: &'c SessionState) -> StoreFuture<'f, ()>
+    where
+        'a: 'f,
+        'b: 'f,
+        'c: 'f,
+    {
+        let parked = {
+            let mut table = lock(&self.shared.table);
+            if let Some(held) = table.held.get_mut(id) {
+                held.init = Some(Arc::new(state.initialize_params.clone()));
+            }
+            table.park(self.shared.live)
+        };
+        drop(parked);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// A `DELETE`: the session is forgotten, its service ends.
+    fn delete<'a, 'b, 'f>(&'a self, id: &'b str) -> StoreFuture<'f, ()>
+    where
+        'a: 'f,
+        'b: 'f,
+    {
+        let held = lock(&self.shared.table).remove(&SessionId::from(id));
+        drop(held);
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// A response or standalone stream.
+struct Messages(mpsc::Receiver<ServerSseMessage>);
+
+impl Stream for Messages {
+    type Item = ServerSseMessage;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx)
+    }
+}
+
+/// The transport rmcp's service task serves one session on: the client's messages from
+/// the session's inbox, its own messages routed to the HTTP requests they belong to.
+#[derive(Debug)]
+pub(crate) struct SessionTransport {
+    inbox: mpsc::Receiver<Box<ClientJsonRpcMessage>>,
+    routes: Arc<Routes>,
+    shared: Arc<Shared>,
+    id: SessionId,
+}
+
+impl Transport<RoleServer> for SessionTransport {
+    type Error = std::convert::Infallible;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        lock(&self.shared.table).touch(&self.id);
+        let target = self.routes.route(&item);
+        async move {
+            // A client gone before its answer (a closed stream) loses nothing it could
+            // still read; rmcp's manager drops such a message too.
+            match target {
+                Target::Initialize(tx) => {
+                    let _ = tx.send(item);
+                }
+                Target::Stream(tx) => {
+                    let _ = tx.send(ServerSseMessage::from_message(item)).await;
+                }
+                Target::Nowhere => {
+                    tracing::debug!("no open stream for a server message: dropped");
+                }
+            }
+            Ok(())
         }
-        Ok(outcome)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        self.inbox.recv().await.map(|message| *message)
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inbox.close();
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::model::{ClientRequest, InitializeRequest};
+
+    fn handshake() -> SessionState {
+        SessionState::new(
+            InitializeRequestParams::default()
+                .with_protocol_version(rmcp::model::ProtocolVersion::V_2025_06_18),
+        )
+    }
 
     #[tokio::test]
     async fn past_the_cap_the_session_used_least_recently_ends() {
@@ -203,16 +774,79 @@ mod tests {
         let (a, _ta) = capped.create_session().await.unwrap();
         let (b, _tb) = capped.create_session().await.unwrap();
         // `a` is used again, so `b` is the one idle longest.
-        capped.used().touch(&a);
+        lock(&capped.shared.table).touch(&a);
         let (c, _tc) = capped.create_session().await.unwrap();
-        assert_eq!(capped.held(), 2);
+        assert_eq!(capped.counts().0, 2);
         assert!(capped.has_session(&a).await.unwrap());
         assert!(!capped.has_session(&b).await.unwrap());
+        assert!(!capped.holds(&b));
         assert!(capped.has_session(&c).await.unwrap());
-        capped.close_session(&a).await.unwrap();
-        assert_eq!(capped.held(), 1);
+        capped.delete(&a).await.unwrap();
+        assert_eq!(capped.counts().0, 1);
         let (_d, _td) = capped.create_session().await.unwrap();
         assert!(capped.has_session(&c).await.unwrap());
-        assert_eq!(capped.held(), 2);
+        assert_eq!(capped.counts().0, 2);
+    }
+
+    #[tokio::test]
+    async fn past_the_live_ones_an_idle_session_is_parked_and_restored() {
+        let capped = Capped::with_live(
+            Sessions {
+                keep_alive: Duration::from_secs(60),
+                max: 10,
+            },
+            2,
+        );
+        let mut transports = Vec::new();
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            let (id, t) = capped.create_session().await.unwrap();
+            capped.store(&id, &handshake()).await.unwrap();
+            ids.push(id);
+            transports.push(t);
+        }
+        // Three held, two running: the first (used least recently) is parked, its
+        // service's inbox closed.
+        assert_eq!(capped.counts(), (3, 2));
+        assert!(!capped.has_session(&ids[0]).await.unwrap());
+        assert!(capped.holds(&ids[0]));
+        assert!(transports[0].receive().await.is_none());
+        // Its service's end (rmcp's close_session) keeps it held, parked.
+        capped.close_session(&ids[0]).await.unwrap();
+        assert!(capped.holds(&ids[0]));
+        let state = capped
+            .load(&ids[0])
+            .await
+            .unwrap()
+            .expect("a parked session loads");
+        assert_eq!(
+            state.initialize_params.protocol_version,
+            rmcp::model::ProtocolVersion::V_2025_06_18
+        );
+        // Restored: running again, and the session used least recently since is parked.
+        let RestoreOutcome::Restored(mut restored) =
+            capped.restore_session(ids[0].clone()).await.unwrap()
+        else {
+            panic!("a parked session is restored");
+        };
+        assert!(capped.has_session(&ids[0]).await.unwrap());
+        assert!(!capped.has_session(&ids[1]).await.unwrap());
+        assert_eq!(capped.counts(), (3, 2));
+        // Messages reach the new service; a session with a request in flight is not parked.
+        let init = ClientJsonRpcMessage::request(
+            ClientRequest::InitializeRequest(InitializeRequest::default()),
+            RequestId::Number(0),
+        );
+        let _stream = capped.create_stream(&ids[0], init).await.unwrap();
+        assert!(restored.receive().await.is_some());
+        for _ in 0..2 {
+            let (id, _t) = capped.create_session().await.unwrap();
+            capped.store(&id, &handshake()).await.unwrap();
+        }
+        assert!(capped.has_session(&ids[0]).await.unwrap());
+        // A DELETE forgets it.
+        capped.delete(&ids[0]).await.unwrap();
+        assert!(!capped.holds(&ids[0]));
+        assert!(capped.load(&ids[0]).await.unwrap().is_none());
     }
 }
