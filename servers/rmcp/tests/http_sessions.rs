@@ -37,7 +37,10 @@ mod http {
             let headers = session.map_or_else(String::new, |id| {
                 format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-11-25\r\n")
             });
-            let reply = self.0.request(method, body, &headers);
+            let reply = match method {
+                "POST" => self.0.post(body, &headers),
+                _ => self.0.request(method, body, &headers),
+            };
             let status = reply
                 .split(' ')
                 .nth(1)

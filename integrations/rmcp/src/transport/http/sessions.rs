@@ -29,27 +29,29 @@
 //! a standalone stream of what comes next (rmcp's manager replays up to 16 cached
 //! events; this configuration sends no event ids, so a client has none to resume from).
 
-use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_core::Stream;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, GetExtensions as _, GetMeta as _,
-    InitializeRequestParams, ProgressToken, RequestId, ServerJsonRpcMessage, ServerNotification,
+    ClientJsonRpcMessage, ClientNotification, GetMeta as _, InitializeRequestParams,
+    ServerJsonRpcMessage,
 };
-use rmcp::service::{OriginatingRequestId, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionState, SessionStore, SessionStoreError,
 };
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
-use rmcp::transport::Transport;
-use rmcp::RoleServer;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+
+mod routes;
+mod table;
+
+pub(crate) use routes::SessionTransport;
+use routes::{Messages, Route, Routes, STREAM};
+use table::{Held, Table};
 
 /// How long an idle handshake-era session lives and how many are held at once
 /// (2026-07-28 exchanges are stateless and hold no session). Of those held, the 128 used
@@ -85,10 +87,6 @@ impl Default for Sessions {
 /// Client messages waiting for a session's service (as rmcp's manager: a client that
 /// sends faster than its session is served waits).
 const INBOX: usize = 16;
-/// Messages waiting on one response stream for its HTTP client to read them.
-const STREAM: usize = 16;
-/// Standalone streams held beside the first (rmcp's manager keeps as many).
-const MAX_SHADOWS: usize = 32;
 
 /// How many sessions keep a running service (the ones used most recently); an idle
 /// session past them is parked (the module's doc).
@@ -137,260 +135,8 @@ struct Shared {
     table: Mutex<Table>,
 }
 
-/// The held sessions, and their order of last use.
-#[derive(Debug, Default)]
-struct Table {
-    tick: u64,
-    held: HashMap<SessionId, Held>,
-    /// Tick of last use → session: the first entry is the session used least recently.
-    order: BTreeMap<u64, SessionId>,
-    /// The same for the sessions with a running service.
-    live: BTreeMap<u64, SessionId>,
-    /// Whether the janitor task runs.
-    janitor: bool,
-}
-
-#[derive(Debug)]
-struct Held {
-    tick: u64,
-    used: Instant,
-    /// The handshake's parameters, once it is done: what a restore replays.
-    init: Option<Arc<InitializeRequestParams>>,
-    /// The running service; `None` while parked.
-    service: Option<Live>,
-}
-
-#[derive(Debug)]
-struct Live {
-    /// The service's inbox. Dropping the last sender ends the service's `receive`, and
-    /// with it the session's service task.
-    inbox: mpsc::Sender<Box<ClientJsonRpcMessage>>,
-    routes: Arc<Routes>,
-}
-
-impl Live {
-    /// Nothing in flight: no message waiting for the service, no request unanswered, no
-    /// stream open.
-    fn idle(&self) -> bool {
-        self.inbox.capacity() == self.inbox.max_capacity() && self.routes.idle()
-    }
-}
-
-impl Table {
-    fn touch(&mut self, id: &SessionId) {
-        self.tick += 1;
-        let tick = self.tick;
-        if let Some(held) = self.held.get_mut(id) {
-            self.order.remove(&held.tick);
-            self.order.insert(tick, id.clone());
-            if held.service.is_some() {
-                self.live.remove(&held.tick);
-                self.live.insert(tick, id.clone());
-            }
-            held.tick = tick;
-            held.used = Instant::now();
-        }
-    }
-
-    /// Forget the session; its service (if running) ends and its streams close.
-    fn remove(&mut self, id: &SessionId) -> Option<Held> {
-        let held = self.held.remove(id)?;
-        self.order.remove(&held.tick);
-        self.live.remove(&held.tick);
-        if let Some(live) = &held.service {
-            live.routes.close();
-        }
-        Some(held)
-    }
-
-    fn oldest(&self) -> Option<(&SessionId, &Held)> {
-        let (_, id) = self.order.first_key_value()?;
-        Some((id, self.held.get(id)?))
-    }
-
-    /// Start a service for `id` (a new session, or a parked one restored), replacing one
-    /// still running (which ends once what it holds is answered).
-    fn start(&mut self, id: &SessionId, shared: &Arc<Shared>) -> Option<SessionTransport> {
-        let (inbox, rx) = mpsc::channel(INBOX);
-        let routes = Arc::new(Routes::default());
-        let held = self.held.get_mut(id)?;
-        held.service = Some(Live {
-            inbox,
-            routes: routes.clone(),
-        });
-        self.live.insert(held.tick, id.clone());
-        Some(SessionTransport {
-            inbox: rx,
-            routes,
-            shared: shared.clone(),
-            id: id.clone(),
-        })
-    }
-
-    /// Park the least recently used idle sessions past `keep` running ones.
-    fn park(&mut self, keep: usize) -> Vec<Live> {
-        let mut parked = Vec::new();
-        let mut over = self.live.len().saturating_sub(keep);
-        let mut ids = Vec::new();
-        for id in self.live.values() {
-            if over == 0 {
-                break;
-            }
-            let Some(held) = self.held.get(id) else {
-                continue;
-            };
-            if held.init.is_some() && held.service.as_ref().is_some_and(Live::idle) {
-                ids.push(id.clone());
-                over -= 1;
-            }
-        }
-        for id in ids {
-            if let Some(held) = self.held.get_mut(&id) {
-                self.live.remove(&held.tick);
-                parked.extend(held.service.take());
-            }
-        }
-        parked
-    }
-}
-
-/// Where a session's server messages go.
-#[derive(Debug, Default)]
-struct Routes {
-    state: Mutex<RouteState>,
-}
-
-#[derive(Debug, Default)]
-struct RouteState {
-    /// The client request each open request answers to.
-    requests: HashMap<RequestId, Route>,
-    /// Progress token → the request it came with.
-    progress: HashMap<ProgressToken, RequestId>,
-    standalone: Option<mpsc::Sender<ServerSseMessage>>,
-    shadows: Vec<mpsc::Sender<ServerSseMessage>>,
-}
-
-#[derive(Debug)]
-enum Route {
-    /// `initialize`: its response is returned by `initialize_session`.
-    Initialize(oneshot::Sender<ServerJsonRpcMessage>),
-    /// A request's response stream.
-    Stream(mpsc::Sender<ServerSseMessage>),
-}
-
-/// What [`Routes::route`] decided for one server message.
-enum Target {
-    Initialize(oneshot::Sender<ServerJsonRpcMessage>),
-    Stream(mpsc::Sender<ServerSseMessage>),
-    Nowhere,
-}
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl Routes {
-    fn add(&self, id: RequestId, route: Route, progress: Option<ProgressToken>) {
-        let mut state = lock(&self.state);
-        if let Some(token) = progress {
-            state.progress.insert(token, id.clone());
-        }
-        state.requests.insert(id, route);
-    }
-
-    /// The request `id` is answered (or cancelled): its stream ends once its last message
-    /// is sent.
-    fn finish(state: &mut RouteState, id: &RequestId) -> Option<Route> {
-        let route = state.requests.remove(id)?;
-        state.progress.retain(|_, of| of != id);
-        Some(route)
-    }
-
-    fn cancel(&self, id: &RequestId) {
-        Self::finish(&mut lock(&self.state), id);
-    }
-
-    fn stream_of(state: &RouteState, id: &RequestId) -> Option<mpsc::Sender<ServerSseMessage>> {
-        match state.requests.get(id)? {
-            Route::Stream(tx) => Some(tx.clone()),
-            Route::Initialize(_) => None,
-        }
-    }
-
-    fn standalone(state: &mut RouteState) -> Target {
-        match &state.standalone {
-            Some(tx) if !tx.is_closed() => Target::Stream(tx.clone()),
-            _ => Target::Nowhere,
-        }
-    }
-
-    fn route(&self, message: &ServerJsonRpcMessage) -> Target {
-        let mut state = lock(&self.state);
-        let answered = match message {
-            ServerJsonRpcMessage::Response(r) => Some(&r.id),
-            ServerJsonRpcMessage::Error(e) => e.id.as_ref(),
-            ServerJsonRpcMessage::Request(r) => {
-                let on = r.request.extensions().get::<OriginatingRequestId>();
-                return match on.and_then(|on| Self::stream_of(&state, &on.0)) {
-                    Some(tx) => Target::Stream(tx),
-                    None => Self::standalone(&mut state),
-                };
-            }
-            ServerJsonRpcMessage::Notification(n) => {
-                let of = match &n.notification {
-                    ServerNotification::ProgressNotification(p) => {
-                        state.progress.get(&p.params.progress_token).cloned()
-                    }
-                    ServerNotification::CancelledNotification(c) => c.params.request_id.clone(),
-                    _ => None,
-                };
-                return match of.and_then(|id| Self::stream_of(&state, &id)) {
-                    Some(tx) => Target::Stream(tx),
-                    None => Self::standalone(&mut state),
-                };
-            }
-        };
-        match answered.and_then(|id| Self::finish(&mut state, id)) {
-            Some(Route::Initialize(tx)) => Target::Initialize(tx),
-            Some(Route::Stream(tx)) => Target::Stream(tx),
-            None => Self::standalone(&mut state),
-        }
-    }
-
-    /// A standalone (`GET`) stream: the first open one gets the messages; more are held
-    /// open but sent nothing (so clients' competing reconnections do not end each other's).
-    fn open_standalone(&self) -> mpsc::Receiver<ServerSseMessage> {
-        let mut state = lock(&self.state);
-        if state.standalone.as_ref().is_some_and(|tx| !tx.is_closed()) {
-            let (tx, rx) = mpsc::channel(1);
-            state.shadows.retain(|tx| !tx.is_closed());
-            if state.shadows.len() >= MAX_SHADOWS {
-                state.shadows.remove(0);
-            }
-            state.shadows.push(tx);
-            rx
-        } else {
-            let (tx, rx) = mpsc::channel(STREAM);
-            state.standalone = Some(tx);
-            rx
-        }
-    }
-
-    /// The session ended: every stream ends, and a pending `initialize` fails.
-    fn close(&self) {
-        *lock(&self.state) = RouteState::default();
-    }
-
-    /// No request unanswered and no stream open.
-    fn idle(&self) -> bool {
-        let state = lock(&self.state);
-        state.requests.is_empty()
-            && state
-                .standalone
-                .as_ref()
-                .is_none_or(mpsc::Sender::is_closed)
-            && state.shadows.iter().all(mpsc::Sender::is_closed)
-    }
 }
 
 impl Capped {
@@ -695,68 +441,11 @@ impl SessionStore for Capped {
     }
 }
 
-/// A response or standalone stream.
-struct Messages(mpsc::Receiver<ServerSseMessage>);
-
-impl Stream for Messages {
-    type Item = ServerSseMessage;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.0.poll_recv(cx)
-    }
-}
-
-/// The transport rmcp's service task serves one session on: the client's messages from
-/// the session's inbox, its own messages routed to the HTTP requests they belong to.
-#[derive(Debug)]
-pub(crate) struct SessionTransport {
-    inbox: mpsc::Receiver<Box<ClientJsonRpcMessage>>,
-    routes: Arc<Routes>,
-    shared: Arc<Shared>,
-    id: SessionId,
-}
-
-impl Transport<RoleServer> for SessionTransport {
-    type Error = std::convert::Infallible;
-
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        lock(&self.shared.table).touch(&self.id);
-        let target = self.routes.route(&item);
-        async move {
-            // A client gone before its answer (a closed stream) loses nothing it could
-            // still read; rmcp's manager drops such a message too.
-            match target {
-                Target::Initialize(tx) => {
-                    let _ = tx.send(item);
-                }
-                Target::Stream(tx) => {
-                    let _ = tx.send(ServerSseMessage::from_message(item)).await;
-                }
-                Target::Nowhere => {
-                    tracing::debug!("no open stream for a server message: dropped");
-                }
-            }
-            Ok(())
-        }
-    }
-
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        self.inbox.recv().await.map(|message| *message)
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        self.inbox.close();
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::{ClientRequest, InitializeRequest};
+    use rmcp::model::{ClientRequest, InitializeRequest, RequestId};
+    use rmcp::transport::Transport as _;
 
     fn handshake() -> SessionState {
         SessionState::new(
