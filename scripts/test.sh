@@ -30,14 +30,13 @@ cpu_file=$work/times
 lane_pids=()
 # A run that ends early (a signal) stops the lanes still running.
 trap 'for p in "${lane_pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
-# children_cs: the CPU time of the children waited for so far, in centiseconds, into $cs.
-# `times` runs in this shell (a $(...) subshell would see none of them).
-children_cs() {
-  local user sys t m sec
-  times >"$cpu_file"
-  { read -r _ _; read -r user sys; } <"$cpu_file"
+# cpu_cs FILE: the CPU time in a `times` output (both lines: the shell's own, its waited-for
+# children's), in centiseconds, into $cs.
+cpu_cs() {
+  local user sys cuser csys t m sec
+  { read -r user sys; read -r cuser csys; } <"$1"
   cs=0
-  for t in "$user" "$sys"; do # e.g. 12m3.456s
+  for t in "$user" "$sys" "$cuser" "$csys"; do # e.g. 12m3.456s
     m=${t%%m*}; sec=${t#*m}; sec=${sec%s}
     cs=$((cs + (m * 60 + 10#${sec%.*}) * 100 + 10#${sec#*.} / 10))
   done
@@ -48,17 +47,20 @@ step() {
   local name="$1"; shift
   echo
   echo "=== $name"
-  local t0=$SECONDS c0 result mark=" "
-  children_cs; c0=$cs
-  if "$@"; then
+  local t0=$SECONDS result mark=" "
+  # In a subshell that writes its `times`: the step's CPU alone (this shell's own count of
+  # its children also takes in a lane that ends meanwhile).
+  rm -f "$cpu_file"
+  if ( "$@"; rc=$?; times >"$cpu_file"; exit "$rc" ); then
     passed=$((passed + 1)); result=ok
   else
     failed=$((failed + 1)); failures+=("$name"); result=FAILED
   fi
-  children_cs
+  cs=0
+  [ ! -s "$cpu_file" ] || cpu_cs "$cpu_file"
   [ -z "$lane_steps" ] || mark="&"
-  rows+=("$(printf '%6d %7d  %-6s %s %s' $((SECONDS - t0)) $(((cs - c0) / 100)) "$result" "$mark" "$name")")
-  echo "=== $result: $name ($((SECONDS - t0)) s, CPU $(((cs - c0) / 100)) s)"
+  rows+=("$(printf '%6d %7d  %-6s %s %s' $((SECONDS - t0)) $((cs / 100)) "$result" "$mark" "$name")")
+  echo "=== $result: $name ($((SECONDS - t0)) s, CPU $((cs / 100)) s)"
   echo "=== disk: $(df -h . | awk 'NR==2 {print $4}') free; build folders: $(du -sch "$BUILD" "$BUILD_FUZZ" 2>/dev/null | awk 'END {print $1}')"
   [ -z "$lane_steps" ] || printf '%s\t%s\t%s\n' "$result" "$name" "${rows[-1]}" >>"$lane_steps"
 }
@@ -236,7 +238,8 @@ fi
 echo
 df -h . | sed -n 2p | awk '{print "test.sh: disk after the run: " $4 " free"}'
 du -sh "$BUILD" "$BUILD_FUZZ" 2>/dev/null | sed 's/^/test.sh: build output: /'
-children_cs
+times >"$cpu_file"
+cpu_cs "$cpu_file"
 echo
 echo "test.sh: time per step${QUICK:+ (QUICK=1)}: wall-clock and CPU seconds (CPU: user + system)"
 echo "(&: ran in the second lane, beside the steps run meanwhile; their wall times overlap)"
