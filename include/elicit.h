@@ -6,12 +6,16 @@
  *   and elicit_round (one round of one call, one thread at a time). Each *_new
  *   writes a handle the caller owns to its `out` parameter; release it with the
  *   matching *_free (NULL is accepted, never free twice).
- * - Text inputs are UTF-8 JSON as (const uint8_t *ptr, size_t len), not
- *   NUL-terminated, borrowed only for the duration of the call.
- * - Outputs go to caller buffers as (uint8_t *buf, size_t cap, size_t *out_len):
- *   too small gives ELICIT_ERR_BUFFER_TOO_SMALL with *out_len = size needed and the
- *   buffer untouched; buf = NULL, cap = 0 is a size query. Out-parameters are
- *   written only on success (and *out_len on ELICIT_ERR_BUFFER_TOO_SMALL).
+ * - Texts in are UTF-8 (JSON where a function says so) as (const char *ptr, size_t
+ *   len), not NUL-terminated, borrowed only for the duration of the call. Bytes that
+ *   are not text (keys, random bytes) are (const uint8_t *ptr, size_t len).
+ * - Arguments that travel together are one struct: a request as the transport
+ *   received it is an elicit_request (for calls and sealers alike), a round's input
+ *   texts an elicit_round_input, a server's declarations an elicit_server_config.
+ * - Every text out has the one reader signature (..., char *buf, size_t cap,
+ *   size_t *out_len): too small gives ELICIT_ERR_BUFFER_TOO_SMALL with *out_len = size
+ *   needed and the buffer untouched; buf = NULL, cap = 0 is a size query. Out-parameters
+ *   are written only on success (and *out_len on ELICIT_ERR_BUFFER_TOO_SMALL).
  * - Every fallible function returns an elicit_result: 0 (ELICIT_OK) or an
  *   ELICIT_ERR_* code; elicit_result_str() names it and elicit_round_last_error()
  *   gives the detailed message.
@@ -72,16 +76,6 @@
 #define ELICIT_KIND_ROOTS 3
 
 /**
- * Level of a note from `elicit_round_note`: worth a DEBUG log line.
- */
-#define ELICIT_NOTE_DEBUG 10
-
-/**
- * Level of a note from `elicit_round_note`: worth an INFO log line.
- */
-#define ELICIT_NOTE_INFO 20
-
-/**
  * Most keys an `elicit_key_ring` holds.
  */
 #define ELICIT_MAX_KEYS 8
@@ -101,6 +95,16 @@
  * `elicit_server_entry.target`.
  */
 #define ELICIT_METHOD_RESOURCES_READ 2
+
+/**
+ * Level of a note from `elicit_round_note`: worth a DEBUG log line.
+ */
+#define ELICIT_NOTE_DEBUG 10
+
+/**
+ * Level of a note from `elicit_round_note`: worth an INFO log line.
+ */
+#define ELICIT_NOTE_INFO 20
 
 /**
  * One request served from a server (opaque): made with `elicit_call_new`, stepped
@@ -241,79 +245,6 @@ typedef struct elicit_server_config {
     size_t workspace_size;
 } elicit_server_config;
 
-/**
- * One request as the transport received it, for `elicit_call_new`; read during the
- * call only (the call copies what it keeps).
- */
-typedef struct elicit_request {
-    /**
-     * The JSON-RPC `id` as received (its JSON text: `7` or `"a"`), UTF-8; required.
-     */
-    const char *id;
-    /**
-     * The length of `id` in bytes.
-     */
-    size_t id_len;
-    /**
-     * The JSON-RPC method: `tools/call`, `prompts/get` or `resources/read`.
-     */
-    const char *method;
-    /**
-     * The length of `method` in bytes.
-     */
-    size_t method_len;
-    /**
-     * The request's `params` object exactly as received, UTF-8 JSON; NULL with length
-     * 0 when the request had none.
-     */
-    const char *params;
-    /**
-     * The length of `params` in bytes.
-     */
-    size_t params_len;
-    /**
-     * The authenticated principal the state is bound to (as the MCP Python SDK binds
-     * it), UTF-8; NULL with length 0 for none.
-     */
-    const char *principal;
-    /**
-     * The length of `principal` in bytes.
-     */
-    size_t principal_len;
-    /**
-     * The protocol version the connection negotiated in `initialize`, UTF-8; NULL with
-     * length 0 when there was no `initialize` (a 2026-07-28 request says its own
-     * version in `_meta`, which wins).
-     */
-    const char *protocol_version;
-    /**
-     * The length of `protocol_version` in bytes.
-     */
-    size_t protocol_version_len;
-    /**
-     * The `capabilities` the client sent in `initialize`, UTF-8 JSON; NULL with length 0
-     * when there was none (a 2026-07-28 request carries its own in `_meta`, which win).
-     */
-    const char *client_capabilities;
-    /**
-     * The length of `client_capabilities` in bytes.
-     */
-    size_t client_capabilities_len;
-    /**
-     * The time, in seconds since the Unix epoch (`elicit_os_time`).
-     */
-    double now;
-    /**
-     * `ELICIT_SEAL_RANDOM_LEN` fresh random bytes (`elicit_os_random`) for sealing the
-     * state this call may hand out.
-     */
-    const uint8_t *random;
-    /**
-     * The length of `random`: `ELICIT_SEAL_RANDOM_LEN`.
-     */
-    size_t random_len;
-} elicit_request;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -337,10 +268,10 @@ extern "C" {
  * a write; `err_buf` NULL or valid for `err_cap` writable bytes; `err_len` NULL or
  * writable.
  */
-elicit_result elicit_plan_new(const uint8_t *declaration,
+elicit_result elicit_plan_new(const char *declaration,
                               size_t declaration_len,
                               struct elicit_plan **out,
-                              uint8_t *err_buf,
+                              char *err_buf,
                               size_t err_cap,
                               size_t *err_len);
 
@@ -355,15 +286,20 @@ elicit_result elicit_plan_new(const uint8_t *declaration,
 void elicit_plan_free(struct elicit_plan *plan);
 
 /**
- * The tool's name: `*name` points to `*name_len` bytes of UTF-8 (not NUL-terminated)
- * owned by the plan, valid until the plan is freed.
+ * The tool's name, UTF-8, under the output convention of every text this library
+ * writes: `buf` receives the text (not NUL-terminated) and `*out_len` its length;
+ * `buf = NULL, cap = 0` is a size query that succeeds with `*out_len` = the size
+ * needed; when `cap` is too small the call returns `ELICIT_ERR_BUFFER_TOO_SMALL`,
+ * writes the size needed to `*out_len` and leaves `buf` untouched.
  *
  * # Safety
- * `plan` NULL or live; `name` and `name_len` valid for writes.
+ * `plan` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+ * for a write.
  */
 elicit_result elicit_plan_tool_name(const struct elicit_plan *plan,
-                                    const uint8_t **name,
-                                    size_t *name_len);
+                                    char *buf,
+                                    size_t cap,
+                                    size_t *out_len);
 
 /**
  * The number of parameters (model-supplied and elicited), written to `*count`.
@@ -375,17 +311,17 @@ elicit_result elicit_plan_tool_name(const struct elicit_plan *plan,
 elicit_result elicit_plan_param_count(const struct elicit_plan *plan, size_t *count);
 
 /**
- * The name of parameter `index`: `*name` points to `*name_len` bytes of UTF-8 (not
- * NUL-terminated) owned by the plan, valid until the plan is freed.
- * `ELICIT_ERR_INDEX` when `index` is out of range.
+ * The name of parameter `index`, UTF-8, under the output convention (as
+ * `elicit_plan_tool_name`). `ELICIT_ERR_INDEX` when `index` is out of range.
  *
  * # Safety
- * `plan` NULL or live; `name` and `name_len` valid for writes.
+ * As `elicit_plan_tool_name`.
  */
 elicit_result elicit_plan_param_name(const struct elicit_plan *plan,
                                      size_t index,
-                                     const uint8_t **name,
-                                     size_t *name_len);
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *out_len);
 
 /**
  * The index of the parameter called `name` (`name_len` bytes of UTF-8), written to
@@ -395,7 +331,7 @@ elicit_result elicit_plan_param_name(const struct elicit_plan *plan,
  * `plan` NULL or live; `name` valid for `name_len` bytes; `index` valid for a write.
  */
 elicit_result elicit_plan_param_index(const struct elicit_plan *plan,
-                                      const uint8_t *name,
+                                      const char *name,
                                       size_t name_len,
                                       size_t *index);
 
@@ -462,475 +398,14 @@ elicit_result elicit_plan_param_kind(const struct elicit_plan *plan, size_t inde
  * or valid for `cap` writable bytes; `out_len` and `cache_private` valid for writes.
  */
 elicit_result elicit_plan_input_schema(const struct elicit_plan *plan,
-                                       const uint8_t *input_schema,
+                                       const char *input_schema,
                                        size_t input_schema_len,
-                                       const uint8_t *client_capabilities,
+                                       const char *client_capabilities,
                                        size_t client_capabilities_len,
-                                       uint8_t *buf,
+                                       bool *cache_private,
+                                       char *buf,
                                        size_t cap,
-                                       size_t *out_len,
-                                       bool *cache_private);
-
-/**
- * Start a 2026-07-28 (modern era) round of a call to the plan's tool.
- *
- * - `arguments`: the call's `arguments`, UTF-8 JSON (must be an object); required.
- * - `request_state`: the plaintext `requestState` (already unsealed by the host), or
- *   NULL with length 0 when the request carried none. Anything unreadable counts as
- *   no progress, never as an error.
- * - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
- * - `client_capabilities`: the client's `ClientCapabilities` object, UTF-8 JSON, as
- *   the request carried it (`_meta["io.modelcontextprotocol/clientCapabilities"]`; on
- *   the handshake era the `capabilities` of `initialize`). It says which kinds of
- *   request the round may show: `elicitation: {}` (or `elicitation.form`) is form
- *   elicitation, `elicitation.url` URL mode, `sampling` sampling, `roots` roots; text
- *   that is not a JSON object declares nothing. NULL with length 0 means form
- *   elicitation only, the engine's default (a host that declares nothing more never
- *   sees URL, sampling or roots questions: such a round fails with
- *   `ELICIT_ERR_MISSING_CAPABILITY`). The text is read here and not kept.
- * - `workspace_size`: bytes for what the host hands over later (resolver values and
- *   questions); 0 means `ELICIT_DEFAULT_WORKSPACE` (64 KiB).
- *
- * The round copies the arguments, state and responses (into one allocation of their total size plus the
- * workspace): the caller's buffers may be reused as soon as this returns. On success
- * `*out` receives a round the caller owns and must release with `elicit_round_free`;
- * then call `elicit_round_poll`.
- *
- * On failure `*out` is untouched and the message is written to the optional
- * `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes: `ELICIT_ERR_NULL`,
- * `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`, `ELICIT_ERR_TOO_LARGE`,
- * `ELICIT_ERR_ARGUMENTS` (arguments not a JSON object), `ELICIT_ERR_INPUT_RESPONSES`
- * (answer the request with JSON-RPC error -32602 and this message),
- * `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`. (A missing capability is found by
- * `elicit_round_poll`, before any question is shown.)
- *
- * # Safety
- * `plan` NULL or a live plan; each `(ptr, len)` pair NULL or valid for `len` readable
- * bytes; `out` valid for a write; `err_buf` NULL or valid for `err_cap` bytes;
- * `err_len` NULL or writable.
- */
-elicit_result elicit_round_new_modern(const struct elicit_plan *plan,
-                                      const uint8_t *arguments,
-                                      size_t arguments_len,
-                                      const uint8_t *request_state,
-                                      size_t request_state_len,
-                                      const uint8_t *input_responses,
-                                      size_t input_responses_len,
-                                      const uint8_t *client_capabilities,
-                                      size_t client_capabilities_len,
-                                      size_t workspace_size,
-                                      struct elicit_round **out,
-                                      uint8_t *err_buf,
-                                      size_t err_cap,
-                                      size_t *err_len);
-
-/**
- * Start a handshake-era round (protocol 2025-11-25 and earlier): the questions go out
- * one at a time (`ELICIT_STEP_ASK`) as server-to-client requests, within one call.
- * Arguments (`client_capabilities`: the `capabilities` the client sent in
- * `initialize`; NULL with length 0 means form elicitation only), ownership, workspace
- * and errors as for `elicit_round_new_modern`.
- *
- * # Safety
- * As `elicit_round_new_modern`.
- */
-elicit_result elicit_round_new_handshake(const struct elicit_plan *plan,
-                                         const uint8_t *arguments,
-                                         size_t arguments_len,
-                                         const uint8_t *client_capabilities,
-                                         size_t client_capabilities_len,
-                                         size_t workspace_size,
-                                         struct elicit_round **out,
-                                         uint8_t *err_buf,
-                                         size_t err_cap,
-                                         size_t *err_len);
-
-/**
- * Release a round and everything it owns. NULL is accepted and ignored. Never free
- * the same handle twice. Pointers obtained from the round are invalid afterwards
- * (output buffers belong to the caller and are unaffected).
- *
- * # Safety
- * `round` must be NULL or a handle from `elicit_round_new_*` not yet freed.
- */
-void elicit_round_free(struct elicit_round *round);
-
-/**
- * Advance the round and say what it needs next: `*step` receives one of the
- * `ELICIT_STEP_*` kinds and `*param` the parameter index it concerns
- * (`ELICIT_NO_PARAM` for DONE and INPUT_REQUIRED).
- *
- * The drain rule: after creating a round and after every successful
- * `elicit_round_resolve_*` or `elicit_round_answer`, call `elicit_round_poll` until it
- * returns a step that needs the host (RESOLVE, ASK) or a terminal one (DONE,
- * INPUT_REQUIRED) or an error. Polling again without answering returns the same step
- * (it is idempotent). Answering a step that is not the current one returns
- * `ELICIT_ERR_WRONG_STEP` and changes nothing.
- *
- * A `3xx`/`4xx` code means the round has failed: the tool call fails with the message
- * from `elicit_round_last_error`; every later call on the round returns the same code.
- * `ELICIT_ERR_MISSING_CAPABILITY` comes before any question is shown (modern era:
- * when the round would answer INPUT_REQUIRED with a request of a kind the client did
- * not declare; handshake era: instead of such an ASK): answer with JSON-RPC error
- * -32021 and `elicit_round_required_capabilities`.
- *
- * # Safety
- * `round` NULL or live; `step` and `param` valid for writes.
- */
-elicit_result elicit_round_poll(struct elicit_round *round, uint32_t *step, size_t *param);
-
-/**
- * During `ELICIT_STEP_RESOLVE`: the resolver's inputs, a JSON object
- * `{"need": value, ...}` (arguments as the call sent them, elicited values settled).
- *
- * Output convention (all `elicit_round_*` readers): `buf` receives the UTF-8 JSON (not
- * NUL-terminated) and `*out_len` its length. When `cap` is too small the call returns
- * `ELICIT_ERR_BUFFER_TOO_SMALL`, writes the size needed to `*out_len` and leaves `buf`
- * untouched; `buf = NULL, cap = 0` is a size query that succeeds with `*out_len` = the
- * size needed. Outside the step: `ELICIT_ERR_WRONG_STEP` (or the round's failure code).
- *
- * # Safety
- * `round` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
- * for a write.
- */
-elicit_result elicit_round_resolve_inputs(struct elicit_round *round,
-                                          uint8_t *buf,
-                                          size_t cap,
-                                          size_t *out_len);
-
-/**
- * Answer the current `ELICIT_STEP_RESOLVE` with the value the resolver returned (any
- * UTF-8 JSON): nothing is asked and nothing is carried in the state. The text is
- * copied into the round's workspace. Then poll.
- *
- * `ELICIT_ERR_RESOLVER_ANSWER` when the text is not JSON (nothing changed);
- * `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
- *
- * # Safety
- * `round` NULL or live; `value` valid for `value_len` readable bytes.
- */
-elicit_result elicit_round_resolve_value(struct elicit_round *round,
-                                         const uint8_t *value,
-                                         size_t value_len);
-
-/**
- * Answer the current `ELICIT_STEP_RESOLVE` with the question the resolver decided to
- * ask, UTF-8 JSON in the shape of the parameter's kind (`elicit_plan_param_kind`, the
- * resolver's declared `"kind"`):
- * - form: `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
- *   (`type` defaults to the parameter's type);
- * - URL: `{"message": "...", "url": "..."}`;
- * - sampling: `{"sampling": {CreateMessageRequest params}}`;
- * - roots: `{"roots": {ListRootsRequest params, usually empty}}`.
- *
- * The text is copied into the round's workspace. Then poll.
- *
- * `ELICIT_ERR_RESOLVER_ANSWER` for an invalid question (see that code for when the
- * round fails); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`; a `4xx` code
- * when the question settles the parameter and its recorded answer fails it.
- *
- * # Safety
- * `round` NULL or live; `question` valid for `question_len` readable bytes.
- */
-elicit_result elicit_round_resolve_question(struct elicit_round *round,
-                                            const uint8_t *question,
-                                            size_t question_len);
-
-/**
- * Fail the current `ELICIT_STEP_RESOLVE`: the resolver's own dependency `dependency`
- * (a name, UTF-8) could not be built. The round fails with the reference's message, so
- * this returns `ELICIT_ERR_RESOLVER_DEPENDENCY` when it works (or
- * `ELICIT_ERR_WRONG_STEP` outside the step).
- *
- * # Safety
- * `round` NULL or live; `dependency` valid for `dependency_len` readable bytes.
- */
-elicit_result elicit_round_resolve_failed(struct elicit_round *round,
-                                          const uint8_t *dependency,
-                                          size_t dependency_len);
-
-/**
- * During `ELICIT_STEP_ASK` (handshake era): the params of the request to send, with
- * the method of the parameter's kind (`elicit_plan_param_kind`):
- * - `ELICIT_KIND_FORM`, method `elicitation/create`:
- *   `{"mode":"form","message":...,"requestedSchema":...}`;
- * - `ELICIT_KIND_URL`, method `elicitation/create`:
- *   `{"mode":"url","message":...,"url":...,"elicitationId":...}`, whose
- *   `elicitationId` is the question's digest; send
- *   `notifications/elicitation/complete` with it when the out-of-band flow is done;
- * - `ELICIT_KIND_SAMPLING`, method `sampling/createMessage`: the CreateMessageRequest
- *   params as declared (or as the resolver asked them);
- * - `ELICIT_KIND_ROOTS`, method `roots/list`: the ListRootsRequest params (usually
- *   `{}`).
- *
- * Output convention as for `elicit_round_resolve_inputs`.
- *
- * # Safety
- * As `elicit_round_resolve_inputs`.
- */
-elicit_result elicit_round_ask(struct elicit_round *round,
-                               uint8_t *buf,
-                               size_t cap,
-                               size_t *out_len);
-
-/**
- * Answer the current `ELICIT_STEP_ASK` with the client's result for the request's
- * kind, UTF-8 JSON: an ElicitResult for form (`{"action":"accept","content":{...}}`,
- * `{"action":"decline"}`, ...) and URL mode (the action alone, no content; accepting
- * settles the parameter to `true`); a CreateMessageResult for sampling (the parameter
- * settles to it whole); a ListRootsResult for roots (the parameter settles to its
- * `roots` array). When the client refused a sampling or roots request (a JSON-RPC
- * error), answer `{"action":"decline"}`. The text is copied into the round's
- * workspace. Then poll.
- *
- * A `4xx` code when the answer fails the call (declined without a default, content
- * not matching the schema, `ELICIT_ERR_WRONG_REPLY` for a result of another kind,
- * ...); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
- *
- * # Safety
- * `round` NULL or live; `elicit_result_json` valid for `len` readable bytes.
- */
-elicit_result elicit_round_answer(struct elicit_round *round,
-                                  const uint8_t *elicit_result_json,
-                                  size_t len);
-
-/**
- * After `ELICIT_STEP_DONE`: the elicited parameters' values, a JSON object
- * `{"name": value, ...}` in resolution order, compact UTF-8. Output convention as for
- * `elicit_round_resolve_inputs`.
- *
- * # Safety
- * As `elicit_round_resolve_inputs`.
- */
-elicit_result elicit_round_values(struct elicit_round *round,
-                                  uint8_t *buf,
-                                  size_t cap,
-                                  size_t *out_len);
-
-/**
- * After `ELICIT_STEP_DONE`: the value of parameter `param` (signature index, elicited
- * or not; `null` for a missing argument without default), compact UTF-8 JSON.
- * `ELICIT_ERR_INDEX` for an index out of range. Output convention as for
- * `elicit_round_resolve_inputs`.
- *
- * # Safety
- * As `elicit_round_resolve_inputs`.
- */
-elicit_result elicit_round_value_of(struct elicit_round *round,
-                                    size_t param,
-                                    uint8_t *buf,
-                                    size_t cap,
-                                    size_t *out_len);
-
-/**
- * After `ELICIT_STEP_INPUT_REQUIRED`: the `inputRequests` object,
- * `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8; each
- * request carries the method of its parameter's kind (`elicitation/create`,
- * `sampling/createMessage`, `roots/list`).
- * `flags` is 0 or `ELICIT_REQUESTS_CLIENT_VIEW`; other bits give
- * `ELICIT_ERR_INVALID_ARGUMENT`. Output convention as for
- * `elicit_round_resolve_inputs`.
- *
- * # Safety
- * As `elicit_round_resolve_inputs`.
- */
-elicit_result elicit_round_input_requests(struct elicit_round *round,
-                                          uint32_t flags,
-                                          uint8_t *buf,
-                                          size_t cap,
-                                          size_t *out_len);
-
-/**
- * After `ELICIT_STEP_INPUT_REQUIRED`: the plaintext `requestState` (ASCII JSON) to
- * seal and send with the InputRequiredResult; the client returns it on the next round.
- * Output convention as for `elicit_round_resolve_inputs`.
- *
- * # Safety
- * As `elicit_round_resolve_inputs`.
- */
-elicit_result elicit_round_request_state(struct elicit_round *round,
-                                         uint8_t *buf,
-                                         size_t cap,
-                                         size_t *out_len);
-
-/**
- * After `ELICIT_STEP_FALLBACK` (a plan declared with `"fallback": "arguments"`, a
- * client that cannot be asked; docs/fallback.md): the tool result to answer the
- * `tools/call` with, a CallToolResult as compact UTF-8 JSON:
- * `{"content":[{"type":"text","text":...}],"isError":true,"_meta":{"elicit/askUser":[...]}}`.
- * The text tells the model which questions to ask the user and to call the tool again
- * with the answers as arguments; the `_meta` list holds
- * `{"name","question","schema","required"}` per parameter. Send it as the call's
- * result (not a JSON-RPC error), with the era's own result `_meta` merged in if the
- * host adds any. Output convention as for `elicit_round_resolve_inputs`;
- * `ELICIT_ERR_WRONG_STEP` at any other step.
- *
- * # Safety
- * As `elicit_round_resolve_inputs`.
- */
-elicit_result elicit_round_fallback_result(struct elicit_round *round,
-                                           uint8_t *buf,
-                                           size_t cap,
-                                           size_t *out_len);
-
-/**
- * After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the
- * `requiredCapabilities` of the -32021 error's `data`, a ClientCapabilities object
- * keyed by every kind the round's questions need and the client did not declare,
- * e.g. `{"elicitation":{"url":{}},"sampling":{}}`, compact UTF-8. Output convention
- * as for `elicit_round_resolve_inputs`; `ELICIT_ERR_WRONG_STEP` when the round has
- * not failed that way.
- *
- * # Safety
- * As `elicit_round_resolve_inputs`.
- */
-elicit_result elicit_round_required_capabilities(struct elicit_round *round,
-                                                 uint8_t *buf,
-                                                 size_t cap,
-                                                 size_t *out_len);
-
-/**
- * How many notes the round has made so far (events a host may log: a reply ignored
- * because its question changed, a recorded answer dropped), written to `*count`.
- * Notes are available in every state, failed rounds included.
- *
- * # Safety
- * `round` NULL or live; `count` valid for a write.
- */
-elicit_result elicit_round_note_count(struct elicit_round *round, size_t *count);
-
-/**
- * Note `index` (0 to count - 1, in the order they happened): `*level` receives
- * `ELICIT_NOTE_DEBUG` or `ELICIT_NOTE_INFO`, `*param` the parameter it concerns, and
- * `buf` the log line the reference writes for it (UTF-8). Output convention as for
- * `elicit_round_resolve_inputs`; `*level` and `*param` are written only on success.
- *
- * # Safety
- * `round` NULL or live; `level`, `param`, `out_len` valid for writes; `buf` NULL or
- * valid for `cap` writable bytes.
- */
-elicit_result elicit_round_note(struct elicit_round *round,
-                                size_t index,
-                                uint32_t *level,
-                                size_t *param,
-                                uint8_t *buf,
-                                size_t cap,
-                                size_t *out_len);
-
-/**
- * The message of the most recent call on this round that failed (UTF-8, the engine's
- * wording, e.g. the tool error text for a `4xx` code), or empty when none failed. The
- * message is replaced by each later failure and kept across successes. Works on a
- * poisoned round (it then tells about the panic). Output convention as for
- * `elicit_round_resolve_inputs` (too small: `ELICIT_ERR_BUFFER_TOO_SMALL`).
- *
- * # Safety
- * `round` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
- * for a write.
- */
-elicit_result elicit_round_last_error(const struct elicit_round *round,
-                                      uint8_t *buf,
-                                      size_t cap,
-                                      size_t *out_len);
-
-/**
- * Answer the current `ELICIT_STEP_RESOLVE` with a question built from plain text: the
- * library writes the JSON (`{"message":...,"title":...,"description":...}`), escaping
- * whatever the texts hold (quotes, backslashes, control characters, any Unicode), and
- * passes it to `elicit_round_resolve_question`. The question's type is the
- * parameter's own. For form parameters (`ELICIT_KIND_FORM`) only: the other kinds'
- * questions have other shapes, so answer them with `elicit_round_resolve_question`.
- *
- * - `message`: the text shown to the user, UTF-8, required;
- * - `title`, `description`: optional UTF-8 texts (NULL with length 0 for none).
- *
- * Codes and what follows as for `elicit_round_resolve_question` (then poll);
- * `ELICIT_ERR_NULL` and `ELICIT_ERR_UTF8` name the argument in the round's message.
- *
- * # Safety
- * `round` NULL or live; each `(ptr, len)` pair NULL or valid for `len` readable bytes.
- */
-elicit_result elicit_round_resolve_question_text(struct elicit_round *round,
-                                                 const uint8_t *message,
-                                                 size_t message_len,
-                                                 const uint8_t *title,
-                                                 size_t title_len,
-                                                 const uint8_t *description,
-                                                 size_t description_len);
-
-/**
- * During `ELICIT_STEP_RESOLVE`: the input called `name` (UTF-8, `name_len` bytes) of
- * the current resolver, as compact UTF-8 JSON (the value `elicit_round_resolve_inputs`
- * holds under that name). `ELICIT_ERR_NOT_FOUND` when the resolver has no such input
- * (the round's message lists the ones it has); `ELICIT_ERR_WRONG_STEP` outside the
- * step. Output convention as for `elicit_round_resolve_inputs`.
- *
- * # Safety
- * `round` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or
- * valid for `cap` writable bytes; `out_len` valid for a write.
- */
-elicit_result elicit_round_resolve_input(struct elicit_round *round,
-                                         const uint8_t *name,
-                                         size_t name_len,
-                                         uint8_t *buf,
-                                         size_t cap,
-                                         size_t *out_len);
-
-/**
- * As `elicit_round_resolve_input`, for a string input: its text, decoded (escapes
- * resolved), UTF-8, not NUL-terminated. `ELICIT_ERR_WRONG_TYPE` when the input is not
- * a JSON string, or holds a lone UTF-16 surrogate escape that UTF-8 cannot carry.
- *
- * # Safety
- * As `elicit_round_resolve_input`.
- */
-elicit_result elicit_round_resolve_input_text(struct elicit_round *round,
-                                              const uint8_t *name,
-                                              size_t name_len,
-                                              uint8_t *buf,
-                                              size_t cap,
-                                              size_t *out_len);
-
-/**
- * As `elicit_round_resolve_input`, for an integer input, written to `*out`: a JSON
- * number with an integral value within `int64_t` (`3` and `3.0` both read as 3, as the
- * engine's integer type accepts them). `ELICIT_ERR_WRONG_TYPE` for anything else (a
- * fraction, a value out of range, a string such as `"3"`).
- *
- * # Safety
- * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
- * write.
- */
-elicit_result elicit_round_resolve_input_int(struct elicit_round *round,
-                                             const uint8_t *name,
-                                             size_t name_len,
-                                             int64_t *out);
-
-/**
- * As `elicit_round_resolve_input`, for a number input, written to `*out` as the
- * nearest `double` (integers beyond 2^53 are rounded). `ELICIT_ERR_WRONG_TYPE` when
- * the input is not a JSON number.
- *
- * # Safety
- * As `elicit_round_resolve_input_int`.
- */
-elicit_result elicit_round_resolve_input_number(struct elicit_round *round,
-                                                const uint8_t *name,
-                                                size_t name_len,
-                                                double *out);
-
-/**
- * As `elicit_round_resolve_input`, for a boolean input (JSON `true` or `false`),
- * written to `*out`. `ELICIT_ERR_WRONG_TYPE` for anything else.
- *
- * # Safety
- * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
- * write.
- */
-elicit_result elicit_round_resolve_input_bool(struct elicit_round *round,
-                                              const uint8_t *name,
-                                              size_t name_len,
-                                              bool *out);
+                                       size_t *out_len);
 
 /**
  * Create a key ring from `key_count` keys: `keys[i]` points to `key_lens[i]` bytes of
@@ -953,7 +428,7 @@ elicit_result elicit_key_ring_new(const uint8_t *const *keys,
                                   const size_t *key_lens,
                                   size_t key_count,
                                   struct elicit_key_ring **out,
-                                  uint8_t *err_buf,
+                                  char *err_buf,
                                   size_t err_cap,
                                   size_t *err_len);
 
@@ -987,11 +462,11 @@ void elicit_key_ring_free(struct elicit_key_ring *ring);
  * or writable.
  */
 elicit_result elicit_sealer_new(const struct elicit_key_ring *ring,
-                                const uint8_t *audience,
+                                const char *audience,
                                 size_t audience_len,
                                 double ttl_secs,
                                 struct elicit_sealer **out,
-                                uint8_t *err_buf,
+                                char *err_buf,
                                 size_t err_cap,
                                 size_t *err_len);
 
@@ -1009,18 +484,12 @@ void elicit_sealer_free(struct elicit_sealer *sealer);
  * `requestState` token for the request it answers, and write the token (ASCII, not
  * NUL-terminated) to `buf`.
  *
- * The request is described as the MCP Python SDK binds it:
- * - `method`: the JSON-RPC method, e.g. `tools/call` (UTF-8, required);
- * - `params`: the request's `params` object as received, UTF-8 JSON; the binding
- *   reads `name` and `arguments` from it (`uri` for `resources/read`) and ignores
- *   everything else (`requestState`, `inputResponses`, `_meta`). NULL with length 0
- *   counts as `{}`;
- * - `principal`: the authenticated principal (the SDK's default is the compact JSON
- *   array `["client_id","issuer","subject"]`, `null` for a missing part), UTF-8; NULL
- *   with length 0 for an unauthenticated request;
- * - `now`: the current time in Unix seconds (fractions allowed; `elicit_os_time`);
- * - `random`: `ELICIT_SEAL_RANDOM_LEN` fresh bytes from a CSPRNG (`elicit_os_random`),
- *   the nonce then the principal salt; `random_len` must be exactly that.
+ * `request` describes the request the state answers, as the MCP Python SDK binds it
+ * (`elicit_request`; its `id`, `protocol_version` and `client_capabilities` are not
+ * read): `method` (required); `params`, the request's `params` object as received,
+ * from which the binding reads `name` and `arguments` (`uri` for `resources/read`),
+ * ignoring everything else (`requestState`, `inputResponses`, `_meta`); `principal`;
+ * `now`; and `random`, exactly `ELICIT_SEAL_RANDOM_LEN` fresh bytes.
  *
  * Output convention as for `elicit_round_resolve_inputs` (`buf = NULL, cap = 0` is a
  * size query). `detail` is optional (NULL): on failure it receives a static,
@@ -1030,23 +499,16 @@ void elicit_sealer_free(struct elicit_sealer *sealer);
  * `ELICIT_ERR_PANIC`. The SDK answers a sealing failure with JSON-RPC `-32603`.
  *
  * # Safety
- * `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
+ * `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+ * pairs NULL or valid for `len` readable bytes; `state` valid for `state_len` readable
  * bytes; `buf` NULL or valid for `cap` writable bytes; `out_len` valid for a write;
  * `detail` NULL or valid for a write.
  */
 elicit_result elicit_sealer_seal(const struct elicit_sealer *sealer,
-                                 const uint8_t *method,
-                                 size_t method_len,
-                                 const uint8_t *params,
-                                 size_t params_len,
-                                 const uint8_t *principal,
-                                 size_t principal_len,
-                                 double now,
-                                 const uint8_t *random,
-                                 size_t random_len,
-                                 const uint8_t *state,
+                                 const elicit_request *request,
+                                 const char *state,
                                  size_t state_len,
-                                 uint8_t *buf,
+                                 char *buf,
                                  size_t cap,
                                  size_t *out_len,
                                  const char **detail);
@@ -1055,8 +517,8 @@ elicit_result elicit_sealer_seal(const struct elicit_sealer *sealer,
  * Verify the request's `requestState` and write the plaintext state to `buf`, ready
  * for `elicit_round_new_modern`.
  *
- * `method`, `params`, `principal` and `now` describe the incoming request as for
- * `elicit_sealer_seal`; the token is read from `params.requestState` itself (so a host
+ * `request` describes the incoming request as for `elicit_sealer_seal` (its `random`
+ * is not read either); the token is read from `params.requestState` itself (so a host
  * passes the params it received, untouched). `*has_state` receives false (and
  * `*out_len` 0) when the request carries no state (no `requestState`, or `null`): a
  * first round. Otherwise the token must verify: sealed under a key of the ring, not
@@ -1070,27 +532,22 @@ elicit_result elicit_sealer_seal(const struct elicit_sealer *sealer,
  * optional `detail` (NULL or a pointer receiving a static, NUL-terminated string) for
  * the server's log.
  *
- * Output convention as for `elicit_round_resolve_inputs`; `params_len` bytes always
- * suffice; a size query verifies the token too. `*has_state` is written only on
+ * Output convention as for `elicit_round_resolve_inputs`; `request.params_len` bytes
+ * always suffice; a size query verifies the token too. `*has_state` is written only on
  * success. Other codes: `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`,
  * `ELICIT_ERR_INVALID_ARGUMENT` (bad `now`; `params` not JSON),
  * `ELICIT_ERR_BUFFER_TOO_SMALL`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
  *
  * # Safety
- * `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
- * bytes; `has_state` and `out_len` valid for writes; `buf` NULL or valid for `cap`
- * writable bytes; `detail` NULL or valid for a write.
+ * `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+ * pairs NULL or valid for `len` readable bytes; `has_state` and `out_len` valid for
+ * writes; `buf` NULL or valid for `cap` writable bytes; `detail` NULL or valid for a
+ * write.
  */
 elicit_result elicit_sealer_unseal(const struct elicit_sealer *sealer,
-                                   const uint8_t *method,
-                                   size_t method_len,
-                                   const uint8_t *params,
-                                   size_t params_len,
-                                   const uint8_t *principal,
-                                   size_t principal_len,
-                                   double now,
+                                   const elicit_request *request,
                                    bool *has_state,
-                                   uint8_t *buf,
+                                   char *buf,
                                    size_t cap,
                                    size_t *out_len,
                                    const char **detail);
@@ -1173,7 +630,7 @@ void elicit_server_free(struct elicit_server *server);
  * or valid for `err_cap` bytes; `err_len` NULL or writable.
  */
 elicit_result elicit_call_new(const struct elicit_server *server,
-                              const struct elicit_request *request,
+                              const elicit_request *request,
                               struct elicit_call **out,
                               char *err_buf,
                               size_t err_cap,
@@ -1383,6 +840,442 @@ elicit_result elicit_call_last_error(struct elicit_call *call,
  * `call` must be NULL or a handle from `elicit_call_new` not yet freed.
  */
 void elicit_call_free(struct elicit_call *call);
+
+/**
+ * Start a 2026-07-28 (modern era) round of a call to the plan's tool, from `input`:
+ * the call's `arguments` (required), the plaintext `request_state` the host unsealed
+ * (`elicit_sealer_unseal`), the raw `input_responses` and the client's
+ * `client_capabilities` (see `elicit_round_input`). `workspace_size`: bytes for what
+ * the host hands over later (resolver values and questions); 0 means
+ * `ELICIT_DEFAULT_WORKSPACE` (64 KiB).
+ *
+ * The round copies the texts (into one allocation of their total size plus the
+ * workspace): the caller's buffers may be reused as soon as this returns. On success
+ * `*out` receives a round the caller owns and must release with `elicit_round_free`;
+ * then call `elicit_round_poll`.
+ *
+ * On failure `*out` is untouched and the message is written to the optional
+ * `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes: `ELICIT_ERR_NULL`,
+ * `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (among others: a sealed token as
+ * the state), `ELICIT_ERR_TOO_LARGE`, `ELICIT_ERR_ARGUMENTS` (arguments not a JSON
+ * object), `ELICIT_ERR_INPUT_RESPONSES` (answer the request with JSON-RPC error
+ * -32602 and this message), `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`. (A missing
+ * capability is found by `elicit_round_poll`, before any question is shown.)
+ *
+ * # Safety
+ * `plan` NULL or a live plan; `input` NULL or valid for a read, each of its `(ptr,
+ * len)` pairs NULL or valid for `len` readable bytes; `out` valid for a write;
+ * `err_buf` NULL or valid for `err_cap` bytes; `err_len` NULL or writable.
+ */
+elicit_result elicit_round_new_modern(const struct elicit_plan *plan,
+                                      const elicit_round_input *input,
+                                      size_t workspace_size,
+                                      struct elicit_round **out,
+                                      char *err_buf,
+                                      size_t err_cap,
+                                      size_t *err_len);
+
+/**
+ * Start a handshake-era round (protocol 2025-11-25 and earlier): the questions go out
+ * one at a time (`ELICIT_STEP_ASK`) as server-to-client requests, within one call.
+ * `input` as for `elicit_round_new_modern`, with `request_state` and
+ * `input_responses` NULL with length 0 (`client_capabilities`: the `capabilities`
+ * the client sent in `initialize`); ownership, workspace and errors as there.
+ *
+ * # Safety
+ * As `elicit_round_new_modern`.
+ */
+elicit_result elicit_round_new_handshake(const struct elicit_plan *plan,
+                                         const elicit_round_input *input,
+                                         size_t workspace_size,
+                                         struct elicit_round **out,
+                                         char *err_buf,
+                                         size_t err_cap,
+                                         size_t *err_len);
+
+/**
+ * Release a round and everything it owns. NULL is accepted and ignored. Never free
+ * the same handle twice. Pointers obtained from the round are invalid afterwards
+ * (output buffers belong to the caller and are unaffected).
+ *
+ * # Safety
+ * `round` must be NULL or a handle from `elicit_round_new_*` not yet freed.
+ */
+void elicit_round_free(struct elicit_round *round);
+
+/**
+ * Advance the round and say what it needs next: `*step` receives one of the
+ * `ELICIT_STEP_*` kinds and `*param` the parameter index it concerns
+ * (`ELICIT_NO_PARAM` for DONE and INPUT_REQUIRED).
+ *
+ * The drain rule: after creating a round and after every successful
+ * `elicit_round_resolve_*` or `elicit_round_answer`, call `elicit_round_poll` until it
+ * returns a step that needs the host (RESOLVE, ASK) or a terminal one (DONE,
+ * INPUT_REQUIRED) or an error. Polling again without answering returns the same step
+ * (it is idempotent). Answering a step that is not the current one returns
+ * `ELICIT_ERR_WRONG_STEP` and changes nothing.
+ *
+ * A `3xx`/`4xx` code means the round has failed: the tool call fails with the message
+ * from `elicit_round_last_error`; every later call on the round returns the same code.
+ * `ELICIT_ERR_MISSING_CAPABILITY` comes before any question is shown (modern era:
+ * when the round would answer INPUT_REQUIRED with a request of a kind the client did
+ * not declare; handshake era: instead of such an ASK): answer with JSON-RPC error
+ * -32021 and `elicit_round_required_capabilities`.
+ *
+ * # Safety
+ * `round` NULL or live; `step` and `param` valid for writes.
+ */
+elicit_result elicit_round_poll(struct elicit_round *round, uint32_t *step, size_t *param);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: the resolver's inputs, a JSON object
+ * `{"need": value, ...}` (arguments as the call sent them, elicited values settled).
+ *
+ * Output convention (all `elicit_round_*` readers): `buf` receives the UTF-8 JSON (not
+ * NUL-terminated) and `*out_len` its length. When `cap` is too small the call returns
+ * `ELICIT_ERR_BUFFER_TOO_SMALL`, writes the size needed to `*out_len` and leaves `buf`
+ * untouched; `buf = NULL, cap = 0` is a size query that succeeds with `*out_len` = the
+ * size needed. Outside the step: `ELICIT_ERR_WRONG_STEP` (or the round's failure code).
+ *
+ * # Safety
+ * `round` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+ * for a write.
+ */
+elicit_result elicit_round_resolve_inputs(struct elicit_round *round,
+                                          char *buf,
+                                          size_t cap,
+                                          size_t *out_len);
+
+/**
+ * Answer the current `ELICIT_STEP_RESOLVE` with the value the resolver returned (any
+ * UTF-8 JSON): nothing is asked and nothing is carried in the state. The text is
+ * copied into the round's workspace. Then poll.
+ *
+ * `ELICIT_ERR_RESOLVER_ANSWER` when the text is not JSON (nothing changed);
+ * `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
+ *
+ * # Safety
+ * `round` NULL or live; `value` valid for `value_len` readable bytes.
+ */
+elicit_result elicit_round_resolve_value(struct elicit_round *round,
+                                         const char *value,
+                                         size_t value_len);
+
+/**
+ * Answer the current `ELICIT_STEP_RESOLVE` with the question the resolver decided to
+ * ask, UTF-8 JSON in the shape of the parameter's kind (`elicit_plan_param_kind`, the
+ * resolver's declared `"kind"`):
+ * - form: `{"message": "...", "type"?: <type>, "title"?: "...", "description"?: "..."}`
+ *   (`type` defaults to the parameter's type);
+ * - URL: `{"message": "...", "url": "..."}`;
+ * - sampling: `{"sampling": {CreateMessageRequest params}}`;
+ * - roots: `{"roots": {ListRootsRequest params, usually empty}}`.
+ *
+ * The text is copied into the round's workspace. Then poll.
+ *
+ * `ELICIT_ERR_RESOLVER_ANSWER` for an invalid question (see that code for when the
+ * round fails); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`; a `4xx` code
+ * when the question settles the parameter and its recorded answer fails it.
+ *
+ * # Safety
+ * `round` NULL or live; `question` valid for `question_len` readable bytes.
+ */
+elicit_result elicit_round_resolve_question(struct elicit_round *round,
+                                            const char *question,
+                                            size_t question_len);
+
+/**
+ * Fail the current `ELICIT_STEP_RESOLVE`: the resolver's own dependency `dependency`
+ * (a name, UTF-8) could not be built. The round fails with the reference's message, so
+ * this returns `ELICIT_ERR_RESOLVER_DEPENDENCY` when it works (or
+ * `ELICIT_ERR_WRONG_STEP` outside the step).
+ *
+ * # Safety
+ * `round` NULL or live; `dependency` valid for `dependency_len` readable bytes.
+ */
+elicit_result elicit_round_resolve_failed(struct elicit_round *round,
+                                          const char *dependency,
+                                          size_t dependency_len);
+
+/**
+ * During `ELICIT_STEP_ASK` (handshake era): the params of the request to send, with
+ * the method of the parameter's kind (`elicit_plan_param_kind`):
+ * - `ELICIT_KIND_FORM`, method `elicitation/create`:
+ *   `{"mode":"form","message":...,"requestedSchema":...}`;
+ * - `ELICIT_KIND_URL`, method `elicitation/create`:
+ *   `{"mode":"url","message":...,"url":...,"elicitationId":...}`, whose
+ *   `elicitationId` is the question's digest; send
+ *   `notifications/elicitation/complete` with it when the out-of-band flow is done;
+ * - `ELICIT_KIND_SAMPLING`, method `sampling/createMessage`: the CreateMessageRequest
+ *   params as declared (or as the resolver asked them);
+ * - `ELICIT_KIND_ROOTS`, method `roots/list`: the ListRootsRequest params (usually
+ *   `{}`).
+ *
+ * Output convention as for `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_ask(struct elicit_round *round, char *buf, size_t cap, size_t *out_len);
+
+/**
+ * Answer the current `ELICIT_STEP_ASK` with the client's result for the request's
+ * kind, UTF-8 JSON: an ElicitResult for form (`{"action":"accept","content":{...}}`,
+ * `{"action":"decline"}`, ...) and URL mode (the action alone, no content; accepting
+ * settles the parameter to `true`); a CreateMessageResult for sampling (the parameter
+ * settles to it whole); a ListRootsResult for roots (the parameter settles to its
+ * `roots` array). When the client refused a sampling or roots request (a JSON-RPC
+ * error), answer `{"action":"decline"}`. The text is copied into the round's
+ * workspace. Then poll.
+ *
+ * A `4xx` code when the answer fails the call (declined without a default, content
+ * not matching the schema, `ELICIT_ERR_WRONG_REPLY` for a result of another kind,
+ * ...); `ELICIT_ERR_WORKSPACE_FULL`; `ELICIT_ERR_WRONG_STEP`.
+ *
+ * # Safety
+ * `round` NULL or live; `elicit_result_json` valid for `len` readable bytes.
+ */
+elicit_result elicit_round_answer(struct elicit_round *round,
+                                  const char *elicit_result_json,
+                                  size_t len);
+
+/**
+ * After `ELICIT_STEP_DONE`: the elicited parameters' values, a JSON object
+ * `{"name": value, ...}` in resolution order, compact UTF-8. Output convention as for
+ * `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_values(struct elicit_round *round,
+                                  char *buf,
+                                  size_t cap,
+                                  size_t *out_len);
+
+/**
+ * After `ELICIT_STEP_DONE`: the value of parameter `param` (signature index, elicited
+ * or not; `null` for a missing argument without default), compact UTF-8 JSON.
+ * `ELICIT_ERR_INDEX` for an index out of range. Output convention as for
+ * `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_value_of(struct elicit_round *round,
+                                    size_t param,
+                                    char *buf,
+                                    size_t cap,
+                                    size_t *out_len);
+
+/**
+ * After `ELICIT_STEP_INPUT_REQUIRED`: the `inputRequests` object,
+ * `{"name":{"method":"elicitation/create","params":{...}}, ...}`, compact UTF-8; each
+ * request carries the method of its parameter's kind (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`).
+ * `flags` is 0 or `ELICIT_REQUESTS_CLIENT_VIEW`; other bits give
+ * `ELICIT_ERR_INVALID_ARGUMENT`. Output convention as for
+ * `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_input_requests(struct elicit_round *round,
+                                          uint32_t flags,
+                                          char *buf,
+                                          size_t cap,
+                                          size_t *out_len);
+
+/**
+ * After `ELICIT_STEP_INPUT_REQUIRED`: the plaintext `requestState` (ASCII JSON) to
+ * seal and send with the InputRequiredResult; the client returns it on the next round.
+ * Output convention as for `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_request_state(struct elicit_round *round,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * After `ELICIT_STEP_FALLBACK` (a plan declared with `"fallback": "arguments"`, a
+ * client that cannot be asked; docs/fallback.md): the tool result to answer the
+ * `tools/call` with, a CallToolResult as compact UTF-8 JSON:
+ * `{"content":[{"type":"text","text":...}],"isError":true,"_meta":{"elicit/askUser":[...]}}`.
+ * The text tells the model which questions to ask the user and to call the tool again
+ * with the answers as arguments; the `_meta` list holds
+ * `{"name","question","schema","required"}` per parameter. Send it as the call's
+ * result (not a JSON-RPC error), with the era's own result `_meta` merged in if the
+ * host adds any. Output convention as for `elicit_round_resolve_inputs`;
+ * `ELICIT_ERR_WRONG_STEP` at any other step.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_fallback_result(struct elicit_round *round,
+                                           char *buf,
+                                           size_t cap,
+                                           size_t *out_len);
+
+/**
+ * After `elicit_round_poll` returned `ELICIT_ERR_MISSING_CAPABILITY`: the
+ * `requiredCapabilities` of the -32021 error's `data`, a ClientCapabilities object
+ * keyed by every kind the round's questions need and the client did not declare,
+ * e.g. `{"elicitation":{"url":{}},"sampling":{}}`, compact UTF-8. Output convention
+ * as for `elicit_round_resolve_inputs`; `ELICIT_ERR_WRONG_STEP` when the round has
+ * not failed that way.
+ *
+ * # Safety
+ * As `elicit_round_resolve_inputs`.
+ */
+elicit_result elicit_round_required_capabilities(struct elicit_round *round,
+                                                 char *buf,
+                                                 size_t cap,
+                                                 size_t *out_len);
+
+/**
+ * How many notes the round has made so far (events a host may log: a reply ignored
+ * because its question changed, a recorded answer dropped), written to `*count`.
+ * Notes are available in every state, failed rounds included.
+ *
+ * # Safety
+ * `round` NULL or live; `count` valid for a write.
+ */
+elicit_result elicit_round_note_count(struct elicit_round *round, size_t *count);
+
+/**
+ * Note `index` (0 to count - 1, in the order they happened): `*level` receives
+ * `ELICIT_NOTE_DEBUG` or `ELICIT_NOTE_INFO`, `*param` the parameter it concerns, and
+ * `buf` the log line the reference writes for it (UTF-8). Output convention as for
+ * `elicit_round_resolve_inputs`; `*level` and `*param` are written only on success.
+ *
+ * # Safety
+ * `round` NULL or live; `level`, `param`, `out_len` valid for writes; `buf` NULL or
+ * valid for `cap` writable bytes.
+ */
+elicit_result elicit_round_note(struct elicit_round *round,
+                                size_t index,
+                                uint32_t *level,
+                                size_t *param,
+                                char *buf,
+                                size_t cap,
+                                size_t *out_len);
+
+/**
+ * The message of the most recent call on this round that failed (UTF-8, the engine's
+ * wording, e.g. the tool error text for a `4xx` code), or empty when none failed. The
+ * message is replaced by each later failure and kept across successes. Works on a
+ * poisoned round (it then tells about the panic). Output convention as for
+ * `elicit_round_resolve_inputs` (too small: `ELICIT_ERR_BUFFER_TOO_SMALL`).
+ *
+ * # Safety
+ * `round` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+ * for a write.
+ */
+elicit_result elicit_round_last_error(const struct elicit_round *round,
+                                      char *buf,
+                                      size_t cap,
+                                      size_t *out_len);
+
+/**
+ * Answer the current `ELICIT_STEP_RESOLVE` with a question built from plain text: the
+ * library writes the JSON (`{"message":...,"title":...,"description":...}`), escaping
+ * whatever the texts hold (quotes, backslashes, control characters, any Unicode), and
+ * passes it to `elicit_round_resolve_question`. The question's type is the
+ * parameter's own. For form parameters (`ELICIT_KIND_FORM`) only: the other kinds'
+ * questions have other shapes, so answer them with `elicit_round_resolve_question`.
+ *
+ * - `message`: the text shown to the user, UTF-8, required;
+ * - `title`, `description`: optional UTF-8 texts (NULL with length 0 for none).
+ *
+ * Codes and what follows as for `elicit_round_resolve_question` (then poll);
+ * `ELICIT_ERR_NULL` and `ELICIT_ERR_UTF8` name the argument in the round's message.
+ *
+ * # Safety
+ * `round` NULL or live; each `(ptr, len)` pair NULL or valid for `len` readable bytes.
+ */
+elicit_result elicit_round_resolve_question_text(struct elicit_round *round,
+                                                 const char *message,
+                                                 size_t message_len,
+                                                 const char *title,
+                                                 size_t title_len,
+                                                 const char *description,
+                                                 size_t description_len);
+
+/**
+ * During `ELICIT_STEP_RESOLVE`: the input called `name` (UTF-8, `name_len` bytes) of
+ * the current resolver, as compact UTF-8 JSON (the value `elicit_round_resolve_inputs`
+ * holds under that name). `ELICIT_ERR_NOT_FOUND` when the resolver has no such input
+ * (the round's message lists the ones it has); `ELICIT_ERR_WRONG_STEP` outside the
+ * step. Output convention as for `elicit_round_resolve_inputs`.
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `buf` NULL or
+ * valid for `cap` writable bytes; `out_len` valid for a write.
+ */
+elicit_result elicit_round_resolve_input(struct elicit_round *round,
+                                         const char *name,
+                                         size_t name_len,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *out_len);
+
+/**
+ * As `elicit_round_resolve_input`, for a string input: its text, decoded (escapes
+ * resolved), UTF-8, not NUL-terminated. `ELICIT_ERR_WRONG_TYPE` when the input is not
+ * a JSON string, or holds a lone UTF-16 surrogate escape that UTF-8 cannot carry.
+ *
+ * # Safety
+ * As `elicit_round_resolve_input`.
+ */
+elicit_result elicit_round_resolve_input_text(struct elicit_round *round,
+                                              const char *name,
+                                              size_t name_len,
+                                              char *buf,
+                                              size_t cap,
+                                              size_t *out_len);
+
+/**
+ * As `elicit_round_resolve_input`, for an integer input, written to `*out`: a JSON
+ * number with an integral value within `int64_t` (`3` and `3.0` both read as 3, as the
+ * engine's integer type accepts them). `ELICIT_ERR_WRONG_TYPE` for anything else (a
+ * fraction, a value out of range, a string such as `"3"`).
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
+ * write.
+ */
+elicit_result elicit_round_resolve_input_int(struct elicit_round *round,
+                                             const char *name,
+                                             size_t name_len,
+                                             int64_t *out);
+
+/**
+ * As `elicit_round_resolve_input`, for a number input, written to `*out` as the
+ * nearest `double` (integers beyond 2^53 are rounded). `ELICIT_ERR_WRONG_TYPE` when
+ * the input is not a JSON number.
+ *
+ * # Safety
+ * As `elicit_round_resolve_input_int`.
+ */
+elicit_result elicit_round_resolve_input_number(struct elicit_round *round,
+                                                const char *name,
+                                                size_t name_len,
+                                                double *out);
+
+/**
+ * As `elicit_round_resolve_input`, for a boolean input (JSON `true` or `false`),
+ * written to `*out`. `ELICIT_ERR_WRONG_TYPE` for anything else.
+ *
+ * # Safety
+ * `round` NULL or live; `name` valid for `name_len` readable bytes; `out` valid for a
+ * write.
+ */
+elicit_result elicit_round_resolve_input_bool(struct elicit_round *round,
+                                              const char *name,
+                                              size_t name_len,
+                                              bool *out);
 
 #ifdef __cplusplus
 }  // extern "C"

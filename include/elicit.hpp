@@ -108,8 +108,16 @@ inline std::string_view result_name(elicit_result code) noexcept {
 
 namespace detail {
 
-inline const std::uint8_t *bytes(std::string_view s) noexcept {
+inline const std::uint8_t *key_bytes(std::string_view s) noexcept {
     return reinterpret_cast<const std::uint8_t *>(s.data());
+}
+
+inline const char *ptr_of(const std::optional<std::string_view> &s) noexcept {
+    return s ? s->data() : nullptr;
+}
+
+inline std::size_t len_of(const std::optional<std::string_view> &s) noexcept {
+    return s ? s->size() : 0;
 }
 
 inline std::string describe(elicit_result code, std::string_view detail) {
@@ -157,19 +165,17 @@ public:
         elicit_plan *raw = nullptr;
         char err[ELICIT_MESSAGE_CAP];
         std::size_t err_len = 0;
-        elicit_result rc = elicit_plan_new(detail::bytes(declaration), declaration.size(),
-                                           &raw, reinterpret_cast<std::uint8_t *>(err),
+        elicit_result rc = elicit_plan_new(declaration.data(), declaration.size(), &raw, err,
                                            sizeof err, &err_len);
         if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
         return Plan(raw);
     }
 
-    /// The tool's name (valid while this Plan lives).
-    std::string_view tool() const {
-        const std::uint8_t *p = nullptr;
-        std::size_t n = 0;
-        check(elicit_plan_tool_name(get(), &p, &n));
-        return std::string_view(reinterpret_cast<const char *>(p), n);
+    /// The tool's name.
+    std::string tool() const {
+        return read([](const elicit_plan *p, char *b, std::size_t c, std::size_t *n) {
+            return elicit_plan_tool_name(p, b, c, n);
+        });
     }
     /// Number of parameters, model-supplied and elicited.
     std::size_t param_count() const {
@@ -177,17 +183,16 @@ public:
         check(elicit_plan_param_count(get(), &n));
         return n;
     }
-    /// Name of parameter `index` (valid while this Plan lives).
-    std::string_view param_name(std::size_t index) const {
-        const std::uint8_t *p = nullptr;
-        std::size_t n = 0;
-        check(elicit_plan_param_name(get(), index, &p, &n));
-        return std::string_view(reinterpret_cast<const char *>(p), n);
+    /// Name of parameter `index`.
+    std::string param_name(std::size_t index) const {
+        return read([index](const elicit_plan *p, char *b, std::size_t c, std::size_t *n) {
+            return elicit_plan_param_name(p, index, b, c, n);
+        });
     }
     /// The index of the parameter called `name`, if any.
     std::optional<std::size_t> index_of(std::string_view name) const {
         std::size_t i = 0;
-        elicit_result rc = elicit_plan_param_index(get(), detail::bytes(name), name.size(), &i);
+        elicit_result rc = elicit_plan_param_index(get(), name.data(), name.size(), &i);
         if (rc == ELICIT_ERR_NOT_FOUND) return std::nullopt;
         check(rc);
         return i;
@@ -219,6 +224,16 @@ private:
     static void check(elicit_result rc) {
         if (rc != ELICIT_OK) throw Error(rc, detail::describe(rc, {}));
     }
+    template <class Reader>
+    std::string read(Reader reader) const {
+        std::size_t needed = 0;
+        check(reader(get(), nullptr, 0, &needed));
+        std::string s(needed, '\0');
+        std::size_t len = 0;
+        check(reader(get(), &s[0], s.size(), &len));
+        s.resize(len);
+        return s;
+    }
     std::unique_ptr<elicit_plan, detail::PlanDeleter> handle_;
 };
 
@@ -237,15 +252,16 @@ public:
         elicit_round *raw = nullptr;
         char err[ELICIT_MESSAGE_CAP];
         std::size_t err_len = 0;
-        elicit_result rc = elicit_round_new_modern(
-            plan.get(), detail::bytes(arguments), arguments.size(),
-            request_state ? detail::bytes(*request_state) : nullptr,
-            request_state ? request_state->size() : 0,
-            input_responses ? detail::bytes(*input_responses) : nullptr,
-            input_responses ? input_responses->size() : 0,
-            client_capabilities ? detail::bytes(*client_capabilities) : nullptr,
-            client_capabilities ? client_capabilities->size() : 0, workspace_size, &raw,
-            reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
+        elicit_round_input input = {arguments.data(),
+                                    arguments.size(),
+                                    detail::ptr_of(request_state),
+                                    detail::len_of(request_state),
+                                    detail::ptr_of(input_responses),
+                                    detail::len_of(input_responses),
+                                    detail::ptr_of(client_capabilities),
+                                    detail::len_of(client_capabilities)};
+        elicit_result rc = elicit_round_new_modern(plan.get(), &input, workspace_size, &raw, err,
+                                                   sizeof err, &err_len);
         if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
         return Round(raw);
     }
@@ -258,11 +274,16 @@ public:
         elicit_round *raw = nullptr;
         char err[ELICIT_MESSAGE_CAP];
         std::size_t err_len = 0;
-        elicit_result rc = elicit_round_new_handshake(
-            plan.get(), detail::bytes(arguments), arguments.size(),
-            client_capabilities ? detail::bytes(*client_capabilities) : nullptr,
-            client_capabilities ? client_capabilities->size() : 0, workspace_size, &raw,
-            reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
+        elicit_round_input input = {arguments.data(),
+                                    arguments.size(),
+                                    nullptr,
+                                    0,
+                                    nullptr,
+                                    0,
+                                    detail::ptr_of(client_capabilities),
+                                    detail::len_of(client_capabilities)};
+        elicit_result rc = elicit_round_new_handshake(plan.get(), &input, workspace_size, &raw, err,
+                                                      sizeof err, &err_len);
         if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
         return Round(raw);
     }
@@ -284,31 +305,31 @@ public:
     std::string required_capabilities() { return read(elicit_round_required_capabilities); }
     std::string input_requests(bool client_view = false) {
         std::uint32_t flags = client_view ? ELICIT_REQUESTS_CLIENT_VIEW : 0;
-        return read([flags](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
+        return read([flags](elicit_round *r, char *b, std::size_t c, std::size_t *n) {
             return elicit_round_input_requests(r, flags, b, c, n);
         });
     }
     std::string value_of(std::size_t param) {
-        return read([param](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
+        return read([param](elicit_round *r, char *b, std::size_t c, std::size_t *n) {
             return elicit_round_value_of(r, param, b, c, n);
         });
     }
 
     void resolve_value(std::string_view json) {
-        check(elicit_round_resolve_value(get(), detail::bytes(json), json.size()));
+        check(elicit_round_resolve_value(get(), json.data(), json.size()));
     }
     void resolve_question(std::string_view json) {
-        check(elicit_round_resolve_question(get(), detail::bytes(json), json.size()));
+        check(elicit_round_resolve_question(get(), json.data(), json.size()));
     }
     /// Report that the resolver's dependency could not be built: the round fails (the
     /// next poll() throws the tool error).
     void resolve_failed(std::string_view dependency) {
         elicit_result rc =
-            elicit_round_resolve_failed(get(), detail::bytes(dependency), dependency.size());
+            elicit_round_resolve_failed(get(), dependency.data(), dependency.size());
         if (rc != ELICIT_ERR_RESOLVER_DEPENDENCY) check(rc);
     }
     void answer(std::string_view elicit_result_json) {
-        check(elicit_round_answer(get(), detail::bytes(elicit_result_json),
+        check(elicit_round_answer(get(), elicit_result_json.data(),
                                   elicit_result_json.size()));
     }
 
@@ -318,40 +339,39 @@ public:
                                std::optional<std::string_view> title = std::nullopt,
                                std::optional<std::string_view> description = std::nullopt) {
         check(elicit_round_resolve_question_text(
-            get(), detail::bytes(message), message.size(),
-            title ? detail::bytes(*title) : nullptr, title ? title->size() : 0,
-            description ? detail::bytes(*description) : nullptr,
-            description ? description->size() : 0));
+            get(), message.data(), message.size(),
+            detail::ptr_of(title), detail::len_of(title),
+            detail::ptr_of(description), detail::len_of(description)));
     }
     /// During the Resolve step: input `name` as JSON (Error ELICIT_ERR_NOT_FOUND when
     /// the resolver has no such input).
     std::string input(std::string_view name) {
-        return read([name](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
-            return elicit_round_resolve_input(r, detail::bytes(name), name.size(), b, c, n);
+        return read([name](elicit_round *r, char *b, std::size_t c, std::size_t *n) {
+            return elicit_round_resolve_input(r, name.data(), name.size(), b, c, n);
         });
     }
     /// Input `name` as decoded text (Error ELICIT_ERR_WRONG_TYPE unless a string).
     std::string input_text(std::string_view name) {
-        return read([name](elicit_round *r, std::uint8_t *b, std::size_t c, std::size_t *n) {
-            return elicit_round_resolve_input_text(r, detail::bytes(name), name.size(), b, c, n);
+        return read([name](elicit_round *r, char *b, std::size_t c, std::size_t *n) {
+            return elicit_round_resolve_input_text(r, name.data(), name.size(), b, c, n);
         });
     }
     /// Input `name` as an integer (3 and 3.0; Error ELICIT_ERR_WRONG_TYPE otherwise).
     std::int64_t input_int(std::string_view name) {
         std::int64_t v = 0;
-        check(elicit_round_resolve_input_int(get(), detail::bytes(name), name.size(), &v));
+        check(elicit_round_resolve_input_int(get(), name.data(), name.size(), &v));
         return v;
     }
     /// Input `name` as a number.
     double input_number(std::string_view name) {
         double v = 0;
-        check(elicit_round_resolve_input_number(get(), detail::bytes(name), name.size(), &v));
+        check(elicit_round_resolve_input_number(get(), name.data(), name.size(), &v));
         return v;
     }
     /// Input `name` as a boolean.
     bool input_bool(std::string_view name) {
         bool v = false;
-        check(elicit_round_resolve_input_bool(get(), detail::bytes(name), name.size(), &v));
+        check(elicit_round_resolve_input_bool(get(), name.data(), name.size(), &v));
         return v;
     }
 
@@ -360,7 +380,7 @@ public:
         std::size_t n = 0;
         if (elicit_round_last_error(handle_.get(), nullptr, 0, &n) != ELICIT_OK) return {};
         std::string s(n, '\0');
-        if (elicit_round_last_error(handle_.get(), reinterpret_cast<std::uint8_t *>(&s[0]),
+        if (elicit_round_last_error(handle_.get(), &s[0],
                                     s.size(), &n) != ELICIT_OK) {
             return {};
         }
@@ -385,7 +405,7 @@ private:
             if (elicit_round_required_capabilities(r, nullptr, 0, &n) == ELICIT_OK) {
                 required.assign(n, '\0');
                 if (elicit_round_required_capabilities(
-                        r, reinterpret_cast<std::uint8_t *>(&required[0]), n, &n) != ELICIT_OK) {
+                        r, &required[0], n, &n) != ELICIT_OK) {
                     n = 0;
                 }
                 required.resize(n);
@@ -401,7 +421,7 @@ private:
         check(reader(get(), nullptr, 0, &needed));
         std::string s(needed, '\0');
         std::size_t len = 0;
-        check(reader(get(), reinterpret_cast<std::uint8_t *>(&s[0]), s.size(), &len));
+        check(reader(get(), &s[0], s.size(), &len));
         s.resize(len);
         return s;
     }
@@ -449,14 +469,13 @@ public:
         std::vector<const std::uint8_t *> ptrs;
         std::vector<std::size_t> lens;
         for (std::string_view k : keys) {
-            ptrs.push_back(detail::bytes(k));
+            ptrs.push_back(detail::key_bytes(k));
             lens.push_back(k.size());
         }
         elicit_key_ring *raw = nullptr;
         char err[ELICIT_MESSAGE_CAP];
         std::size_t err_len = 0;
-        elicit_result rc = elicit_key_ring_new(ptrs.data(), lens.data(), keys.size(), &raw,
-                                               reinterpret_cast<std::uint8_t *>(err),
+        elicit_result rc = elicit_key_ring_new(ptrs.data(), lens.data(), keys.size(), &raw, err,
                                                sizeof err, &err_len);
         if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
         return KeyRing(raw);
@@ -475,6 +494,21 @@ struct Request {
     std::string_view method;
     std::string_view params;
     std::optional<std::string_view> principal = std::nullopt;
+
+    /// The C struct (elicit_request) for the sealers, at `now`, with `random` bytes.
+    elicit_request raw(double now, const std::vector<std::uint8_t> &random = {}) const noexcept {
+        elicit_request q{};
+        q.method = method.data();
+        q.method_len = method.size();
+        q.params = params.data();
+        q.params_len = params.size();
+        q.principal = detail::ptr_of(principal);
+        q.principal_len = detail::len_of(principal);
+        q.now = now;
+        q.random = random.empty() ? nullptr : random.data();
+        q.random_len = random.size();
+        return q;
+    }
 };
 
 /// Seals and verifies requestState (thread-safe, immutable), byte-compatible with the
@@ -487,10 +521,9 @@ public:
         elicit_sealer *raw = nullptr;
         char err[ELICIT_MESSAGE_CAP];
         std::size_t err_len = 0;
-        elicit_result rc = elicit_sealer_new(
-            ring.get(), audience ? detail::bytes(*audience) : nullptr,
-            audience ? audience->size() : 0, ttl_secs, &raw,
-            reinterpret_cast<std::uint8_t *>(err), sizeof err, &err_len);
+        elicit_result rc = elicit_sealer_new(ring.get(), detail::ptr_of(audience),
+                                             detail::len_of(audience), ttl_secs, &raw, err,
+                                             sizeof err, &err_len);
         if (rc != ELICIT_OK) throw Error(rc, std::string(err, err_len));
         return Sealer(raw);
     }
@@ -498,14 +531,9 @@ public:
     /// Seal `state` for `request` at `now` with ELICIT_SEAL_RANDOM_LEN fresh random bytes.
     std::string seal(const Request &request, std::string_view state, double now,
                      const std::vector<std::uint8_t> &random) const {
-        auto call = [&](std::uint8_t *buf, std::size_t cap, std::size_t *len,
-                        const char **why) {
-            return elicit_sealer_seal(
-                get(), detail::bytes(request.method), request.method.size(),
-                detail::bytes(request.params), request.params.size(),
-                request.principal ? detail::bytes(*request.principal) : nullptr,
-                request.principal ? request.principal->size() : 0, now, random.data(),
-                random.size(), detail::bytes(state), state.size(), buf, cap, len, why);
+        elicit_request q = request.raw(now, random);
+        auto call = [&](char *buf, std::size_t cap, std::size_t *len, const char **why) {
+            return elicit_sealer_seal(get(), &q, state.data(), state.size(), buf, cap, len, why);
         };
         const char *why = nullptr;
         std::size_t needed = 0;
@@ -514,7 +542,7 @@ public:
         detail::check_static(rc, why);
         std::string token(needed, '\0');
         std::size_t len = 0;
-        rc = call(reinterpret_cast<std::uint8_t *>(&token[0]), token.size(), &len, &why);
+        rc = call(&token[0], token.size(), &len, &why);
         detail::check_static(rc, why);
         token.resize(len);
         return token;
@@ -531,12 +559,9 @@ public:
         bool has_state = false;
         std::size_t len = 0;
         const char *why = nullptr;
-        elicit_result rc = elicit_sealer_unseal(
-            get(), detail::bytes(request.method), request.method.size(),
-            detail::bytes(request.params), request.params.size(),
-            request.principal ? detail::bytes(*request.principal) : nullptr,
-            request.principal ? request.principal->size() : 0, now, &has_state,
-            reinterpret_cast<std::uint8_t *>(&out[0]), out.size(), &len, &why);
+        elicit_request q = request.raw(now);
+        elicit_result rc =
+            elicit_sealer_unseal(get(), &q, &has_state, &out[0], out.size(), &len, &why);
         detail::check_static(rc, why);
         if (!has_state) return std::nullopt;
         out.resize(len);
@@ -573,14 +598,6 @@ struct ServerDeleter {
 struct CallDeleter {
     void operator()(elicit_call *c) const noexcept { elicit_call_free(c); }
 };
-
-inline const char *ptr_of(const std::optional<std::string_view> &s) noexcept {
-    return s ? s->data() : nullptr;
-}
-
-inline std::size_t len_of(const std::optional<std::string_view> &s) noexcept {
-    return s ? s->size() : 0;
-}
 
 }  // namespace detail
 

@@ -23,10 +23,14 @@
  *   library's constants); a round borrows its plan,
  *   its input texts and its workspace; a sealer borrows its audience. They must stay
  *   valid and unchanged while the handle is used.
- * - Outputs: (uint8_t *buf, size_t cap, size_t *out_len) as in elicit.h: too small
- *   gives ELICIT_ERR_BUFFER_TOO_SMALL with *out_len = size needed and the buffer
- *   untouched; buf = NULL, cap = 0 is a size query; out-parameters are written only
- *   on success.
+ * - Texts in: (const char *ptr, size_t len), UTF-8, not NUL-terminated; bytes (plan
+ *   bytes, keys, random bytes, workspaces) are uint8_t. A request travels as one
+ *   elicit_request, a round's input texts as one elicit_round_input (shared with
+ *   elicit.h).
+ * - Outputs: every text is written as (char *buf, size_t cap, size_t *out_len), as in
+ *   elicit.h: too small gives ELICIT_ERR_BUFFER_TOO_SMALL with *out_len = size needed
+ *   and the buffer untouched; buf = NULL, cap = 0 is a size query; out-parameters are
+ *   written only on success.
  * - Messages (a round's last error, the constructors' err_buf, a sealing call's
  *   detail): libelicit_noalloc.a writes static texts by default, formatting nothing:
  *   the argument at fault and what is wrong ("mem is smaller than the *_size() query
@@ -108,7 +112,7 @@
  * Minor version of the C ABI. Before 1.0 a minor version may change signatures
  * (CHANGELOG.md says what each one changed); check `elicit_abi_version()` at start-up.
  */
-#define ELICIT_ABI_VERSION_MINOR 4
+#define ELICIT_ABI_VERSION_MINOR 5
 
 /**
  * Patch version of the C ABI: fixes with no interface change.
@@ -264,6 +268,137 @@ typedef struct elicit_noalloc_sealer elicit_noalloc_sealer;
  * `elicit_result_str` names a code; the handle's last-error message gives the detail.
  */
 typedef uint32_t elicit_result;
+
+/**
+ * What a round starts from: the texts of one call to the plan's tool, for
+ * `elicit_round_new_modern`, `elicit_round_new_handshake` and their heap-free
+ * counterparts. Every text is UTF-8 JSON, not NUL-terminated.
+ */
+typedef struct elicit_round_input {
+    /**
+     * The call's `arguments` (a JSON object); required.
+     */
+    const char *arguments;
+    /**
+     * The length of `arguments` in bytes.
+     */
+    size_t arguments_len;
+    /**
+     * 2026-07-28 only: the plaintext `requestState` (unsealed by the host:
+     * `elicit_sealer_unseal`), or NULL with length 0 when the request carried none.
+     * A plaintext state that cannot be read counts as no progress, never as an error;
+     * a sealed token passed here is refused (`ELICIT_ERR_INVALID_ARGUMENT`: unseal it).
+     * A handshake round takes none (NULL with length 0).
+     */
+    const char *request_state;
+    /**
+     * The length of `request_state` in bytes.
+     */
+    size_t request_state_len;
+    /**
+     * 2026-07-28 only: the raw `inputResponses` JSON object, or NULL with length 0. A
+     * handshake round takes none.
+     */
+    const char *input_responses;
+    /**
+     * The length of `input_responses` in bytes.
+     */
+    size_t input_responses_len;
+    /**
+     * The client's `ClientCapabilities` object: on 2026-07-28 as the request carried it
+     * (`_meta["io.modelcontextprotocol/clientCapabilities"]`), on the handshake era the
+     * `capabilities` of `initialize`. It says which kinds of request the round may
+     * show: `elicitation: {}` (or `elicitation.form`) is form elicitation,
+     * `elicitation.url` URL mode, `sampling` sampling, `roots` roots; text that is not a
+     * JSON object declares nothing. NULL with length 0 means form elicitation only (a
+     * round that would show another kind fails with `ELICIT_ERR_MISSING_CAPABILITY`
+     * before showing anything).
+     */
+    const char *client_capabilities;
+    /**
+     * The length of `client_capabilities` in bytes.
+     */
+    size_t client_capabilities_len;
+} elicit_round_input;
+
+/**
+ * One request as the transport received it. The call level reads all of it
+ * (`elicit_call_new`); the sealers read `method`, `params`, `principal` and `now`, and
+ * `elicit_sealer_seal` and `elicit_noalloc_sealer_seal_in_place` `random` too (a field a
+ * function does not read may be left NULL with length 0). Read during the call only:
+ * nothing keeps a pointer into it.
+ */
+typedef struct elicit_request {
+    /**
+     * The JSON-RPC `id` as received (its JSON text: `7` or `"a"`), UTF-8; required by
+     * `elicit_call_new`.
+     */
+    const char *id;
+    /**
+     * The length of `id` in bytes.
+     */
+    size_t id_len;
+    /**
+     * The JSON-RPC method: `tools/call`, `prompts/get` or `resources/read`; required.
+     */
+    const char *method;
+    /**
+     * The length of `method` in bytes.
+     */
+    size_t method_len;
+    /**
+     * The request's `params` object exactly as received, UTF-8 JSON; NULL with length
+     * 0 when the request had none (it counts as `{}`).
+     */
+    const char *params;
+    /**
+     * The length of `params` in bytes.
+     */
+    size_t params_len;
+    /**
+     * The authenticated principal the state is bound to (the MCP Python SDK's default
+     * is the compact JSON array `["client_id","issuer","subject"]`, `null` for a missing
+     * part), UTF-8; NULL with length 0 for an unauthenticated request.
+     */
+    const char *principal;
+    /**
+     * The length of `principal` in bytes.
+     */
+    size_t principal_len;
+    /**
+     * The protocol version the connection negotiated in `initialize`, UTF-8; NULL with
+     * length 0 when there was no `initialize` (a 2026-07-28 request says its own
+     * version in `_meta`, which wins).
+     */
+    const char *protocol_version;
+    /**
+     * The length of `protocol_version` in bytes.
+     */
+    size_t protocol_version_len;
+    /**
+     * The `capabilities` the client sent in `initialize`, UTF-8 JSON; NULL with length 0
+     * when there was none (a 2026-07-28 request carries its own in `_meta`, which win).
+     */
+    const char *client_capabilities;
+    /**
+     * The length of `client_capabilities` in bytes.
+     */
+    size_t client_capabilities_len;
+    /**
+     * The time, in seconds since the Unix epoch (fractions allowed; `elicit_os_time`).
+     */
+    double now;
+    /**
+     * `ELICIT_SEAL_RANDOM_LEN` fresh bytes from a CSPRNG (`elicit_os_random`; a TRNG
+     * on a device) for sealing the state the request is answered with: the nonce, then
+     * the principal salt. Bytes, not text. Never reuse them.
+     */
+    const uint8_t *random;
+    /**
+     * The length of `random`: `ELICIT_SEAL_RANDOM_LEN`.
+     */
+    size_t random_len;
+} elicit_request;
 
 /**
  * Success.
@@ -553,7 +688,7 @@ elicit_result elicit_noalloc_plan_init(void *mem,
                                        const uint8_t *bytes,
                                        size_t bytes_len,
                                        struct elicit_noalloc_plan **out,
-                                       uint8_t *err_buf,
+                                       char *err_buf,
                                        size_t err_cap,
                                        size_t *err_len);
 
@@ -570,10 +705,10 @@ elicit_result elicit_noalloc_plan_init(void *mem,
  */
 elicit_result elicit_noalloc_plan_init_json(void *mem,
                                             size_t mem_len,
-                                            const uint8_t *declaration,
+                                            const char *declaration,
                                             size_t declaration_len,
                                             struct elicit_noalloc_plan **out,
-                                            uint8_t *err_buf,
+                                            char *err_buf,
                                             size_t err_cap,
                                             size_t *err_len);
 
@@ -610,21 +745,24 @@ elicit_result elicit_noalloc_plan_init_json(void *mem,
  */
 elicit_result elicit_noalloc_plan_builtin(void *mem,
                                           size_t mem_len,
-                                          const uint8_t *tool,
+                                          const char *tool,
                                           size_t tool_len,
                                           struct elicit_noalloc_plan **out,
                                           size_t *made_from_len);
 
 /**
- * Heap-free surface: the tool's name: `*name` points to `*name_len` bytes of UTF-8
- * (not NUL-terminated) inside the plan's bytes.
+ * Heap-free surface: the tool's name, UTF-8, under the output convention (`buf`
+ * receives the text, not NUL-terminated, and `*out_len` its length; `buf = NULL, cap =
+ * 0` is a size query; too small is `ELICIT_ERR_BUFFER_TOO_SMALL` with the size needed).
  *
  * # Safety
- * `plan` NULL or live; `name` and `name_len` valid for writes.
+ * `plan` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+ * for a write.
  */
 elicit_result elicit_noalloc_plan_tool_name(const struct elicit_noalloc_plan *plan,
-                                            const uint8_t **name,
-                                            size_t *name_len);
+                                            char *buf,
+                                            size_t cap,
+                                            size_t *out_len);
 
 /**
  * Heap-free surface: the number of parameters, written to `*count`; indices run from 0
@@ -637,17 +775,18 @@ elicit_result elicit_noalloc_plan_param_count(const struct elicit_noalloc_plan *
                                               size_t *count);
 
 /**
- * Heap-free surface: the name of parameter `index`: `*name` points to `*name_len`
- * bytes of UTF-8 (not NUL-terminated) inside the plan's bytes. `ELICIT_ERR_INDEX` when
- * `index` is out of range.
+ * Heap-free surface: the name of parameter `index`, UTF-8, under the output
+ * convention (as `elicit_noalloc_plan_tool_name`). `ELICIT_ERR_INDEX` when `index` is
+ * out of range.
  *
  * # Safety
- * `plan` NULL or live; `name` and `name_len` valid for writes.
+ * As `elicit_noalloc_plan_tool_name`.
  */
 elicit_result elicit_noalloc_plan_param_name(const struct elicit_noalloc_plan *plan,
                                              size_t index,
-                                             const uint8_t **name,
-                                             size_t *name_len);
+                                             char *buf,
+                                             size_t cap,
+                                             size_t *out_len);
 
 /**
  * Heap-free surface: the index of the parameter called `name` (`name_len` bytes of
@@ -657,7 +796,7 @@ elicit_result elicit_noalloc_plan_param_name(const struct elicit_noalloc_plan *p
  * `plan` NULL or live; `name` valid for `name_len` bytes; `index` valid for a write.
  */
 elicit_result elicit_noalloc_plan_param_index(const struct elicit_noalloc_plan *plan,
-                                              const uint8_t *name,
+                                              const char *name,
                                               size_t name_len,
                                               size_t *index);
 
@@ -677,14 +816,14 @@ elicit_result elicit_noalloc_plan_param_index(const struct elicit_noalloc_plan *
  * or valid for `cap` writable bytes; `out_len` and `cache_private` valid for writes.
  */
 elicit_result elicit_noalloc_plan_input_schema(const struct elicit_noalloc_plan *plan,
-                                               const uint8_t *input_schema,
+                                               const char *input_schema,
                                                size_t input_schema_len,
-                                               const uint8_t *client_capabilities,
+                                               const char *client_capabilities,
                                                size_t client_capabilities_len,
-                                               uint8_t *buf,
+                                               bool *cache_private,
+                                               char *buf,
                                                size_t cap,
-                                               size_t *out_len,
-                                               bool *cache_private);
+                                               size_t *out_len);
 
 /**
  * Heap-free surface: the bytes of memory an `elicit_noalloc_round` needs (its
@@ -695,22 +834,16 @@ size_t elicit_noalloc_round_size(void);
 /**
  * Heap-free surface: start a 2026-07-28 (modern era) round of a call to `plan`'s tool
  * in `mem` (`mem_len` bytes, at least `elicit_noalloc_round_size()`, aligned to
- * `ELICIT_NOALLOC_ALIGN`).
+ * `ELICIT_NOALLOC_ALIGN`), from `input` (the call's texts, as for
+ * `elicit_round_new_modern`; the state unsealed by the host, e.g. with
+ * `elicit_noalloc_sealer_unseal_in_place`), with `workspace` (`workspace_len` bytes for
+ * the texts the host hands over later: resolver values and questions, handshake
+ * replies; NULL with length 0 for none).
  *
- * - `arguments`: the call's `arguments`, UTF-8 JSON (an object); required.
- * - `request_state`: the plaintext `requestState` (unsealed by the host, e.g. with
- *   `elicit_noalloc_sealer_unseal_in_place`), or NULL with length 0 for none.
- * - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
- * - `client_capabilities`: the client's ClientCapabilities JSON (from the request's
- *   `_meta`); NULL with length 0 means form elicitation only. A round that would show a
- *   kind the client did not declare fails with `ELICIT_ERR_MISSING_CAPABILITY` (answer
- *   `-32021`) before showing anything.
- * - `workspace`: `workspace_len` bytes for the texts the host hands over later
- *   (resolver values and questions, handshake replies); NULL with length 0 for none.
- *
- * Nothing is copied: the plan, the three texts and the workspace are borrowed and must
- * stay valid and unchanged while the round is used. On success `*out` receives the
- * round (it lives in `mem`); then call `elicit_noalloc_round_poll`.
+ * Nothing is copied: the plan, the texts `input` points to and the workspace are
+ * borrowed and must stay valid and unchanged while the round is used (the struct
+ * itself is read during the call only). On success `*out` receives the round (it lives
+ * in `mem`); then call `elicit_noalloc_round_poll`.
  *
  * On failure `*out` is untouched and the message goes to the optional `(err_buf,
  * err_cap, err_len)` as for `elicit_noalloc_plan_init`. Codes: `ELICIT_ERR_NULL`,
@@ -720,35 +853,29 @@ size_t elicit_noalloc_round_size(void);
  *
  * # Safety
  * `plan` NULL or a live plan that outlives the round; `mem` NULL or valid for `mem_len`
- * writable bytes used by nothing else; each `(ptr, len)` text NULL or valid for `len`
- * readable bytes that outlive the round; `workspace` NULL or valid for `workspace_len`
- * writable bytes used by nothing else while the round lives; `out` valid for a write;
- * `err_buf` NULL or valid for `err_cap` bytes; `err_len` NULL or writable.
+ * writable bytes used by nothing else; `input` NULL or valid for a read, each of its
+ * `(ptr, len)` texts NULL or valid for `len` readable bytes that outlive the round;
+ * `workspace` NULL or valid for `workspace_len` writable bytes used by nothing else
+ * while the round lives; `out` valid for a write; `err_buf` NULL or valid for `err_cap`
+ * bytes; `err_len` NULL or writable.
  */
 elicit_result elicit_noalloc_round_init_modern(const struct elicit_noalloc_plan *plan,
                                                void *mem,
                                                size_t mem_len,
-                                               const uint8_t *arguments,
-                                               size_t arguments_len,
-                                               const uint8_t *request_state,
-                                               size_t request_state_len,
-                                               const uint8_t *input_responses,
-                                               size_t input_responses_len,
-                                               const uint8_t *client_capabilities,
-                                               size_t client_capabilities_len,
+                                               const struct elicit_round_input *input,
                                                uint8_t *workspace,
                                                size_t workspace_len,
                                                struct elicit_noalloc_round **out,
-                                               uint8_t *err_buf,
+                                               char *err_buf,
                                                size_t err_cap,
                                                size_t *err_len);
 
 /**
  * Heap-free surface: start a handshake-era round (protocol 2025-11-25 and earlier; the
- * questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, workspace,
- * `client_capabilities` (from `initialize`) and errors as for
- * `elicit_noalloc_round_init_modern`; the client's replies are copied into the workspace,
- * so give it room for them.
+ * questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, `input` (its
+ * `request_state` and `input_responses` NULL with length 0; `client_capabilities` from
+ * `initialize`), workspace and errors as for `elicit_noalloc_round_init_modern`; the
+ * client's replies are copied into the workspace, so give it room for them.
  *
  * # Safety
  * As `elicit_noalloc_round_init_modern`.
@@ -756,14 +883,11 @@ elicit_result elicit_noalloc_round_init_modern(const struct elicit_noalloc_plan 
 elicit_result elicit_noalloc_round_init_handshake(const struct elicit_noalloc_plan *plan,
                                                   void *mem,
                                                   size_t mem_len,
-                                                  const uint8_t *arguments,
-                                                  size_t arguments_len,
-                                                  const uint8_t *client_capabilities,
-                                                  size_t client_capabilities_len,
+                                                  const struct elicit_round_input *input,
                                                   uint8_t *workspace,
                                                   size_t workspace_len,
                                                   struct elicit_noalloc_round **out,
-                                                  uint8_t *err_buf,
+                                                  char *err_buf,
                                                   size_t err_cap,
                                                   size_t *err_len);
 
@@ -787,7 +911,7 @@ elicit_result elicit_noalloc_round_poll(struct elicit_noalloc_round *round,
  * for a write.
  */
 elicit_result elicit_noalloc_round_resolve_inputs(struct elicit_noalloc_round *round,
-                                                  uint8_t *buf,
+                                                  char *buf,
                                                   size_t cap,
                                                   size_t *out_len);
 
@@ -799,7 +923,7 @@ elicit_result elicit_noalloc_round_resolve_inputs(struct elicit_noalloc_round *r
  * `round` NULL or live; `value` valid for `value_len` readable bytes.
  */
 elicit_result elicit_noalloc_round_resolve_value(struct elicit_noalloc_round *round,
-                                                 const uint8_t *value,
+                                                 const char *value,
                                                  size_t value_len);
 
 /**
@@ -810,7 +934,7 @@ elicit_result elicit_noalloc_round_resolve_value(struct elicit_noalloc_round *ro
  * `round` NULL or live; `question` valid for `question_len` readable bytes.
  */
 elicit_result elicit_noalloc_round_resolve_question(struct elicit_noalloc_round *round,
-                                                    const uint8_t *question,
+                                                    const char *question,
                                                     size_t question_len);
 
 /**
@@ -821,7 +945,7 @@ elicit_result elicit_noalloc_round_resolve_question(struct elicit_noalloc_round 
  * `round` NULL or live; `dependency` valid for `dependency_len` readable bytes.
  */
 elicit_result elicit_noalloc_round_resolve_failed(struct elicit_noalloc_round *round,
-                                                  const uint8_t *dependency,
+                                                  const char *dependency,
                                                   size_t dependency_len);
 
 /**
@@ -832,7 +956,7 @@ elicit_result elicit_noalloc_round_resolve_failed(struct elicit_noalloc_round *r
  * As `elicit_noalloc_round_resolve_inputs`.
  */
 elicit_result elicit_noalloc_round_ask(struct elicit_noalloc_round *round,
-                                       uint8_t *buf,
+                                       char *buf,
                                        size_t cap,
                                        size_t *out_len);
 
@@ -844,7 +968,7 @@ elicit_result elicit_noalloc_round_ask(struct elicit_noalloc_round *round,
  * `round` NULL or live; `elicit_result_json` valid for `len` readable bytes.
  */
 elicit_result elicit_noalloc_round_answer(struct elicit_noalloc_round *round,
-                                          const uint8_t *elicit_result_json,
+                                          const char *elicit_result_json,
                                           size_t len);
 
 /**
@@ -855,7 +979,7 @@ elicit_result elicit_noalloc_round_answer(struct elicit_noalloc_round *round,
  * As `elicit_noalloc_round_resolve_inputs`.
  */
 elicit_result elicit_noalloc_round_values(struct elicit_noalloc_round *round,
-                                          uint8_t *buf,
+                                          char *buf,
                                           size_t cap,
                                           size_t *out_len);
 
@@ -868,7 +992,7 @@ elicit_result elicit_noalloc_round_values(struct elicit_noalloc_round *round,
  */
 elicit_result elicit_noalloc_round_value_of(struct elicit_noalloc_round *round,
                                             size_t param,
-                                            uint8_t *buf,
+                                            char *buf,
                                             size_t cap,
                                             size_t *out_len);
 
@@ -881,7 +1005,7 @@ elicit_result elicit_noalloc_round_value_of(struct elicit_noalloc_round *round,
  */
 elicit_result elicit_noalloc_round_input_requests(struct elicit_noalloc_round *round,
                                                   uint32_t flags,
-                                                  uint8_t *buf,
+                                                  char *buf,
                                                   size_t cap,
                                                   size_t *out_len);
 
@@ -894,7 +1018,7 @@ elicit_result elicit_noalloc_round_input_requests(struct elicit_noalloc_round *r
  * As `elicit_noalloc_round_resolve_inputs`.
  */
 elicit_result elicit_noalloc_round_request_state(struct elicit_noalloc_round *round,
-                                                 uint8_t *buf,
+                                                 char *buf,
                                                  size_t cap,
                                                  size_t *out_len);
 
@@ -907,7 +1031,7 @@ elicit_result elicit_noalloc_round_request_state(struct elicit_noalloc_round *ro
  * As `elicit_noalloc_round_resolve_inputs`.
  */
 elicit_result elicit_noalloc_round_fallback_result(struct elicit_noalloc_round *round,
-                                                   uint8_t *buf,
+                                                   char *buf,
                                                    size_t cap,
                                                    size_t *out_len);
 
@@ -922,7 +1046,7 @@ elicit_result elicit_noalloc_round_fallback_result(struct elicit_noalloc_round *
  * As `elicit_noalloc_round_resolve_inputs`.
  */
 elicit_result elicit_noalloc_round_required_capabilities(struct elicit_noalloc_round *round,
-                                                         uint8_t *buf,
+                                                         char *buf,
                                                          size_t cap,
                                                          size_t *out_len);
 
@@ -937,7 +1061,7 @@ elicit_result elicit_noalloc_round_required_capabilities(struct elicit_noalloc_r
  * for a write.
  */
 elicit_result elicit_noalloc_round_last_error(const struct elicit_noalloc_round *round,
-                                              uint8_t *buf,
+                                              char *buf,
                                               size_t cap,
                                               size_t *out_len);
 
@@ -973,11 +1097,11 @@ elicit_result elicit_noalloc_sealer_init(void *mem,
                                          const uint8_t *const *keys,
                                          const size_t *key_lens,
                                          size_t key_count,
-                                         const uint8_t *audience,
+                                         const char *audience,
                                          size_t audience_len,
                                          double ttl_secs,
                                          struct elicit_noalloc_sealer **out,
-                                         uint8_t *err_buf,
+                                         char *err_buf,
                                          size_t err_cap,
                                          size_t *err_len);
 
@@ -998,29 +1122,22 @@ void elicit_noalloc_sealer_wipe(struct elicit_noalloc_sealer *sealer);
  * returns `ELICIT_ERR_BUFFER_TOO_SMALL` with the size needed in `*out_len` and `buf`
  * unchanged.
  *
- * `method`, `params`, `principal`, `now` and `random` (`ELICIT_SEAL_RANDOM_LEN` fresh
- * bytes) as for `elicit_sealer_seal`. `detail` is optional (NULL): on failure it
+ * `request` describes the request the state answers, as for `elicit_sealer_seal`
+ * (`method`, `params`, `principal`, `now` and `random`, `ELICIT_SEAL_RANDOM_LEN` fresh
+ * bytes). `detail` is optional (NULL): on failure it
  * receives a static, NUL-terminated description. Codes: `ELICIT_ERR_NULL`,
  * `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (bad `now`, `random_len`, `params`;
  * a `state_len` beyond `cap` or not UTF-8), `ELICIT_ERR_BUFFER_TOO_SMALL`,
  * `ELICIT_ERR_TOO_LARGE`.
  *
  * # Safety
- * `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
- * bytes; `buf` valid for `cap` writable bytes; `out_len` valid for a write; `detail`
- * NULL or valid for a write.
+ * `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+ * pairs NULL or valid for `len` readable bytes; `buf` valid for `cap` writable bytes;
+ * `out_len` valid for a write; `detail` NULL or valid for a write.
  */
 elicit_result elicit_noalloc_sealer_seal_in_place(const struct elicit_noalloc_sealer *sealer,
-                                                  const uint8_t *method,
-                                                  size_t method_len,
-                                                  const uint8_t *params,
-                                                  size_t params_len,
-                                                  const uint8_t *principal,
-                                                  size_t principal_len,
-                                                  double now,
-                                                  const uint8_t *random,
-                                                  size_t random_len,
-                                                  uint8_t *buf,
+                                                  const struct elicit_request *request,
+                                                  char *buf,
                                                   size_t cap,
                                                   size_t state_len,
                                                   size_t *out_len,
@@ -1029,7 +1146,7 @@ elicit_result elicit_noalloc_sealer_seal_in_place(const struct elicit_noalloc_se
 /**
  * Heap-free surface: verify, in place, the `requestState` token the client sent back,
  * which the host put in `buf[0..len]` (the string's text, without its JSON quotes),
- * for the request described by `method`, `params`, `principal` and `now` (as for
+ * for `request` (its `method`, `params`, `principal` and `now`, as for
  * `elicit_sealer_unseal`; `params.requestState` itself is not read). On success the
  * plaintext state lies inside `buf`: `*state` points to it and `*state_len` gives its
  * length, ready for `elicit_noalloc_round_init_modern`. The token is consumed either way
@@ -1041,21 +1158,15 @@ elicit_result elicit_noalloc_sealer_seal_in_place(const struct elicit_noalloc_se
  * `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`.
  *
  * # Safety
- * `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
- * bytes; `buf` valid for `len` writable bytes; `state` and `state_len` valid for
- * writes; `detail` NULL or valid for a write.
+ * `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+ * pairs NULL or valid for `len` readable bytes; `buf` valid for `len` writable bytes;
+ * `state` and `state_len` valid for writes; `detail` NULL or valid for a write.
  */
 elicit_result elicit_noalloc_sealer_unseal_in_place(const struct elicit_noalloc_sealer *sealer,
-                                                    const uint8_t *method,
-                                                    size_t method_len,
-                                                    const uint8_t *params,
-                                                    size_t params_len,
-                                                    const uint8_t *principal,
-                                                    size_t principal_len,
-                                                    double now,
-                                                    uint8_t *buf,
+                                                    const struct elicit_request *request,
+                                                    char *buf,
                                                     size_t len,
-                                                    const uint8_t **state,
+                                                    const char **state,
                                                     size_t *state_len,
                                                     const char **detail);
 

@@ -6,11 +6,14 @@
 #     examples/c/booking_decl.h (the booking fixture's declaration for the C and C++
 #     examples) with tools' c_decl, into temporary files and fails on any difference from
 #     the committed headers (--update-header rewrites them instead);
-#  3. builds examples/c/booking.c, ffi/tests/c/contract_test.c (-std=c99) and
+#  3. compiles every C snippet of docs/c-abi.md and ffi/README.md (-std=c99 -Wall
+#     -Wextra -Werror -pedantic) with what they take from the host around them
+#     (ffi/tests/c/snippets_prelude.h);
+#  4. builds examples/c/booking.c, ffi/tests/c/contract_test.c (-std=c99) and
 #     examples/cpp/booking.cpp (-std=c++17), all with -Wall -Wextra -Werror -pedantic,
 #     each linked once against the staticlib and once against the cdylib, and runs them;
-#  4. runs them again under valgrind memcheck (errors and definite/indirect leaks fail);
-#  5. builds and runs them with -fsanitize=address,undefined.
+#  5. runs them again under valgrind memcheck (errors and definite/indirect leaks fail);
+#  6. builds and runs them with -fsanitize=address,undefined.
 #
 # Exits non-zero on any failure. Installs cbindgen and valgrind when missing.
 set -euo pipefail
@@ -86,7 +89,35 @@ else
     echo "examples/c/booking_decl.h is up to date"
 fi
 
-# ---------------------------------------------------------------- 3. build and run
+# ------------------------------------------------------------------ 3. doc snippets
+step "compiling the C snippets of docs/c-abi.md and ffi/README.md"
+# Each ```c block: one starting with `typedef` at file scope, any other as a function's
+# body; errors point at the page's own lines (#line).
+mkdir -p "$OUT/snippets"
+"${PYTHON:-python3}" - "$OUT/snippets" "$ROOT/ffi/tests/c/snippets_prelude.h" docs/c-abi.md ffi/README.md <<'PY'
+import pathlib, re, sys
+
+out, prelude, docs = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+n = 0
+for doc in docs:
+    text = pathlib.Path(doc).read_text(encoding="utf-8")
+    for m in re.finditer(r"^([ \t]*)```c\n(.*?)^\1```", text, re.M | re.S):
+        indent, body = m.group(1), m.group(2)
+        body = "\n".join(l[len(indent):] if l.startswith(indent) else l for l in body.split("\n"))
+        line = text.count("\n", 0, m.start()) + 2
+        top = body.lstrip().startswith("typedef")
+        n += 1
+        src = f'#include "{prelude}"\n' + ("" if top else f"int snippet_{n}(void) {{\n")
+        src += f'#line {line} "{doc}"\n{body}' + ("" if top else "\nreturn 0;\n}\n")
+        (out / f"snippet_{n}.c").write_text(src, encoding="utf-8")
+print(f"{n} snippets")
+PY
+for f in "$OUT"/snippets/snippet_*.c; do
+    "$CC" "${CFLAGS[@]}" -c "$f" -o "${f%.c}.o"
+done
+echo "ok  every snippet compiles"
+
+# ---------------------------------------------------------------- 4. build and run
 # build NAME LANG SOURCE LINK EXTRA...   (LINK: static | dynamic)
 build() {
     local name=$1 lang=$2 src=$3 link=$4
@@ -142,7 +173,7 @@ for p in "${PROGRAMS[@]}"; do
 done
 CONTRACT_LINE=$(tail -n 1 "$OUT/contract_test.static.log")
 
-# ---------------------------------------------------------------------- 4. valgrind
+# ---------------------------------------------------------------------- 5. valgrind
 step "valgrind memcheck"
 need_cmd valgrind valgrind
 for p in "${PROGRAMS[@]}"; do
@@ -155,7 +186,7 @@ for p in "${PROGRAMS[@]}"; do
     done
 done
 
-# ---------------------------------------------------------------- 5. sanitizers
+# ---------------------------------------------------------------- 6. sanitizers
 step "AddressSanitizer + UndefinedBehaviorSanitizer"
 SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 for p in "${PROGRAMS[@]}"; do
@@ -169,4 +200,4 @@ done
 
 step "C ABI checks passed"
 echo "contract test: $CONTRACT_LINE"
-echo "test-c.sh: header, 6 builds run, 6 valgrind runs, 3 sanitizer runs: all passed"
+echo "test-c.sh: header, $(ls "$OUT"/snippets/snippet_*.o | wc -l) doc snippets, 6 builds run, 6 valgrind runs, 3 sanitizer runs: all passed"

@@ -59,7 +59,7 @@ static bool ok(elicit_result code, const char *what, elicit_noalloc_round *round
     fail(what, code);
     if (round != NULL) {
         size_t n = 0;
-        if (elicit_noalloc_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) == ELICIT_OK) {
+        if (elicit_noalloc_round_last_error(round, msg, sizeof msg, &n) == ELICIT_OK) {
             puts0("  message: ");
             put(msg, n);
             puts0("\n");
@@ -215,6 +215,8 @@ static const char SECRET[] = "elicit-firmware-demo-secret-0001";
 static const char AUDIENCE[] = "elicit-firmware";
 static const char METHOD[] = "tools/call";
 static const char ARGS[] = "{}";
+/* A round's input with the arguments alone (no state, no replies, form questions only). */
+static const elicit_round_input args_only = {.arguments = ARGS, .arguments_len = sizeof ARGS - 1};
 
 /* A tool of this firmware: its plan, the request params its tokens are bound to (the
  * call's name and arguments), its workspace and whether it has resolvers. */
@@ -269,12 +271,13 @@ static tool survey = {"survey16", "{\"name\":\"survey16\",\"arguments\":{}}", NU
 
 /* The seed docs' resolvers: LHR for London, else ask; always confirm. */
 static bool run_resolver(const tool *t, elicit_noalloc_round *round, size_t param) {
-    const uint8_t *name;
+    char name[32];
     size_t name_len, n;
     char inputs[96];
     char answer[128];
-    if (!ok(elicit_noalloc_plan_param_name(t->plan, param, &name, &name_len), "param_name", NULL) ||
-        !ok(elicit_noalloc_round_resolve_inputs(round, (uint8_t *)inputs, sizeof inputs, &n),
+    if (!ok(elicit_noalloc_plan_param_name(t->plan, param, name, sizeof name, &name_len),
+            "param_name", NULL) ||
+        !ok(elicit_noalloc_round_resolve_inputs(round, inputs, sizeof inputs, &n),
             "resolve_inputs", round)) {
         return false;
     }
@@ -309,15 +312,15 @@ static bool run_resolver(const tool *t, elicit_noalloc_round *round, size_t para
 #undef ADD
 #undef ADDS
     puts0("  resolver ");
-    put((const char *)name, name_len);
+    put(name, name_len);
     puts0("(");
     put(inputs, n);
     puts0(is_value ? ") -> value " : ") -> question ");
     put(answer, a);
     puts0("\n");
     elicit_result r = is_value
-                          ? elicit_noalloc_round_resolve_value(round, (const uint8_t *)answer, a)
-                          : elicit_noalloc_round_resolve_question(round, (const uint8_t *)answer, a);
+                          ? elicit_noalloc_round_resolve_value(round, answer, a)
+                          : elicit_noalloc_round_resolve_question(round, answer, a);
     return ok(r, "resolve", round);
 }
 
@@ -335,21 +338,22 @@ static uint32_t drive(const tool *t, elicit_noalloc_round *round, const scripted
                 return 0;
             }
         } else if (step == ELICIT_STEP_ASK && script != NULL) {
-            const uint8_t *name;
+            char name[32];
             size_t name_len, n;
-            if (!ok(elicit_noalloc_plan_param_name(t->plan, param, &name, &name_len), "name", NULL) ||
-                !ok(elicit_noalloc_round_ask(round, (uint8_t *)out, sizeof out, &n), "ask", round)) {
+            if (!ok(elicit_noalloc_plan_param_name(t->plan, param, name, sizeof name, &name_len),
+                    "name", NULL) ||
+                !ok(elicit_noalloc_round_ask(round, out, sizeof out, &n), "ask", round)) {
                 return 0;
             }
-            const char *answer = answer_of(script, (const char *)name, name_len);
+            const char *answer = answer_of(script, name, name_len);
             puts0("-- elicitation/create for ");
-            put((const char *)name, name_len);
+            put(name, name_len);
             puts0(": ");
             put(out, n);
             puts0("\n  client -> ");
             puts0(answer);
             puts0("\n");
-            if (!ok(elicit_noalloc_round_answer(round, (const uint8_t *)answer, strlen(answer)),
+            if (!ok(elicit_noalloc_round_answer(round, answer, strlen(answer)),
                     "answer", round)) {
                 return 0;
             }
@@ -364,7 +368,7 @@ static uint32_t drive(const tool *t, elicit_noalloc_round *round, const scripted
 /* Compare the round's values with the expected ones. */
 static void check_values(elicit_noalloc_round *round, const char *expected) {
     size_t n;
-    if (!ok(elicit_noalloc_round_values(round, (uint8_t *)out, sizeof out, &n), "values", round)) {
+    if (!ok(elicit_noalloc_round_values(round, out, sizeof out, &n), "values", round)) {
         return;
     }
     puts0("== resolved: ");
@@ -378,17 +382,24 @@ static void check_values(elicit_noalloc_round *round, const char *expected) {
     }
 }
 
+/* The request a tool's call is, as the sealers read it: method, params and the time. */
+static elicit_request request_of(const tool *t, double now) {
+    elicit_request q = {.method = METHOD, .method_len = strlen(METHOD), .params = t->params,
+                        .params_len = strlen(t->params), .now = now};
+    return q;
+}
+
 /* A token with one character changed is refused, with one code and the reason "seal". */
 static void tamper_check(const tool *t, const char *tok, size_t len, double now) {
     memcpy(scratch, tok, len);
     size_t i = len / 2;
     scratch[i] = scratch[i] == 'A' ? 'B' : 'A';
-    const uint8_t *state;
+    const char *state;
     size_t state_len;
     const char *detail = NULL;
-    elicit_result r = elicit_noalloc_sealer_unseal_in_place(
-        sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)t->params,
-        strlen(t->params), NULL, 0, now, (uint8_t *)scratch, len, &state, &state_len, &detail);
+    elicit_request q = request_of(t, now);
+    elicit_result r = elicit_noalloc_sealer_unseal_in_place(sealer, &q, scratch, len, &state,
+                                                            &state_len, &detail);
     if (r != ELICIT_ERR_REQUEST_STATE || detail == NULL) {
         fail("a tampered token", r);
         return;
@@ -410,14 +421,15 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
         double now = (double)(1780000000u + 30u * n);
         uint8_t random[ELICIT_SEAL_RANDOM_LEN];
         next_random(random);
-        const uint8_t *state = NULL;
+        elicit_request q = request_of(t, now);
+        q.random = random;
+        q.random_len = sizeof random;
+        const char *state = NULL;
         size_t state_len = 0;
         if (has_state) {
             const char *detail = NULL;
-            if (!ok(elicit_noalloc_sealer_unseal_in_place(
-                        sealer, (const uint8_t *)METHOD, strlen(METHOD),
-                        (const uint8_t *)t->params, strlen(t->params), NULL, 0, now,
-                        (uint8_t *)carried, carried_len, &state, &state_len, &detail),
+            if (!ok(elicit_noalloc_sealer_unseal_in_place(sealer, &q, carried, carried_len, &state,
+                                                          &state_len, &detail),
                     "unseal", NULL)) {
                 return;
             }
@@ -425,10 +437,15 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
         }
         elicit_noalloc_round *round;
         size_t err_len = 0;
-        elicit_result r = elicit_noalloc_round_init_modern(
-            t->plan, round_mem, sizeof round_mem, (const uint8_t *)ARGS, strlen(ARGS), state,
-            state_len, has_state ? (const uint8_t *)replies : NULL, has_state ? replies_len : 0,
-            NULL, 0, workspace, t->workspace, &round, (uint8_t *)msg, sizeof msg, &err_len);
+        elicit_round_input in = {.arguments = ARGS, .arguments_len = strlen(ARGS),
+                                 .request_state = state, .request_state_len = state_len};
+        if (has_state) {
+            in.input_responses = replies;
+            in.input_responses_len = replies_len;
+        }
+        elicit_result r = elicit_noalloc_round_init_modern(t->plan, round_mem, sizeof round_mem, &in,
+                                                           workspace, t->workspace, &round, msg,
+                                                           sizeof msg, &err_len);
         if (!ok(r, "round_init_modern", NULL)) {
             put(msg, err_len);
             puts0("\n");
@@ -444,9 +461,9 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
             return;
         }
         size_t req_len, st_len, tok_len;
-        if (!ok(elicit_noalloc_round_input_requests(round, 0, (uint8_t *)out, sizeof out, &req_len),
+        if (!ok(elicit_noalloc_round_input_requests(round, 0, out, sizeof out, &req_len),
                 "input_requests", round) ||
-            !ok(elicit_noalloc_round_request_state(round, (uint8_t *)token, sizeof token, &st_len),
+            !ok(elicit_noalloc_round_request_state(round, token, sizeof token, &st_len),
                 "request_state", round)) {
             return;
         }
@@ -472,10 +489,8 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
         puts0("\n");
         /* Seal the state where the round wrote it. */
         const char *detail = NULL;
-        if (!ok(elicit_noalloc_sealer_seal_in_place(
-                    sealer, (const uint8_t *)METHOD, strlen(METHOD), (const uint8_t *)t->params,
-                    strlen(t->params), NULL, 0, now, random, sizeof random, (uint8_t *)token,
-                    sizeof token, st_len, &tok_len, &detail),
+        if (!ok(elicit_noalloc_sealer_seal_in_place(sealer, &q, token, sizeof token, st_len,
+                                                    &tok_len, &detail),
                 "seal", NULL)) {
             return;
         }
@@ -529,8 +544,8 @@ static void modern_conversation(const tool *t, const scripted *script, const cha
 static void handshake_conversation(void) {
     elicit_noalloc_round *round;
     if (!ok(elicit_noalloc_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
-                                               (const uint8_t *)ARGS, strlen(ARGS), NULL, 0,
-                                               workspace, HANDSHAKE_WS, &round, NULL, 0, NULL),
+                                                &args_only, workspace, HANDSHAKE_WS, &round, NULL,
+                                                0, NULL),
             "round_init_handshake", NULL)) {
         return;
     }
@@ -547,7 +562,7 @@ static void handshake_conversation(void) {
  * (ffi-noalloc/tests/c/contract_noalloc.c under valgrind and ASan). */
 static void device_checks(void) {
     elicit_noalloc_plan *p = NULL;
-    const uint8_t *name = (const uint8_t *)"book_flight";
+    const char *name = "book_flight";
     elicit_result r = elicit_noalloc_plan_builtin(plan_mem, 16, name, 11, &p, NULL);
     if (r != ELICIT_ERR_MEMORY_TOO_SMALL || p != NULL) {
         fail("plan memory too small", r);
@@ -576,7 +591,7 @@ static void report_peak(const char *what) {
  * its plan bytes: the library's build loaded this plan from plan bytes of that length. */
 static bool load(tool *t, uint8_t *mem) {
     size_t made_from = 0, count = 0;
-    if (!ok(elicit_noalloc_plan_builtin(mem, PLAN_MEM, (const uint8_t *)t->name, strlen(t->name),
+    if (!ok(elicit_noalloc_plan_builtin(mem, PLAN_MEM, t->name, strlen(t->name),
                                         &t->plan, &made_from),
             "plan_builtin", NULL)) {
         return false;
@@ -606,13 +621,12 @@ static void capacity_demos(void) {
     const char *answer = answer_of(PARIS, "destination", 11);
     /* A workspace too small for the client's reply (the handshake era copies it in). */
     if (ok(elicit_noalloc_round_init_handshake(booking.plan, round_mem, sizeof round_mem,
-                                              (const uint8_t *)ARGS, strlen(ARGS), NULL, 0, workspace, 16,
-                                              &round, NULL, 0, NULL),
+                                               &args_only, workspace, 16, &round, NULL, 0, NULL),
            "round_init_handshake", NULL) &&
         ok(elicit_noalloc_round_poll(round, &step, &param), "poll", round)) {
-        elicit_result r = elicit_noalloc_round_answer(round, (const uint8_t *)answer, strlen(answer));
+        elicit_result r = elicit_noalloc_round_answer(round, answer, strlen(answer));
         if (r != ELICIT_ERR_WORKSPACE_FULL ||
-            elicit_noalloc_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
+            elicit_noalloc_round_last_error(round, msg, sizeof msg, &n) != ELICIT_OK) {
             fail("a 16-byte workspace held a reply", r);
         } else {
             puts0("capacity: a 16-byte workspace for a handshake reply -> ");
@@ -621,17 +635,16 @@ static void capacity_demos(void) {
         }
     }
     /* An output buffer too small for the round's inputRequests. */
-    if (ok(elicit_noalloc_round_init_modern(booking.plan, round_mem, sizeof round_mem,
-                                           (const uint8_t *)ARGS, strlen(ARGS), NULL, 0, NULL, 0,
-                                           NULL, 0, workspace, BOOKING_WS, &round, NULL, 0, NULL),
+    if (ok(elicit_noalloc_round_init_modern(booking.plan, round_mem, sizeof round_mem, &args_only,
+                                            workspace, BOOKING_WS, &round, NULL, 0, NULL),
            "round_init_modern", NULL) &&
         ok(elicit_noalloc_round_poll(round, &step, &param), "poll", round)) {
         char small[64];
         size_t needed = 0;
         elicit_result r =
-            elicit_noalloc_round_input_requests(round, 0, (uint8_t *)small, sizeof small, &needed);
+            elicit_noalloc_round_input_requests(round, 0, small, sizeof small, &needed);
         if (r != ELICIT_ERR_BUFFER_TOO_SMALL ||
-            elicit_noalloc_round_last_error(round, (uint8_t *)msg, sizeof msg, &n) != ELICIT_OK) {
+            elicit_noalloc_round_last_error(round, msg, sizeof msg, &n) != ELICIT_OK) {
             fail("64 bytes held the inputRequests", r);
         } else {
             puts0("capacity: a 64-byte buffer for inputRequests -> ");
@@ -673,8 +686,8 @@ int main(void) {
     const uint8_t *keys[1] = {(const uint8_t *)SECRET};
     size_t key_lens[1] = {sizeof SECRET - 1};
     if (!ok(elicit_noalloc_sealer_init(sealer_mem, sizeof sealer_mem, keys, key_lens, 1,
-                                      (const uint8_t *)AUDIENCE, strlen(AUDIENCE), 0, &sealer,
-                                      (uint8_t *)msg, sizeof msg, &err_len),
+                                      AUDIENCE, strlen(AUDIENCE), 0, &sealer,
+                                      msg, sizeof msg, &err_len),
             "sealer_init", NULL)) {
         put(msg, err_len);
         return 1;

@@ -134,7 +134,7 @@ int main(void) {
     char params[4096];
     char *reply;
     if (elicit_abi_version() != ELICIT_ABI_VERSION) return 1;
-    check(elicit_plan_new((const uint8_t *)DECLARATION, strlen(DECLARATION), &plan, NULL, 0, NULL),
+    check(elicit_plan_new(DECLARATION, strlen(DECLARATION), &plan, NULL, 0, NULL),
           "elicit_plan_new");
     check(elicit_os_random(key, sizeof key), "key"); /* a fleet shares its keys instead */
     check(elicit_key_ring_new(keys, &key_len, 1, &ring, NULL, 0, NULL), "elicit_key_ring_new");

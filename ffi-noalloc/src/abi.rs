@@ -13,7 +13,7 @@
 //! (`elicit_result_str`), as the hosted library always does. A firmware that never
 //! needs those texts keeps `core::fmt` and the descriptions out of its image.
 
-use core::ffi::{c_void, CStr};
+use core::ffi::{c_char, c_void, CStr};
 
 use elicit_core::json::CountSink;
 use elicit_core::seal::Reason;
@@ -26,7 +26,7 @@ use crate::codes::{
 use crate::ELICIT_NOALLOC_ALIGN;
 
 // The sealing calls' readers (the request a token is bound to, the randomness of a seal).
-pub use crate::seal::{entropy, request, Request};
+pub use crate::seal::{entropy, request, request_entropy, Request};
 // The round entry points' bodies.
 pub use crate::round::{input_requests, input_schema, poll, required_capabilities, value_of};
 
@@ -323,9 +323,13 @@ pub fn utf8<'a>(bytes: &'a [u8], what: &'static str) -> Result<&'a str, Fail> {
 ///
 /// # Safety
 /// As [`input`].
-pub unsafe fn text<'a>(ptr: *const u8, len: usize, what: &'static str) -> Result<&'a str, Fail> {
+pub unsafe fn text<'a>(
+    ptr: *const c_char,
+    len: usize,
+    what: &'static str,
+) -> Result<&'a str, Fail> {
     // SAFETY: forwarded from the caller.
-    utf8(unsafe { input(ptr, len, what) }?, what)
+    utf8(unsafe { input(ptr.cast(), len, what) }?, what)
 }
 
 /// An optional text: NULL with length 0 is `None`.
@@ -333,12 +337,12 @@ pub unsafe fn text<'a>(ptr: *const u8, len: usize, what: &'static str) -> Result
 /// # Safety
 /// As [`input`].
 pub unsafe fn optional_text<'a>(
-    ptr: *const u8,
+    ptr: *const c_char,
     len: usize,
     what: &'static str,
 ) -> Result<Option<&'a str>, Fail> {
     // SAFETY: forwarded from the caller.
-    unsafe { optional_input(ptr, len, what) }?
+    unsafe { optional_input(ptr.cast(), len, what) }?
         .map(|b| utf8(b, what))
         .transpose()
 }
@@ -463,7 +467,7 @@ pub fn memory<T>(mem: *mut c_void, len: usize) -> Result<*mut T, Fail> {
 /// # Safety
 /// `out_len` NULL or writable.
 pub unsafe fn check_out<'a>(
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> Result<&'a mut usize, Fail> {
@@ -494,7 +498,7 @@ pub unsafe fn check_out<'a>(
 /// # Safety
 /// `buf` NULL or valid for `cap` writable bytes; `out_len` NULL or writable.
 pub unsafe fn write_out(
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
     f: &dyn Fn(&mut dyn Sink) -> Result<(), Error>,
@@ -513,7 +517,7 @@ pub unsafe fn write_out(
         return Err(Fail::Engine(Error::BufferTooSmall { needed }));
     }
     // SAFETY: non-NULL, `cap` bounded by isize::MAX, the caller guarantees `cap` bytes.
-    let slice = unsafe { core::slice::from_raw_parts_mut(buf, cap) };
+    let slice = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap) };
     let mut sink = SliceSink::new(slice);
     f(&mut sink)?;
     *out_len = sink.needed();
@@ -525,7 +529,7 @@ pub unsafe fn write_out(
 /// # Safety
 /// As [`write_out`].
 pub unsafe fn write_text(
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
     text: &[u8],
@@ -545,7 +549,7 @@ pub unsafe fn write_text(
 /// # Safety
 /// As [`write_out`].
 pub unsafe fn write_message(
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
     fail: Option<&Fail>,
@@ -568,14 +572,14 @@ pub unsafe fn write_message(
 /// `err_buf` NULL or valid for `err_cap` writable bytes; `err_len` NULL or writable.
 pub unsafe fn write_error(
     message: &dyn Fn(&mut dyn Sink),
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) {
     let mut n = 0;
     if !err_buf.is_null() && err_cap <= isize::MAX as usize {
         // SAFETY: non-NULL, bounded, the caller guarantees `err_cap` writable bytes.
-        let slice = unsafe { core::slice::from_raw_parts_mut(err_buf, err_cap) };
+        let slice = unsafe { core::slice::from_raw_parts_mut(err_buf.cast::<u8>(), err_cap) };
         let mut sink = Prefix {
             buf: slice,
             len: 0,
@@ -628,7 +632,7 @@ impl Sink for Prefix<'_> {
 /// As [`write_error`].
 pub(crate) unsafe fn construct(
     run: impl FnOnce() -> Result<(), Fail>,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -712,7 +716,14 @@ mod tests {
         let mut buf = [0u8; 4];
         let mut n = 99;
         // SAFETY: a 4-byte buffer and a writable length.
-        unsafe { write_error(&|s| s.put("aé€".as_bytes()), buf.as_mut_ptr(), 4, &mut n) };
+        unsafe {
+            write_error(
+                &|s| s.put("aé€".as_bytes()),
+                buf.as_mut_ptr().cast(),
+                4,
+                &mut n,
+            )
+        };
         assert_eq!(&buf[..n], "aé".as_bytes());
     }
 }

@@ -11,7 +11,7 @@ use elicit_core::{CompileError, Error, Step};
 pub const ELICIT_ABI_VERSION_MAJOR: u32 = 0;
 /// Minor version of the C ABI. Before 1.0 a minor version may change signatures
 /// (CHANGELOG.md says what each one changed); check `elicit_abi_version()` at start-up.
-pub const ELICIT_ABI_VERSION_MINOR: u32 = 4;
+pub const ELICIT_ABI_VERSION_MINOR: u32 = 5;
 /// Patch version of the C ABI: fixes with no interface change.
 pub const ELICIT_ABI_VERSION_PATCH: u32 = 0;
 /// The ABI version this header describes, as `(major << 16) | (minor << 8) | patch`;

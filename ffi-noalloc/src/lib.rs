@@ -39,11 +39,13 @@ extern crate alloc;
 pub mod abi;
 mod codes;
 mod plan;
+mod request;
 mod round;
 mod seal;
 
 pub use codes::*;
 pub use plan::*;
+pub use request::*;
 pub use round::*;
 pub use seal::*;
 

@@ -1,11 +1,11 @@
 //! `elicit_noalloc_plan`: a compiled declaration in caller memory.
 
-use core::ffi::c_void;
+use core::ffi::{c_char, c_void};
 
 use elicit_core::plan_const::{empty, Parts};
 use elicit_core::Plan;
 
-use crate::abi::{construct, input, memory, out_param, text, Fail};
+use crate::abi::{check_out, construct, input, memory, out_param, text, write_text, Fail};
 use crate::codes::{
     elicit_result, ELICIT_ERR_CAPACITY, ELICIT_ERR_INDEX, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_NULL,
     ELICIT_OK,
@@ -91,7 +91,7 @@ pub unsafe extern "C" fn elicit_noalloc_plan_init(
     bytes: *const u8,
     bytes_len: usize,
     out: *mut *mut elicit_noalloc_plan,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -124,10 +124,10 @@ pub unsafe extern "C" fn elicit_noalloc_plan_init(
 pub unsafe extern "C" fn elicit_noalloc_plan_init_json(
     mem: *mut c_void,
     mem_len: usize,
-    declaration: *const u8,
+    declaration: *const c_char,
     declaration_len: usize,
     out: *mut *mut elicit_noalloc_plan,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -188,7 +188,7 @@ static BUILTIN: &[(Parts<'static>, usize)] =
 pub unsafe extern "C" fn elicit_noalloc_plan_builtin(
     mem: *mut c_void,
     mem_len: usize,
-    tool: *const u8,
+    tool: *const c_char,
     tool_len: usize,
     out: *mut *mut elicit_noalloc_plan,
     made_from_len: *mut usize,
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn elicit_noalloc_plan_builtin(
         let out = unsafe { out_param(out, "out") }?;
         let at = memory::<elicit_noalloc_plan>(mem, mem_len)?;
         // SAFETY: forwarded from the caller's contract.
-        let name = unsafe { input(tool, tool_len, "tool") }?;
+        let name = unsafe { input(tool.cast(), tool_len, "tool") }?;
         let (parts, made_from) = BUILTIN
             .iter()
             .find(|(p, _)| p.tool.as_bytes() == name)
@@ -253,27 +253,22 @@ unsafe fn with_plan(
     }
 }
 
-/// Heap-free surface: the tool's name: `*name` points to `*name_len` bytes of UTF-8
-/// (not NUL-terminated) inside the plan's bytes.
+/// Heap-free surface: the tool's name, UTF-8, under the output convention (`buf`
+/// receives the text, not NUL-terminated, and `*out_len` its length; `buf = NULL, cap =
+/// 0` is a size query; too small is `ELICIT_ERR_BUFFER_TOO_SMALL` with the size needed).
 ///
 /// # Safety
-/// `plan` NULL or live; `name` and `name_len` valid for writes.
+/// `plan` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+/// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_plan_tool_name(
     plan: *const elicit_noalloc_plan,
-    name: *mut *const u8,
-    name_len: *mut usize,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_plan(plan, |p| {
-            let name = out_param(name, "name")?;
-            let name_len = out_param(name_len, "name_len")?;
-            *name = p.tool().as_ptr();
-            *name_len = p.tool().len();
-            Ok(())
-        })
-    }
+    unsafe { with_plan(plan, |p| write_text(buf, cap, out_len, p.tool().as_bytes())) }
 }
 
 /// Heap-free surface: the number of parameters, written to `*count`; indices run from 0
@@ -295,30 +290,28 @@ pub unsafe extern "C" fn elicit_noalloc_plan_param_count(
     }
 }
 
-/// Heap-free surface: the name of parameter `index`: `*name` points to `*name_len`
-/// bytes of UTF-8 (not NUL-terminated) inside the plan's bytes. `ELICIT_ERR_INDEX` when
-/// `index` is out of range.
+/// Heap-free surface: the name of parameter `index`, UTF-8, under the output
+/// convention (as `elicit_noalloc_plan_tool_name`). `ELICIT_ERR_INDEX` when `index` is
+/// out of range.
 ///
 /// # Safety
-/// `plan` NULL or live; `name` and `name_len` valid for writes.
+/// As `elicit_noalloc_plan_tool_name`.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_plan_param_name(
     plan: *const elicit_noalloc_plan,
     index: usize,
-    name: *mut *const u8,
-    name_len: *mut usize,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_plan(plan, |p| {
-            let name = out_param(name, "name")?;
-            let name_len = out_param(name_len, "name_len")?;
+            check_out(buf, cap, out_len)?;
             let n = p
                 .name(index)
                 .ok_or(Fail::abi(ELICIT_ERR_INDEX, "index", "is out of range"))?;
-            *name = n.as_ptr();
-            *name_len = n.len();
-            Ok(())
+            write_text(buf, cap, out_len, n.as_bytes())
         })
     }
 }
@@ -331,7 +324,7 @@ pub unsafe extern "C" fn elicit_noalloc_plan_param_name(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_plan_param_index(
     plan: *const elicit_noalloc_plan,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     index: *mut usize,
 ) -> elicit_result {
@@ -367,14 +360,14 @@ pub unsafe extern "C" fn elicit_noalloc_plan_param_index(
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn elicit_noalloc_plan_input_schema(
     plan: *const elicit_noalloc_plan,
-    input_schema: *const u8,
+    input_schema: *const c_char,
     input_schema_len: usize,
-    client_capabilities: *const u8,
+    client_capabilities: *const c_char,
     client_capabilities_len: usize,
-    buf: *mut u8,
+    cache_private: *mut bool,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
-    cache_private: *mut bool,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
@@ -383,8 +376,8 @@ pub unsafe extern "C" fn elicit_noalloc_plan_input_schema(
                 p,
                 (input_schema, input_schema_len),
                 (client_capabilities, client_capabilities_len),
-                (buf, cap, out_len),
                 cache_private,
+                (buf, cap, out_len),
             )
         })
     }

@@ -1,6 +1,6 @@
 //! `elicit_noalloc_round`: one round of one call in caller memory.
 
-use core::ffi::c_void;
+use core::ffi::{c_char, c_void};
 use core::ptr::addr_of_mut;
 
 use elicit_core::{Capabilities, Era, Inputs, Round, Style};
@@ -14,6 +14,7 @@ use crate::codes::{
     ELICIT_ERR_WRONG_STEP, ELICIT_OK, ELICIT_REQUESTS_CLIENT_VIEW,
 };
 use crate::plan::{elicit_noalloc_plan, CorePlan};
+use crate::request::elicit_round_input;
 use crate::ELICIT_NOALLOC_MAX_PARAMS;
 
 /// cbindgen:ignore
@@ -80,16 +81,11 @@ pub extern "C" fn elicit_noalloc_round_size() -> usize {
 ///
 /// # Safety
 /// The contract of `elicit_noalloc_round_init_modern`.
-#[allow(clippy::too_many_arguments)]
 unsafe fn init(
     plan: *const elicit_noalloc_plan,
-    mem: *mut c_void,
-    mem_len: usize,
+    (mem, mem_len): (*mut c_void, usize),
     era: Era,
-    arguments: (*const u8, usize),
-    request_state: (*const u8, usize),
-    input_responses: (*const u8, usize),
-    client_capabilities: (*const u8, usize),
+    input: *const elicit_round_input,
     workspace: (*mut u8, usize),
     out: *mut *mut elicit_noalloc_round,
 ) -> Result<(), Fail> {
@@ -99,27 +95,17 @@ unsafe fn init(
     let out = unsafe { out_param(out, "out") }?;
     let at = memory::<elicit_noalloc_round>(mem, mem_len)?;
     // SAFETY: the texts outlive the round by contract.
-    let (arguments, request_state, input_responses, client_capabilities) = unsafe {
-        (
-            text(arguments.0, arguments.1, "arguments")?,
-            optional_text(request_state.0, request_state.1, "request_state")?,
-            optional_text(input_responses.0, input_responses.1, "input_responses")?,
-            optional_text(
-                client_capabilities.0,
-                client_capabilities.1,
-                "client_capabilities",
-            )?,
-        )
-    };
+    let texts = unsafe { elicit_round_input::read(input, era == Era::Modern) }?;
     // None: form elicitation only, the engine's default (as the hosted constructors).
-    let capabilities =
-        client_capabilities.map_or(Capabilities::FORM, Capabilities::from_client_json);
+    let capabilities = texts
+        .client_capabilities
+        .map_or(Capabilities::FORM, Capabilities::from_client_json);
     // SAFETY: the caller gives the round these bytes for its life.
     let workspace: &'static mut [u8] =
         unsafe { buffer(workspace.0, workspace.1, "workspace", "workspace_len") }?;
     let inputs = match era {
-        Era::Modern => Inputs::modern(arguments, request_state, input_responses),
-        Era::Handshake => Inputs::handshake(arguments),
+        Era::Modern => Inputs::modern(texts.arguments, texts.request_state, texts.input_responses),
+        Era::Handshake => Inputs::handshake(texts.arguments),
     }
     .with_capabilities(capabilities);
     // SAFETY: `at` is non-NULL, large enough and aligned (checked); the fields are
@@ -136,22 +122,16 @@ unsafe fn init(
 
 /// Heap-free surface: start a 2026-07-28 (modern era) round of a call to `plan`'s tool
 /// in `mem` (`mem_len` bytes, at least `elicit_noalloc_round_size()`, aligned to
-/// `ELICIT_NOALLOC_ALIGN`).
+/// `ELICIT_NOALLOC_ALIGN`), from `input` (the call's texts, as for
+/// `elicit_round_new_modern`; the state unsealed by the host, e.g. with
+/// `elicit_noalloc_sealer_unseal_in_place`), with `workspace` (`workspace_len` bytes for
+/// the texts the host hands over later: resolver values and questions, handshake
+/// replies; NULL with length 0 for none).
 ///
-/// - `arguments`: the call's `arguments`, UTF-8 JSON (an object); required.
-/// - `request_state`: the plaintext `requestState` (unsealed by the host, e.g. with
-///   `elicit_noalloc_sealer_unseal_in_place`), or NULL with length 0 for none.
-/// - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
-/// - `client_capabilities`: the client's ClientCapabilities JSON (from the request's
-///   `_meta`); NULL with length 0 means form elicitation only. A round that would show a
-///   kind the client did not declare fails with `ELICIT_ERR_MISSING_CAPABILITY` (answer
-///   `-32021`) before showing anything.
-/// - `workspace`: `workspace_len` bytes for the texts the host hands over later
-///   (resolver values and questions, handshake replies); NULL with length 0 for none.
-///
-/// Nothing is copied: the plan, the three texts and the workspace are borrowed and must
-/// stay valid and unchanged while the round is used. On success `*out` receives the
-/// round (it lives in `mem`); then call `elicit_noalloc_round_poll`.
+/// Nothing is copied: the plan, the texts `input` points to and the workspace are
+/// borrowed and must stay valid and unchanged while the round is used (the struct
+/// itself is read during the call only). On success `*out` receives the round (it lives
+/// in `mem`); then call `elicit_noalloc_round_poll`.
 ///
 /// On failure `*out` is untouched and the message goes to the optional `(err_buf,
 /// err_cap, err_len)` as for `elicit_noalloc_plan_init`. Codes: `ELICIT_ERR_NULL`,
@@ -161,28 +141,22 @@ unsafe fn init(
 ///
 /// # Safety
 /// `plan` NULL or a live plan that outlives the round; `mem` NULL or valid for `mem_len`
-/// writable bytes used by nothing else; each `(ptr, len)` text NULL or valid for `len`
-/// readable bytes that outlive the round; `workspace` NULL or valid for `workspace_len`
-/// writable bytes used by nothing else while the round lives; `out` valid for a write;
-/// `err_buf` NULL or valid for `err_cap` bytes; `err_len` NULL or writable.
+/// writable bytes used by nothing else; `input` NULL or valid for a read, each of its
+/// `(ptr, len)` texts NULL or valid for `len` readable bytes that outlive the round;
+/// `workspace` NULL or valid for `workspace_len` writable bytes used by nothing else
+/// while the round lives; `out` valid for a write; `err_buf` NULL or valid for `err_cap`
+/// bytes; `err_len` NULL or writable.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn elicit_noalloc_round_init_modern(
     plan: *const elicit_noalloc_plan,
     mem: *mut c_void,
     mem_len: usize,
-    arguments: *const u8,
-    arguments_len: usize,
-    request_state: *const u8,
-    request_state_len: usize,
-    input_responses: *const u8,
-    input_responses_len: usize,
-    client_capabilities: *const u8,
-    client_capabilities_len: usize,
+    input: *const elicit_round_input,
     workspace: *mut u8,
     workspace_len: usize,
     out: *mut *mut elicit_noalloc_round,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -191,13 +165,9 @@ pub unsafe extern "C" fn elicit_noalloc_round_init_modern(
         unsafe {
             init(
                 plan,
-                mem,
-                mem_len,
+                (mem, mem_len),
                 Era::Modern,
-                (arguments, arguments_len),
-                (request_state, request_state_len),
-                (input_responses, input_responses_len),
-                (client_capabilities, client_capabilities_len),
+                input,
                 (workspace, workspace_len),
                 out,
             )
@@ -208,10 +178,10 @@ pub unsafe extern "C" fn elicit_noalloc_round_init_modern(
 }
 
 /// Heap-free surface: start a handshake-era round (protocol 2025-11-25 and earlier; the
-/// questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, workspace,
-/// `client_capabilities` (from `initialize`) and errors as for
-/// `elicit_noalloc_round_init_modern`; the client's replies are copied into the workspace,
-/// so give it room for them.
+/// questions go out one at a time, `ELICIT_STEP_ASK`). Memory, borrowing, `input` (its
+/// `request_state` and `input_responses` NULL with length 0; `client_capabilities` from
+/// `initialize`), workspace and errors as for `elicit_noalloc_round_init_modern`; the
+/// client's replies are copied into the workspace, so give it room for them.
 ///
 /// # Safety
 /// As `elicit_noalloc_round_init_modern`.
@@ -221,14 +191,11 @@ pub unsafe extern "C" fn elicit_noalloc_round_init_handshake(
     plan: *const elicit_noalloc_plan,
     mem: *mut c_void,
     mem_len: usize,
-    arguments: *const u8,
-    arguments_len: usize,
-    client_capabilities: *const u8,
-    client_capabilities_len: usize,
+    input: *const elicit_round_input,
     workspace: *mut u8,
     workspace_len: usize,
     out: *mut *mut elicit_noalloc_round,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -237,13 +204,9 @@ pub unsafe extern "C" fn elicit_noalloc_round_init_handshake(
         unsafe {
             init(
                 plan,
-                mem,
-                mem_len,
+                (mem, mem_len),
                 Era::Handshake,
-                (arguments, arguments_len),
-                (core::ptr::null(), 0),
-                (core::ptr::null(), 0),
-                (client_capabilities, client_capabilities_len),
+                input,
                 (workspace, workspace_len),
                 out,
             )
@@ -308,7 +271,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_poll(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_resolve_inputs(
     round: *mut elicit_noalloc_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -323,7 +286,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_inputs(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_resolve_value(
     round: *mut elicit_noalloc_round,
-    value: *const u8,
+    value: *const c_char,
     value_len: usize,
 ) -> elicit_result {
     crate::answer!(round, value, value_len, resolve_value)
@@ -337,7 +300,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_value(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_resolve_question(
     round: *mut elicit_noalloc_round,
-    question: *const u8,
+    question: *const c_char,
     question_len: usize,
 ) -> elicit_result {
     crate::answer!(round, question, question_len, resolve_question)
@@ -351,7 +314,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_question(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_resolve_failed(
     round: *mut elicit_noalloc_round,
-    dependency: *const u8,
+    dependency: *const c_char,
     dependency_len: usize,
 ) -> elicit_result {
     crate::answer!(round, dependency, dependency_len, resolve_failed)
@@ -365,7 +328,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_resolve_failed(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_ask(
     round: *mut elicit_noalloc_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -380,7 +343,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_ask(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_answer(
     round: *mut elicit_noalloc_round,
-    elicit_result_json: *const u8,
+    elicit_result_json: *const c_char,
     len: usize,
 ) -> elicit_result {
     crate::answer!(round, elicit_result_json, len, answer)
@@ -394,7 +357,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_answer(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_values(
     round: *mut elicit_noalloc_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -411,7 +374,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_values(
 pub unsafe extern "C" fn elicit_noalloc_round_value_of(
     round: *mut elicit_noalloc_round,
     param: usize,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -428,7 +391,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_value_of(
 pub unsafe extern "C" fn elicit_noalloc_round_input_requests(
     round: *mut elicit_noalloc_round,
     flags: u32,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -445,7 +408,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_input_requests(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_request_state(
     round: *mut elicit_noalloc_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -461,7 +424,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_request_state(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_fallback_result(
     round: *mut elicit_noalloc_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -479,7 +442,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_fallback_result(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_required_capabilities(
     round: *mut elicit_noalloc_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -498,7 +461,7 @@ pub unsafe extern "C" fn elicit_noalloc_round_required_capabilities(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_noalloc_round_last_error(
     round: *const elicit_noalloc_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -542,7 +505,7 @@ pub unsafe fn poll<const N: usize>(
 pub unsafe fn value_of<const N: usize>(
     r: &mut Round<'_, '_, N>,
     param: usize,
-    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+    (buf, cap, out_len): (*mut c_char, usize, *mut usize),
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller's contract.
     unsafe { check_out(buf, cap, out_len) }?;
@@ -574,7 +537,7 @@ pub unsafe fn value_of<const N: usize>(
 pub unsafe fn input_requests<const N: usize>(
     r: &mut Round<'_, '_, N>,
     flags: u32,
-    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+    (buf, cap, out_len): (*mut c_char, usize, *mut usize),
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller's contract.
     unsafe { check_out(buf, cap, out_len) }?;
@@ -601,7 +564,7 @@ pub unsafe fn input_requests<const N: usize>(
 #[doc(hidden)]
 pub unsafe fn required_capabilities<const N: usize>(
     r: &mut Round<'_, '_, N>,
-    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+    (buf, cap, out_len): (*mut c_char, usize, *mut usize),
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller's contract.
     unsafe { check_out(buf, cap, out_len) }?;
@@ -633,10 +596,10 @@ pub unsafe fn required_capabilities<const N: usize>(
 #[doc(hidden)]
 pub unsafe fn input_schema<const N: usize>(
     plan: &elicit_core::Plan<'_, N>,
-    input_schema: (*const u8, usize),
-    client_capabilities: (*const u8, usize),
-    (buf, cap, out_len): (*mut u8, usize, *mut usize),
+    input_schema: (*const c_char, usize),
+    client_capabilities: (*const c_char, usize),
     cache_private: *mut bool,
+    (buf, cap, out_len): (*mut c_char, usize, *mut usize),
 ) -> Result<(), Fail> {
     // SAFETY: forwarded from the caller's contract.
     let (schema, caps, cache_private) = unsafe {

@@ -9,11 +9,12 @@ use elicit_core::seal::{
     Binding, Entropy, KeyRing, Reason, SealError, Sealer, UnixTime, NONCE_LEN, PRINCIPAL_SALT_LEN,
 };
 
-use crate::abi::{construct, input, memory, optional_text, out_param, text, Fail};
+use crate::abi::{construct, input, memory, optional_text, out_param, Fail};
 use crate::codes::{
     elicit_result, ELICIT_ERR_BUFFER_TOO_SMALL, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL,
     ELICIT_ERR_TOO_LARGE, ELICIT_OK,
 };
+use crate::request::elicit_request;
 
 /// A sealing call's failure with its static detail.
 const fn sealing(code: elicit_result, detail: &'static CStr) -> Fail {
@@ -114,11 +115,11 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_init(
     keys: *const *const u8,
     key_lens: *const usize,
     key_count: usize,
-    audience: *const u8,
+    audience: *const c_char,
     audience_len: usize,
     ttl_secs: f64,
     out: *mut *mut elicit_noalloc_sealer,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -185,52 +186,58 @@ pub struct Request<'a> {
     pub now: UnixTime,
 }
 
-/// Read `method`, `params`, `principal` and `now` as `elicit_sealer_seal` and
-/// `elicit_noalloc_sealer_seal_in_place` document them.
+/// Read `method`, `params`, `principal` and `now` of an `elicit_request` as the
+/// sealers of both surfaces read them.
 ///
 /// # Safety
-/// Each `(ptr, len)` pair NULL or valid for `len` readable bytes for `'a`.
+/// `request` NULL or valid for a read, each of its `(ptr, len)` pairs NULL or valid for
+/// `len` readable bytes for `'a`.
 #[doc(hidden)]
-pub unsafe fn request<'a>(
-    method: (*const u8, usize),
-    params: (*const u8, usize),
-    principal: (*const u8, usize),
-    now: f64,
-) -> Result<Request<'a>, Fail> {
+pub unsafe fn request<'a>(request: *const elicit_request) -> Result<Request<'a>, Fail> {
+    // SAFETY: the caller guarantees NULL or a valid struct.
+    let q = unsafe { request.as_ref() }.ok_or(sealing(ELICIT_ERR_NULL, c"request is NULL"))?;
     // SAFETY: forwarded from the caller's contract.
-    let (method, params, principal) = unsafe {
-        (
-            text(method.0, method.1, "method")?,
-            optional_text(params.0, params.1, "params")?,
-            optional_text(principal.0, principal.1, "principal")?,
-        )
-    };
-    let now = UnixTime::from_secs_f64(now).ok_or(sealing(
+    let texts = unsafe { q.texts() }?;
+    let now = UnixTime::from_secs_f64(q.now).ok_or(sealing(
         ELICIT_ERR_INVALID_ARGUMENT,
-        c"now is not a finite, non-negative number of Unix seconds",
+        c"request.now is not a finite, non-negative number of Unix seconds",
     ))?;
-    let params = params
+    let params = texts
+        .params
         .map(|p| {
             Value::parse(p).map_err(|_| {
                 sealing(
                     ELICIT_ERR_INVALID_ARGUMENT,
-                    c"params is not valid JSON; pass the request's params object",
+                    c"request.params is not valid JSON; pass the request's params object",
                 )
             })
         })
         .transpose()?;
-    let binding = Binding::from_params(method, params).map_err(|_| {
+    let binding = Binding::from_params(texts.method, params).map_err(|_| {
         sealing(
             ELICIT_ERR_INVALID_ARGUMENT,
-            c"params.name (params.uri for resources/read) is not a string",
+            c"request.params.name (params.uri for resources/read) is not a string",
         )
     })?;
     Ok(Request {
         binding,
         params,
-        principal,
+        principal: texts.principal,
         now,
     })
+}
+
+/// The randomness of one seal, `request.random` (both surfaces).
+///
+/// # Safety
+/// `request` NULL or valid for a read, its `random` NULL or valid for `random_len`
+/// readable bytes.
+#[doc(hidden)]
+pub unsafe fn request_entropy(request: *const elicit_request) -> Result<Entropy, Fail> {
+    // SAFETY: the caller guarantees NULL or a valid struct.
+    let q = unsafe { request.as_ref() }.ok_or(sealing(ELICIT_ERR_NULL, c"request is NULL"))?;
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { entropy(q.random, q.random_len) }
 }
 
 /// The randomness of one seal from `(random, random_len)`: exactly
@@ -290,7 +297,7 @@ unsafe fn with_sealer(
 /// # Safety
 /// `buf` NULL or valid for `n` writable bytes, used by nothing else for `'b`.
 unsafe fn in_place<'b>(
-    buf: *mut u8,
+    buf: *mut c_char,
     n: usize,
     too_large: &'static CStr,
 ) -> Result<&'b mut [u8], Fail> {
@@ -301,7 +308,7 @@ unsafe fn in_place<'b>(
         return Err(sealing(ELICIT_ERR_INVALID_ARGUMENT, too_large));
     }
     // SAFETY: non-NULL, bounded, the caller guarantees `n` writable bytes.
-    Ok(unsafe { core::slice::from_raw_parts_mut(buf, n) })
+    Ok(unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), n) })
 }
 
 /// Heap-free surface: seal, in place, the plaintext state the round wrote at the start
@@ -311,31 +318,23 @@ unsafe fn in_place<'b>(
 /// returns `ELICIT_ERR_BUFFER_TOO_SMALL` with the size needed in `*out_len` and `buf`
 /// unchanged.
 ///
-/// `method`, `params`, `principal`, `now` and `random` (`ELICIT_SEAL_RANDOM_LEN` fresh
-/// bytes) as for `elicit_sealer_seal`. `detail` is optional (NULL): on failure it
+/// `request` describes the request the state answers, as for `elicit_sealer_seal`
+/// (`method`, `params`, `principal`, `now` and `random`, `ELICIT_SEAL_RANDOM_LEN` fresh
+/// bytes). `detail` is optional (NULL): on failure it
 /// receives a static, NUL-terminated description. Codes: `ELICIT_ERR_NULL`,
 /// `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (bad `now`, `random_len`, `params`;
 /// a `state_len` beyond `cap` or not UTF-8), `ELICIT_ERR_BUFFER_TOO_SMALL`,
 /// `ELICIT_ERR_TOO_LARGE`.
 ///
 /// # Safety
-/// `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
-/// bytes; `buf` valid for `cap` writable bytes; `out_len` valid for a write; `detail`
-/// NULL or valid for a write.
+/// `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+/// pairs NULL or valid for `len` readable bytes; `buf` valid for `cap` writable bytes;
+/// `out_len` valid for a write; `detail` NULL or valid for a write.
 #[no_mangle]
-#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn elicit_noalloc_sealer_seal_in_place(
     sealer: *const elicit_noalloc_sealer,
-    method: *const u8,
-    method_len: usize,
-    params: *const u8,
-    params_len: usize,
-    principal: *const u8,
-    principal_len: usize,
-    now: f64,
-    random: *const u8,
-    random_len: usize,
-    buf: *mut u8,
+    request: *const elicit_request,
+    buf: *mut c_char,
     cap: usize,
     state_len: usize,
     out_len: *mut usize,
@@ -346,13 +345,8 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_seal_in_place(
         with_sealer(sealer, detail, |s| {
             let out_len = out_param(out_len, "out_len")?;
             let bytes = in_place(buf, cap, c"cap is larger than PTRDIFF_MAX")?;
-            let req = request(
-                (method, method_len),
-                (params, params_len),
-                (principal, principal_len),
-                now,
-            )?;
-            let entropy = entropy(random, random_len)?;
+            let req = self::request(request)?;
+            let entropy = request_entropy(request)?;
             match s.seal_in_place(
                 bytes,
                 state_len,
@@ -387,7 +381,7 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_seal_in_place(
 
 /// Heap-free surface: verify, in place, the `requestState` token the client sent back,
 /// which the host put in `buf[0..len]` (the string's text, without its JSON quotes),
-/// for the request described by `method`, `params`, `principal` and `now` (as for
+/// for `request` (its `method`, `params`, `principal` and `now`, as for
 /// `elicit_sealer_unseal`; `params.requestState` itself is not read). On success the
 /// plaintext state lies inside `buf`: `*state` points to it and `*state_len` gives its
 /// length, ready for `elicit_noalloc_round_init_modern`. The token is consumed either way
@@ -399,23 +393,16 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_seal_in_place(
 /// `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`.
 ///
 /// # Safety
-/// `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
-/// bytes; `buf` valid for `len` writable bytes; `state` and `state_len` valid for
-/// writes; `detail` NULL or valid for a write.
+/// `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+/// pairs NULL or valid for `len` readable bytes; `buf` valid for `len` writable bytes;
+/// `state` and `state_len` valid for writes; `detail` NULL or valid for a write.
 #[no_mangle]
-#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn elicit_noalloc_sealer_unseal_in_place(
     sealer: *const elicit_noalloc_sealer,
-    method: *const u8,
-    method_len: usize,
-    params: *const u8,
-    params_len: usize,
-    principal: *const u8,
-    principal_len: usize,
-    now: f64,
-    buf: *mut u8,
+    request: *const elicit_request,
+    buf: *mut c_char,
     len: usize,
-    state: *mut *const u8,
+    state: *mut *const c_char,
     state_len: *mut usize,
     detail: *mut *const c_char,
 ) -> elicit_result {
@@ -425,16 +412,11 @@ pub unsafe extern "C" fn elicit_noalloc_sealer_unseal_in_place(
             let state = out_param(state, "state")?;
             let state_len = out_param(state_len, "state_len")?;
             let bytes = in_place(buf, len, c"len is larger than PTRDIFF_MAX")?;
-            let req = request(
-                (method, method_len),
-                (params, params_len),
-                (principal, principal_len),
-                now,
-            )?;
+            let req = self::request(request)?;
             let plain = s
                 .unseal_in_place(bytes, len, &req.binding, req.principal, req.now)
                 .map_err(|e| Fail::Unseal(e.reason()))?;
-            *state = plain.as_ptr();
+            *state = plain.as_ptr().cast();
             *state_len = plain.len();
             Ok(())
         })

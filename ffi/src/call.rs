@@ -3,7 +3,7 @@
 //! `call` module, shared with every surface.
 
 use std::ffi::c_char;
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex};
 
 use elicit_core::call::{self as envelope, Method, Reply, Request};
 use elicit_core::json::{write_str, Kind, Value};
@@ -11,15 +11,16 @@ use elicit_core::seal::{Binding, Entropy, UnixTime};
 use elicit_core::{Era, InputKind, Step, Style};
 use zeroize::Zeroizing;
 
+use crate::helpers::{input_text, question_json};
 use crate::plan::{elicit_plan, PlanInner};
 use crate::round::{build_round, Engine, Inputs, RoundInner};
 use crate::seal::{elicit_key_ring, make_sealer, SealerInner};
 use crate::{
-    catch, check_out, construct, elicit_result, optional_text, out_param, text, write_text, Fail,
-    ELICIT_DEFAULT_WORKSPACE, ELICIT_ERR_BUSY, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NOT_FOUND,
-    ELICIT_ERR_NULL, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED, ELICIT_ERR_WRONG_STEP,
-    ELICIT_ERR_WRONG_TYPE, ELICIT_NO_PARAM, ELICIT_OK, ELICIT_STEP_ASK, ELICIT_STEP_DONE,
-    ELICIT_STEP_REPLY, ELICIT_STEP_RESOLVE,
+    catch, check_out, construct, elicit_request, elicit_result, enter, optional_text, out_param,
+    read_last_error, text, write_text, Fail, Recorded, ELICIT_DEFAULT_WORKSPACE,
+    ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_NULL, ELICIT_ERR_POISONED,
+    ELICIT_ERR_WRONG_STEP, ELICIT_NO_PARAM, ELICIT_STEP_ASK, ELICIT_STEP_DONE, ELICIT_STEP_REPLY,
+    ELICIT_STEP_RESOLVE,
 };
 
 // ------------------------------------------------------------------------ constants
@@ -70,48 +71,6 @@ pub struct elicit_server_config {
     pub ttl_secs: f64,
     /// Each call's workspace in bytes; 0 for `ELICIT_DEFAULT_WORKSPACE`.
     pub workspace_size: usize,
-}
-
-/// One request as the transport received it, for `elicit_call_new`; read during the
-/// call only (the call copies what it keeps).
-#[repr(C)]
-pub struct elicit_request {
-    /// The JSON-RPC `id` as received (its JSON text: `7` or `"a"`), UTF-8; required.
-    pub id: *const c_char,
-    /// The length of `id` in bytes.
-    pub id_len: usize,
-    /// The JSON-RPC method: `tools/call`, `prompts/get` or `resources/read`.
-    pub method: *const c_char,
-    /// The length of `method` in bytes.
-    pub method_len: usize,
-    /// The request's `params` object exactly as received, UTF-8 JSON; NULL with length
-    /// 0 when the request had none.
-    pub params: *const c_char,
-    /// The length of `params` in bytes.
-    pub params_len: usize,
-    /// The authenticated principal the state is bound to (as the MCP Python SDK binds
-    /// it), UTF-8; NULL with length 0 for none.
-    pub principal: *const c_char,
-    /// The length of `principal` in bytes.
-    pub principal_len: usize,
-    /// The protocol version the connection negotiated in `initialize`, UTF-8; NULL with
-    /// length 0 when there was no `initialize` (a 2026-07-28 request says its own
-    /// version in `_meta`, which wins).
-    pub protocol_version: *const c_char,
-    /// The length of `protocol_version` in bytes.
-    pub protocol_version_len: usize,
-    /// The `capabilities` the client sent in `initialize`, UTF-8 JSON; NULL with length 0
-    /// when there was none (a 2026-07-28 request carries its own in `_meta`, which win).
-    pub client_capabilities: *const c_char,
-    /// The length of `client_capabilities` in bytes.
-    pub client_capabilities_len: usize,
-    /// The time, in seconds since the Unix epoch (`elicit_os_time`).
-    pub now: f64,
-    /// `ELICIT_SEAL_RANDOM_LEN` fresh random bytes (`elicit_os_random`) for sealing the
-    /// state this call may hand out.
-    pub random: *const u8,
-    /// The length of `random`: `ELICIT_SEAL_RANDOM_LEN`.
-    pub random_len: usize,
 }
 
 // -------------------------------------------------------------------------- server
@@ -167,7 +126,7 @@ unsafe fn entry(e: &elicit_server_entry) -> Result<Entry, Fail> {
         }
     };
     // SAFETY: forwarded from the caller's contract.
-    let target = unsafe { optional_text(e.target.cast(), e.target_len, "entries[i].target") }?;
+    let target = unsafe { optional_text(e.target, e.target_len, "entries[i].target") }?;
     let target = match (target, method) {
         (Some(t), _) => t,
         (None, Method::ResourcesRead) => {
@@ -259,8 +218,7 @@ pub unsafe extern "C" fn elicit_server_new(
             ));
         }
         // SAFETY: forwarded from the caller's contract.
-        let audience =
-            unsafe { optional_text(c.audience.cast(), c.audience_len, "config.audience") }?;
+        let audience = unsafe { optional_text(c.audience, c.audience_len, "config.audience") }?;
         let sealer = make_sealer(ring, audience, c.ttl_secs)?;
         let workspace = if c.workspace_size == 0 {
             ELICIT_DEFAULT_WORKSPACE
@@ -277,7 +235,7 @@ pub unsafe extern "C" fn elicit_server_new(
         Ok(())
     };
     // SAFETY: forwarded from the caller's contract.
-    unsafe { construct(run, (err_buf.cast(), err_cap, err_len)) }
+    unsafe { construct(run, (err_buf, err_cap, err_len)) }
 }
 
 /// Release a server. NULL is accepted and ignored. Never free the same handle twice;
@@ -335,12 +293,13 @@ pub struct elicit_call {
     state: Mutex<CallState>,
 }
 
-// Threads may race into one call (one gets in, the others get ELICIT_ERR_BUSY), and
-// share a server: both handles must be Sync. Checked here, at compile time.
+// Threads may race into one call or round (one gets in, the others get ELICIT_ERR_BUSY),
+// and share a server: the three handles must be Sync. Checked here, at compile time.
 const _: fn() = || {
     fn sync<T: Sync + Send>() {}
     sync::<elicit_call>();
     sync::<elicit_server>();
+    sync::<crate::round::elicit_round>();
 };
 
 /// A contract failure of a call that is not at the step a function needs.
@@ -510,25 +469,9 @@ pub unsafe extern "C" fn elicit_call_new(
         let q = unsafe { request.as_ref() }.ok_or(Fail::null("request"))?;
         // SAFETY: forwarded from the caller's contract.
         let out = unsafe { out_param(out, "out") }?;
-        // SAFETY: forwarded from the caller's contract (every pair below).
-        let (id, method, params, principal, version, caps) = unsafe {
-            (
-                text(q.id.cast(), q.id_len, "request.id")?,
-                text(q.method.cast(), q.method_len, "request.method")?,
-                optional_text(q.params.cast(), q.params_len, "request.params")?,
-                optional_text(q.principal.cast(), q.principal_len, "request.principal")?,
-                optional_text(
-                    q.protocol_version.cast(),
-                    q.protocol_version_len,
-                    "request.protocol_version",
-                )?,
-                optional_text(
-                    q.client_capabilities.cast(),
-                    q.client_capabilities_len,
-                    "request.client_capabilities",
-                )?,
-            )
-        };
+        // SAFETY: forwarded from the caller's contract (every pair).
+        let texts = unsafe { q.texts() }?;
+        let id = texts.id.ok_or(Fail::null("request.id"))?;
         // SAFETY: forwarded from the caller's contract.
         let entropy = unsafe { elicit_ffi_noalloc::abi::entropy(q.random, q.random_len) }?;
         let now = UnixTime::from_secs_f64(q.now).ok_or(request_field(
@@ -541,16 +484,16 @@ pub unsafe extern "C" fn elicit_call_new(
                 "must be the request's id as received: a JSON number or string",
             ));
         }
-        let method = Method::parse(method).ok_or(request_field(
+        let method = Method::parse(texts.method).ok_or(request_field(
             "request.method",
             "must be tools/call, prompts/get or resources/read",
         ))?;
         let mut call = CallState {
             method,
             era: Era::Handshake,
-            params: params.unwrap_or("{}").into(),
+            params: texts.params.unwrap_or("{}").into(),
             id: id.into(),
-            principal: principal.map(Box::from),
+            principal: texts.principal.map(Box::from),
             now,
             entropy,
             server: Arc::clone(&server.inner),
@@ -561,14 +504,14 @@ pub unsafe extern "C" fn elicit_call_new(
             last_error: String::new(),
             poisoned: false,
         };
-        start(&mut call, version, caps)?;
+        start(&mut call, texts.protocol_version, texts.client_capabilities)?;
         *out = Box::into_raw(Box::new(elicit_call {
             state: Mutex::new(call),
         }));
         Ok(())
     };
     // SAFETY: forwarded from the caller's contract.
-    unsafe { construct(run, (err_buf.cast(), err_cap, err_len)) }
+    unsafe { construct(run, (err_buf, err_cap, err_len)) }
 }
 
 /// Read the request, unseal its state and start the round (or write the reply that
@@ -639,8 +582,14 @@ fn start(call: &mut CallState, version: Option<&str>, caps: Option<&str>) -> Res
     Ok(())
 }
 
-/// Run `f` on a call: NULL, busy and poison checks, the panic wrapper, recording the
-/// message of a failure, poisoning on panic.
+impl Recorded for CallState {
+    fn record(&mut self) -> (&mut String, &mut bool) {
+        (&mut self.last_error, &mut self.poisoned)
+    }
+}
+
+/// Run `f` on a call through [`enter`] (NULL, busy and poison checks, the panic
+/// wrapper, the failure's message recorded).
 ///
 /// # Safety
 /// `call` must be NULL or a live handle.
@@ -650,35 +599,9 @@ unsafe fn with_call(
 ) -> elicit_result {
     // SAFETY: the caller guarantees NULL or a live handle, only read through a shared
     // reference (its state behind the lock).
-    let Some(h) = (unsafe { call.cast_const().as_ref() }) else {
-        return ELICIT_ERR_NULL;
-    };
-    let mut state = match h.state.try_lock() {
-        Ok(state) => state,
-        Err(TryLockError::WouldBlock) => return ELICIT_ERR_BUSY,
-        // Every function runs inside `catch`: were a panic to unwind through the lock,
-        // the call is poisoned as after any panic.
-        Err(TryLockError::Poisoned(p)) => {
-            let mut state = p.into_inner();
-            state.poisoned = true;
-            state
-        }
-    };
-    if state.poisoned {
-        return ELICIT_ERR_POISONED;
-    }
-    let state = &mut *state;
-    match catch(|| f(state)) {
-        Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(fail)) => {
-            state.last_error = fail.message();
-            fail.code()
-        }
-        Err(panic) => {
-            state.poisoned = true;
-            state.last_error = panic.message();
-            ELICIT_ERR_PANIC
-        }
+    match unsafe { call.cast_const().as_ref() } {
+        Some(h) => enter(&h.state, f),
+        None => ELICIT_ERR_NULL,
     }
 }
 
@@ -732,7 +655,7 @@ pub unsafe extern "C" fn elicit_call_resolve_value(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_call(call, |c| {
-            let value = text(value.cast(), value_len, "value")?;
+            let value = text(value, value_len, "value")?;
             c.on_round(|r| Ok(r.resolve_value(value)?))
         })
     }
@@ -754,7 +677,7 @@ pub unsafe extern "C" fn elicit_call_resolve_question(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_call(call, |c| {
-            let question = text(question.cast(), question_len, "question")?;
+            let question = text(question, question_len, "question")?;
             c.on_round(|r| Ok(r.resolve_question(question)?))
         })
     }
@@ -776,11 +699,8 @@ pub unsafe extern "C" fn elicit_call_resolve_question_text(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_call(call, |c| {
-            let message = text(message.cast(), message_len, "message")?;
-            let mut question: Vec<u8> = b"{\"message\":".to_vec();
-            write_str(message, false, &mut question);
-            question.push(b'}');
-            let question = String::from_utf8_lossy(&question).into_owned();
+            let message = text(message, message_len, "message")?;
+            let question = question_json(message, None, None);
             c.on_round(|r| Ok(r.resolve_question(&question)?))
         })
     }
@@ -808,38 +728,8 @@ pub unsafe extern "C" fn elicit_call_resolve_input_text(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         read_text(call, buf, cap, out_len, |c| {
-            let name = text(name.cast(), name_len, "name")?;
-            let mut inputs: Vec<u8> = Vec::new();
-            c.on_round(|r| Ok(r.write_resolve_inputs(&mut inputs)?))?;
-            let inputs = String::from_utf8_lossy(&inputs).into_owned();
-            let value = Value::parse(&inputs)
-                .ok()
-                .and_then(|v| v.get(name))
-                .ok_or_else(|| {
-                    Fail::owned(
-                        ELICIT_ERR_NOT_FOUND,
-                        format!(
-                            "the resolver has no input named {name:?}; its inputs are {inputs}"
-                        ),
-                    )
-                })?;
-            let s = value.as_str().ok_or_else(|| {
-                Fail::owned(
-                    ELICIT_ERR_WRONG_TYPE,
-                    format!(
-                        "input {name:?} is not a string; read it with elicit_call_resolve_inputs"
-                    ),
-                )
-            })?;
-            s.units()
-                .map(char::from_u32)
-                .collect::<Option<String>>()
-                .ok_or_else(|| {
-                    Fail::owned(
-                        ELICIT_ERR_WRONG_TYPE,
-                        format!("input {name:?} holds a lone UTF-16 surrogate; read it with elicit_call_resolve_inputs"),
-                    )
-                })
+            let name = text(name, name_len, "name")?;
+            c.on_round(|r| input_text(r, name))
         })
     }
 }
@@ -865,7 +755,7 @@ pub unsafe extern "C" fn elicit_call_answer(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_call(call, |c| {
-            let response = text(response.cast(), response_len, "response")?;
+            let response = text(response, response_len, "response")?;
             let param = c.step_param(true)?;
             let parsed = Value::parse(response)
                 .ok()
@@ -927,7 +817,7 @@ pub unsafe extern "C" fn elicit_call_finish(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_call(call, |c| {
-            let body_text = text(body_text.cast(), body_text_len, "body_text")?;
+            let body_text = text(body_text, body_text_len, "body_text")?;
             if !matches!(c.phase, Phase::Done) {
                 return Err(not_at(
                     "is not done: finish it after elicit_call_next returned ELICIT_STEP_DONE",
@@ -958,9 +848,9 @@ unsafe fn read_text(
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_call(call, |c| {
-            check_out(buf.cast(), cap, out_len)?;
+            check_out(buf, cap, out_len)?;
             let text = f(c)?;
-            write_text(buf.cast(), cap, out_len, &text)
+            write_text(buf, cap, out_len, &text)
         })
     }
 }
@@ -1145,18 +1035,10 @@ pub unsafe extern "C" fn elicit_call_last_error(
     out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: the caller guarantees NULL or a live handle.
-    let Some(h) = (unsafe { call.cast_const().as_ref() }) else {
-        return ELICIT_ERR_NULL;
-    };
-    let state = match h.state.try_lock() {
-        Ok(state) => state,
-        Err(TryLockError::WouldBlock) => return ELICIT_ERR_BUSY,
-        Err(TryLockError::Poisoned(p)) => p.into_inner(),
-    };
-    // SAFETY: forwarded from the caller's contract.
-    match catch(|| unsafe { write_text(buf.cast(), cap, out_len, &state.last_error) }) {
-        Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(fail)) | Err(fail) => fail.code(),
+    match unsafe { call.cast_const().as_ref() } {
+        // SAFETY: forwarded from the caller's contract.
+        Some(h) => unsafe { read_last_error(&h.state, buf, cap, out_len) },
+        None => ELICIT_ERR_NULL,
     }
 }
 
@@ -1177,10 +1059,8 @@ pub unsafe extern "C" fn elicit_call_free(call: *mut elicit_call) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        elicit_key_ring_free, elicit_key_ring_new, elicit_plan_free, elicit_plan_new,
-        ELICIT_SEAL_RANDOM_LEN,
-    };
+    use crate::ELICIT_OK;
+    use crate::{elicit_plan_free, testing, ELICIT_SEAL_RANDOM_LEN};
     use std::ptr::{null, null_mut};
 
     const DECL: &str = r#"{"tool":"book","parameters":[{"name":"x","elicit":{"message":"Where?"}},{"name":"y","elicit":{"needs":["x"]}}]}"#;
@@ -1194,68 +1074,18 @@ mod tests {
 
     /// A server with the tool and resource of declaration `decl`.
     fn server_for(decl: &str) -> *mut elicit_server {
-        let mut plan = null_mut();
-        let mut ring = null_mut();
-        let mut server = null_mut();
-        let key = [0x42u8; 32];
-        let keys = [key.as_ptr()];
-        let lens = [key.len()];
-        // SAFETY: valid buffers throughout.
-        unsafe {
-            assert_eq!(
-                elicit_plan_new(
-                    decl.as_ptr(),
-                    decl.len(),
-                    &mut plan,
-                    null_mut(),
-                    0,
-                    null_mut()
-                ),
-                ELICIT_OK
-            );
-            assert_eq!(
-                elicit_key_ring_new(
-                    keys.as_ptr(),
-                    lens.as_ptr(),
-                    1,
-                    &mut ring,
-                    null_mut(),
-                    0,
-                    null_mut()
-                ),
-                ELICIT_OK
-            );
-            let entries = [
-                elicit_server_entry {
-                    plan,
-                    method: ELICIT_METHOD_TOOLS_CALL,
-                    target: null(),
-                    target_len: 0,
-                },
-                elicit_server_entry {
-                    plan,
-                    method: ELICIT_METHOD_RESOURCES_READ,
-                    target: c"r://b".as_ptr(),
-                    target_len: 5,
-                },
-            ];
-            let config = elicit_server_config {
-                entries: entries.as_ptr(),
-                entry_count: entries.len(),
-                keys: ring,
-                audience: c"test".as_ptr(),
-                audience_len: 4,
-                ttl_secs: 0.0,
-                workspace_size: 0,
-            };
-            assert_eq!(
-                elicit_server_new(&config, &mut server, null_mut(), 0, null_mut()),
-                ELICIT_OK
-            );
-            // The server keeps its own references and keys.
-            elicit_plan_free(plan);
-            elicit_key_ring_free(ring);
-        }
+        let plan = testing::plan(decl);
+        let server = testing::server(
+            &[
+                (plan, ELICIT_METHOD_TOOLS_CALL, None),
+                (plan, ELICIT_METHOD_RESOURCES_READ, Some(c"r://b")),
+            ],
+            &[0x42u8; 32],
+            "test",
+            0,
+        );
+        // SAFETY: a live plan, freed once: the server keeps its own reference.
+        unsafe { elicit_plan_free(plan) };
         server
     }
 
@@ -1268,14 +1098,8 @@ mod tests {
         version: Option<&str>,
         caps: Option<&str>,
     ) -> Result<*mut elicit_call, (elicit_result, String)> {
-        let text = |s: Option<&str>| {
-            (
-                s.map_or(null(), |s| s.as_ptr().cast()),
-                s.map_or(0, str::len),
-            )
-        };
-        let (v, vl) = text(version);
-        let (c, cl) = text(caps);
+        let (v, vl) = testing::text(version);
+        let (c, cl) = testing::text(caps);
         let request = elicit_request {
             id: id.as_ptr().cast(),
             id_len: id.len(),
@@ -1318,14 +1142,8 @@ mod tests {
         unsafe extern "C" fn(*mut elicit_call, *mut c_char, usize, *mut usize) -> elicit_result;
 
     fn read(c: *mut elicit_call, f: Reader) -> String {
-        let mut n = 0usize;
-        // SAFETY: a live call; a size query, then a buffer of that size.
-        unsafe {
-            assert_eq!(f(c, null_mut(), 0, &mut n), ELICIT_OK);
-            let mut buf = vec![0u8; n];
-            assert_eq!(f(c, buf.as_mut_ptr().cast(), n, &mut n), ELICIT_OK);
-            String::from_utf8(buf).unwrap()
-        }
+        // SAFETY: a live call; `read_text` passes buffers of the sizes it gives.
+        testing::read_text(|b, cap, n| unsafe { f(c, b, cap, n) }).unwrap()
     }
 
     fn next(c: *mut elicit_call) -> (u32, usize) {

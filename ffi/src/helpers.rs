@@ -3,6 +3,8 @@
 //! or boolean. Each is one call on top of the round's own functions; nothing here is a
 //! second path through the engine.
 
+use std::ffi::c_char;
+
 use elicit_core::json::{self, Kind, Number, Value};
 
 use crate::round::{elicit_round, with_round, Engine};
@@ -29,11 +31,11 @@ use crate::{
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_question_text(
     round: *mut elicit_round,
-    message: *const u8,
+    message: *const c_char,
     message_len: usize,
-    title: *const u8,
+    title: *const c_char,
     title_len: usize,
-    description: *const u8,
+    description: *const c_char,
     description_len: usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
@@ -42,23 +44,53 @@ pub unsafe extern "C" fn elicit_round_resolve_question_text(
             let message = text(message, message_len, "message")?;
             let title = optional_text(title, title_len, "title")?;
             let description = optional_text(description, description_len, "description")?;
-            let mut question: Vec<u8> = Vec::new();
-            question.extend_from_slice(b"{\"message\":");
-            json::write_str(message, false, &mut question);
-            for (key, text) in [("title", title), ("description", description)] {
-                if let Some(text) = text {
-                    question.extend_from_slice(b",\"");
-                    question.extend_from_slice(key.as_bytes());
-                    question.extend_from_slice(b"\":");
-                    json::write_str(text, false, &mut question);
-                }
-            }
-            question.push(b'}');
-            // Written from UTF-8 texts by the JSON writer, so UTF-8 itself.
-            let question = crate::utf8(&question, "question")?;
-            Ok(r.resolve_question(question)?)
+            Ok(r.resolve_question(&question_json(message, title, description))?)
         })
     }
+}
+
+/// A form question's JSON from plain texts (`{"message":...,"title":...,
+/// "description":...}`, every text escaped): the body of both surfaces'
+/// `*_resolve_question_text`.
+pub(crate) fn question_json(
+    message: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) -> String {
+    let mut question: Vec<u8> = b"{\"message\":".to_vec();
+    json::write_str(message, false, &mut question);
+    for (key, text) in [("title", title), ("description", description)] {
+        if let Some(text) = text {
+            question.extend_from_slice(b",\"");
+            question.extend_from_slice(key.as_bytes());
+            question.extend_from_slice(b"\":");
+            json::write_str(text, false, &mut question);
+        }
+    }
+    question.push(b'}');
+    // Written from UTF-8 texts by the JSON writer, so UTF-8 itself.
+    String::from_utf8_lossy(&question).into_owned()
+}
+
+/// The decoded text of the current resolver's string input `name`: the body of both
+/// surfaces' `*_resolve_input_text`. `ELICIT_ERR_NOT_FOUND` without such an input,
+/// `ELICIT_ERR_WRONG_TYPE` for another type or a lone UTF-16 surrogate.
+pub(crate) fn input_text(r: &Engine<'_>, name: &str) -> Result<String, Fail> {
+    let inputs = inputs_of(r)?;
+    let v = find(&inputs, name)?;
+    let s = v.as_str().ok_or_else(|| wrong_type(name, "a string", v))?;
+    s.units()
+        .map(char::from_u32)
+        .collect::<Option<String>>()
+        .ok_or_else(|| {
+            Fail::owned(
+                ELICIT_ERR_WRONG_TYPE,
+                format!(
+                    "input {name:?} holds a lone UTF-16 surrogate, which UTF-8 cannot carry; \
+                     read it as JSON with the resolver's inputs"
+                ),
+            )
+        })
 }
 
 /// 2^63, exact in `f64`.
@@ -118,7 +150,7 @@ fn wrong_type(name: &str, wanted: &str, v: Value<'_>) -> Fail {
 /// `round` NULL or live; `name` NULL or valid for `name_len` readable bytes.
 unsafe fn with_input(
     round: *mut elicit_round,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     check_out: impl FnOnce() -> Result<(), Fail>,
     f: impl FnOnce(&str, Value<'_>) -> Result<(), Fail>,
@@ -144,7 +176,7 @@ unsafe fn with_input(
 /// valid for a write.
 unsafe fn read_scalar<T>(
     round: *mut elicit_round,
-    (name, name_len): (*const u8, usize),
+    (name, name_len): (*const c_char, usize),
     out: *mut T,
     wanted: &str,
     read: impl FnOnce(Value<'_>) -> Option<T>,
@@ -177,9 +209,9 @@ unsafe fn read_scalar<T>(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_input(
     round: *mut elicit_round,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -204,37 +236,19 @@ pub unsafe extern "C" fn elicit_round_resolve_input(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_input_text(
     round: *mut elicit_round,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
-        with_input(
-            round,
-            name,
-            name_len,
-            || check_out(buf, cap, out_len).map(|_| ()),
-            |name, v| {
-                let s = v.as_str().ok_or_else(|| wrong_type(name, "a string", v))?;
-                let text: String = s
-                    .units()
-                    .map(char::from_u32)
-                    .collect::<Option<String>>()
-                    .ok_or_else(|| {
-                        Fail::owned(
-                            ELICIT_ERR_WRONG_TYPE,
-                            format!(
-                                "input {name:?} holds a lone UTF-16 surrogate, which UTF-8 cannot \
-                             carry; read it as JSON with elicit_round_resolve_input"
-                            ),
-                        )
-                    })?;
-                write_text(buf, cap, out_len, &text)
-            },
-        )
+        with_round(round, |r| {
+            check_out(buf, cap, out_len)?;
+            let name = text(name, name_len, "name")?;
+            write_text(buf, cap, out_len, &input_text(r, name)?)
+        })
     }
 }
 
@@ -249,7 +263,7 @@ pub unsafe extern "C" fn elicit_round_resolve_input_text(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_input_int(
     round: *mut elicit_round,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     out: *mut i64,
 ) -> elicit_result {
@@ -283,7 +297,7 @@ pub unsafe extern "C" fn elicit_round_resolve_input_int(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_input_number(
     round: *mut elicit_round,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     out: *mut f64,
 ) -> elicit_result {
@@ -304,7 +318,7 @@ pub unsafe extern "C" fn elicit_round_resolve_input_number(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_input_bool(
     round: *mut elicit_round,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     out: *mut bool,
 ) -> elicit_result {

@@ -1,14 +1,15 @@
 //! `elicit_plan`: a compiled declaration.
 
+use std::ffi::c_char;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use elicit_core::{InputKind, Plan};
 
 use crate::{
-    catch, construct, elicit_result, out_param, text, Fail, ELICIT_ERR_INDEX,
-    ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_PANIC, ELICIT_ERR_POISONED,
-    ELICIT_MAX_PARAMS, ELICIT_OK,
+    catch, check_out, construct, elicit_result, out_param, text, write_text, Fail,
+    ELICIT_ERR_INDEX, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NOT_FOUND, ELICIT_ERR_PANIC,
+    ELICIT_ERR_POISONED, ELICIT_MAX_PARAMS, ELICIT_OK,
 };
 
 /// Kind from `elicit_plan_param_kind`: form elicitation, asked with method
@@ -147,10 +148,10 @@ impl elicit_plan {
 /// writable.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_plan_new(
-    declaration: *const u8,
+    declaration: *const c_char,
     declaration_len: usize,
     out: *mut *mut elicit_plan,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -185,28 +186,24 @@ pub unsafe extern "C" fn elicit_plan_free(plan: *mut elicit_plan) {
     let _ = catch(|| drop(unsafe { Box::from_raw(plan) }));
 }
 
-/// The tool's name: `*name` points to `*name_len` bytes of UTF-8 (not NUL-terminated)
-/// owned by the plan, valid until the plan is freed.
+/// The tool's name, UTF-8, under the output convention of every text this library
+/// writes: `buf` receives the text (not NUL-terminated) and `*out_len` its length;
+/// `buf = NULL, cap = 0` is a size query that succeeds with `*out_len` = the size
+/// needed; when `cap` is too small the call returns `ELICIT_ERR_BUFFER_TOO_SMALL`,
+/// writes the size needed to `*out_len` and leaves `buf` untouched.
 ///
 /// # Safety
-/// `plan` NULL or live; `name` and `name_len` valid for writes.
+/// `plan` NULL or live; `buf` NULL or valid for `cap` writable bytes; `out_len` valid
+/// for a write.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_plan_tool_name(
     plan: *const elicit_plan,
-    name: *mut *const u8,
-    name_len: *mut usize,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        with_plan(plan, |h| {
-            let name = out_param(name, "name")?;
-            let name_len = out_param(name_len, "name_len")?;
-            let tool = h.plan().tool();
-            *name = tool.as_ptr();
-            *name_len = tool.len();
-            Ok(())
-        })
-    }
+    unsafe { with_plan(plan, |h| write_text(buf, cap, out_len, h.plan().tool())) }
 }
 
 /// The number of parameters (model-supplied and elicited), written to `*count`.
@@ -228,29 +225,25 @@ pub unsafe extern "C" fn elicit_plan_param_count(
     }
 }
 
-/// The name of parameter `index`: `*name` points to `*name_len` bytes of UTF-8 (not
-/// NUL-terminated) owned by the plan, valid until the plan is freed.
-/// `ELICIT_ERR_INDEX` when `index` is out of range.
+/// The name of parameter `index`, UTF-8, under the output convention (as
+/// `elicit_plan_tool_name`). `ELICIT_ERR_INDEX` when `index` is out of range.
 ///
 /// # Safety
-/// `plan` NULL or live; `name` and `name_len` valid for writes.
+/// As `elicit_plan_tool_name`.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_plan_param_name(
     plan: *const elicit_plan,
     index: usize,
-    name: *mut *const u8,
-    name_len: *mut usize,
+    buf: *mut c_char,
+    cap: usize,
+    out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_plan(plan, |h| {
-            let name = out_param(name, "name")?;
-            let name_len = out_param(name_len, "name_len")?;
+            check_out(buf, cap, out_len)?;
             let i = h.param_index(index)?;
-            let n = h.plan().name(i).unwrap_or("");
-            *name = n.as_ptr();
-            *name_len = n.len();
-            Ok(())
+            write_text(buf, cap, out_len, h.plan().name(i).unwrap_or(""))
         })
     }
 }
@@ -263,7 +256,7 @@ pub unsafe extern "C" fn elicit_plan_param_name(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_plan_param_index(
     plan: *const elicit_plan,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     index: *mut usize,
 ) -> elicit_result {
@@ -396,14 +389,14 @@ pub unsafe extern "C" fn elicit_plan_param_kind(
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn elicit_plan_input_schema(
     plan: *const elicit_plan,
-    input_schema: *const u8,
+    input_schema: *const c_char,
     input_schema_len: usize,
-    client_capabilities: *const u8,
+    client_capabilities: *const c_char,
     client_capabilities_len: usize,
-    buf: *mut u8,
+    cache_private: *mut bool,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
-    cache_private: *mut bool,
 ) -> elicit_result {
     // SAFETY: forwarded from the caller's contract.
     unsafe {
@@ -412,8 +405,8 @@ pub unsafe extern "C" fn elicit_plan_input_schema(
                 h.plan(),
                 (input_schema, input_schema_len),
                 (client_capabilities, client_capabilities_len),
-                (buf, cap, out_len),
                 cache_private,
+                (buf, cap, out_len),
             )
         })
     }
@@ -439,7 +432,7 @@ mod tests {
         unsafe {
             assert_eq!(
                 elicit_plan_new(
-                    decl.as_ptr(),
+                    decl.as_ptr().cast(),
                     decl.len(),
                     &mut plan,
                     core::ptr::null_mut(),

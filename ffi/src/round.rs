@@ -1,6 +1,7 @@
 //! `elicit_round`: one round of one call.
 
-use std::sync::{Arc, Mutex, TryLockError};
+use std::ffi::c_char;
+use std::sync::{Arc, Mutex};
 
 use elicit_core::{Capabilities, Era, Inputs as RoundInputs, Round, Style};
 use elicit_ffi_noalloc::abi;
@@ -8,9 +9,9 @@ use self_cell::MutBorrow;
 
 use crate::plan::{elicit_plan, PlanInner};
 use crate::{
-    catch, check_out, construct, elicit_result, optional_input, out_param, utf8, write_text, Fail,
-    ELICIT_DEFAULT_WORKSPACE, ELICIT_ERR_BUSY, ELICIT_ERR_INDEX, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
-    ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_MAX_PARAMS, ELICIT_OK,
+    catch, check_out, construct, elicit_result, elicit_round_input, enter, out_param,
+    read_last_error, utf8, write_text, Fail, Recorded, ELICIT_DEFAULT_WORKSPACE, ELICIT_ERR_INDEX,
+    ELICIT_ERR_NULL, ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_MAX_PARAMS,
 };
 
 // ------------------------------------------------------------------------ constants
@@ -69,11 +70,7 @@ pub struct elicit_round {
 
 // Several threads may call into one round at once (one gets in, the others get
 // ELICIT_ERR_BUSY): the handle must be Sync, which its lock makes it when the state is
-// Send. Checked here, at compile time.
-const _: fn() = || {
-    fn sync<T: Sync + Send>() {}
-    sync::<elicit_round>();
-};
+// Send (checked at compile time with the call level's handles, in call.rs).
 
 /// What a round's calls read and change, behind its lock.
 struct RoundState {
@@ -82,17 +79,24 @@ struct RoundState {
     poisoned: bool,
 }
 
-/// The failure a call on a round that another thread is inside of returns.
-fn busy() -> Fail {
-    Fail::abi(
-        ELICIT_ERR_BUSY,
-        "round",
-        "is in use by another thread right now; use a round from one thread at a time",
-    )
+impl RoundState {
+    fn new(inner: RoundInner) -> Self {
+        RoundState {
+            inner,
+            last_error: String::new(),
+            poisoned: false,
+        }
+    }
 }
 
-/// Run `f` on a round's engine: NULL, busy and poison checks, the panic wrapper,
-/// recording the message of a failure, poisoning on panic.
+impl Recorded for RoundState {
+    fn record(&mut self) -> (&mut String, &mut bool) {
+        (&mut self.last_error, &mut self.poisoned)
+    }
+}
+
+/// Run `f` on a round's engine through [`enter`] (NULL, busy and poison checks, the
+/// panic wrapper, the failure's message recorded).
 ///
 /// # Safety
 /// `round` must be NULL or a live handle.
@@ -102,36 +106,11 @@ pub(crate) unsafe fn with_round(
 ) -> elicit_result {
     // SAFETY: the caller guarantees NULL or a live handle; it is only read through a
     // shared reference, and its state only behind the lock.
-    let Some(h) = (unsafe { round.cast_const().as_ref() }) else {
-        return ELICIT_ERR_NULL;
-    };
-    let mut state = match h.state.try_lock() {
-        Ok(state) => state,
-        Err(TryLockError::WouldBlock) => return busy().code(),
-        // Every call runs inside `catch`, so no panic unwinds through the lock; were
-        // one to, the round is poisoned as after any panic.
-        Err(TryLockError::Poisoned(p)) => {
-            let mut state = p.into_inner();
-            state.poisoned = true;
-            state
-        }
-    };
-    if state.poisoned {
-        return ELICIT_ERR_POISONED;
-    }
-    let state = &mut *state;
-    let inner = &mut state.inner;
-    match catch(|| inner.with_dependent_mut(|_, engine| f(engine))) {
-        Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(fail)) => {
-            state.last_error = fail.message();
-            fail.code()
-        }
-        Err(panic) => {
-            state.poisoned = true;
-            state.last_error = panic.message();
-            ELICIT_ERR_PANIC
-        }
+    match unsafe { round.cast_const().as_ref() } {
+        Some(h) => enter(&h.state, |state| {
+            state.inner.with_dependent_mut(|_, engine| f(engine))
+        }),
+        None => ELICIT_ERR_NULL,
     }
 }
 
@@ -239,32 +218,17 @@ pub(crate) fn build_round(
     }))
 }
 
-/// The kinds a client declared, from its ClientCapabilities JSON; NULL (with length 0)
-/// is form elicitation only, the engine's default.
-///
-/// # Safety
-/// `(ptr, len)` NULL or valid for `len` readable bytes.
-unsafe fn capabilities((ptr, len): (*const u8, usize)) -> Result<Capabilities, Fail> {
-    // SAFETY: forwarded from the caller's contract.
-    let text = unsafe { crate::optional_text(ptr, len, "client_capabilities") }?;
-    Ok(text.map_or(Capabilities::FORM, Capabilities::from_client_json))
-}
-
 /// Shared body of the two constructors.
 ///
 /// # Safety
 /// The pointer contracts of `elicit_round_new_modern`.
-#[allow(clippy::too_many_arguments)]
 unsafe fn new_in(
     plan: *const elicit_plan,
     era: Era,
-    arguments: (*const u8, usize),
-    request_state: (*const u8, usize),
-    input_responses: (*const u8, usize),
-    client_capabilities: (*const u8, usize),
+    input: *const elicit_round_input,
     workspace_size: usize,
     out: *mut *mut elicit_round,
-    err: (*mut u8, usize, *mut usize),
+    err: (*mut c_char, usize, *mut usize),
 ) -> elicit_result {
     let run = || -> Result<(), Fail> {
         // SAFETY: the caller guarantees NULL or a live handle.
@@ -279,25 +243,18 @@ unsafe fn new_in(
         // SAFETY: forwarded from the caller's contract.
         let out = unsafe { out_param(out, "out") }?;
         // SAFETY: forwarded from the caller's contract.
-        let inputs = unsafe {
-            Inputs {
-                arguments: crate::input(arguments.0, arguments.1, "arguments")?,
-                request_state: optional_input(request_state.0, request_state.1, "request_state")?,
-                input_responses: optional_input(
-                    input_responses.0,
-                    input_responses.1,
-                    "input_responses",
-                )?,
-                capabilities: capabilities(client_capabilities)?,
-                workspace: workspace_size,
-            }
+        let texts = unsafe { elicit_round_input::read(input, era == Era::Modern) }?;
+        let inputs = Inputs {
+            arguments: texts.arguments.as_bytes(),
+            request_state: texts.request_state.map(str::as_bytes),
+            input_responses: texts.input_responses.map(str::as_bytes),
+            capabilities: texts
+                .client_capabilities
+                .map_or(Capabilities::FORM, Capabilities::from_client_json),
+            workspace: workspace_size,
         };
         *out = Box::into_raw(Box::new(elicit_round {
-            state: Mutex::new(RoundState {
-                inner: new_round(h, era, inputs)?,
-                last_error: String::new(),
-                poisoned: false,
-            }),
+            state: Mutex::new(RoundState::new(new_round(h, era, inputs)?)),
         }));
         Ok(())
     };
@@ -305,57 +262,37 @@ unsafe fn new_in(
     unsafe { construct(run, err) }
 }
 
-/// Start a 2026-07-28 (modern era) round of a call to the plan's tool.
+/// Start a 2026-07-28 (modern era) round of a call to the plan's tool, from `input`:
+/// the call's `arguments` (required), the plaintext `request_state` the host unsealed
+/// (`elicit_sealer_unseal`), the raw `input_responses` and the client's
+/// `client_capabilities` (see `elicit_round_input`). `workspace_size`: bytes for what
+/// the host hands over later (resolver values and questions); 0 means
+/// `ELICIT_DEFAULT_WORKSPACE` (64 KiB).
 ///
-/// - `arguments`: the call's `arguments`, UTF-8 JSON (must be an object); required.
-/// - `request_state`: the plaintext `requestState` (already unsealed by the host), or
-///   NULL with length 0 when the request carried none. Anything unreadable counts as
-///   no progress, never as an error.
-/// - `input_responses`: the raw `inputResponses` JSON object, or NULL with length 0.
-/// - `client_capabilities`: the client's `ClientCapabilities` object, UTF-8 JSON, as
-///   the request carried it (`_meta["io.modelcontextprotocol/clientCapabilities"]`; on
-///   the handshake era the `capabilities` of `initialize`). It says which kinds of
-///   request the round may show: `elicitation: {}` (or `elicitation.form`) is form
-///   elicitation, `elicitation.url` URL mode, `sampling` sampling, `roots` roots; text
-///   that is not a JSON object declares nothing. NULL with length 0 means form
-///   elicitation only, the engine's default (a host that declares nothing more never
-///   sees URL, sampling or roots questions: such a round fails with
-///   `ELICIT_ERR_MISSING_CAPABILITY`). The text is read here and not kept.
-/// - `workspace_size`: bytes for what the host hands over later (resolver values and
-///   questions); 0 means `ELICIT_DEFAULT_WORKSPACE` (64 KiB).
-///
-/// The round copies the arguments, state and responses (into one allocation of their total size plus the
+/// The round copies the texts (into one allocation of their total size plus the
 /// workspace): the caller's buffers may be reused as soon as this returns. On success
 /// `*out` receives a round the caller owns and must release with `elicit_round_free`;
 /// then call `elicit_round_poll`.
 ///
 /// On failure `*out` is untouched and the message is written to the optional
 /// `(err_buf, err_cap, err_len)` as for `elicit_plan_new`. Codes: `ELICIT_ERR_NULL`,
-/// `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT`, `ELICIT_ERR_TOO_LARGE`,
-/// `ELICIT_ERR_ARGUMENTS` (arguments not a JSON object), `ELICIT_ERR_INPUT_RESPONSES`
-/// (answer the request with JSON-RPC error -32602 and this message),
-/// `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`. (A missing capability is found by
-/// `elicit_round_poll`, before any question is shown.)
+/// `ELICIT_ERR_UTF8`, `ELICIT_ERR_INVALID_ARGUMENT` (among others: a sealed token as
+/// the state), `ELICIT_ERR_TOO_LARGE`, `ELICIT_ERR_ARGUMENTS` (arguments not a JSON
+/// object), `ELICIT_ERR_INPUT_RESPONSES` (answer the request with JSON-RPC error
+/// -32602 and this message), `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`. (A missing
+/// capability is found by `elicit_round_poll`, before any question is shown.)
 ///
 /// # Safety
-/// `plan` NULL or a live plan; each `(ptr, len)` pair NULL or valid for `len` readable
-/// bytes; `out` valid for a write; `err_buf` NULL or valid for `err_cap` bytes;
-/// `err_len` NULL or writable.
+/// `plan` NULL or a live plan; `input` NULL or valid for a read, each of its `(ptr,
+/// len)` pairs NULL or valid for `len` readable bytes; `out` valid for a write;
+/// `err_buf` NULL or valid for `err_cap` bytes; `err_len` NULL or writable.
 #[no_mangle]
-#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn elicit_round_new_modern(
     plan: *const elicit_plan,
-    arguments: *const u8,
-    arguments_len: usize,
-    request_state: *const u8,
-    request_state_len: usize,
-    input_responses: *const u8,
-    input_responses_len: usize,
-    client_capabilities: *const u8,
-    client_capabilities_len: usize,
+    input: *const elicit_round_input,
     workspace_size: usize,
     out: *mut *mut elicit_round,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -364,10 +301,7 @@ pub unsafe extern "C" fn elicit_round_new_modern(
         new_in(
             plan,
             Era::Modern,
-            (arguments, arguments_len),
-            (request_state, request_state_len),
-            (input_responses, input_responses_len),
-            (client_capabilities, client_capabilities_len),
+            input,
             workspace_size,
             out,
             (err_buf, err_cap, err_len),
@@ -377,22 +311,19 @@ pub unsafe extern "C" fn elicit_round_new_modern(
 
 /// Start a handshake-era round (protocol 2025-11-25 and earlier): the questions go out
 /// one at a time (`ELICIT_STEP_ASK`) as server-to-client requests, within one call.
-/// Arguments (`client_capabilities`: the `capabilities` the client sent in
-/// `initialize`; NULL with length 0 means form elicitation only), ownership, workspace
-/// and errors as for `elicit_round_new_modern`.
+/// `input` as for `elicit_round_new_modern`, with `request_state` and
+/// `input_responses` NULL with length 0 (`client_capabilities`: the `capabilities`
+/// the client sent in `initialize`); ownership, workspace and errors as there.
 ///
 /// # Safety
 /// As `elicit_round_new_modern`.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_new_handshake(
     plan: *const elicit_plan,
-    arguments: *const u8,
-    arguments_len: usize,
-    client_capabilities: *const u8,
-    client_capabilities_len: usize,
+    input: *const elicit_round_input,
     workspace_size: usize,
     out: *mut *mut elicit_round,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -401,10 +332,7 @@ pub unsafe extern "C" fn elicit_round_new_handshake(
         new_in(
             plan,
             Era::Handshake,
-            (arguments, arguments_len),
-            (core::ptr::null(), 0),
-            (core::ptr::null(), 0),
-            (client_capabilities, client_capabilities_len),
+            input,
             workspace_size,
             out,
             (err_buf, err_cap, err_len),
@@ -472,7 +400,7 @@ pub unsafe extern "C" fn elicit_round_poll(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_inputs(
     round: *mut elicit_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -491,7 +419,7 @@ pub unsafe extern "C" fn elicit_round_resolve_inputs(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_value(
     round: *mut elicit_round,
-    value: *const u8,
+    value: *const c_char,
     value_len: usize,
 ) -> elicit_result {
     crate::answer!(round, value, value_len, resolve_value)
@@ -517,7 +445,7 @@ pub unsafe extern "C" fn elicit_round_resolve_value(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_question(
     round: *mut elicit_round,
-    question: *const u8,
+    question: *const c_char,
     question_len: usize,
 ) -> elicit_result {
     crate::answer!(round, question, question_len, resolve_question)
@@ -533,7 +461,7 @@ pub unsafe extern "C" fn elicit_round_resolve_question(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_resolve_failed(
     round: *mut elicit_round,
-    dependency: *const u8,
+    dependency: *const c_char,
     dependency_len: usize,
 ) -> elicit_result {
     crate::answer!(round, dependency, dependency_len, resolve_failed)
@@ -559,7 +487,7 @@ pub unsafe extern "C" fn elicit_round_resolve_failed(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_ask(
     round: *mut elicit_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -584,7 +512,7 @@ pub unsafe extern "C" fn elicit_round_ask(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_answer(
     round: *mut elicit_round,
-    elicit_result_json: *const u8,
+    elicit_result_json: *const c_char,
     len: usize,
 ) -> elicit_result {
     crate::answer!(round, elicit_result_json, len, answer)
@@ -599,7 +527,7 @@ pub unsafe extern "C" fn elicit_round_answer(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_values(
     round: *mut elicit_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -618,7 +546,7 @@ pub unsafe extern "C" fn elicit_round_values(
 pub unsafe extern "C" fn elicit_round_value_of(
     round: *mut elicit_round,
     param: usize,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -640,7 +568,7 @@ pub unsafe extern "C" fn elicit_round_value_of(
 pub unsafe extern "C" fn elicit_round_input_requests(
     round: *mut elicit_round,
     flags: u32,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -661,7 +589,7 @@ pub unsafe extern "C" fn elicit_round_input_requests(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_request_state(
     round: *mut elicit_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -684,7 +612,7 @@ pub unsafe extern "C" fn elicit_round_request_state(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_fallback_result(
     round: *mut elicit_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -703,7 +631,7 @@ pub unsafe extern "C" fn elicit_round_fallback_result(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_required_capabilities(
     round: *mut elicit_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -749,7 +677,7 @@ pub unsafe extern "C" fn elicit_round_note(
     index: usize,
     level: *mut u32,
     param: *mut usize,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
@@ -796,23 +724,15 @@ pub unsafe extern "C" fn elicit_round_note(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_round_last_error(
     round: *const elicit_round,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
 ) -> elicit_result {
     // SAFETY: the caller guarantees NULL or a live handle.
-    let Some(h) = (unsafe { round.as_ref() }) else {
-        return ELICIT_ERR_NULL;
-    };
-    let state = match h.state.try_lock() {
-        Ok(state) => state,
-        Err(TryLockError::WouldBlock) => return busy().code(),
-        Err(TryLockError::Poisoned(p)) => p.into_inner(),
-    };
-    // SAFETY: forwarded from the caller's contract.
-    match catch(|| unsafe { write_text(buf, cap, out_len, &state.last_error) }) {
-        Ok(Ok(())) => ELICIT_OK,
-        Ok(Err(f)) | Err(f) => f.code(),
+    match unsafe { round.as_ref() } {
+        // SAFETY: forwarded from the caller's contract.
+        Some(h) => unsafe { read_last_error(&h.state, buf, cap, out_len) },
+        None => ELICIT_ERR_NULL,
     }
 }
 
@@ -823,6 +743,7 @@ mod tests {
         elicit_plan_free, elicit_plan_new, ELICIT_ERR_WRONG_STEP, ELICIT_NO_PARAM, ELICIT_STEP_ASK,
         ELICIT_STEP_DONE,
     };
+    use crate::{ELICIT_ERR_BUSY, ELICIT_ERR_PANIC, ELICIT_OK};
 
     const DECL: &[u8] = br#"{"parameters":[{"name":"x","elicit":{"message":"X?"}}]}"#;
 
@@ -834,16 +755,25 @@ mod tests {
         // SAFETY: valid buffers throughout; the round keeps its own reference to the plan.
         unsafe {
             assert_eq!(
-                elicit_plan_new(decl.as_ptr(), decl.len(), &mut plan, null, 0, null.cast()),
+                elicit_plan_new(
+                    decl.as_ptr().cast(),
+                    decl.len(),
+                    &mut plan,
+                    null,
+                    0,
+                    null.cast()
+                ),
                 ELICIT_OK
             );
             assert_eq!(
                 elicit_round_new_handshake(
                     plan,
-                    args.as_ptr(),
-                    args.len(),
-                    core::ptr::null(),
-                    0,
+                    &elicit_round_input::new(
+                        (args.as_ptr().cast(), args.len()),
+                        (core::ptr::null(), 0),
+                        (core::ptr::null(), 0),
+                        (core::ptr::null(), 0)
+                    ),
                     0,
                     &mut round,
                     null,
@@ -873,7 +803,7 @@ mod tests {
             let mut buf = [0u8; 256];
             let mut n = 0usize;
             assert_eq!(
-                elicit_round_last_error(round, buf.as_mut_ptr(), buf.len(), &mut n),
+                elicit_round_last_error(round, buf.as_mut_ptr().cast(), buf.len(), &mut n),
                 ELICIT_OK
             );
             let msg = core::str::from_utf8(&buf[..n]).unwrap();
@@ -893,8 +823,9 @@ mod tests {
             let mut buf = [0u8; 2 * crate::ELICIT_MESSAGE_CAP];
             let mut n = 0usize;
             // SAFETY: a live round and a buffer of buf.len() bytes.
-            let code =
-                unsafe { elicit_round_last_error(round, buf.as_mut_ptr(), buf.len(), &mut n) };
+            let code = unsafe {
+                elicit_round_last_error(round, buf.as_mut_ptr().cast(), buf.len(), &mut n)
+            };
             assert_eq!(code, ELICIT_OK);
             String::from_utf8(buf[..n].to_vec()).unwrap()
         };
@@ -909,9 +840,9 @@ mod tests {
             assert_eq!(
                 crate::elicit_round_resolve_input(
                     round,
-                    name.as_ptr(),
+                    name.as_ptr().cast(),
                     name.len(),
-                    out.as_mut_ptr(),
+                    out.as_mut_ptr().cast(),
                     out.len(),
                     &mut n
                 ),
@@ -988,24 +919,33 @@ mod tests {
         // SAFETY: valid buffers throughout.
         unsafe {
             assert_eq!(
-                elicit_plan_new(DECL.as_ptr(), DECL.len(), &mut plan, null, 0, null.cast()),
+                elicit_plan_new(
+                    DECL.as_ptr().cast(),
+                    DECL.len(),
+                    &mut plan,
+                    null,
+                    0,
+                    null.cast()
+                ),
                 ELICIT_OK
             );
             for state in [&b"v1.AAAAAAAAAAAAAAAAAAAAAA"[..], b" \"v1.AAAA\""] {
                 let mut n = 0usize;
                 let code = elicit_round_new_modern(
                     plan,
-                    args.as_ptr(),
-                    args.len(),
-                    state.as_ptr(),
-                    state.len(),
-                    core::ptr::null(),
-                    0,
-                    core::ptr::null(),
-                    0,
+                    &elicit_round_input {
+                        arguments: args.as_ptr().cast(),
+                        arguments_len: args.len(),
+                        request_state: state.as_ptr().cast(),
+                        request_state_len: state.len(),
+                        input_responses: core::ptr::null(),
+                        input_responses_len: 0,
+                        client_capabilities: core::ptr::null(),
+                        client_capabilities_len: 0,
+                    },
                     0,
                     &mut round,
-                    err.as_mut_ptr(),
+                    err.as_mut_ptr().cast(),
                     err.len(),
                     &mut n,
                 );
@@ -1023,19 +963,21 @@ mod tests {
             assert_eq!(
                 elicit_round_new_modern(
                     plan,
-                    args.as_ptr(),
-                    args.len(),
-                    state.as_ptr(),
-                    state.len(),
-                    core::ptr::null(),
-                    0,
-                    core::ptr::null(),
-                    0,
+                    &elicit_round_input {
+                        arguments: args.as_ptr().cast(),
+                        arguments_len: args.len(),
+                        request_state: state.as_ptr().cast(),
+                        request_state_len: state.len(),
+                        input_responses: core::ptr::null(),
+                        input_responses_len: 0,
+                        client_capabilities: core::ptr::null(),
+                        client_capabilities_len: 0
+                    },
                     0,
                     &mut round,
                     null,
                     0,
-                    null.cast(),
+                    null.cast()
                 ),
                 ELICIT_OK
             );
@@ -1060,14 +1002,14 @@ mod tests {
             );
             let answer = br#"{"action":"accept","content":{"value":"hi"}}"#;
             assert_eq!(
-                elicit_round_answer(round, answer.as_ptr(), answer.len()),
+                elicit_round_answer(round, answer.as_ptr().cast(), answer.len()),
                 ELICIT_OK
             );
             assert_eq!(elicit_round_poll(round, &mut step, &mut param), ELICIT_OK);
             assert_eq!((step, param), (ELICIT_STEP_DONE, ELICIT_NO_PARAM));
             let mut buf = [0u8; 64];
             assert_eq!(
-                elicit_round_values(round, buf.as_mut_ptr(), buf.len(), &mut n),
+                elicit_round_values(round, buf.as_mut_ptr().cast(), buf.len(), &mut n),
                 ELICIT_OK
             );
             assert_eq!(&buf[..n], br#"{"x":"hi"}"#);

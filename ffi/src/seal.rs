@@ -10,11 +10,11 @@ use zeroize::Zeroizing;
 
 use crate::ELICIT_DEFAULT_TTL_SECS;
 use crate::{
-    catch, check_out, construct, elicit_result, optional_text, out_param, text, write_text, Fail,
-    ELICIT_ERR_BUFFER_TOO_SMALL, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL, ELICIT_ERR_PANIC,
-    ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_OK,
+    catch, check_out, construct, elicit_request, elicit_result, optional_text, out_param, text,
+    write_text, Fail, ELICIT_ERR_BUFFER_TOO_SMALL, ELICIT_ERR_INVALID_ARGUMENT, ELICIT_ERR_NULL,
+    ELICIT_ERR_PANIC, ELICIT_ERR_POISONED, ELICIT_ERR_TOO_LARGE, ELICIT_OK,
 };
-use elicit_ffi_noalloc::abi::{entropy, request};
+use elicit_ffi_noalloc::abi::{request as read_request, request_entropy};
 
 // ------------------------------------------------------------------------ constants
 
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn elicit_key_ring_new(
     key_lens: *const usize,
     key_count: usize,
     out: *mut *mut elicit_key_ring,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -229,11 +229,11 @@ unsafe fn with_shared<H>(
 #[no_mangle]
 pub unsafe extern "C" fn elicit_sealer_new(
     ring: *const elicit_key_ring,
-    audience: *const u8,
+    audience: *const c_char,
     audience_len: usize,
     ttl_secs: f64,
     out: *mut *mut elicit_sealer,
-    err_buf: *mut u8,
+    err_buf: *mut c_char,
     err_cap: usize,
     err_len: *mut usize,
 ) -> elicit_result {
@@ -320,18 +320,12 @@ pub unsafe extern "C" fn elicit_sealer_free(sealer: *mut elicit_sealer) {
 /// `requestState` token for the request it answers, and write the token (ASCII, not
 /// NUL-terminated) to `buf`.
 ///
-/// The request is described as the MCP Python SDK binds it:
-/// - `method`: the JSON-RPC method, e.g. `tools/call` (UTF-8, required);
-/// - `params`: the request's `params` object as received, UTF-8 JSON; the binding
-///   reads `name` and `arguments` from it (`uri` for `resources/read`) and ignores
-///   everything else (`requestState`, `inputResponses`, `_meta`). NULL with length 0
-///   counts as `{}`;
-/// - `principal`: the authenticated principal (the SDK's default is the compact JSON
-///   array `["client_id","issuer","subject"]`, `null` for a missing part), UTF-8; NULL
-///   with length 0 for an unauthenticated request;
-/// - `now`: the current time in Unix seconds (fractions allowed; `elicit_os_time`);
-/// - `random`: `ELICIT_SEAL_RANDOM_LEN` fresh bytes from a CSPRNG (`elicit_os_random`),
-///   the nonce then the principal salt; `random_len` must be exactly that.
+/// `request` describes the request the state answers, as the MCP Python SDK binds it
+/// (`elicit_request`; its `id`, `protocol_version` and `client_capabilities` are not
+/// read): `method` (required); `params`, the request's `params` object as received,
+/// from which the binding reads `name` and `arguments` (`uri` for `resources/read`),
+/// ignoring everything else (`requestState`, `inputResponses`, `_meta`); `principal`;
+/// `now`; and `random`, exactly `ELICIT_SEAL_RANDOM_LEN` fresh bytes.
 ///
 /// Output convention as for `elicit_round_resolve_inputs` (`buf = NULL, cap = 0` is a
 /// size query). `detail` is optional (NULL): on failure it receives a static,
@@ -341,24 +335,17 @@ pub unsafe extern "C" fn elicit_sealer_free(sealer: *mut elicit_sealer) {
 /// `ELICIT_ERR_PANIC`. The SDK answers a sealing failure with JSON-RPC `-32603`.
 ///
 /// # Safety
-/// `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
+/// `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+/// pairs NULL or valid for `len` readable bytes; `state` valid for `state_len` readable
 /// bytes; `buf` NULL or valid for `cap` writable bytes; `out_len` valid for a write;
 /// `detail` NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_sealer_seal(
     sealer: *const elicit_sealer,
-    method: *const u8,
-    method_len: usize,
-    params: *const u8,
-    params_len: usize,
-    principal: *const u8,
-    principal_len: usize,
-    now: f64,
-    random: *const u8,
-    random_len: usize,
-    state: *const u8,
+    request: *const elicit_request,
+    state: *const c_char,
     state_len: usize,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
     detail: *mut *const c_char,
@@ -371,13 +358,8 @@ pub unsafe extern "C" fn elicit_sealer_seal(
             detail,
             |h| {
                 let out_len = check_out(buf, cap, out_len)?;
-                let req = request(
-                    (method, method_len),
-                    (params, params_len),
-                    (principal, principal_len),
-                    now,
-                )?;
-                let entropy = entropy(random, random_len)?;
+                let req = read_request(request)?;
+                let entropy = request_entropy(request)?;
                 let state = text(state, state_len, "state")?;
                 let s = h.sealer.borrow_dependent();
                 let needed = s.sealed_len(state, &req.binding, req.principal, req.now);
@@ -394,7 +376,7 @@ pub unsafe extern "C" fn elicit_sealer_seal(
                 }
                 // SAFETY: non-NULL, `cap` bounded by isize::MAX (checked), the caller
                 // guarantees `cap` writable bytes.
-                let out = core::slice::from_raw_parts_mut(buf, cap);
+                let out = core::slice::from_raw_parts_mut(buf.cast::<u8>(), cap);
                 let token = s
                     .seal(state, &req.binding, req.principal, req.now, &entropy, out)
                     .map_err(|e| match e {
@@ -420,8 +402,8 @@ pub unsafe extern "C" fn elicit_sealer_seal(
 /// Verify the request's `requestState` and write the plaintext state to `buf`, ready
 /// for `elicit_round_new_modern`.
 ///
-/// `method`, `params`, `principal` and `now` describe the incoming request as for
-/// `elicit_sealer_seal`; the token is read from `params.requestState` itself (so a host
+/// `request` describes the incoming request as for `elicit_sealer_seal` (its `random`
+/// is not read either); the token is read from `params.requestState` itself (so a host
 /// passes the params it received, untouched). `*has_state` receives false (and
 /// `*out_len` 0) when the request carries no state (no `requestState`, or `null`): a
 /// first round. Otherwise the token must verify: sealed under a key of the ring, not
@@ -435,28 +417,23 @@ pub unsafe extern "C" fn elicit_sealer_seal(
 /// optional `detail` (NULL or a pointer receiving a static, NUL-terminated string) for
 /// the server's log.
 ///
-/// Output convention as for `elicit_round_resolve_inputs`; `params_len` bytes always
-/// suffice; a size query verifies the token too. `*has_state` is written only on
+/// Output convention as for `elicit_round_resolve_inputs`; `request.params_len` bytes
+/// always suffice; a size query verifies the token too. `*has_state` is written only on
 /// success. Other codes: `ELICIT_ERR_NULL`, `ELICIT_ERR_UTF8`,
 /// `ELICIT_ERR_INVALID_ARGUMENT` (bad `now`; `params` not JSON),
 /// `ELICIT_ERR_BUFFER_TOO_SMALL`, `ELICIT_ERR_POISONED`, `ELICIT_ERR_PANIC`.
 ///
 /// # Safety
-/// `sealer` NULL or live; each `(ptr, len)` input pair NULL or valid for `len` readable
-/// bytes; `has_state` and `out_len` valid for writes; `buf` NULL or valid for `cap`
-/// writable bytes; `detail` NULL or valid for a write.
+/// `sealer` NULL or live; `request` NULL or valid for a read, each of its `(ptr, len)`
+/// pairs NULL or valid for `len` readable bytes; `has_state` and `out_len` valid for
+/// writes; `buf` NULL or valid for `cap` writable bytes; `detail` NULL or valid for a
+/// write.
 #[no_mangle]
 pub unsafe extern "C" fn elicit_sealer_unseal(
     sealer: *const elicit_sealer,
-    method: *const u8,
-    method_len: usize,
-    params: *const u8,
-    params_len: usize,
-    principal: *const u8,
-    principal_len: usize,
-    now: f64,
+    request: *const elicit_request,
     has_state: *mut bool,
-    buf: *mut u8,
+    buf: *mut c_char,
     cap: usize,
     out_len: *mut usize,
     detail: *mut *const c_char,
@@ -470,12 +447,7 @@ pub unsafe extern "C" fn elicit_sealer_unseal(
             |h| {
                 let has_state = out_param(has_state, "has_state")?;
                 check_out(buf, cap, out_len)?;
-                let req = request(
-                    (method, method_len),
-                    (params, params_len),
-                    (principal, principal_len),
-                    now,
-                )?;
+                let req = read_request(request)?;
                 let raw = req.params.and_then(|p| p.get("requestState"));
                 let mut work = Zeroizing::new(vec![0u8; raw.map_or(1, |v| v.raw().len().max(1))]);
                 let state = h
@@ -588,7 +560,7 @@ mod tests {
                 lens.as_ptr(),
                 keys.len(),
                 &mut out,
-                err.as_mut_ptr(),
+                err.as_mut_ptr().cast(),
                 err.len(),
                 &mut n,
             )
@@ -604,7 +576,8 @@ mod tests {
         let mut out = null_mut();
         let (a, l) = audience.map_or((null(), 0), |a| (a.as_ptr(), a.len()));
         // SAFETY: valid handle and buffers.
-        let code = unsafe { elicit_sealer_new(r, a, l, 0.0, &mut out, null_mut(), 0, null_mut()) };
+        let code =
+            unsafe { elicit_sealer_new(r, a.cast(), l, 0.0, &mut out, null_mut(), 0, null_mut()) };
         assert_eq!(code, ELICIT_OK);
         out
     }
@@ -621,18 +594,19 @@ mod tests {
             let call = |buf: *mut u8, cap: usize, n: &mut usize| {
                 elicit_sealer_seal(
                     s,
-                    m.as_ptr(),
-                    m.len(),
-                    params.as_ptr(),
-                    params.len(),
-                    null(),
-                    0,
-                    NOW,
-                    random.as_ptr(),
-                    random.len(),
-                    state.as_ptr(),
+                    &elicit_request {
+                        random: random.as_ptr(),
+                        random_len: random.len(),
+                        ..elicit_request::new(
+                            (m.as_ptr().cast(), m.len()),
+                            (params.as_ptr().cast(), params.len()),
+                            (null(), 0),
+                            NOW,
+                        )
+                    },
+                    state.as_ptr().cast(),
                     state.len(),
-                    buf,
+                    buf.cast(),
                     cap,
                     n,
                     null_mut(),
@@ -661,15 +635,14 @@ mod tests {
         let code = unsafe {
             elicit_sealer_unseal(
                 s,
-                m.as_ptr(),
-                m.len(),
-                params.as_ptr(),
-                params.len(),
-                null(),
-                0,
-                now,
+                &elicit_request::new(
+                    (m.as_ptr().cast(), m.len()),
+                    (params.as_ptr().cast(), params.len()),
+                    (null(), 0),
+                    now,
+                ),
                 &mut has,
-                buf.as_mut_ptr(),
+                buf.as_mut_ptr().cast(),
                 buf.len(),
                 &mut n,
                 &mut detail,

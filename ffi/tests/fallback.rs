@@ -15,6 +15,7 @@
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
+use elicit_ffi::testing;
 use elicit_ffi::*;
 use serde_json::{json, Value};
 
@@ -36,20 +37,6 @@ const SCHEMA: &str =
 
 /// No elicitation at all (claude.ai's capabilities, for one).
 const NONE: &str = "{}";
-
-fn read(
-    mut f: impl FnMut(*mut u8, usize, *mut usize) -> elicit_result,
-) -> Result<String, elicit_result> {
-    let mut n = 0usize;
-    let rc = f(null_mut(), 0, &mut n);
-    if rc != ELICIT_OK {
-        return Err(rc);
-    }
-    let mut buf = vec![0u8; n];
-    assert_eq!(f(buf.as_mut_ptr(), n, &mut n), ELICIT_OK);
-    buf.truncate(n);
-    Ok(String::from_utf8(buf).unwrap())
-}
 
 fn aligned(bytes: usize) -> Vec<u128> {
     vec![0u128; bytes / 16 + 1]
@@ -77,20 +64,7 @@ impl Drop for Hosted {
 
 impl Hosted {
     fn new(decl: &'static str) -> Self {
-        let mut plan = null_mut();
-        // SAFETY: valid buffers.
-        let rc = unsafe {
-            elicit_plan_new(
-                decl.as_ptr(),
-                decl.len(),
-                &mut plan,
-                null_mut(),
-                0,
-                null_mut(),
-            )
-        };
-        assert_eq!(rc, ELICIT_OK);
-        Hosted(plan)
+        Hosted(testing::plan(decl))
     }
 }
 
@@ -102,19 +76,19 @@ impl Surface for Hosted {
     ) -> Result<(String, bool), elicit_result> {
         let (c, cl) = caps.map_or((null(), 0), |c| (c.as_ptr(), c.len()));
         let mut private = false;
-        let out = read(|b, cap, n| {
+        let out = testing::read_text(|b, cap, n| {
             // SAFETY: a live plan, valid buffers.
             unsafe {
                 elicit_plan_input_schema(
                     self.0,
-                    schema.as_ptr(),
+                    schema.as_ptr().cast(),
                     schema.len(),
-                    c,
+                    c.cast(),
                     cl,
-                    b,
+                    &mut private,
+                    b.cast(),
                     cap,
                     n,
-                    &mut private,
                 )
             }
         })?;
@@ -127,14 +101,12 @@ impl Surface for Hosted {
         unsafe {
             let rc = elicit_round_new_modern(
                 self.0,
-                args.as_ptr(),
-                args.len(),
-                null(),
-                0,
-                null(),
-                0,
-                caps.as_ptr(),
-                caps.len(),
+                &elicit_round_input::new(
+                    (args.as_ptr().cast(), args.len()),
+                    (null(), 0),
+                    (null(), 0),
+                    (caps.as_ptr().cast(), caps.len()),
+                ),
                 0,
                 &mut round,
                 null_mut(),
@@ -147,7 +119,8 @@ impl Surface for Hosted {
             let out = if rc != ELICIT_OK {
                 Err(rc)
             } else {
-                let result = read(|b, c, n| elicit_round_fallback_result(round, b, c, n));
+                let result =
+                    testing::read_text(|b, c, n| elicit_round_fallback_result(round, b, c, n));
                 match (step, result) {
                     (ELICIT_STEP_FALLBACK, Ok(t)) => {
                         assert_eq!(param, ELICIT_NO_PARAM);
@@ -180,7 +153,7 @@ impl Static {
             elicit_noalloc_plan_init_json(
                 mem.as_mut_ptr().cast::<c_void>(),
                 elicit_noalloc_plan_size(),
-                decl.as_ptr(),
+                decl.as_ptr().cast(),
                 decl.len(),
                 &mut plan,
                 null_mut(),
@@ -201,19 +174,19 @@ impl Surface for Static {
     ) -> Result<(String, bool), elicit_result> {
         let (c, cl) = caps.map_or((null(), 0), |c| (c.as_ptr(), c.len()));
         let mut private = false;
-        let out = read(|b, cap, n| {
+        let out = testing::read_text(|b, cap, n| {
             // SAFETY: a live plan, valid buffers.
             unsafe {
                 elicit_noalloc_plan_input_schema(
                     self.plan,
-                    schema.as_ptr(),
+                    schema.as_ptr().cast(),
                     schema.len(),
-                    c,
+                    c.cast(),
                     cl,
-                    b,
+                    &mut private,
+                    b.cast(),
                     cap,
                     n,
-                    &mut private,
                 )
             }
         })?;
@@ -230,14 +203,12 @@ impl Surface for Static {
                 self.plan,
                 mem.as_mut_ptr().cast::<c_void>(),
                 elicit_noalloc_round_size(),
-                args.as_ptr(),
-                args.len(),
-                null(),
-                0,
-                null(),
-                0,
-                caps.as_ptr(),
-                caps.len(),
+                &elicit_round_input::new(
+                    (args.as_ptr().cast(), args.len()),
+                    (null(), 0),
+                    (null(), 0),
+                    (caps.as_ptr().cast(), caps.len()),
+                ),
                 ws.as_mut_ptr(),
                 ws.len(),
                 &mut round,
@@ -251,7 +222,8 @@ impl Surface for Static {
             if rc != ELICIT_OK {
                 return Err(rc);
             }
-            match read(|b, c, n| elicit_noalloc_round_fallback_result(round, b, c, n)) {
+            match testing::read_text(|b, c, n| elicit_noalloc_round_fallback_result(round, b, c, n))
+            {
                 Ok(t) => Ok((step, Some(serde_json::from_str(&t).unwrap()))),
                 Err(code) => {
                     assert_eq!(code, ELICIT_ERR_WRONG_STEP);

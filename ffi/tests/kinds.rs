@@ -10,6 +10,7 @@
     clippy::indexing_slicing
 )]
 
+use std::ffi::c_char;
 use std::ptr::{null, null_mut};
 
 use elicit_ffi::*;
@@ -33,7 +34,7 @@ impl Plan {
         // SAFETY: valid buffers; the plan is freed in Drop.
         let rc = unsafe {
             elicit_plan_new(
-                decl.as_ptr(),
+                decl.as_ptr().cast(),
                 decl.len(),
                 &mut plan,
                 null_mut(),
@@ -74,14 +75,12 @@ fn modern(plan: &Plan, state: Option<&str>, replies: Option<&str>, caps: Option<
     let rc = unsafe {
         elicit_round_new_modern(
             plan.0,
-            args.as_ptr(),
-            args.len(),
-            s,
-            sl,
-            r,
-            rl,
-            c,
-            cl,
+            &elicit_round_input::new(
+                (args.as_ptr().cast(), args.len()),
+                (s.cast(), sl),
+                (r.cast(), rl),
+                (c.cast(), cl),
+            ),
             0,
             &mut round,
             null_mut(),
@@ -93,7 +92,8 @@ fn modern(plan: &Plan, state: Option<&str>, replies: Option<&str>, caps: Option<
     Round(round)
 }
 
-type Reader = unsafe extern "C" fn(*mut elicit_round, *mut u8, usize, *mut usize) -> elicit_result;
+type Reader =
+    unsafe extern "C" fn(*mut elicit_round, *mut c_char, usize, *mut usize) -> elicit_result;
 
 fn read(round: &Round, f: Reader) -> Result<String, elicit_result> {
     let mut n = 0usize;
@@ -104,7 +104,7 @@ fn read(round: &Round, f: Reader) -> Result<String, elicit_result> {
             return Err(rc);
         }
         let mut buf = vec![0u8; n];
-        assert_eq!(f(round.0, buf.as_mut_ptr(), n, &mut n), ELICIT_OK);
+        assert_eq!(f(round.0, buf.as_mut_ptr().cast(), n, &mut n), ELICIT_OK);
         buf.truncate(n);
         Ok(String::from_utf8(buf).unwrap())
     }
@@ -113,7 +113,7 @@ fn read(round: &Round, f: Reader) -> Result<String, elicit_result> {
 /// `elicit_round_input_requests` in the server's wire form, as a [`Reader`].
 unsafe extern "C" fn input_requests(
     r: *mut elicit_round,
-    b: *mut u8,
+    b: *mut c_char,
     c: usize,
     n: *mut usize,
 ) -> elicit_result {
@@ -142,7 +142,7 @@ fn drive(round: &Round) -> Result<u32, elicit_result> {
         assert_eq!(param, 5);
         let q = r#"{"message":"Sign in","url":"https://id.example/x"}"#;
         // SAFETY: live round, valid buffer.
-        let rc = unsafe { elicit_round_resolve_question(round.0, q.as_ptr(), q.len()) };
+        let rc = unsafe { elicit_round_resolve_question(round.0, q.as_ptr().cast(), q.len()) };
         assert_eq!(rc, ELICIT_OK);
     }
 }
@@ -151,7 +151,8 @@ fn last_error(round: &Round) -> String {
     let mut buf = vec![0u8; ELICIT_MESSAGE_CAP];
     let mut n = 0usize;
     // SAFETY: live round, valid buffer.
-    let rc = unsafe { elicit_round_last_error(round.0, buf.as_mut_ptr(), buf.len(), &mut n) };
+    let rc =
+        unsafe { elicit_round_last_error(round.0, buf.as_mut_ptr().cast(), buf.len(), &mut n) };
     assert_eq!(rc, ELICIT_OK);
     buf.truncate(n);
     String::from_utf8(buf).unwrap()
@@ -225,7 +226,7 @@ fn without_capabilities_a_round_asks_form_only_and_names_what_is_missing() {
         let mut n = 0usize;
         // SAFETY: live round, valid buffer.
         let rc = unsafe {
-            elicit_round_required_capabilities(round.0, buf.as_mut_ptr(), buf.len(), &mut n)
+            elicit_round_required_capabilities(round.0, buf.as_mut_ptr().cast(), buf.len(), &mut n)
         };
         assert_eq!((rc, n, buf), (ELICIT_ERR_BUFFER_TOO_SMALL, 51, [b'#'; 4]));
     }
@@ -248,10 +249,12 @@ fn without_capabilities_a_round_asks_form_only_and_names_what_is_missing() {
         ] {
             let rc = elicit_round_new_handshake(
                 plan.0,
-                args.as_ptr(),
-                2,
-                c,
-                cl,
+                &elicit_round_input::new(
+                    (args.as_ptr().cast(), 2),
+                    (null(), 0),
+                    (null(), 0),
+                    (c.cast(), cl),
+                ),
                 0,
                 &mut out,
                 null_mut(),
@@ -339,10 +342,12 @@ fn the_handshake_era_asks_each_kind_with_its_own_params() {
     let rc = unsafe {
         elicit_round_new_handshake(
             plan.0,
-            args.as_ptr(),
-            args.len(),
-            ALL.as_ptr(),
-            ALL.len(),
+            &elicit_round_input::new(
+                (args.as_ptr().cast(), args.len()),
+                (null(), 0),
+                (null(), 0),
+                (ALL.as_ptr().cast(), ALL.len()),
+            ),
             0,
             &mut raw,
             null_mut(),
@@ -385,7 +390,7 @@ fn the_handshake_era_asks_each_kind_with_its_own_params() {
         };
         asked.push(kind);
         // SAFETY: live round, valid buffer.
-        let rc = unsafe { elicit_round_answer(round.0, answer.as_ptr(), answer.len()) };
+        let rc = unsafe { elicit_round_answer(round.0, answer.as_ptr().cast(), answer.len()) };
         if kind == ELICIT_KIND_SAMPLING {
             // A refused sampling request for a parameter without a default fails the call.
             assert_eq!(rc, ELICIT_ERR_DECLINED);

@@ -9,6 +9,7 @@
     clippy::indexing_slicing
 )]
 
+use std::ffi::c_char;
 use std::ptr::{null, null_mut};
 use std::sync::{Arc, Barrier};
 
@@ -29,14 +30,14 @@ unsafe impl Send for SharedPlan {}
 
 fn read(
     round: *mut elicit_round,
-    f: unsafe extern "C" fn(*mut elicit_round, *mut u8, usize, *mut usize) -> elicit_result,
+    f: unsafe extern "C" fn(*mut elicit_round, *mut c_char, usize, *mut usize) -> elicit_result,
 ) -> String {
     let mut n = 0usize;
     // SAFETY: a live round; size query then a buffer of the size reported.
     unsafe {
         assert_eq!(f(round, null_mut(), 0, &mut n), ELICIT_OK);
         let mut buf = vec![0u8; n];
-        assert_eq!(f(round, buf.as_mut_ptr(), n, &mut n), ELICIT_OK);
+        assert_eq!(f(round, buf.as_mut_ptr().cast(), n, &mut n), ELICIT_OK);
         String::from_utf8(buf).unwrap()
     }
 }
@@ -44,7 +45,7 @@ fn read(
 /// `elicit_round_input_requests` without flags, in the shape `read` takes.
 unsafe extern "C" fn requests_plain(
     r: *mut elicit_round,
-    b: *mut u8,
+    b: *mut c_char,
     c: usize,
     n: *mut usize,
 ) -> elicit_result {
@@ -61,10 +62,12 @@ fn run_once(plan: SharedPlan, thread: usize) -> String {
         assert_eq!(
             elicit_round_new_handshake(
                 plan.0,
-                b"{}".as_ptr(),
-                2,
-                null(),
-                0,
+                &elicit_round_input::new(
+                    (b"{}".as_ptr().cast(), 2),
+                    (null(), 0),
+                    (null(), 0),
+                    (null(), 0)
+                ),
                 0,
                 &mut round,
                 null_mut(),
@@ -80,18 +83,24 @@ fn run_once(plan: SharedPlan, thread: usize) -> String {
                 ELICIT_STEP_ASK if param == 0 => {
                     let a =
                         format!(r#"{{"action":"accept","content":{{"value":"{destination}"}}}}"#);
-                    assert_eq!(elicit_round_answer(round, a.as_ptr(), a.len()), ELICIT_OK);
+                    assert_eq!(
+                        elicit_round_answer(round, a.as_ptr().cast(), a.len()),
+                        ELICIT_OK
+                    );
                 }
                 ELICIT_STEP_ASK => {
                     let a = r#"{"action":"accept","content":{"value":"aisle"}}"#;
-                    assert_eq!(elicit_round_answer(round, a.as_ptr(), a.len()), ELICIT_OK);
+                    assert_eq!(
+                        elicit_round_answer(round, a.as_ptr().cast(), a.len()),
+                        ELICIT_OK
+                    );
                 }
                 ELICIT_STEP_RESOLVE => {
                     let inputs = read(round, elicit_round_resolve_inputs);
                     assert_eq!(inputs, format!(r#"{{"destination":"{destination}"}}"#));
                     let v = format!(r#""{destination}-INTL""#);
                     assert_eq!(
-                        elicit_round_resolve_value(round, v.as_ptr(), v.len()),
+                        elicit_round_resolve_value(round, v.as_ptr().cast(), v.len()),
                         ELICIT_OK
                     );
                 }
@@ -111,7 +120,7 @@ fn one_plan_many_threads() {
     // SAFETY: valid buffers.
     let rc = unsafe {
         elicit_plan_new(
-            DECL.as_ptr(),
+            DECL.as_ptr().cast(),
             DECL.len(),
             &mut plan,
             null_mut(),
@@ -149,7 +158,7 @@ fn plan_freed_while_rounds_run_on_other_threads() {
     // SAFETY: valid buffers.
     let rc = unsafe {
         elicit_plan_new(
-            DECL.as_ptr(),
+            DECL.as_ptr().cast(),
             DECL.len(),
             &mut plan,
             null_mut(),
@@ -172,14 +181,16 @@ fn plan_freed_while_rounds_run_on_other_threads() {
                     assert_eq!(
                         elicit_round_new_modern(
                             shared.0,
-                            b"{}".as_ptr(),
-                            2,
-                            null(),
-                            0,
-                            null(),
-                            0,
-                            null(),
-                            0,
+                            &elicit_round_input {
+                                arguments: b"{}".as_ptr().cast(),
+                                arguments_len: 2,
+                                request_state: null(),
+                                request_state_len: 0,
+                                input_responses: null(),
+                                input_responses_len: 0,
+                                client_capabilities: null(),
+                                client_capabilities_len: 0
+                            },
                             0,
                             &mut round,
                             null_mut(),

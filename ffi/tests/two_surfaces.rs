@@ -11,9 +11,10 @@
     clippy::indexing_slicing
 )]
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 use std::ptr::{null, null_mut};
 
+use elicit_ffi::testing;
 use elicit_ffi::*;
 
 const DECL: &str = r#"{"tool":"book_flight","parameters":[
@@ -43,12 +44,8 @@ fn aligned(bytes: usize) -> Vec<u128> {
 }
 
 /// Read an output under the convention: a size query, then the size reported.
-fn read(f: impl Fn(*mut u8, usize, *mut usize) -> elicit_result) -> String {
-    let mut n = 0usize;
-    assert_eq!(f(null_mut(), 0, &mut n), ELICIT_OK);
-    let mut buf = vec![0u8; n];
-    assert_eq!(f(buf.as_mut_ptr(), n, &mut n), ELICIT_OK);
-    String::from_utf8(buf).unwrap()
+fn read(f: impl Fn(*mut c_char, usize, *mut usize) -> elicit_result) -> String {
+    testing::read_text(f).unwrap()
 }
 
 /// One surface: a round, driven by text in and text out.
@@ -76,55 +73,10 @@ struct Hosted {
 
 impl Hosted {
     fn new() -> Self {
-        let mut plan = null_mut();
-        let mut ring = null_mut();
-        let mut sealer = null_mut();
-        let keys = [KEY.as_ptr()];
-        let lens = [KEY.len()];
-        // SAFETY: valid texts, arrays and out-pointers.
-        unsafe {
-            assert_eq!(
-                elicit_plan_new(
-                    DECL.as_ptr(),
-                    DECL.len(),
-                    &mut plan,
-                    null_mut(),
-                    0,
-                    null_mut()
-                ),
-                ELICIT_OK
-            );
-            assert_eq!(
-                elicit_key_ring_new(
-                    keys.as_ptr(),
-                    lens.as_ptr(),
-                    1,
-                    &mut ring,
-                    null_mut(),
-                    0,
-                    null_mut()
-                ),
-                ELICIT_OK
-            );
-            assert_eq!(
-                elicit_sealer_new(
-                    ring,
-                    b"svc".as_ptr(),
-                    3,
-                    0.0,
-                    &mut sealer,
-                    null_mut(),
-                    0,
-                    null_mut()
-                ),
-                ELICIT_OK
-            );
-            elicit_key_ring_free(ring);
-        }
         Hosted {
-            plan,
+            plan: testing::plan(DECL),
             round: null_mut(),
-            sealer,
+            sealer: testing::sealer(&KEY, "svc"),
         }
     }
 }
@@ -151,15 +103,13 @@ impl Surface for Hosted {
             let code = if modern {
                 elicit_round_new_modern(
                     self.plan,
-                    b"{}".as_ptr(),
-                    2,
-                    s,
-                    sl,
-                    r,
-                    rl,
                     // No client capabilities: form only, as the heap-free surface.
-                    core::ptr::null(),
-                    0,
+                    &elicit_round_input::new(
+                        (b"{}".as_ptr().cast(), 2),
+                        (s.cast(), sl),
+                        (r.cast(), rl),
+                        (null(), 0),
+                    ),
                     1024,
                     &mut self.round,
                     null_mut(),
@@ -169,10 +119,12 @@ impl Surface for Hosted {
             } else {
                 elicit_round_new_handshake(
                     self.plan,
-                    b"{}".as_ptr(),
-                    2,
-                    core::ptr::null(),
-                    0,
+                    &elicit_round_input::new(
+                        (b"{}".as_ptr().cast(), 2),
+                        (null(), 0),
+                        (null(), 0),
+                        (null(), 0),
+                    ),
                     1024,
                     &mut self.round,
                     null_mut(),
@@ -194,41 +146,41 @@ impl Surface for Hosted {
     }
     fn resolve_inputs(&mut self) -> String {
         // SAFETY: a live round and the buffers `read` passes.
-        read(|b, c, n| unsafe { elicit_round_resolve_inputs(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_round_resolve_inputs(self.round, b.cast(), c, n) })
     }
     fn resolve(&mut self, value: bool, text: &str) {
         // SAFETY: a live round, a valid text.
         let code = unsafe {
             if value {
-                elicit_round_resolve_value(self.round, text.as_ptr(), text.len())
+                elicit_round_resolve_value(self.round, text.as_ptr().cast(), text.len())
             } else {
-                elicit_round_resolve_question(self.round, text.as_ptr(), text.len())
+                elicit_round_resolve_question(self.round, text.as_ptr().cast(), text.len())
             }
         };
         assert_eq!(code, ELICIT_OK);
     }
     fn ask(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_round_ask(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_round_ask(self.round, b.cast(), c, n) })
     }
     fn answer(&mut self, text: &str) {
         // SAFETY: a live round, a valid text.
         assert_eq!(
-            unsafe { elicit_round_answer(self.round, text.as_ptr(), text.len()) },
+            unsafe { elicit_round_answer(self.round, text.as_ptr().cast(), text.len()) },
             ELICIT_OK
         );
     }
     fn values(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_round_values(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_round_values(self.round, b.cast(), c, n) })
     }
     fn requests(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_round_input_requests(self.round, 0, b, c, n) })
+        read(|b, c, n| unsafe { elicit_round_input_requests(self.round, 0, b.cast(), c, n) })
     }
     fn state(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_round_request_state(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_round_request_state(self.round, b.cast(), c, n) })
     }
     fn seal(&mut self, state: &str, random: &[u8; ELICIT_SEAL_RANDOM_LEN]) -> String {
         let m = "tools/call";
@@ -236,18 +188,19 @@ impl Surface for Hosted {
         read(|b, c, n| unsafe {
             elicit_sealer_seal(
                 self.sealer,
-                m.as_ptr(),
-                m.len(),
-                PARAMS.as_ptr(),
-                PARAMS.len(),
-                null(),
-                0,
-                NOW,
-                random.as_ptr(),
-                random.len(),
-                state.as_ptr(),
+                &elicit_request {
+                    random: random.as_ptr(),
+                    random_len: random.len(),
+                    ..elicit_request::new(
+                        (m.as_ptr().cast(), m.len()),
+                        (PARAMS.as_ptr().cast(), PARAMS.len()),
+                        (null(), 0),
+                        NOW,
+                    )
+                },
+                state.as_ptr().cast(),
                 state.len(),
-                b,
+                b.cast(),
                 c,
                 n,
                 null_mut(),
@@ -264,15 +217,14 @@ impl Surface for Hosted {
         let code = unsafe {
             elicit_sealer_unseal(
                 self.sealer,
-                m.as_ptr(),
-                m.len(),
-                params.as_ptr(),
-                params.len(),
-                null(),
-                0,
-                NOW + 1.0,
+                &elicit_request::new(
+                    (m.as_ptr().cast(), m.len()),
+                    (params.as_ptr().cast(), params.len()),
+                    (null(), 0),
+                    NOW + 1.0,
+                ),
                 &mut has,
-                buf.as_mut_ptr(),
+                buf.as_mut_ptr().cast(),
                 buf.len(),
                 &mut n,
                 null_mut(),
@@ -282,15 +234,8 @@ impl Surface for Hosted {
         String::from_utf8(buf[..n].to_vec()).unwrap()
     }
     fn name(&mut self, param: usize) -> String {
-        let (mut p, mut n) = (null(), 0usize);
         // SAFETY: a live plan.
-        unsafe {
-            assert_eq!(
-                elicit_plan_param_name(self.plan, param, &mut p, &mut n),
-                ELICIT_OK
-            );
-            String::from_utf8(std::slice::from_raw_parts(p, n).to_vec()).unwrap()
-        }
+        read(|b, c, n| unsafe { elicit_plan_param_name(self.plan, param, b, c, n) })
     }
 }
 
@@ -321,7 +266,7 @@ impl Static {
                 elicit_noalloc_plan_init_json(
                     plan_mem.as_mut_ptr().cast::<c_void>(),
                     elicit_noalloc_plan_size(),
-                    DECL.as_ptr(),
+                    DECL.as_ptr().cast(),
                     DECL.len(),
                     &mut plan,
                     null_mut(),
@@ -337,7 +282,7 @@ impl Static {
                     keys.as_ptr(),
                     lens.as_ptr(),
                     1,
-                    b"svc".as_ptr(),
+                    b"svc".as_ptr().cast(),
                     3,
                     0.0,
                     &mut sealer,
@@ -377,14 +322,12 @@ impl Surface for Static {
                     self.plan,
                     mem,
                     len,
-                    b"{}".as_ptr(),
-                    2,
-                    s.0,
-                    s.1,
-                    r.0,
-                    r.1,
-                    null(),
-                    0,
+                    &elicit_round_input::new(
+                        (b"{}".as_ptr().cast(), 2),
+                        (s.0.cast(), s.1),
+                        (r.0.cast(), r.1),
+                        (null(), 0),
+                    ),
                     ws.0,
                     ws.1,
                     &mut self.round,
@@ -397,10 +340,12 @@ impl Surface for Static {
                     self.plan,
                     mem,
                     len,
-                    b"{}".as_ptr(),
-                    2,
-                    null(),
-                    0,
+                    &elicit_round_input::new(
+                        (b"{}".as_ptr().cast(), 2),
+                        (null(), 0),
+                        (null(), 0),
+                        (null(), 0),
+                    ),
                     ws.0,
                     ws.1,
                     &mut self.round,
@@ -423,41 +368,43 @@ impl Surface for Static {
     }
     fn resolve_inputs(&mut self) -> String {
         // SAFETY: a live round and the buffers `read` passes.
-        read(|b, c, n| unsafe { elicit_noalloc_round_resolve_inputs(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_resolve_inputs(self.round, b.cast(), c, n) })
     }
     fn resolve(&mut self, value: bool, text: &str) {
         // SAFETY: a live round, a valid text (copied into the workspace).
         let code = unsafe {
             if value {
-                elicit_noalloc_round_resolve_value(self.round, text.as_ptr(), text.len())
+                elicit_noalloc_round_resolve_value(self.round, text.as_ptr().cast(), text.len())
             } else {
-                elicit_noalloc_round_resolve_question(self.round, text.as_ptr(), text.len())
+                elicit_noalloc_round_resolve_question(self.round, text.as_ptr().cast(), text.len())
             }
         };
         assert_eq!(code, ELICIT_OK);
     }
     fn ask(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_noalloc_round_ask(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_ask(self.round, b.cast(), c, n) })
     }
     fn answer(&mut self, text: &str) {
         // SAFETY: a live round, a valid text (copied into the workspace).
         assert_eq!(
-            unsafe { elicit_noalloc_round_answer(self.round, text.as_ptr(), text.len()) },
+            unsafe { elicit_noalloc_round_answer(self.round, text.as_ptr().cast(), text.len()) },
             ELICIT_OK
         );
     }
     fn values(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_noalloc_round_values(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_values(self.round, b.cast(), c, n) })
     }
     fn requests(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_noalloc_round_input_requests(self.round, 0, b, c, n) })
+        read(|b, c, n| unsafe {
+            elicit_noalloc_round_input_requests(self.round, 0, b.cast(), c, n)
+        })
     }
     fn state(&mut self) -> String {
         // SAFETY: as above.
-        read(|b, c, n| unsafe { elicit_noalloc_round_request_state(self.round, b, c, n) })
+        read(|b, c, n| unsafe { elicit_noalloc_round_request_state(self.round, b.cast(), c, n) })
     }
     fn seal(&mut self, state: &str, random: &[u8; ELICIT_SEAL_RANDOM_LEN]) -> String {
         let m = "tools/call";
@@ -468,16 +415,17 @@ impl Surface for Static {
         let code = unsafe {
             elicit_noalloc_sealer_seal_in_place(
                 self.sealer,
-                m.as_ptr(),
-                m.len(),
-                PARAMS.as_ptr(),
-                PARAMS.len(),
-                null(),
-                0,
-                NOW,
-                random.as_ptr(),
-                random.len(),
-                buf.as_mut_ptr(),
+                &elicit_request {
+                    random: random.as_ptr(),
+                    random_len: random.len(),
+                    ..elicit_request::new(
+                        (m.as_ptr().cast(), m.len()),
+                        (PARAMS.as_ptr().cast(), PARAMS.len()),
+                        (null(), 0),
+                        NOW,
+                    )
+                },
+                buf.as_mut_ptr().cast(),
                 buf.len(),
                 state.len(),
                 &mut n,
@@ -495,33 +443,25 @@ impl Surface for Static {
         unsafe {
             let code = elicit_noalloc_sealer_unseal_in_place(
                 self.sealer,
-                m.as_ptr(),
-                m.len(),
-                PARAMS.as_ptr(),
-                PARAMS.len(),
-                null(),
-                0,
-                NOW + 1.0,
-                buf.as_mut_ptr(),
+                &elicit_request::new(
+                    (m.as_ptr().cast(), m.len()),
+                    (PARAMS.as_ptr().cast(), PARAMS.len()),
+                    (null(), 0),
+                    NOW + 1.0,
+                ),
+                buf.as_mut_ptr().cast(),
                 buf.len(),
                 &mut state,
                 &mut n,
                 null_mut(),
             );
             assert_eq!(code, ELICIT_OK);
-            String::from_utf8(std::slice::from_raw_parts(state, n).to_vec()).unwrap()
+            String::from_utf8(std::slice::from_raw_parts(state.cast::<u8>(), n).to_vec()).unwrap()
         }
     }
     fn name(&mut self, param: usize) -> String {
-        let (mut p, mut n) = (null(), 0usize);
         // SAFETY: a live plan.
-        unsafe {
-            assert_eq!(
-                elicit_noalloc_plan_param_name(self.plan, param, &mut p, &mut n),
-                ELICIT_OK
-            );
-            String::from_utf8(std::slice::from_raw_parts(p, n).to_vec()).unwrap()
-        }
+        read(|b, c, n| unsafe { elicit_noalloc_plan_param_name(self.plan, param, b, c, n) })
     }
 }
 

@@ -31,6 +31,7 @@ use std::ffi::c_char;
 use std::ptr::{null, null_mut};
 
 use elicit_core::json::Value;
+use elicit_ffi::testing;
 use elicit_ffi::*;
 use libfuzzer_sys::fuzz_target;
 
@@ -54,79 +55,23 @@ const READERS: [Reader; 7] = [
 ];
 
 fn server() -> *mut elicit_server {
-    let mut ring = null_mut();
-    let key = [0x42u8; 32];
-    let keys = [key.as_ptr()];
-    let lens = [key.len()];
-    let mut plans = Vec::new();
-    // SAFETY: valid buffers throughout.
-    unsafe {
-        for d in DECLS {
-            let mut p = null_mut();
-            assert_eq!(
-                elicit_plan_new(d.as_ptr(), d.len(), &mut p, null_mut(), 0, null_mut()),
-                ELICIT_OK
-            );
-            plans.push(p);
-        }
-        assert_eq!(
-            elicit_key_ring_new(
-                keys.as_ptr(),
-                lens.as_ptr(),
-                1,
-                &mut ring,
-                null_mut(),
-                0,
-                null_mut()
-            ),
-            ELICIT_OK
-        );
-        let entries = [
-            elicit_server_entry {
-                plan: plans[0],
-                method: ELICIT_METHOD_TOOLS_CALL,
-                target: null(),
-                target_len: 0,
-            },
-            elicit_server_entry {
-                plan: plans[0],
-                method: ELICIT_METHOD_PROMPTS_GET,
-                target: null(),
-                target_len: 0,
-            },
-            elicit_server_entry {
-                plan: plans[0],
-                method: ELICIT_METHOD_RESOURCES_READ,
-                target: c"r://b".as_ptr(),
-                target_len: 5,
-            },
-            elicit_server_entry {
-                plan: plans[1],
-                method: ELICIT_METHOD_TOOLS_CALL,
-                target: null(),
-                target_len: 0,
-            },
-        ];
-        let config = elicit_server_config {
-            entries: entries.as_ptr(),
-            entry_count: entries.len(),
-            keys: ring,
-            audience: c"fuzz".as_ptr(),
-            audience_len: 4,
-            ttl_secs: 0.0,
-            workspace_size: 4096,
-        };
-        let mut server = null_mut();
-        assert_eq!(
-            elicit_server_new(&config, &mut server, null_mut(), 0, null_mut()),
-            ELICIT_OK
-        );
-        for p in plans {
-            elicit_plan_free(p);
-        }
-        elicit_key_ring_free(ring);
-        server
+    let plans = DECLS.map(testing::plan);
+    let server = testing::server(
+        &[
+            (plans[0], ELICIT_METHOD_TOOLS_CALL, None),
+            (plans[0], ELICIT_METHOD_PROMPTS_GET, None),
+            (plans[0], ELICIT_METHOD_RESOURCES_READ, Some(c"r://b")),
+            (plans[1], ELICIT_METHOD_TOOLS_CALL, None),
+        ],
+        &[0x42u8; 32],
+        "fuzz",
+        4096,
+    );
+    for p in plans {
+        // SAFETY: live plans, freed once: the server keeps its own references.
+        unsafe { elicit_plan_free(p) };
     }
+    server
 }
 
 /// Read with `f` into a buffer of `cap` bytes (or a size query first when `cap` is

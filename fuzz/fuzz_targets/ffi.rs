@@ -46,6 +46,27 @@
 use std::ptr::{null, null_mut};
 
 use elicit_ffi::*;
+
+/// Every result code include/elicit_noalloc.h defines (`#define ELICIT_OK 0`,
+/// `#define ELICIT_ERR_<NAME> <n>`), read from the header at build time: a code added to
+/// the ABI is known here as soon as the header (generated from ffi-noalloc's codes) has
+/// it, so no list is kept by hand.
+static HEADER_CODES: std::sync::LazyLock<Vec<(u32, &'static str)>> =
+    std::sync::LazyLock::new(|| {
+        let codes: Vec<(u32, &'static str)> = include_str!("../../include/elicit_noalloc.h")
+            .lines()
+            .filter_map(|line| {
+                let (name, value) = line.strip_prefix("#define ")?.split_once(' ')?;
+                let is_code = name == "ELICIT_OK" || name.starts_with("ELICIT_ERR_");
+                Some((value.trim().parse().ok().filter(|_| is_code)?, name))
+            })
+            .collect();
+        assert!(
+            codes.contains(&(0, "ELICIT_OK")) && codes.contains(&(999, "ELICIT_ERR_OTHER")),
+            "the header's codes were not found"
+        );
+        codes
+    });
 use elicit_fuzz::{
     check_json, CREATE_MESSAGE_RESULT, KINDS, KINDS_ARGS, LIST_ROOTS_RESULT, POOL, RICH, RICH_ARGS,
 };
@@ -632,10 +653,10 @@ impl World {
         // SAFETY: text is valid for its length or NULL; err buffers are valid.
         let code = unsafe {
             elicit_plan_new(
-                text.ptr(),
+                text.ptr().cast(),
                 text.len(),
                 if null_out { null_mut() } else { &mut out },
-                err.buf(),
+                err.buf().cast(),
                 err.cap(),
                 err.len(),
             )
@@ -663,18 +684,13 @@ impl World {
     /// Read a new plan's parameters through the ABI and check the plan queries agree.
     fn describe_plan(&self, plan: *mut elicit_plan) -> PlanSlot {
         let mut count = UNSET;
-        let (mut name, mut name_len) = (null::<u8>(), UNSET);
         // SAFETY: `plan` is live; every out-pointer is valid.
         unsafe {
             assert_eq!(elicit_plan_param_count(plan, &mut count), ELICIT_OK);
             assert!(count <= ELICIT_MAX_PARAMS, "{count} parameters");
-            assert_eq!(
-                elicit_plan_tool_name(plan, &mut name, &mut name_len),
-                ELICIT_OK
-            );
-            std::str::from_utf8(std::slice::from_raw_parts(name, name_len))
-                .expect("tool name UTF-8");
         }
+        // SAFETY: `plan` is live; `plan_text` passes a buffer of the size it gives.
+        plan_text(|b, c, n| unsafe { elicit_plan_tool_name(plan, b, c, n) });
         let mut slot = PlanSlot {
             ptr: plan,
             names: vec![],
@@ -687,16 +703,10 @@ impl World {
             let mut index = UNSET;
             // SAFETY: as above; the name stays valid while the plan lives.
             unsafe {
+                let s = plan_text(|b, c, n| elicit_plan_param_name(plan, i, b, c, n));
+                let n = s.as_bytes();
                 assert_eq!(
-                    elicit_plan_param_name(plan, i, &mut name, &mut name_len),
-                    ELICIT_OK
-                );
-                let n = std::slice::from_raw_parts(name, name_len);
-                let s = std::str::from_utf8(n)
-                    .expect("parameter name UTF-8")
-                    .to_owned();
-                assert_eq!(
-                    elicit_plan_param_index(plan, n.as_ptr(), n.len(), &mut index),
+                    elicit_plan_param_index(plan, n.as_ptr().cast(), n.len(), &mut index),
                     ELICIT_OK
                 );
                 assert_eq!(index, i, "param_index(param_name({i}))");
@@ -758,7 +768,7 @@ impl World {
         let plan = self.plan_ptr(slot);
         let count = self.plans[slot].as_ref().map_or(0, |p| p.names.len());
         let in_range = index < count;
-        let (mut name, mut name_len) = (null::<u8>(), UNSET);
+        let mut name_len = UNSET;
         let mut flag = false;
         let mut out = UNSET;
         let mut kind = UNSET as u32;
@@ -786,10 +796,12 @@ impl World {
                     (c, vec![0, 100, 105, 106], expect)
                 }
                 0 => {
+                    // A size query (describe_plan reads the text itself).
                     let c = elicit_plan_tool_name(
                         plan,
-                        if nul(true) { null_mut() } else { &mut name },
-                        &mut name_len,
+                        null_mut(),
+                        0,
+                        if nul(true) { null_mut() } else { &mut name_len },
                     );
                     (c, vec![0, 100], 0)
                 }
@@ -807,7 +819,8 @@ impl World {
                     let c = elicit_plan_param_name(
                         plan,
                         index,
-                        &mut name,
+                        null_mut(),
+                        0,
                         if nul(true) { null_mut() } else { &mut name_len },
                     );
                     (c, vec![0, 100, 105], if in_range { 0 } else { 105 })
@@ -816,7 +829,7 @@ impl World {
                     let t = self.text(r);
                     let c = elicit_plan_param_index(
                         plan,
-                        t.ptr(),
+                        t.ptr().cast(),
                         t.len(),
                         if nul(true) { null_mut() } else { &mut out },
                     );
@@ -873,7 +886,7 @@ impl World {
         }
         if code != ELICIT_OK {
             assert!(
-                name.is_null() && out == UNSET && !flag && kind == UNSET as u32,
+                out == UNSET && !flag && kind == UNSET as u32,
                 "out-param written on error"
             );
             if !null_out {
@@ -923,30 +936,30 @@ impl World {
             if handshake {
                 elicit_round_new_handshake(
                     plan,
-                    args.ptr(),
-                    args.len(),
-                    caps.ptr(),
-                    caps.len(),
+                    &elicit_round_input::new(
+                        (args.ptr().cast(), args.len()),
+                        (null(), 0),
+                        (null(), 0),
+                        (caps.ptr().cast(), caps.len()),
+                    ),
                     ws,
                     outp,
-                    err.buf(),
+                    err.buf().cast(),
                     err.cap(),
                     err.len(),
                 )
             } else {
                 elicit_round_new_modern(
                     plan,
-                    args.ptr(),
-                    args.len(),
-                    state.ptr(),
-                    state.len(),
-                    replies.ptr(),
-                    replies.len(),
-                    caps.ptr(),
-                    caps.len(),
+                    &elicit_round_input::new(
+                        (args.ptr().cast(), args.len()),
+                        (state.ptr().cast(), state.len()),
+                        (replies.ptr().cast(), replies.len()),
+                        (caps.ptr().cast(), caps.len()),
+                    ),
                     ws,
                     outp,
-                    err.buf(),
+                    err.buf().cast(),
                     err.cap(),
                     err.len(),
                 )
@@ -970,14 +983,11 @@ impl World {
         let any_bad_utf8 = [&args, &state, &replies, &caps].iter().any(|t| bad_utf8(t));
         if any_null {
             assert_eq!(code, ELICIT_ERR_NULL, "{what} with a NULL argument");
-        } else if bad_utf8(&caps) {
-            // The capabilities are read before the round's memory is sized (they are not
-            // copied), the other texts after they are copied.
-            assert_eq!(code, ELICIT_ERR_UTF8, "{what} with non-UTF-8 capabilities");
+        } else if any_bad_utf8 {
+            // Every text of the input is read before the round's memory is sized.
+            assert_eq!(code, ELICIT_ERR_UTF8, "{what} with non-UTF-8 text");
         } else if huge {
             assert_eq!(code, ELICIT_ERR_TOO_LARGE, "{what} with workspace {ws}");
-        } else if any_bad_utf8 {
-            assert_eq!(code, ELICIT_ERR_UTF8, "{what} with non-UTF-8 text");
         }
         if handshake {
             assert_ne!(code, ELICIT_ERR_INPUT_RESPONSES);
@@ -1109,8 +1119,9 @@ impl World {
             return;
         };
         let ptr = x.ptr;
-        let mut f =
-            |b: *mut u8, c: usize, n: *mut usize| unsafe { elicit_round_last_error(ptr, b, c, n) };
+        let mut f = |b: *mut u8, c: usize, n: *mut usize| unsafe {
+            elicit_round_last_error(ptr, b.cast(), c, n)
+        };
         let (c, bytes) = read_output("elicit_round_last_error", 5, 0, &mut f);
         assert_eq!(c, ELICIT_OK);
         let m = check_message("last_error", &bytes.unwrap_or_default());
@@ -1141,45 +1152,49 @@ impl World {
             0 => (
                 "resolve_inputs",
                 Some(ELICIT_STEP_RESOLVE),
-                Box::new(move |b, c, n| unsafe { elicit_round_resolve_inputs(ptr, b, c, n) }),
+                Box::new(move |b, c, n| unsafe {
+                    elicit_round_resolve_inputs(ptr, b.cast(), c, n)
+                }),
             ),
             1 => (
                 "ask",
                 Some(ELICIT_STEP_ASK),
-                Box::new(move |b, c, n| unsafe { elicit_round_ask(ptr, b, c, n) }),
+                Box::new(move |b, c, n| unsafe { elicit_round_ask(ptr, b.cast(), c, n) }),
             ),
             2 => (
                 "values",
                 Some(ELICIT_STEP_DONE),
-                Box::new(move |b, c, n| unsafe { elicit_round_values(ptr, b, c, n) }),
+                Box::new(move |b, c, n| unsafe { elicit_round_values(ptr, b.cast(), c, n) }),
             ),
             3 => (
                 "value_of",
                 Some(ELICIT_STEP_DONE),
-                Box::new(move |b, c, n| unsafe { elicit_round_value_of(ptr, index, b, c, n) }),
+                Box::new(move |b, c, n| unsafe {
+                    elicit_round_value_of(ptr, index, b.cast(), c, n)
+                }),
             ),
             4 => (
                 "input_requests",
                 Some(ELICIT_STEP_INPUT_REQUIRED),
                 Box::new(move |b, c, n| unsafe {
-                    elicit_round_input_requests(ptr, flags, b, c, n)
+                    elicit_round_input_requests(ptr, flags, b.cast(), c, n)
                 }),
             ),
             5 => (
                 "request_state",
                 Some(ELICIT_STEP_INPUT_REQUIRED),
-                Box::new(move |b, c, n| unsafe { elicit_round_request_state(ptr, b, c, n) }),
+                Box::new(move |b, c, n| unsafe { elicit_round_request_state(ptr, b.cast(), c, n) }),
             ),
             6 => (
                 "last_error",
                 None,
-                Box::new(move |b, c, n| unsafe { elicit_round_last_error(ptr, b, c, n) }),
+                Box::new(move |b, c, n| unsafe { elicit_round_last_error(ptr, b.cast(), c, n) }),
             ),
             7 => (
                 "required_capabilities",
                 None,
                 Box::new(move |b, c, n| unsafe {
-                    elicit_round_required_capabilities(ptr, b, c, n)
+                    elicit_round_required_capabilities(ptr, b.cast(), c, n)
                 }),
             ),
             _ => {
@@ -1283,17 +1298,15 @@ impl World {
         unsafe {
             let code = elicit_round_new_modern(
                 plan,
-                x.arguments.as_ptr(),
-                x.arguments.len(),
-                state.as_ptr(),
-                state.len(),
-                null(),
-                0,
-                caps,
-                caps_len,
+                &elicit_round_input::new(
+                    (x.arguments.as_ptr().cast(), x.arguments.len()),
+                    (state.as_ptr().cast(), state.len()),
+                    (null(), 0),
+                    (caps.cast(), caps_len),
+                ),
                 0,
                 &mut out,
-                err.buf(),
+                err.buf().cast(),
                 err.cap(),
                 err.len(),
             );
@@ -1354,7 +1367,7 @@ impl World {
         };
         let mut f = |b: *mut u8, c: usize, n: *mut usize| {
             // SAFETY: live round; pointers valid or NULL.
-            unsafe { elicit_round_note(ptr, index, lp, pp, b, c, n) }
+            unsafe { elicit_round_note(ptr, index, lp, pp, b.cast(), c, n) }
         };
         let (code, bytes) = read_output("elicit_round_note", mode, extra, &mut f);
         check_code("elicit_round_note", code, &[0, 100, 102, 105]);
@@ -1392,10 +1405,10 @@ impl World {
         // SAFETY: NULL or live round; text valid for its length or NULL.
         let code = unsafe {
             match which {
-                0 => elicit_round_resolve_value(ptr, text.ptr(), text.len()),
-                1 => elicit_round_resolve_question(ptr, text.ptr(), text.len()),
-                2 => elicit_round_resolve_failed(ptr, text.ptr(), text.len()),
-                _ => elicit_round_answer(ptr, text.ptr(), text.len()),
+                0 => elicit_round_resolve_value(ptr, text.ptr().cast(), text.len()),
+                1 => elicit_round_resolve_question(ptr, text.ptr().cast(), text.len()),
+                2 => elicit_round_resolve_failed(ptr, text.ptr().cast(), text.len()),
+                _ => elicit_round_answer(ptr, text.ptr().cast(), text.len()),
             }
         };
         let what = [
@@ -1580,7 +1593,7 @@ impl World {
         let Some(plan) = x.plan else { return };
         let ptr = x.ptr;
         let mut f = |b: *mut u8, c: usize, n: *mut usize| unsafe {
-            elicit_round_request_state(ptr, b, c, n)
+            elicit_round_request_state(ptr, b.cast(), c, n)
         };
         let (_, state) = read_output("request_state", 5, 0, &mut f);
         let state = state.expect("request state at InputRequired");
@@ -1619,14 +1632,12 @@ impl World {
         let code = unsafe {
             elicit_round_new_modern(
                 plan,
-                args.as_ptr(),
-                args.len(),
-                state.as_ptr(),
-                state.len(),
-                replies.as_ptr(),
-                replies.len(),
-                caps,
-                caps_len,
+                &elicit_round_input::new(
+                    (args.as_ptr().cast(), args.len()),
+                    (state.as_ptr().cast(), state.len()),
+                    (replies.as_ptr().cast(), replies.len()),
+                    (caps.cast(), caps_len),
+                ),
                 0,
                 &mut out,
                 null_mut(),
@@ -1667,20 +1678,25 @@ impl World {
         let code = match r.u8() % 3 {
             0 => r.u16() as u32 % 1000,
             1 => u32::from_le_bytes([r.u8(), r.u8(), r.u8(), r.u8()]),
-            _ => [
-                0, 100, 110, 200, 208, 300, 303, 304, 400, 405, 900, 901, 999,
-            ][r.u8() as usize % 13],
+            _ => HEADER_CODES[r.u8() as usize % HEADER_CODES.len()].0,
         };
         // SAFETY: always callable; the result is a static C string.
         let s = unsafe { std::ffi::CStr::from_ptr(elicit_result_str(code)) };
         let s = s.to_str().expect("result_str UTF-8");
-        let known =
-            matches!(code, 0 | 100..=114 | 200..=208 | 300..=304 | 400..=405 | 900 | 901 | 999);
-        assert_eq!(s.starts_with("ELICIT_"), known, "result_str({code}) = {s}");
+        let known = HEADER_CODES
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map(|(_, n)| *n);
+        assert_eq!(
+            s.starts_with("ELICIT_"),
+            known.is_some(),
+            "result_str({code}) = {s}"
+        );
         // SAFETY: always callable; the result is a static C string.
         let name = unsafe { std::ffi::CStr::from_ptr(elicit_result_name(code)) };
         let name = name.to_str().expect("result_name UTF-8");
-        if known {
+        if let Some(defined) = known {
+            assert_eq!(name, defined, "result_name({code}) against the header");
             assert!(s.starts_with(&format!("{name}: ")), "{name} / {s}");
         } else {
             assert_eq!(s, "unknown elicit_result code");
@@ -1702,6 +1718,18 @@ impl World {
             }
         }
     }
+}
+
+/// A plan's text (its tool's or a parameter's name) read under the output convention:
+/// a size query, then a buffer of exactly the size reported; UTF-8.
+fn plan_text(f: impl Fn(*mut std::ffi::c_char, usize, *mut usize) -> u32) -> String {
+    let mut needed = UNSET;
+    assert_eq!(f(null_mut(), 0, &mut needed), ELICIT_OK, "size query");
+    let mut buf = vec![0u8; needed];
+    let mut len = UNSET;
+    assert_eq!(f(buf.as_mut_ptr().cast(), needed, &mut len), ELICIT_OK);
+    assert_eq!(len, needed, "the size query's length");
+    String::from_utf8(buf).expect("plan text UTF-8")
 }
 
 fn t_bytes(t: &Text) -> &[u8] {
@@ -1770,7 +1798,7 @@ fuzz_target!(|data: &[u8]| {
                 let b = r.u8();
                 let ptr = w.round_ptr(b as usize % SLOTS);
                 let mut f = |bf: *mut u8, c: usize, n: *mut usize| unsafe {
-                    elicit_round_last_error(ptr, bf, c, n)
+                    elicit_round_last_error(ptr, bf.cast(), c, n)
                 };
                 let (code, bytes) = read_output("last_error", r.u8(), r.u8(), &mut f);
                 if ptr.is_null() {
@@ -1912,8 +1940,17 @@ impl SealWorld {
             &mut out
         };
         // SAFETY: arrays of `count` entries (or NULL), each key valid for its length.
-        let code =
-            unsafe { elicit_key_ring_new(kp, lp, count, out_ptr, err.buf(), err.cap(), err.len()) };
+        let code = unsafe {
+            elicit_key_ring_new(
+                kp,
+                lp,
+                count,
+                out_ptr,
+                err.buf().cast(),
+                err.cap(),
+                err.len(),
+            )
+        };
         check_code("key_ring_new", code, &[0, 100, 106, 900]);
         err.check("key_ring_new", code);
         let valid = (1..=ELICIT_MAX_KEYS).contains(&count)
@@ -1955,11 +1992,11 @@ impl SealWorld {
         let code = unsafe {
             elicit_sealer_new(
                 ring,
-                audience.ptr(),
+                audience.ptr().cast(),
                 audience.len(),
                 ttl,
                 &mut out,
-                err.buf(),
+                err.buf().cast(),
                 err.cap(),
                 err.len(),
             )
@@ -2002,18 +2039,19 @@ impl SealWorld {
             let code = unsafe {
                 elicit_sealer_seal(
                     sealer,
-                    method.ptr(),
-                    method.len(),
-                    params.ptr(),
-                    params.len(),
-                    principal.ptr(),
-                    principal.len(),
-                    now,
-                    random.ptr(),
-                    random.len(),
-                    state.ptr(),
+                    &elicit_request {
+                        random: random.ptr(),
+                        random_len: random.len(),
+                        ..elicit_request::new(
+                            (method.ptr().cast(), method.len()),
+                            (params.ptr().cast(), params.len()),
+                            (principal.ptr().cast(), principal.len()),
+                            now,
+                        )
+                    },
+                    state.ptr().cast(),
                     state.len(),
-                    b,
+                    b.cast(),
                     c,
                     n,
                     &mut detail,
@@ -2048,15 +2086,14 @@ impl SealWorld {
             let code = unsafe {
                 elicit_sealer_unseal(
                     sealer,
-                    method.ptr(),
-                    method.len(),
-                    params.as_ptr(),
-                    params.len(),
-                    principal.ptr(),
-                    principal.len(),
-                    now,
+                    &elicit_request::new(
+                        (method.ptr().cast(), method.len()),
+                        (params.as_ptr().cast(), params.len()),
+                        (principal.ptr().cast(), principal.len()),
+                        now,
+                    ),
                     &mut has,
-                    buf.as_mut_ptr(),
+                    buf.as_mut_ptr().cast(),
                     buf.len(),
                     &mut n,
                     &mut detail,
@@ -2094,15 +2131,14 @@ impl SealWorld {
             let code = unsafe {
                 elicit_sealer_unseal(
                     sealer,
-                    method.ptr(),
-                    method.len(),
-                    params.ptr(),
-                    params.len(),
-                    principal.ptr(),
-                    principal.len(),
-                    now,
+                    &elicit_request::new(
+                        (method.ptr().cast(), method.len()),
+                        (params.ptr().cast(), params.len()),
+                        (principal.ptr().cast(), principal.len()),
+                        now,
+                    ),
                     &mut has,
-                    b,
+                    b.cast(),
                     c,
                     n,
                     &mut detail,
@@ -2171,7 +2207,7 @@ impl World {
         let (mode, extra) = (r.u8(), r.u8());
         // The inputs object, when the round is at a Resolve step.
         let mut all = |b: *mut u8, c: usize, n: *mut usize| unsafe {
-            elicit_round_resolve_inputs(ptr, b, c, n)
+            elicit_round_resolve_inputs(ptr, b.cast(), c, n)
         };
         let inputs = if ptr.is_null() {
             None
@@ -2189,9 +2225,23 @@ impl World {
             0 | 1 => {
                 let mut f = |b: *mut u8, c: usize, n: *mut usize| unsafe {
                     if which == 0 {
-                        elicit_round_resolve_input(ptr, name.ptr(), name.len(), b, c, n)
+                        elicit_round_resolve_input(
+                            ptr,
+                            name.ptr().cast(),
+                            name.len(),
+                            b.cast(),
+                            c,
+                            n,
+                        )
                     } else {
-                        elicit_round_resolve_input_text(ptr, name.ptr(), name.len(), b, c, n)
+                        elicit_round_resolve_input_text(
+                            ptr,
+                            name.ptr().cast(),
+                            name.len(),
+                            b.cast(),
+                            c,
+                            n,
+                        )
                     }
                 };
                 let (code, out) = read_output("resolve_input", mode, extra, &mut f);
@@ -2215,9 +2265,24 @@ impl World {
                 // SAFETY: NULL or a live round; name valid or NULL; valid out-params.
                 let code = unsafe {
                     match which {
-                        2 => elicit_round_resolve_input_int(ptr, name.ptr(), name.len(), &mut i),
-                        3 => elicit_round_resolve_input_number(ptr, name.ptr(), name.len(), &mut d),
-                        _ => elicit_round_resolve_input_bool(ptr, name.ptr(), name.len(), &mut b),
+                        2 => elicit_round_resolve_input_int(
+                            ptr,
+                            name.ptr().cast(),
+                            name.len(),
+                            &mut i,
+                        ),
+                        3 => elicit_round_resolve_input_number(
+                            ptr,
+                            name.ptr().cast(),
+                            name.len(),
+                            &mut d,
+                        ),
+                        _ => elicit_round_resolve_input_bool(
+                            ptr,
+                            name.ptr().cast(),
+                            name.len(),
+                            &mut b,
+                        ),
                     }
                 };
                 if code != ELICIT_OK {
@@ -2252,11 +2317,11 @@ impl World {
         let code = unsafe {
             elicit_round_resolve_question_text(
                 ptr,
-                message.ptr(),
+                message.ptr().cast(),
                 message.len(),
-                title.ptr(),
+                title.ptr().cast(),
                 title.len(),
-                description.ptr(),
+                description.ptr().cast(),
                 description.len(),
             )
         };

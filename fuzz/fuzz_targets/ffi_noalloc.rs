@@ -316,23 +316,31 @@ fn run(data: &[u8]) {
     let mut err = vec![FILL; 200 + 8];
     let mut err_len = UNSET;
     // Plan bytes or (src 3) the JSON declaration: the same arguments either way.
-    let init = if src == 3 {
-        elicit_noalloc_plan_init_json
-    } else {
-        elicit_noalloc_plan_init
-    };
     // SAFETY: memory, texts and out-parameters are valid for the lengths given.
     let code = known(unsafe {
-        init(
-            plan_mem.ptr(),
-            plan_mem.len,
-            plan_text.as_ptr(),
-            plan_text.len(),
-            &mut plan,
-            err.as_mut_ptr(),
-            200,
-            &mut err_len,
-        )
+        if src == 3 {
+            elicit_noalloc_plan_init_json(
+                plan_mem.ptr(),
+                plan_mem.len,
+                plan_text.as_ptr().cast(),
+                plan_text.len(),
+                &mut plan,
+                err.as_mut_ptr().cast(),
+                200,
+                &mut err_len,
+            )
+        } else {
+            elicit_noalloc_plan_init(
+                plan_mem.ptr(),
+                plan_mem.len,
+                plan_text.as_ptr(),
+                plan_text.len(),
+                &mut plan,
+                err.as_mut_ptr().cast(),
+                200,
+                &mut err_len,
+            )
+        }
     });
     let loaded = check_init(
         code,
@@ -354,21 +362,23 @@ fn run(data: &[u8]) {
         ELICIT_OK
     );
     for i in 0..=count {
-        let (mut name, mut name_len) = (null(), UNSET);
-        // SAFETY: as above.
-        let code =
-            known(unsafe { elicit_noalloc_plan_param_name(plan, i, &mut name, &mut name_len) });
+        let mut name = [0u8; 256];
+        let mut name_len = UNSET;
+        // SAFETY: as above; a buffer of 256 bytes (a name fits: the names are short).
+        let code = known(unsafe {
+            elicit_noalloc_plan_param_name(plan, i, name.as_mut_ptr().cast(), 256, &mut name_len)
+        });
         if i == count {
             assert_eq!(code, ELICIT_ERR_INDEX);
             continue;
         }
         assert_eq!(code, ELICIT_OK);
-        // SAFETY: the name lies in the plan's bytes, `name_len` long.
-        let name = unsafe { std::slice::from_raw_parts(name, name_len) };
+        let name = &name[..name_len];
         let mut index = UNSET;
         // SAFETY: as above.
-        let code =
-            unsafe { elicit_noalloc_plan_param_index(plan, name.as_ptr(), name.len(), &mut index) };
+        let code = unsafe {
+            elicit_noalloc_plan_param_index(plan, name.as_ptr().cast(), name.len(), &mut index)
+        };
         assert_eq!(
             (code, index),
             (ELICIT_OK, i),
@@ -412,14 +422,16 @@ fn run(data: &[u8]) {
                 plan,
                 round_mem.ptr(),
                 round_mem.len,
-                args_p,
-                args_n,
-                caps_p,
-                caps_n,
+                &elicit_round_input::new(
+                    (args_p.cast(), args_n),
+                    (null(), 0),
+                    (null(), 0),
+                    (caps_p.cast(), caps_n),
+                ),
                 ws_p,
                 ws_n,
                 &mut round,
-                err.as_mut_ptr(),
+                err.as_mut_ptr().cast(),
                 300,
                 &mut err_len,
             )
@@ -428,18 +440,16 @@ fn run(data: &[u8]) {
                 plan,
                 round_mem.ptr(),
                 round_mem.len,
-                args_p,
-                args_n,
-                state_p,
-                state_n,
-                replies_p,
-                replies_n,
-                caps_p,
-                caps_n,
+                &elicit_round_input::new(
+                    (args_p.cast(), args_n),
+                    (state_p.cast(), state_n),
+                    (replies_p.cast(), replies_n),
+                    (caps_p.cast(), caps_n),
+                ),
                 ws_p,
                 ws_n,
                 &mut round,
-                err.as_mut_ptr(),
+                err.as_mut_ptr().cast(),
                 300,
                 &mut err_len,
             )
@@ -495,7 +505,7 @@ fn run(data: &[u8]) {
             }
             2 => {
                 output(cap, true, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_resolve_inputs(round, b, c, l)
+                    elicit_noalloc_round_resolve_inputs(round, b.cast(), c, l)
                 });
             }
             3 | 4 => {
@@ -503,33 +513,33 @@ fn run(data: &[u8]) {
                 let (p, n) = ptr_len(&t);
                 known(unsafe {
                     match (op, input.u8() % 3) {
-                        (3, 0) => elicit_noalloc_round_resolve_value(round, p, n),
-                        (3, 1) => elicit_noalloc_round_resolve_question(round, p, n),
-                        (3, _) => elicit_noalloc_round_resolve_failed(round, p, n),
-                        _ => elicit_noalloc_round_answer(round, p, n),
+                        (3, 0) => elicit_noalloc_round_resolve_value(round, p.cast(), n),
+                        (3, 1) => elicit_noalloc_round_resolve_question(round, p.cast(), n),
+                        (3, _) => elicit_noalloc_round_resolve_failed(round, p.cast(), n),
+                        _ => elicit_noalloc_round_answer(round, p.cast(), n),
                     }
                 });
             }
             5 => {
                 output(cap, true, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_ask(round, b, c, l)
+                    elicit_noalloc_round_ask(round, b.cast(), c, l)
                 });
             }
             6 => {
                 output(cap, true, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_values(round, b, c, l)
+                    elicit_noalloc_round_values(round, b.cast(), c, l)
                 });
             }
             7 => {
                 let i = usize::from(input.u8() % 8);
                 output(cap, true, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_value_of(round, i, b, c, l)
+                    elicit_noalloc_round_value_of(round, i, b.cast(), c, l)
                 });
             }
             8 => {
                 let flags = u32::from(input.u8() % 2);
                 let out = output(cap, true, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_input_requests(round, flags, b, c, l)
+                    elicit_noalloc_round_input_requests(round, flags, b.cast(), c, l)
                 });
                 if out.is_some() {
                     assert_eq!(last_step, Some(ELICIT_STEP_INPUT_REQUIRED));
@@ -537,7 +547,7 @@ fn run(data: &[u8]) {
             }
             9 => {
                 if let Some(state) = output(cap, true, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_request_state(round, b, c, l)
+                    elicit_noalloc_round_request_state(round, b.cast(), c, l)
                 }) {
                     assert!(state.is_ascii(), "request state not ASCII");
                     seal_round_trip(&state, &mut input);
@@ -545,12 +555,12 @@ fn run(data: &[u8]) {
             }
             10 => {
                 output(cap, true, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_required_capabilities(round, b, c, l)
+                    elicit_noalloc_round_required_capabilities(round, b.cast(), c, l)
                 });
             }
             _ => {
                 output(cap, false, &mut |b, c, l| unsafe {
-                    elicit_noalloc_round_last_error(round, b, c, l)
+                    elicit_noalloc_round_last_error(round, b.cast(), c, l)
                 });
             }
         }
@@ -574,11 +584,11 @@ fn seal_round_trip(state: &[u8], input: &mut In<'_>) {
             ptrs.as_ptr(),
             lens.as_ptr(),
             key_count,
-            b"aud".as_ptr(),
+            b"aud".as_ptr().cast(),
             3,
             0.0,
             &mut sealer,
-            err.as_mut_ptr(),
+            err.as_mut_ptr().cast(),
             128,
             &mut err_len,
         )
@@ -610,16 +620,17 @@ fn seal_round_trip(state: &[u8], input: &mut In<'_>) {
     let code = known(unsafe {
         elicit_noalloc_sealer_seal_in_place(
             sealer,
-            method.as_ptr(),
-            method.len(),
-            params.as_ptr(),
-            params.len(),
-            null(),
-            0,
-            1_780_000_000.0,
-            random.as_ptr(),
-            random.len(),
-            buf.as_mut_ptr(),
+            &elicit_request {
+                random: random.as_ptr(),
+                random_len: random.len(),
+                ..elicit_request::new(
+                    (method.as_ptr().cast(), method.len()),
+                    (params.as_ptr().cast(), params.len()),
+                    (null(), 0),
+                    1_780_000_000.0,
+                )
+            },
+            buf.as_mut_ptr().cast(),
             cap,
             state.len(),
             &mut token_len,
@@ -638,14 +649,13 @@ fn seal_round_trip(state: &[u8], input: &mut In<'_>) {
             let code = known(unsafe {
                 elicit_noalloc_sealer_unseal_in_place(
                     sealer,
-                    method.as_ptr(),
-                    method.len(),
-                    params.as_ptr(),
-                    params.len(),
-                    null(),
-                    0,
-                    1_780_000_100.0,
-                    buf.as_mut_ptr(),
+                    &elicit_request::new(
+                        (method.as_ptr().cast(), method.len()),
+                        (params.as_ptr().cast(), params.len()),
+                        (null(), 0),
+                        1_780_000_100.0,
+                    ),
+                    buf.as_mut_ptr().cast(),
                     token_len,
                     &mut plain,
                     &mut plain_len,
@@ -654,7 +664,7 @@ fn seal_round_trip(state: &[u8], input: &mut In<'_>) {
             });
             if code == ELICIT_OK {
                 // SAFETY: the plaintext lies inside `buf`, `plain_len` long.
-                let got = unsafe { std::slice::from_raw_parts(plain, plain_len) };
+                let got = unsafe { std::slice::from_raw_parts(plain.cast::<u8>(), plain_len) };
                 assert_eq!(got, state, "unsealed state differs from the sealed one");
             } else {
                 assert_eq!(code, ELICIT_ERR_REQUEST_STATE, "unseal failure code");

@@ -186,7 +186,11 @@ pub fn check_outputs<const N: usize>(round: &Round<'_, '_, N>, step: Option<Step
     }
     out.clear();
     let r = round.write_fallback_result(&mut out);
-    assert_eq!(r.is_ok(), step == Some(Step::Fallback), "fallback result: {r:?}");
+    assert_eq!(
+        r.is_ok(),
+        step == Some(Step::Fallback),
+        "fallback result: {r:?}"
+    );
     if r.is_ok() {
         check_json("fallback result", &out);
     }

@@ -34,7 +34,7 @@ export const ERR_MISSING_CAPABILITY = 304;
  */
 export const ABI_MAJOR = 0;
 /** See {@link ABI_MAJOR}. */
-export const ABI_MINOR = 4;
+export const ABI_MINOR = 5;
 
 /** A handle (a pointer into the instance's memory); 0 is NULL. */
 export type Ptr = number;
@@ -51,9 +51,9 @@ interface Exports {
   elicit_result_name(code: number): Ptr;
   elicit_plan_new(decl: Ptr, len: number, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr): number;
   elicit_plan_free(plan: Ptr): void;
-  elicit_plan_tool_name(plan: Ptr, outPtr: Ptr, outLen: Ptr): number;
+  elicit_plan_tool_name(plan: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_plan_param_count(plan: Ptr, out: Ptr): number;
-  elicit_plan_param_name(plan: Ptr, i: number, outPtr: Ptr, outLen: Ptr): number;
+  elicit_plan_param_name(plan: Ptr, i: number, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_plan_param_is_elicited(plan: Ptr, i: number, out: Ptr): number;
   elicit_plan_param_has_resolver(plan: Ptr, i: number, out: Ptr): number;
   elicit_plan_param_kind(plan: Ptr, i: number, out: Ptr): number;
@@ -63,19 +63,16 @@ interface Exports {
     schemaLen: number,
     caps: Ptr,
     capsLen: number,
+    cachePrivate: Ptr,
     buf: Ptr,
     cap: number,
     outLen: Ptr,
-    cachePrivate: Ptr,
   ): number;
   elicit_round_new_modern(
-    plan: Ptr, args: Ptr, argsLen: number, state: Ptr, stateLen: number, replies: Ptr,
-    repliesLen: number, caps: Ptr, capsLen: number, workspace: number, out: Ptr,
-    errBuf: Ptr, errCap: number, errLen: Ptr,
+    plan: Ptr, input: Ptr, workspace: number, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr,
   ): number;
   elicit_round_new_handshake(
-    plan: Ptr, args: Ptr, argsLen: number, caps: Ptr, capsLen: number, workspace: number,
-    out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr,
+    plan: Ptr, input: Ptr, workspace: number, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr,
   ): number;
   elicit_round_free(round: Ptr): void;
   elicit_round_poll(round: Ptr, kind: Ptr, param: Ptr): number;
@@ -110,9 +107,8 @@ interface Exports {
   ): number;
   elicit_sealer_free(sealer: Ptr): void;
   elicit_sealer_seal(
-    sealer: Ptr, method: Ptr, methodLen: number, params: Ptr, paramsLen: number,
-    principal: Ptr, principalLen: number, now: number, random: Ptr, randomLen: number,
-    state: Ptr, stateLen: number, buf: Ptr, cap: number, outLen: Ptr, detail: Ptr,
+    sealer: Ptr, request: Ptr, state: Ptr, stateLen: number, buf: Ptr, cap: number, outLen: Ptr,
+    detail: Ptr,
   ): number;
   elicit_server_new(config: Ptr, out: Ptr, errBuf: Ptr, errCap: number, errLen: Ptr): number;
   elicit_server_free(server: Ptr): void;
@@ -131,10 +127,20 @@ interface Exports {
   elicit_call_last_error(call: Ptr, buf: Ptr, cap: number, outLen: Ptr): number;
   elicit_call_free(call: Ptr): void;
   elicit_sealer_unseal(
-    sealer: Ptr, method: Ptr, methodLen: number, params: Ptr, paramsLen: number,
-    principal: Ptr, principalLen: number, now: number, hasState: Ptr, buf: Ptr, cap: number,
-    outLen: Ptr, detail: Ptr,
+    sealer: Ptr, request: Ptr, hasState: Ptr, buf: Ptr, cap: number, outLen: Ptr, detail: Ptr,
   ): number;
+}
+
+/** One request as the transport received it (`struct elicit_request`). */
+export interface Request {
+  id: Uint8Array;
+  method: Uint8Array;
+  params: Input;
+  principal: Input;
+  protocolVersion: Input;
+  clientCapabilities: Input;
+  now: number;
+  random: Uint8Array;
 }
 
 /** Which handle type a free function releases. */
@@ -374,12 +380,7 @@ export class Abi {
   }
 
   planToolName(plan: Ptr): Outcome<string> {
-    return this.call((f) => {
-      const p = f.out(4);
-      const l = f.out(4);
-      const code = this.x.elicit_plan_tool_name(plan, p, l);
-      return code === OK ? { code, value: this.text(this.u32(p), this.u32(l)) } : { code };
-    });
+    return this.call((f) => this.read(f, (buf, cap, outLen) => this.x.elicit_plan_tool_name(plan, buf, cap, outLen)));
   }
 
   planParamCount(plan: Ptr): Outcome<number> {
@@ -396,13 +397,11 @@ export class Abi {
     i: number,
   ): Outcome<{ name: string; elicited: boolean; resolver: boolean; kind: number | null }> {
     return this.call((f) => {
-      const p = f.out(4);
-      const l = f.out(4);
-      let code = this.x.elicit_plan_param_name(plan, i, p, l);
-      if (code !== OK) return { code };
-      const name = this.text(this.u32(p), this.u32(l));
+      const read = this.read(f, (buf, cap, outLen) => this.x.elicit_plan_param_name(plan, i, buf, cap, outLen));
+      if (read.code !== OK || read.value === undefined) return { code: read.code };
+      const name = read.value;
       const b = f.out(1);
-      code = this.x.elicit_plan_param_is_elicited(plan, i, b);
+      let code = this.x.elicit_plan_param_is_elicited(plan, i, b);
       if (code !== OK) return { code };
       const elicited = this.bool(b);
       if (!elicited) return { code, value: { name, elicited, resolver: false, kind: null } };
@@ -426,7 +425,7 @@ export class Abi {
       const [s, sl] = f.input(schema);
       const [c, cl] = f.input(caps);
       const priv = f.out(1);
-      const read = this.read(f, (buf, cap, outLen) => this.x.elicit_plan_input_schema(plan, s, sl, c, cl, buf, cap, outLen, priv));
+      const read = this.read(f, (buf, cap, outLen) => this.x.elicit_plan_input_schema(plan, s, sl, c, cl, priv, buf, cap, outLen));
       if (read.code !== OK || read.value === undefined) return { code: read.code };
       return { code: OK, value: { schema: read.value, cachePrivate: this.bool(priv) } };
     });
@@ -443,24 +442,32 @@ export class Abi {
     workspace: number,
   ): Outcome<Ptr> {
     return this.call((f) => {
-      const [a, al] = f.input(args);
-      const [s, sl] = f.input(state);
-      const [r, rl] = f.input(replies);
-      const [c, cl] = f.input(caps);
+      const input = this.roundTexts(f, args, state, replies, caps);
       return this.construct(f, (out, eb, ec, el) =>
-        this.x.elicit_round_new_modern(plan, a, al, s, sl, r, rl, c, cl, workspace, out, eb, ec, el),
+        this.x.elicit_round_new_modern(plan, input, workspace, out, eb, ec, el),
       );
     });
   }
 
   roundNewHandshake(plan: Ptr, args: Uint8Array, caps: Input, workspace: number): Outcome<Ptr> {
     return this.call((f) => {
-      const [a, al] = f.input(args);
-      const [c, cl] = f.input(caps);
+      const input = this.roundTexts(f, args, null, null, caps);
       return this.construct(f, (out, eb, ec, el) =>
-        this.x.elicit_round_new_handshake(plan, a, al, c, cl, workspace, out, eb, ec, el),
+        this.x.elicit_round_new_handshake(plan, input, workspace, out, eb, ec, el),
       );
     });
+  }
+
+  /** `struct elicit_round_input` as wasm32 C lays it out: four (pointer, size_t) pairs. */
+  private roundTexts(f: Frame, args: Uint8Array, state: Input, replies: Input, caps: Input): Ptr {
+    const texts = [args, state, replies, caps].map((t) => f.input(t));
+    const input = f.out(32);
+    const dv = new DataView(this.x.memory.buffer);
+    texts.forEach(([p, l], i) => {
+      dv.setUint32(input + 8 * i, p, true);
+      dv.setUint32(input + 8 * i + 4, l, true);
+    });
+    return input;
   }
 
   /** `elicit_round_poll`: the step kind and the parameter index (`ELICIT_NO_PARAM` = 2^32 - 1). */
@@ -592,15 +599,10 @@ export class Abi {
     state: Uint8Array,
   ): Outcome<string> {
     return this.call((f) => {
-      const [m, ml] = f.input(method);
-      const [p, pl] = f.input(params);
-      const [pr, prl] = f.input(principal);
-      const [r, rl] = f.input(random);
+      const req = this.request(f, { method, params, principal, now, random });
       const [s, sl] = f.input(state);
       const detail = f.out(4);
-      const out = this.read(f, (b, c, l) =>
-        this.x.elicit_sealer_seal(sealer, m, ml, p, pl, pr, prl, now, r, rl, s, sl, b, c, l, detail),
-      );
+      const out = this.read(f, (b, c, l) => this.x.elicit_sealer_seal(sealer, req, s, sl, b, c, l, detail));
       return out.code === OK ? out : { code: out.code, message: this.cstr(this.u32(detail)) };
     });
   }
@@ -614,16 +616,14 @@ export class Abi {
     now: number,
   ): Outcome<string | null> {
     return this.call((f) => {
-      const [m, ml] = f.input(method);
-      const [p, pl] = f.input(params);
-      const [pr, prl] = f.input(principal);
+      const req = this.request(f, { method, params, principal, now });
       const has = f.out(1);
       const detail = f.out(4);
       // The params' length always suffices for the state they carry.
-      const cap = Math.max(1, pl);
+      const cap = Math.max(1, params.length);
       const buf = f.alloc(cap);
       const outLen = f.out(4);
-      const code = this.x.elicit_sealer_unseal(sealer, m, ml, p, pl, pr, prl, now, has, buf, cap, outLen, detail);
+      const code = this.x.elicit_sealer_unseal(sealer, req, has, buf, cap, outLen, detail);
       if (code !== OK) return { code, message: this.cstr(this.u32(detail)) };
       return { code, value: this.bool(has) ? this.text(buf, this.u32(outLen)) : null };
     });
@@ -669,41 +669,39 @@ export class Abi {
     });
   }
 
-  /** `elicit_call_new` from a request: `struct elicit_request` laid out as wasm32 C lays it out. */
-  callNew(
-    server: Ptr,
-    request: {
-      id: Uint8Array;
-      method: Uint8Array;
-      params: Input;
-      principal: Input;
-      protocolVersion: Input;
-      clientCapabilities: Input;
-      now: number;
-      random: Uint8Array;
-    },
-  ): Outcome<Ptr> {
+  /** `elicit_call_new` from a request. */
+  callNew(server: Ptr, request: Request): Outcome<Ptr> {
     return this.call((f) => {
-      const texts = [
-        request.id,
-        request.method,
-        request.params,
-        request.principal,
-        request.protocolVersion,
-        request.clientCapabilities,
-      ].map((t) => f.input(t));
-      const [r, rl] = f.input(request.random);
-      const req = f.out(64);
-      const dv = new DataView(this.x.memory.buffer);
-      texts.forEach(([p, l], i) => {
-        dv.setUint32(req + 8 * i, p, true);
-        dv.setUint32(req + 8 * i + 4, l, true);
-      });
-      dv.setFloat64(req + 48, request.now, true);
-      dv.setUint32(req + 56, r, true);
-      dv.setUint32(req + 60, rl, true);
+      const req = this.request(f, request);
       return this.construct(f, (out, eb, ec, el) => this.x.elicit_call_new(server, req, out, eb, ec, el));
     });
+  }
+
+  /**
+   * `struct elicit_request` as wasm32 C lays it out (six (pointer, size_t) text pairs,
+   * the 8-aligned double `now`, the random bytes' pair); a field left out is NULL with
+   * length 0 (the sealers read no id, version or capabilities).
+   */
+  private request(f: Frame, request: Partial<Request> & { method: Uint8Array; now: number }): Ptr {
+    const texts = [
+      request.id ?? null,
+      request.method,
+      request.params ?? null,
+      request.principal ?? null,
+      request.protocolVersion ?? null,
+      request.clientCapabilities ?? null,
+    ].map((t) => f.input(t));
+    const [r, rl] = f.input(request.random ?? null);
+    const req = f.out(64);
+    const dv = new DataView(this.x.memory.buffer);
+    texts.forEach(([p, l], i) => {
+      dv.setUint32(req + 8 * i, p, true);
+      dv.setUint32(req + 8 * i + 4, l, true);
+    });
+    dv.setFloat64(req + 48, request.now, true);
+    dv.setUint32(req + 56, r, true);
+    dv.setUint32(req + 60, rl, true);
+    return req;
   }
 
   /** `elicit_call_next`: the step and the parameter index (`ELICIT_NO_PARAM` = 2^32 - 1). */

@@ -88,7 +88,7 @@ from .errors import (
     code_name,
 )
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 """The package version."""
 
 

@@ -6,7 +6,7 @@ pydantic model, JSON text) into the engine's JSON input."""
 from __future__ import annotations
 
 import json
-from ctypes import byref, c_size_t, c_uint8, string_at
+from ctypes import byref, c_char, c_size_t, string_at
 from typing import Any, Callable, Mapping, Union
 
 from .constants import MESSAGE_CAP, Result
@@ -25,7 +25,7 @@ TOO_SMALL = int(Result.ERR_BUFFER_TOO_SMALL)
 def call_reporting(fn: Callable[..., Any], *args: Any) -> None:
     """Call a library function whose last three arguments are a message buffer
     (``err_buf, err_cap, err_len``), raising the error it reports."""
-    err = (c_uint8 * MESSAGE_CAP)()
+    err = (c_char * MESSAGE_CAP)()
     err_len = c_size_t(0)
     rc = int(fn(*args, err, MESSAGE_CAP, byref(err_len)))
     if rc != OK:
@@ -40,7 +40,7 @@ class Buffer:
 
     def __init__(self, size: int) -> None:
         self.cap = max(1, int(size))
-        self.buf: Any = (c_uint8 * self.cap)()
+        self.buf: Any = (c_char * self.cap)()
 
     def read(self, call: Callable[[Any, int, Any], Any], fail: Callable[[int], ElicitError]) -> bytes:
         """``call(buf, cap, byref(out_len))`` until the output fits; a code other than
@@ -54,7 +54,7 @@ class Buffer:
             if rc != OK and rc != TOO_SMALL:
                 raise fail(rc)
             self.cap = max(needed, 2 * self.cap)
-            self.buf = (c_uint8 * self.cap)()
+            self.buf = (c_char * self.cap)()
 
 
 def dumps(value: Any) -> bytes:

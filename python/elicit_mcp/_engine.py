@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from ctypes import POINTER, byref, c_bool, c_double, c_int64, c_size_t, c_uint8, c_uint32, string_at
+from ctypes import byref, c_bool, c_double, c_int64, c_size_t, c_uint32
 from typing import (
     Any,
     Callable,
@@ -63,12 +63,6 @@ __all__ = [
 Capabilities = Union[Mapping[str, Any], JsonText, Any, None]
 
 _MISSING_CAPABILITY = int(Result.ERR_MISSING_CAPABILITY)
-
-
-def _borrowed(ptr: Any, length: c_size_t) -> str:
-    """A (pointer, length) text owned by the plan, copied out as ``str``."""
-    n = int(length.value)
-    return string_at(ptr, n).decode("utf-8") if n else ""
 
 
 @dataclass(frozen=True)
@@ -131,16 +125,17 @@ class Plan:
 
     def _describe(self, h: Any) -> Tuple[str, Tuple[Param, ...]]:
         lib = self._lib
-        ptr = POINTER(c_uint8)()
-        n = c_size_t(0)
-        self._check(lib.elicit_plan_tool_name(h, byref(ptr), byref(n)))
-        tool = _borrowed(ptr, n)
+        names = Buffer(64)
+
+        def fail(rc: int) -> ElicitError:
+            return error_for(rc, f"plan call failed: {lib.result_str(rc)}")
+
+        tool = names.read(lambda b, c, n: lib.elicit_plan_tool_name(h, b, c, n), fail).decode("utf-8")
         count = c_size_t(0)
         self._check(lib.elicit_plan_param_count(h, byref(count)))
         params = []
         for i in range(int(count.value)):
-            self._check(lib.elicit_plan_param_name(h, i, byref(ptr), byref(n)))
-            name = _borrowed(ptr, n)
+            name = names.read(lambda b, c, n: lib.elicit_plan_param_name(h, i, b, c, n), fail).decode("utf-8")
             elicited = c_bool(False)
             resolver = c_bool(False)
             self._check(lib.elicit_plan_param_is_elicited(h, i, byref(elicited)))
@@ -285,7 +280,7 @@ class Plan:
         try:
             text = out.read(
                 lambda buf, cap, out_len: self._lib.elicit_plan_input_schema(
-                    h, schema, len(schema), caps, 0 if caps is None else len(caps), buf, cap, out_len, byref(private)
+                    h, schema, len(schema), caps, 0 if caps is None else len(caps), byref(private), buf, cap, out_len
                 ),
                 lambda rc: error_for(rc, f"input_schema: {_ffi.load().result_str(rc)}"),
             )
@@ -328,20 +323,14 @@ class Plan:
         out = _ffi.RoundPtr()
         h = self._acquire()
         try:
-            call_reporting(
-                self._lib.elicit_round_new_modern,
-                h,
-                args,
-                len(args),
-                state,
-                0 if state is None else len(state),
-                replies,
-                0 if replies is None else len(replies),
-                caps,
-                0 if caps is None else len(caps),
-                size,
-                byref(out),
+            texts = _ffi.texts(
+                _ffi.ElicitRoundInput,
+                arguments=args,
+                request_state=state,
+                input_responses=replies,
+                client_capabilities=caps,
             )
+            call_reporting(self._lib.elicit_round_new_modern, h, byref(texts), size, byref(out))
         finally:
             self._release()
         return Round(self._lib, out, self._names, self._kinds, "modern")
@@ -364,16 +353,8 @@ class Plan:
         out = _ffi.RoundPtr()
         h = self._acquire()
         try:
-            call_reporting(
-                self._lib.elicit_round_new_handshake,
-                h,
-                args,
-                len(args),
-                caps,
-                0 if caps is None else len(caps),
-                size,
-                byref(out),
-            )
+            texts = _ffi.texts(_ffi.ElicitRoundInput, arguments=args, client_capabilities=caps)
+            call_reporting(self._lib.elicit_round_new_handshake, h, byref(texts), size, byref(out))
         finally:
             self._release()
         return Round(self._lib, out, self._names, self._kinds, "handshake")

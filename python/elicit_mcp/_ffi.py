@@ -10,11 +10,13 @@ Type mapping (C → ctypes):
 =============================  ============================================
 ``elicit_result``, ``uint32_t``  ``c_uint32``
 ``size_t``                     ``c_size_t``
-``const uint8_t *`` (input)    ``c_char_p``: ``bytes`` pass without a copy,
-                               ``None`` is NULL (the length says how many
+``const char *`` (text in),    ``c_char_p``: ``bytes`` pass without a copy,
+``const uint8_t *`` (bytes in) ``None`` is NULL (the length says how many
                                bytes are read: no NUL terminator is needed)
-``uint8_t *`` (output buffer)  ``POINTER(c_uint8)``
-``const uint8_t **``           ``POINTER(POINTER(c_uint8))``
+``char *`` (output buffer)     ``POINTER(c_char)``: a ``c_char`` array
+``uint8_t *`` (random bytes)   ``POINTER(c_uint8)``
+``const elicit_request *``     ``POINTER(ElicitRequest)``, built by :func:`texts`
+``const elicit_round_input *`` ``POINTER(ElicitRoundInput)``, likewise
 ``size_t *``                   ``POINTER(c_size_t)``
 ``uint32_t *``                 ``POINTER(c_uint32)``
 ``bool *``                     ``POINTER(c_bool)``
@@ -45,6 +47,8 @@ __all__ = [
     "ABI_MINOR",
     "ElicitKeyRing",
     "ElicitPlan",
+    "ElicitRequest",
+    "ElicitRoundInput",
     "ElicitRound",
     "ElicitSealer",
     "LIB_ENV",
@@ -55,6 +59,7 @@ __all__ = [
     "find_library",
     "library_filename",
     "load",
+    "texts",
 ]
 
 #: The environment variable that names the library file (or the folder holding it).
@@ -63,7 +68,7 @@ LIB_ENV = "ELICIT_LIB"
 #: The C ABI this binding is written against: the library must have the same major
 #: version and at least this minor version.
 ABI_MAJOR = 0
-ABI_MINOR = 3
+ABI_MINOR = 5
 
 BUILD_HINT = (
     "install the elicit wheel (pip install elicit-*.whl, or pip install ./python from a "
@@ -85,6 +90,61 @@ class ElicitKeyRing(ctypes.Structure):
 
 class ElicitSealer(ctypes.Structure):
     """``struct elicit_sealer`` (opaque: only pointers to it are used)."""
+
+
+class ElicitRequest(ctypes.Structure):
+    """``struct elicit_request``: one request as the transport received it (the call
+    level reads all of it, the sealers ``method``, ``params``, ``principal``, ``now``
+    and, to seal, ``random``). Build it with :func:`texts`."""
+
+    _fields_ = [
+        ("id", c_char_p),
+        ("id_len", c_size_t),
+        ("method", c_char_p),
+        ("method_len", c_size_t),
+        ("params", c_char_p),
+        ("params_len", c_size_t),
+        ("principal", c_char_p),
+        ("principal_len", c_size_t),
+        ("protocol_version", c_char_p),
+        ("protocol_version_len", c_size_t),
+        ("client_capabilities", c_char_p),
+        ("client_capabilities_len", c_size_t),
+        ("now", c_double),
+        ("random", c_char_p),
+        ("random_len", c_size_t),
+    ]
+
+
+class ElicitRoundInput(ctypes.Structure):
+    """``struct elicit_round_input``: the texts a round starts from. Build it with
+    :func:`texts`."""
+
+    _fields_ = [
+        ("arguments", c_char_p),
+        ("arguments_len", c_size_t),
+        ("request_state", c_char_p),
+        ("request_state_len", c_size_t),
+        ("input_responses", c_char_p),
+        ("input_responses_len", c_size_t),
+        ("client_capabilities", c_char_p),
+        ("client_capabilities_len", c_size_t),
+    ]
+
+
+def texts(struct: Any, **fields: Any) -> Any:
+    """``struct`` (:class:`ElicitRequest` or :class:`ElicitRoundInput`) with each text
+    field set from ``bytes`` (its ``_len`` field to the length) or ``None`` (NULL with
+    length 0), and any other field (``now``) as given. The struct keeps the ``bytes``
+    alive; pass it with ``byref``."""
+    out = struct()
+    for name, value in fields.items():
+        if name == "now":
+            out.now = value
+            continue
+        setattr(out, name, value)
+        setattr(out, name + "_len", 0 if value is None else len(value))
+    return out
 
 
 PlanPtr = POINTER(ElicitPlan)
@@ -111,8 +171,7 @@ _CALL_TEXT_IN: List[Any] = [CallPtr, c_char_p, c_size_t]
 
 _result = c_uint32
 _u8_in = c_char_p
-_u8_out = POINTER(c_uint8)
-_u8_ptr_out = POINTER(POINTER(c_uint8))
+_u8_out = POINTER(c_char)
 _size_out = POINTER(c_size_t)
 
 # A reader: (round, buf, cap, out_len).
@@ -121,8 +180,8 @@ _READER: List[Any] = [RoundPtr, _u8_out, c_size_t, _size_out]
 _TEXT_IN: List[Any] = [RoundPtr, _u8_in, c_size_t]
 # A named input reader: (round, name, name_len, buf, cap, out_len).
 _NAMED_READER: List[Any] = [RoundPtr, _u8_in, c_size_t, _u8_out, c_size_t, _size_out]
-# (ptr, len) for method, params, principal.
-_REQUEST: List[Any] = [_u8_in, c_size_t, _u8_in, c_size_t, _u8_in, c_size_t]
+_REQUEST = POINTER(ElicitRequest)
+_ROUND_NEW: List[Any] = [PlanPtr, POINTER(ElicitRoundInput), c_size_t, POINTER(RoundPtr), _u8_out, c_size_t, _size_out]
 
 #: name → (restype, argtypes), for every function of include/elicit.h.
 SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
@@ -134,51 +193,19 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
         [_u8_in, c_size_t, POINTER(PlanPtr), _u8_out, c_size_t, _size_out],
     ),
     "elicit_plan_free": (None, [PlanPtr]),
-    "elicit_plan_tool_name": (_result, [PlanPtr, _u8_ptr_out, _size_out]),
+    "elicit_plan_tool_name": (_result, [PlanPtr, _u8_out, c_size_t, _size_out]),
     "elicit_plan_param_count": (_result, [PlanPtr, _size_out]),
-    "elicit_plan_param_name": (_result, [PlanPtr, c_size_t, _u8_ptr_out, _size_out]),
+    "elicit_plan_param_name": (_result, [PlanPtr, c_size_t, _u8_out, c_size_t, _size_out]),
     "elicit_plan_param_index": (_result, [PlanPtr, _u8_in, c_size_t, _size_out]),
     "elicit_plan_param_is_elicited": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
     "elicit_plan_param_has_resolver": (_result, [PlanPtr, c_size_t, POINTER(c_bool)]),
     "elicit_plan_param_kind": (_result, [PlanPtr, c_size_t, POINTER(c_uint32)]),
     "elicit_plan_input_schema": (
         _result,
-        [PlanPtr, _u8_in, c_size_t, _u8_in, c_size_t, _u8_out, c_size_t, _size_out, POINTER(c_bool)],
+        [PlanPtr, _u8_in, c_size_t, _u8_in, c_size_t, POINTER(c_bool), _u8_out, c_size_t, _size_out],
     ),
-    "elicit_round_new_modern": (
-        _result,
-        [
-            PlanPtr,
-            _u8_in,
-            c_size_t,
-            _u8_in,
-            c_size_t,
-            _u8_in,
-            c_size_t,
-            _u8_in,
-            c_size_t,
-            c_size_t,
-            POINTER(RoundPtr),
-            _u8_out,
-            c_size_t,
-            _size_out,
-        ],
-    ),
-    "elicit_round_new_handshake": (
-        _result,
-        [
-            PlanPtr,
-            _u8_in,
-            c_size_t,
-            _u8_in,
-            c_size_t,
-            c_size_t,
-            POINTER(RoundPtr),
-            _u8_out,
-            c_size_t,
-            _size_out,
-        ],
-    ),
+    "elicit_round_new_modern": (_result, _ROUND_NEW),
+    "elicit_round_new_handshake": (_result, _ROUND_NEW),
     "elicit_round_free": (None, [RoundPtr]),
     "elicit_round_poll": (_result, [RoundPtr, POINTER(c_uint32), _size_out]),
     "elicit_round_resolve_inputs": (_result, _READER),
@@ -234,17 +261,15 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "elicit_sealer_free": (None, [SealerPtr]),
     "elicit_sealer_seal": (
         _result,
-        [SealerPtr, *_REQUEST, c_double, _u8_in, c_size_t, _u8_in, c_size_t]
-        + [_u8_out, c_size_t, _size_out, POINTER(c_char_p)],
+        [SealerPtr, _REQUEST, _u8_in, c_size_t, _u8_out, c_size_t, _size_out, POINTER(c_char_p)],
     ),
     "elicit_sealer_unseal": (
         _result,
-        [SealerPtr, *_REQUEST, c_double, POINTER(c_bool), _u8_out, c_size_t, _size_out]
-        + [POINTER(c_char_p)],
+        [SealerPtr, _REQUEST, POINTER(c_bool), _u8_out, c_size_t, _size_out, POINTER(c_char_p)],
     ),
     "elicit_os_time": (_result, [POINTER(c_double)]),
-    "elicit_os_random": (_result, [_u8_out, c_size_t]),
-    # The call level (the config and request structs go as pointers to them).
+    "elicit_os_random": (_result, [POINTER(c_uint8), c_size_t]),
+    # The call level (the server's config struct goes as a pointer to it).
     "elicit_server_new": (
         _result,
         [c_void_p, POINTER(ServerPtr), POINTER(c_char), c_size_t, POINTER(c_size_t)],
@@ -252,7 +277,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "elicit_server_free": (None, [ServerPtr]),
     "elicit_call_new": (
         _result,
-        [ServerPtr, c_void_p, POINTER(CallPtr), POINTER(c_char), c_size_t, POINTER(c_size_t)],
+        [ServerPtr, _REQUEST, POINTER(CallPtr), POINTER(c_char), c_size_t, POINTER(c_size_t)],
     ),
     "elicit_call_free": (None, [CallPtr]),
     "elicit_call_next": (_result, [CallPtr, POINTER(c_uint32), POINTER(c_size_t)]),

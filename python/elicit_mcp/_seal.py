@@ -13,7 +13,7 @@ import json
 import os
 import threading
 import time
-from ctypes import POINTER, byref, c_bool, c_char_p, c_size_t, c_uint8, string_at
+from ctypes import POINTER, byref, c_bool, c_char, c_char_p, c_size_t, string_at
 from typing import Any, List, Mapping, Optional, Sequence, TypeVar, Union
 
 from . import _ffi
@@ -284,12 +284,12 @@ class Sealer(_Owned):
         t = time.time() if now is None else float(now)
         detail = c_char_p()
         h = self._live()
+        request = _ffi.texts(_ffi.ElicitRequest, method=m, params=p, principal=pr, now=t, random=rnd)
         # A token is about 4/3 of the state plus the claims: one read fits nearly always.
         out = Buffer(256 + 2 * (len(s) + len(p)))
         token = out.read(
             lambda buf, cap, out_len: self._lib.elicit_sealer_seal(
-                h, m, len(m), p, len(p), pr, 0 if pr is None else len(pr), t, rnd, len(rnd),
-                s, len(s), buf, cap, out_len, byref(detail),
+                h, byref(request), s, len(s), buf, cap, out_len, byref(detail)
             ),
             lambda rc: error_for(rc, _detail(detail)),
         )
@@ -319,14 +319,14 @@ class Sealer(_Owned):
         pr = None if principal is None else principal.encode("utf-8")
         t = time.time() if now is None else float(now)
         # The params' length always suffices for the state they carry.
-        buf = (c_uint8 * max(1, len(p)))()
+        buf = (c_char * max(1, len(p)))()
         out_len = c_size_t(0)
         has_state = c_bool(False)
         detail = c_char_p()
+        request = _ffi.texts(_ffi.ElicitRequest, method=m, params=p, principal=pr, now=t)
         rc = int(
             self._lib.elicit_sealer_unseal(
-                self._live(), m, len(m), p, len(p), pr, 0 if pr is None else len(pr), t,
-                byref(has_state), buf, len(p), byref(out_len), byref(detail),
+                self._live(), byref(request), byref(has_state), buf, len(p), byref(out_len), byref(detail)
             )
         )
         if rc == _REJECTED:

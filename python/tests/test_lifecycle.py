@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
-from ctypes import POINTER, byref, c_bool, c_size_t, c_uint8, c_uint32
+from ctypes import byref, c_bool, c_char, c_size_t, c_uint32
 from typing import Any, Callable, List
 
 import pytest
@@ -163,12 +163,12 @@ def test_raw_buffer_protocol() -> None:
         assert lib.elicit_round_request_state(h, None, 0, byref(needed)) == Result.OK
         n = needed.value
         assert n == len(rnd.request_state_bytes())
-        small = (c_uint8 * (n - 1))(*([0xAA] * (n - 1)))
+        small = (c_char * (n - 1))(*([b"\xaa"] * (n - 1)))
         got = c_size_t(0)
         assert lib.elicit_round_request_state(h, small, n - 1, byref(got)) == Result.ERR_BUFFER_TOO_SMALL
         assert got.value == n
         assert bytes(small) == b"\xaa" * (n - 1), "a too-small buffer is left untouched"
-        exact = (c_uint8 * n)()
+        exact = (c_char * n)()
         assert lib.elicit_round_request_state(h, exact, n, byref(got)) == Result.OK
         assert bytes(exact) == rnd.request_state_bytes()
         # buf NULL with a non-zero cap is a NULL error.
@@ -193,23 +193,25 @@ def test_raw_plan_new_error_message_is_cut_to_fit() -> None:
     lib = _ffi.load()
     text = b"{"
     out = _ffi.PlanPtr()
-    buf = (c_uint8 * 10)()
+    buf = (c_char * 10)()
     n = c_size_t(0)
     rc = lib.elicit_plan_new(text, len(text), byref(out), buf, 10, byref(n))
     assert rc == Result.ERR_DECLARATION_JSON
     assert n.value == 10 and bytes(buf)[: n.value] == b"The declar"
 
 
-def test_raw_plan_names_are_borrowed() -> None:
+def test_raw_plan_names_are_read_as_every_text() -> None:
     lib = _ffi.load()
     with elicit_mcp.Plan(BOOKING) as plan:
         h = plan._acquire()
         try:
-            ptr = POINTER(c_uint8)()
+            buf = (c_char * 8)()
             n = c_size_t(0)
-            assert lib.elicit_plan_param_name(h, 4, byref(ptr), byref(n)) == Result.OK
-            assert ctypes.string_at(ptr, n.value) == b"seat"
-            assert lib.elicit_plan_param_name(h, 5, byref(ptr), byref(n)) == Result.ERR_INDEX
+            assert lib.elicit_plan_param_name(h, 4, None, 0, byref(n)) == Result.OK and n.value == 4
+            assert lib.elicit_plan_param_name(h, 4, buf, 3, byref(n)) == Result.ERR_BUFFER_TOO_SMALL
+            assert lib.elicit_plan_param_name(h, 4, buf, 8, byref(n)) == Result.OK
+            assert ctypes.string_at(buf, n.value) == b"seat"
+            assert lib.elicit_plan_param_name(h, 5, buf, 8, byref(n)) == Result.ERR_INDEX
         finally:
             plan._release()
 

@@ -23,7 +23,7 @@
 
 #include "elicit.h"
 
-#define SERVER_INFO "{\"name\":\"booking\",\"version\":\"0.4.0\"}"
+#define SERVER_INFO "{\"name\":\"booking\",\"version\":\"0.5.0\"}"
 #define CAPABILITIES "{\"prompts\":{},\"resources\":{},\"tools\":{}}"
 static const char *const VERSIONS[] = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25",
                                        "2026-07-28"};
@@ -448,7 +448,7 @@ static elicit_key_ring *key_ring(const char *keys_file) {
         lens[0] = 32;
         count = 1;
     }
-    if (elicit_key_ring_new(ptrs, lens, count, &ring, (uint8_t *)err, sizeof err, &err_len) != ELICIT_OK) {
+    if (elicit_key_ring_new(ptrs, lens, count, &ring, err, sizeof err, &err_len) != ELICIT_OK) {
         err[err_len < sizeof err ? err_len : sizeof err - 1] = '\0';
         die("ELICIT_STATE_KEYS", err);
     }
@@ -490,7 +490,7 @@ int main(int argc, char **argv) {
             if (count == 8) die("too many entries", NULL);
             snprintf(name, sizeof name, "decl/%s.json", str(e, "name"));
             decl = read_file(dir, name);
-            if (elicit_plan_new((const uint8_t *)decl, strlen(decl), &plans[count], (uint8_t *)err, sizeof err, &err_len) != ELICIT_OK)
+            if (elicit_plan_new(decl, strlen(decl), &plans[count], err, sizeof err, &err_len) != ELICIT_OK)
                 die(name, "declaration refused");
             free(decl);
             entries[count].plan = plans[count];

@@ -48,7 +48,7 @@ static const char BOOKING[] =
 static elicit_noalloc_plan *plan_json(uint8_t *mem, const char *decl) {
     elicit_noalloc_plan *p = NULL;
     elicit_result rc =
-        elicit_noalloc_plan_init_json(mem, 4096, B(decl), strlen(decl), &p, NULL, 0, NULL);
+        elicit_noalloc_plan_init_json(mem, 4096, (decl), strlen(decl), &p, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_noalloc_plan_init_json: %s\n", elicit_result_str(rc));
         failed++;
@@ -59,9 +59,13 @@ static elicit_noalloc_plan *plan_json(uint8_t *mem, const char *decl) {
 static elicit_noalloc_round *modern(const elicit_noalloc_plan *p, const char *state,
                                    const char *replies) {
     elicit_noalloc_round *r = NULL;
-    elicit_result rc = elicit_noalloc_round_init_modern(
-        p, round_mem, sizeof round_mem, S("{}"), B(state), state ? strlen(state) : 0, B(replies),
-        replies ? strlen(replies) : 0, NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL);
+    elicit_result rc = elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem,
+                                                        &(elicit_round_input){S("{}"), (state),
+                                                                              state ? strlen(state) : 0,
+                                                                              (replies),
+                                                                              replies ? strlen(replies) : 0,
+                                                                              NULL, 0}, ws,
+                                                        sizeof ws, &r, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_noalloc_round_init_modern: %s\n", elicit_result_str(rc));
         failed++;
@@ -71,8 +75,10 @@ static elicit_noalloc_round *modern(const elicit_noalloc_plan *p, const char *st
 
 static elicit_noalloc_round *handshake(const elicit_noalloc_plan *p, size_t ws_len) {
     elicit_noalloc_round *r = NULL;
-    elicit_result rc = elicit_noalloc_round_init_handshake(p, round_mem, sizeof round_mem, S("{}"),
-                                                          NULL, 0, ws, ws_len, &r, NULL, 0, NULL);
+    elicit_result rc = elicit_noalloc_round_init_handshake(p, round_mem, sizeof round_mem,
+                                                           &(elicit_round_input){S("{}"), NULL, 0,
+                                                                                 NULL, 0, NULL, 0},
+                                                           ws, ws_len, &r, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_noalloc_round_init_handshake: %s\n", elicit_result_str(rc));
         failed++;
@@ -84,7 +90,7 @@ static elicit_noalloc_round *handshake(const elicit_noalloc_plan *p, size_t ws_l
 static void expect_message(elicit_noalloc_round *r, const char *needle, int line) {
     char msg[ELICIT_MESSAGE_CAP + 1];
     size_t n = 0;
-    elicit_result rc = elicit_noalloc_round_last_error(r, (uint8_t *)msg, ELICIT_MESSAGE_CAP, &n);
+    elicit_result rc = elicit_noalloc_round_last_error(r, msg, ELICIT_MESSAGE_CAP, &n);
     msg[n < ELICIT_MESSAGE_CAP ? n : ELICIT_MESSAGE_CAP] = 0;
     check(rc == ELICIT_OK && strstr(msg, needle) != NULL, needle, line);
     if (strstr(msg, needle) == NULL) {
@@ -136,7 +142,7 @@ static void plans(void) {
     CHECK(p == sentinel);
     /* Memory too small (the message gives the size) and misaligned. */
     RC(elicit_noalloc_plan_init_json(plan_mem, elicit_noalloc_plan_size() - 1, S(BOOKING), &p,
-                                    (uint8_t *)err, sizeof err, &err_len),
+                                    err, sizeof err, &err_len),
        ELICIT_ERR_MEMORY_TOO_SMALL);
     {
         char needed[32];
@@ -148,7 +154,7 @@ static void plans(void) {
     CHECK(p == sentinel);
     /* Error messages are cut to fit the error buffer, at a character boundary. */
     err_len = 99;
-    RC(elicit_noalloc_plan_init_json(plan_mem, 4096, S("{\"parameters\":["), &p, (uint8_t *)err, 5,
+    RC(elicit_noalloc_plan_init_json(plan_mem, 4096, S("{\"parameters\":["), &p, err, 5,
                                     &err_len),
        ELICIT_ERR_DECLARATION_JSON);
     CHECK(err_len == 5);
@@ -167,7 +173,7 @@ static void plans(void) {
     RC(elicit_noalloc_plan_init_json(plan_mem, 4096,
                                     S("{\"parameters\":[{\"name\":\"a\",\"elicit\":{\"needs\":[\"b\"]}},"
                                       "{\"name\":\"b\",\"elicit\":{\"needs\":[\"a\"]}}]}"),
-                                    &p, (uint8_t *)err, sizeof err, &err_len),
+                                    &p, err, sizeof err, &err_len),
        ELICIT_ERR_CYCLE);
     {
         const char *cycle = ENGINE_TEXT("a -> b -> a", "ELICIT_ERR_CYCLE");
@@ -199,14 +205,14 @@ static void plans(void) {
             len += (size_t)sprintf(decl + len, "%s{\"name\":\"p%u\"}", k ? "," : "", (unsigned)k);
         }
         len += (size_t)sprintf(decl + len, "]}");
-        RC(elicit_noalloc_plan_init_json(plan_mem, 4096, B(decl), len, &p, NULL, 0, NULL),
+        RC(elicit_noalloc_plan_init_json(plan_mem, 4096, (decl), len, &p, NULL, 0, NULL),
            ELICIT_ERR_CAPACITY);
         CHECK(p == sentinel);
     }
     /* Plan bytes that are not a plan. */
-    RC(elicit_noalloc_plan_init(plan_mem, 4096, S("\x01\x05xyz"), &p, NULL, 0, NULL),
+    RC(elicit_noalloc_plan_init(plan_mem, 4096, (const uint8_t *)"\x01\x05xyz", 5, &p, NULL, 0, NULL),
        ELICIT_ERR_DECLARATION);
-    RC(elicit_noalloc_plan_init(plan_mem, 4096, S("\x63\x01"), &p, NULL, 0, NULL),
+    RC(elicit_noalloc_plan_init(plan_mem, 4096, (const uint8_t *)"\x63\x01", 2, &p, NULL, 0, NULL),
        ELICIT_ERR_DECLARATION);
     CHECK(p == sentinel);
 
@@ -214,20 +220,22 @@ static void plans(void) {
     RC(elicit_noalloc_plan_init_json(plan_mem, 4096, S(BOOKING), &p, NULL, 0, NULL), ELICIT_OK);
     CHECK(p != sentinel && (void *)p == (void *)plan_mem);
     {
-        const uint8_t *name = NULL;
+        char name[16];
         size_t len = 0, count = 0, index = 99;
-        RC(elicit_noalloc_plan_tool_name(p, &name, &len), ELICIT_OK);
+        RC(elicit_noalloc_plan_tool_name(p, name, sizeof name, &len), ELICIT_OK);
         CHECK(len == 11 && memcmp(name, "book_flight", 11) == 0);
-        RC(elicit_noalloc_plan_tool_name(NULL, &name, &len), ELICIT_ERR_NULL);
-        RC(elicit_noalloc_plan_tool_name(p, NULL, &len), ELICIT_ERR_NULL);
+        RC(elicit_noalloc_plan_tool_name(NULL, name, sizeof name, &len), ELICIT_ERR_NULL);
+        RC(elicit_noalloc_plan_tool_name(p, NULL, 4, &len), ELICIT_ERR_NULL);
+        RC(elicit_noalloc_plan_tool_name(p, name, 10, &len), ELICIT_ERR_BUFFER_TOO_SMALL);
+        CHECK(len == 11);
         RC(elicit_noalloc_plan_param_count(p, &count), ELICIT_OK);
         CHECK(count == 5);
         RC(elicit_noalloc_plan_param_count(p, NULL), ELICIT_ERR_NULL);
-        RC(elicit_noalloc_plan_param_name(p, 2, &name, &len), ELICIT_OK);
+        RC(elicit_noalloc_plan_param_name(p, 2, name, sizeof name, &len), ELICIT_OK);
         CHECK(len == 7 && memcmp(name, "airport", 7) == 0);
-        name = NULL;
-        RC(elicit_noalloc_plan_param_name(p, 5, &name, &len), ELICIT_ERR_INDEX);
-        CHECK(name == NULL);
+        len = 99;
+        RC(elicit_noalloc_plan_param_name(p, 5, name, sizeof name, &len), ELICIT_ERR_INDEX);
+        CHECK(len == 99);
         RC(elicit_noalloc_plan_param_index(p, S("seat"), &index), ELICIT_OK);
         CHECK(index == 4);
         RC(elicit_noalloc_plan_param_index(p, S("nope"), &index), ELICIT_ERR_NOT_FOUND);
@@ -252,7 +260,7 @@ static void builtin_plans(void) {
     RC(elicit_noalloc_plan_builtin(plan_mem, 4096, NULL, 11, &p, &made_from), ELICIT_ERR_NULL);
     RC(elicit_noalloc_plan_builtin(plan_mem, 4096, S("book_flight"), NULL, &made_from),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, (const uint8_t *)"b", (size_t)-1, &p, &made_from),
+    RC(elicit_noalloc_plan_builtin(plan_mem, 4096, "b", (size_t)-1, &p, &made_from),
        ELICIT_ERR_INVALID_ARGUMENT);
     RC(elicit_noalloc_plan_builtin(plan_mem, elicit_noalloc_plan_size() - 1, S("book_flight"), &p,
                                    &made_from),
@@ -285,23 +293,21 @@ static void builtin_plans(void) {
     RC(elicit_noalloc_plan_param_count(p, &count), ELICIT_OK);
     CHECK(count == 5);
     for (k = 0; k < count && loaded != NULL; k++) {
-        const uint8_t *a = NULL, *b = NULL;
+        char a[32], b[32];
         size_t alen = 0, blen = 0;
-        RC(elicit_noalloc_plan_param_name(p, k, &a, &alen), ELICIT_OK);
-        RC(elicit_noalloc_plan_param_name(loaded, k, &b, &blen), ELICIT_OK);
-        CHECK(alen == blen && a != NULL && b != NULL && memcmp(a, b, alen) == 0);
+        RC(elicit_noalloc_plan_param_name(p, k, a, sizeof a, &alen), ELICIT_OK);
+        RC(elicit_noalloc_plan_param_name(loaded, k, b, sizeof b, &blen), ELICIT_OK);
+        CHECK(alen == blen && memcmp(a, b, alen) == 0);
     }
     {
         /* A round on it takes the first step a round on the loaded plan takes. */
         elicit_noalloc_round *r = NULL;
         uint32_t step = 0, json_step = 1;
         size_t param = 0, json_param = 1;
-        RC(elicit_noalloc_round_init_modern(loaded, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
-                                           0, NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+        RC(elicit_noalloc_round_init_modern(loaded, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
            ELICIT_OK);
         RC(elicit_noalloc_round_poll(r, &json_step, &json_param), ELICIT_OK);
-        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
-                                           NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
            ELICIT_OK);
         RC(elicit_noalloc_round_poll(r, &step, &param), ELICIT_OK);
         CHECK(step == json_step && param == json_param && step != 0);
@@ -318,46 +324,32 @@ static void rounds(void) {
     char buf[2048];
 
     /* Constructors: NULLs, memory, texts. */
-    RC(elicit_noalloc_round_init_modern(NULL, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
-                                       NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(NULL, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_round_init_modern(p, NULL, sizeof round_mem, S("{}"), NULL, 0, NULL, 0, NULL,
-                                       0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, NULL, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
-                                       NULL, 0, ws, sizeof ws, NULL, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, NULL, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, NULL, 2, NULL, 0, NULL, 0,
-                                       NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){NULL, 2, NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 3, NULL, 0,
-                                       NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 3, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL, 0,
-                                       NULL, 0, NULL, 8, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, NULL, 8, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, elicit_noalloc_round_size() - 1, S("{}"), NULL,
-                                       0, NULL, 0, NULL, 0, ws, sizeof ws, &r, (uint8_t *)err, sizeof err,
-                                       &err_len),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, elicit_noalloc_round_size() - 1, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, err, sizeof err, &err_len),
        ELICIT_ERR_MEMORY_TOO_SMALL);
     CHECK(memmem(err, err_len, "bytes needed", 12) != NULL);
-    RC(elicit_noalloc_round_init_modern(p, round_mem + 4, sizeof round_mem - 4, S("{}"), NULL, 0,
-                                       NULL, 0, NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem + 4, sizeof round_mem - 4, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_MEMORY_ALIGN);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, BAD, NULL, 0, NULL, 0, NULL,
-                                       0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){BAD, NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), BAD, NULL, 0, NULL,
-                                       0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), BAD, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("[1]"), NULL, 0, NULL, 0,
-                                       NULL, 0, ws, sizeof ws, &r, (uint8_t *)err, sizeof err, &err_len),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("[1]"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, err, sizeof err, &err_len),
        ELICIT_ERR_ARGUMENTS);
-    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0,
-                                       S("{\"destination\":7}"), NULL, 0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, S("{\"destination\":7}"), NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_INPUT_RESPONSES);
-    RC(elicit_noalloc_round_init_handshake(p, round_mem, sizeof round_mem, S("{\"a\":"), NULL,
-                                          0, ws, sizeof ws, &r, NULL, 0, NULL),
+    RC(elicit_noalloc_round_init_handshake(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{\"a\":"), NULL, 0, NULL, 0, NULL, 0}, ws, sizeof ws, &r, NULL, 0, NULL),
        ELICIT_ERR_ARGUMENTS);
     CHECK(r == sentinel);
 
@@ -368,33 +360,28 @@ static void rounds(void) {
         static const char FORM_ONLY[] = "{\"elicitation\":{\"form\":{}}}";
         elicit_noalloc_round *c = NULL;
         size_t n = 0;
-        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
-                                           0, S("{}"), ws, sizeof ws, &c, NULL, 0, NULL),
+        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, S("{}")}, ws, sizeof ws, &c, NULL, 0, NULL),
            ELICIT_OK);
         RC(elicit_noalloc_round_poll(c, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
         RC(elicit_noalloc_round_required_capabilities(c, NULL, 0, &n), ELICIT_OK);
         CHECK(n == strlen(FORM_ONLY));
-        RC(elicit_noalloc_round_required_capabilities(c, (uint8_t *)buf, 4, &n),
+        RC(elicit_noalloc_round_required_capabilities(c, buf, 4, &n),
            ELICIT_ERR_BUFFER_TOO_SMALL);
-        RC(elicit_noalloc_round_required_capabilities(c, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+        RC(elicit_noalloc_round_required_capabilities(c, buf, sizeof buf, &n), ELICIT_OK);
         CHECK(n == strlen(FORM_ONLY) && memcmp(buf, FORM_ONLY, n) == 0);
-        RC(elicit_noalloc_round_required_capabilities(NULL, (uint8_t *)buf, sizeof buf, &n),
+        RC(elicit_noalloc_round_required_capabilities(NULL, buf, sizeof buf, &n),
            ELICIT_ERR_NULL);
         /* Form declared: the round asks. A round that did not fail so has no answer. */
-        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
-                                           0, S("{\"elicitation\":{}}"), ws, sizeof ws, &c, NULL,
-                                           0, NULL),
+        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, S("{\"elicitation\":{}}")}, ws, sizeof ws, &c, NULL, 0, NULL),
            ELICIT_OK);
         RC(elicit_noalloc_round_poll(c, &step, &param), ELICIT_OK);
         CHECK(step == ELICIT_STEP_INPUT_REQUIRED || step == ELICIT_STEP_RESOLVE);
-        RC(elicit_noalloc_round_required_capabilities(c, (uint8_t *)buf, sizeof buf, &n),
+        RC(elicit_noalloc_round_required_capabilities(c, buf, sizeof buf, &n),
            ELICIT_ERR_WRONG_STEP);
         /* Capabilities that are not UTF-8, or NULL with a length. */
-        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, S("{}"), NULL, 0, NULL,
-                                           0, BAD, ws, sizeof ws, &c, NULL, 0, NULL),
+        RC(elicit_noalloc_round_init_modern(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, BAD}, ws, sizeof ws, &c, NULL, 0, NULL),
            ELICIT_ERR_UTF8);
-        RC(elicit_noalloc_round_init_handshake(p, round_mem, sizeof round_mem, S("{}"), NULL, 5, ws,
-                                              sizeof ws, &c, NULL, 0, NULL),
+        RC(elicit_noalloc_round_init_handshake(p, round_mem, sizeof round_mem, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 5}, ws, sizeof ws, &c, NULL, 0, NULL),
            ELICIT_ERR_NULL);
     }
 
@@ -414,26 +401,26 @@ static void rounds(void) {
     {
         size_t needed = n, got = 12345;
         memset(buf, 'x', sizeof buf);
-        RC(elicit_noalloc_round_input_requests(r, 0, (uint8_t *)buf, needed - 1, &got),
+        RC(elicit_noalloc_round_input_requests(r, 0, buf, needed - 1, &got),
            ELICIT_ERR_BUFFER_TOO_SMALL);
         CHECK(got == needed && buf[0] == 'x');
-        RC(elicit_noalloc_round_input_requests(r, 0, (uint8_t *)buf, needed, &got), ELICIT_OK);
+        RC(elicit_noalloc_round_input_requests(r, 0, buf, needed, &got), ELICIT_OK);
         CHECK(got == needed && memcmp(buf, "{\"destination\":{\"method\":\"elicitation/create\"", 45) == 0);
-        RC(elicit_noalloc_round_input_requests(r, ELICIT_REQUESTS_CLIENT_VIEW, (uint8_t *)buf,
+        RC(elicit_noalloc_round_input_requests(r, ELICIT_REQUESTS_CLIENT_VIEW, buf,
                                               sizeof buf, &got),
            ELICIT_OK);
-        RC(elicit_noalloc_round_input_requests(r, 2, (uint8_t *)buf, sizeof buf, &got),
+        RC(elicit_noalloc_round_input_requests(r, 2, buf, sizeof buf, &got),
            ELICIT_ERR_INVALID_ARGUMENT);
         RC(elicit_noalloc_round_input_requests(r, 0, NULL, 5, &got), ELICIT_ERR_NULL);
-        RC(elicit_noalloc_round_input_requests(r, 0, (uint8_t *)buf, sizeof buf, NULL),
+        RC(elicit_noalloc_round_input_requests(r, 0, buf, sizeof buf, NULL),
            ELICIT_ERR_NULL);
-        RC(elicit_noalloc_round_request_state(r, (uint8_t *)buf, sizeof buf, &got), ELICIT_OK);
+        RC(elicit_noalloc_round_request_state(r, buf, sizeof buf, &got), ELICIT_OK);
         CHECK(memcmp(buf, "{\"v\":1,\"answers\":{},\"asked\":{", 29) == 0);
         RC(elicit_noalloc_round_last_error(r, NULL, 0, &got), ELICIT_OK);
         CHECK(got > 0);
-        RC(elicit_noalloc_round_last_error(r, (uint8_t *)buf, 3, &got),
+        RC(elicit_noalloc_round_last_error(r, buf, 3, &got),
            ELICIT_ERR_BUFFER_TOO_SMALL);
-        RC(elicit_noalloc_round_last_error(NULL, (uint8_t *)buf, 3, &got), ELICIT_ERR_NULL);
+        RC(elicit_noalloc_round_last_error(NULL, buf, 3, &got), ELICIT_ERR_NULL);
     }
 
     /* Round 2 with replies: resolvers, their answers, the outputs. */
@@ -444,12 +431,12 @@ static void rounds(void) {
             "\"seat\":{\"action\":\"accept\",\"content\":{\"value\":\"window\"}}}";
         char state[1024];
         size_t sl = 0;
-        RC(elicit_noalloc_round_request_state(r, (uint8_t *)state, sizeof state, &sl), ELICIT_OK);
+        RC(elicit_noalloc_round_request_state(r, state, sizeof state, &sl), ELICIT_OK);
         state[sl] = 0;
         r = modern(p, state, replies);
         RC(elicit_noalloc_round_poll(r, &step, &param), ELICIT_OK);
         CHECK(step == ELICIT_STEP_RESOLVE && param == 2);
-        RC(elicit_noalloc_round_resolve_inputs(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+        RC(elicit_noalloc_round_resolve_inputs(r, buf, sizeof buf, &n), ELICIT_OK);
         CHECK(n == 23 && memcmp(buf, "{\"destination\":\"Paris\"}", 23) == 0);
         RC(elicit_noalloc_round_resolve_value(r, S("\"CD")), ELICIT_ERR_RESOLVER_ANSWER);
         RC(elicit_noalloc_round_resolve_value(r, NULL, 1), ELICIT_ERR_NULL);
@@ -462,16 +449,16 @@ static void rounds(void) {
         RC(elicit_noalloc_round_resolve_question(r, S("{\"message\":\"Book?\"}")), ELICIT_OK);
         RC(elicit_noalloc_round_poll(r, &step, &param), ELICIT_OK);
         CHECK(step == ELICIT_STEP_INPUT_REQUIRED);
-        RC(elicit_noalloc_round_value_of(r, 0, (uint8_t *)buf, sizeof buf, &n), ELICIT_ERR_WRONG_STEP);
+        RC(elicit_noalloc_round_value_of(r, 0, buf, sizeof buf, &n), ELICIT_ERR_WRONG_STEP);
     }
 
     /* Handshake: asks, answers, values; a full workspace; refusals. */
     r = handshake(p, sizeof ws);
     RC(elicit_noalloc_round_poll(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_ASK && param == 0);
-    RC(elicit_noalloc_round_ask(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_noalloc_round_ask(r, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(memcmp(buf, "{\"mode\":\"form\",\"message\":\"Where would you like to fly?\"", 55) == 0);
-    RC(elicit_noalloc_round_input_requests(r, 0, (uint8_t *)buf, sizeof buf, &n),
+    RC(elicit_noalloc_round_input_requests(r, 0, buf, sizeof buf, &n),
        ELICIT_ERR_WRONG_STEP);
     RC(elicit_noalloc_round_answer(r, S("{\"action\":\"accept\",\"content\":{\"value\":\"London\"}}")),
        ELICIT_OK);
@@ -491,12 +478,12 @@ static void rounds(void) {
     RC(elicit_noalloc_round_answer(r, S("{\"action\":\"decline\"}")), ELICIT_OK);
     RC(elicit_noalloc_round_poll(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_DONE && param == ELICIT_NO_PARAM);
-    RC(elicit_noalloc_round_values(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_noalloc_round_values(r, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n == 87 && memcmp(buf, "{\"destination\":\"London\",\"date\":\"2026-09-15\",\"airport\":\"LHR\","
                                  "\"proceed\":true,\"seat\":null}", 87) == 0);
-    RC(elicit_noalloc_round_value_of(r, 4, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_noalloc_round_value_of(r, 4, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n == 4 && memcmp(buf, "null", 4) == 0);
-    RC(elicit_noalloc_round_value_of(r, 5, (uint8_t *)buf, sizeof buf, &n), ELICIT_ERR_INDEX);
+    RC(elicit_noalloc_round_value_of(r, 5, buf, sizeof buf, &n), ELICIT_ERR_INDEX);
 
     r = handshake(p, 16);
     RC(elicit_noalloc_round_poll(r, &step, &param), ELICIT_OK);
@@ -553,7 +540,7 @@ static void sealers(void) {
     uint8_t random[ELICIT_SEAL_RANDOM_LEN] = {7};
     char buf[1024], copy[1024];
     size_t n = 0, tok = 0;
-    const uint8_t *state = NULL;
+    const char *state = NULL;
     size_t state_len = 0;
     const char *detail = NULL;
     double now = 1780000000.5;
@@ -588,62 +575,47 @@ static void sealers(void) {
 
     /* Seal in place: too small (size given, buffer untouched), then the token. */
     memcpy(buf, "{\"v\":1}", 7);
-    RC(elicit_noalloc_sealer_seal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now, random,
-                                          sizeof random, (uint8_t *)buf, 8, 7, &n, &detail),
+    RC(elicit_noalloc_sealer_seal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, random, sizeof random}, buf, 8, 7, &n, &detail),
        ELICIT_ERR_BUFFER_TOO_SMALL);
     CHECK(n > 7 && memcmp(buf, "{\"v\":1}", 7) == 0 && detail != NULL);
-    RC(elicit_noalloc_sealer_seal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now, random, 19,
-                                          (uint8_t *)buf, sizeof buf, 7, &tok, NULL),
+    RC(elicit_noalloc_sealer_seal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, random, 19}, buf, sizeof buf, 7, &tok, NULL),
        ELICIT_ERR_INVALID_ARGUMENT);
-    RC(elicit_noalloc_sealer_seal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, -1.0, random,
-                                          sizeof random, (uint8_t *)buf, sizeof buf, 7, &tok, NULL),
+    RC(elicit_noalloc_sealer_seal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, -1.0, random, sizeof random}, buf, sizeof buf, 7, &tok, NULL),
        ELICIT_ERR_INVALID_ARGUMENT);
-    RC(elicit_noalloc_sealer_seal_in_place(s, S("tools/call"), S("{"), NULL, 0, now, random,
-                                          sizeof random, (uint8_t *)buf, sizeof buf, 7, &tok, NULL),
+    RC(elicit_noalloc_sealer_seal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S("{"), NULL, 0, NULL, 0, NULL, 0, now, random, sizeof random}, buf, sizeof buf, 7, &tok, NULL),
        ELICIT_ERR_INVALID_ARGUMENT);
-    RC(elicit_noalloc_sealer_seal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now, random,
-                                          sizeof random, (uint8_t *)buf, 4, 7, &tok, NULL),
+    RC(elicit_noalloc_sealer_seal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, random, sizeof random}, buf, 4, 7, &tok, NULL),
        ELICIT_ERR_INVALID_ARGUMENT);
-    RC(elicit_noalloc_sealer_seal_in_place(NULL, S("tools/call"), S(PARAMS), NULL, 0, now, random,
-                                          sizeof random, (uint8_t *)buf, sizeof buf, 7, &tok, NULL),
+    RC(elicit_noalloc_sealer_seal_in_place(NULL, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, random, sizeof random}, buf, sizeof buf, 7, &tok, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_sealer_seal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now, random,
-                                          sizeof random, NULL, sizeof buf, 7, &tok, NULL),
+    RC(elicit_noalloc_sealer_seal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, random, sizeof random}, NULL, sizeof buf, 7, &tok, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_noalloc_sealer_seal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now, random,
-                                          sizeof random, (uint8_t *)buf, sizeof buf, 7, &tok, NULL),
+    RC(elicit_noalloc_sealer_seal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, random, sizeof random}, buf, sizeof buf, 7, &tok, NULL),
        ELICIT_OK);
     CHECK(tok == n && memcmp(buf, "v1.", 3) == 0);
     memcpy(copy, buf, tok);
 
     /* Unseal in place: the state comes back inside the buffer. */
-    RC(elicit_noalloc_sealer_unseal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now + 1,
-                                            (uint8_t *)buf, tok, &state, &state_len, &detail),
+    RC(elicit_noalloc_sealer_unseal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now + 1, NULL, 0}, buf, tok, &state, &state_len, &detail),
        ELICIT_OK);
     CHECK(state_len == 7 && memcmp(state, "{\"v\":1}", 7) == 0);
-    CHECK(state >= (const uint8_t *)buf && state < (const uint8_t *)buf + tok);
+    CHECK(state >= (const char *)buf && state < (const char *)buf + tok);
     /* Rejections: one code, the reason in the detail. */
     memcpy(buf, copy, tok);
     state = NULL;
-    RC(elicit_noalloc_sealer_unseal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now + 600,
-                                            (uint8_t *)buf, tok, &state, &state_len, &detail),
+    RC(elicit_noalloc_sealer_unseal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now + 600, NULL, 0}, buf, tok, &state, &state_len, &detail),
        ELICIT_ERR_REQUEST_STATE);
     CHECK(state == NULL && strcmp(detail, "expired") == 0);
     memcpy(buf, copy, tok);
-    RC(elicit_noalloc_sealer_unseal_in_place(s, S("tools/call"),
-                                            S("{\"name\":\"book_flight\",\"arguments\":{\"n\":1}}"),
-                                            NULL, 0, now, (uint8_t *)buf, tok, &state, &state_len,
-                                            &detail),
+    RC(elicit_noalloc_sealer_unseal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S("{\"name\":\"book_flight\",\"arguments\":{\"n\":1}}"), NULL, 0, NULL, 0, NULL, 0, now, NULL, 0}, buf, tok, &state, &state_len, &detail),
        ELICIT_ERR_REQUEST_STATE);
     CHECK(strcmp(detail, "request binding") == 0);
     memcpy(buf, copy, tok);
     buf[tok / 2] = buf[tok / 2] == 'A' ? 'B' : 'A';
-    RC(elicit_noalloc_sealer_unseal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now,
-                                            (uint8_t *)buf, tok, &state, &state_len, &detail),
+    RC(elicit_noalloc_sealer_unseal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, NULL, 0}, buf, tok, &state, &state_len, &detail),
        ELICIT_ERR_REQUEST_STATE);
     CHECK(strcmp(detail, "seal") == 0);
-    RC(elicit_noalloc_sealer_unseal_in_place(s, S("tools/call"), S(PARAMS), NULL, 0, now,
-                                            (uint8_t *)buf, tok, NULL, &state_len, &detail),
+    RC(elicit_noalloc_sealer_unseal_in_place(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, now, NULL, 0}, buf, tok, NULL, &state_len, &detail),
        ELICIT_ERR_NULL);
     CHECK(strcmp(elicit_result_str(ELICIT_ERR_REQUEST_STATE),
                  "ELICIT_ERR_REQUEST_STATE: " ELICIT_REQUEST_STATE_ERROR_MESSAGE) == 0);

@@ -34,10 +34,10 @@ static void check_rc(elicit_result got, elicit_result want, const char *what, in
 #define CHECK(cond) check((cond) ? 1 : 0, #cond, __LINE__)
 #define RC(call, want) check_rc((call), (want), #call, __LINE__)
 
-static const uint8_t *B(const char *s) { return (const uint8_t *)s; }
-#define S(lit) B(lit), (sizeof(lit) - 1)
+#define S(lit) (lit), (sizeof(lit) - 1)
 
-static const uint8_t BAD_UTF8[] = {'{', '"', 0xff, 0xfe, '"', '}'};
+/* Text that is not UTF-8 (0xff and 0xfe never occur in it). */
+static const char BAD_UTF8[] = {'{', '"', (char)0xff, (char)0xfe, '"', '}'};
 #define BAD BAD_UTF8, sizeof BAD_UTF8
 
 #endif /* ELICIT_CONTRACT_CHECK_H */

@@ -59,7 +59,7 @@ static const char ACCEPT_PARIS[] = "{\"action\":\"accept\",\"content\":{\"value\
 
 static elicit_plan *plan_of(const char *decl) {
     elicit_plan *p = NULL;
-    elicit_result rc = elicit_plan_new(B(decl), strlen(decl), &p, NULL, 0, NULL);
+    elicit_result rc = elicit_plan_new((decl), strlen(decl), &p, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_plan_new: %s\n", elicit_result_str(rc));
         exit(2);
@@ -69,10 +69,13 @@ static elicit_plan *plan_of(const char *decl) {
 
 static elicit_round *modern_of(const elicit_plan *p, const char *state, const char *responses) {
     elicit_round *r = NULL;
-    elicit_result rc = elicit_round_new_modern(
-        p, S("{}"), state ? B(state) : NULL, state ? strlen(state) : 0,
-        responses ? B(responses) : NULL, responses ? strlen(responses) : 0, NULL, 0, 0, &r, NULL, 0,
-        NULL);
+    elicit_result rc = elicit_round_new_modern(p,
+                                               &(elicit_round_input){S("{}"),
+                                                                     state ? (state) : NULL,
+                                                                     state ? strlen(state) : 0,
+                                                                     responses ? (responses) : NULL,
+                                                                     responses ? strlen(responses) : 0,
+                                                                     NULL, 0}, 0, &r, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_round_new_modern: %s\n", elicit_result_str(rc));
         exit(2);
@@ -82,7 +85,10 @@ static elicit_round *modern_of(const elicit_plan *p, const char *state, const ch
 
 static elicit_round *handshake_of(const elicit_plan *p, size_t workspace) {
     elicit_round *r = NULL;
-    elicit_result rc = elicit_round_new_handshake(p, S("{}"), NULL, 0, workspace, &r, NULL, 0, NULL);
+    elicit_result rc = elicit_round_new_handshake(p,
+                                                  &(elicit_round_input){S("{}"), NULL, 0, NULL, 0,
+                                                                        NULL, 0}, workspace, &r,
+                                                  NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_round_new_handshake: %s\n", elicit_result_str(rc));
         exit(2);
@@ -99,7 +105,7 @@ static char *round1_state(const elicit_plan *p) {
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
     RC(elicit_round_request_state(r, NULL, 0, &n), ELICIT_OK);
     s = malloc(n + 1);
-    RC(elicit_round_request_state(r, (uint8_t *)s, n, &n), ELICIT_OK);
+    RC(elicit_round_request_state(r, s, n, &n), ELICIT_OK);
     s[n] = '\0';
     elicit_round_free(r);
     return s;
@@ -176,11 +182,11 @@ static void test_plan_new(void) {
     char err[ELICIT_MESSAGE_CAP];
     size_t err_len = 777;
 
-    RC(elicit_plan_new(NULL, 5, &p, (uint8_t *)err, sizeof err, &err_len), ELICIT_ERR_NULL);
+    RC(elicit_plan_new(NULL, 5, &p, err, sizeof err, &err_len), ELICIT_ERR_NULL);
     CHECK(p == sentinel);
     CHECK(err_len > 0 && err_len < sizeof err && memcmp(err, "declaration is NULL", 19) == 0);
     RC(elicit_plan_new(S(BOOKING), NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_plan_new(BAD, &p, (uint8_t *)err, sizeof err, &err_len), ELICIT_ERR_UTF8);
+    RC(elicit_plan_new(BAD, &p, err, sizeof err, &err_len), ELICIT_ERR_UTF8);
     CHECK(p == sentinel);
     RC(elicit_plan_new(S("{\"parameters\":["), &p, NULL, 0, NULL), ELICIT_ERR_DECLARATION_JSON);
     RC(elicit_plan_new(S("{\"parameters\":[{\"name\":\"a\",\"elicit\":{\"message\":\"A?\"}"),
@@ -196,7 +202,7 @@ static void test_plan_new(void) {
        ELICIT_ERR_UNKNOWN_NEED);
     RC(elicit_plan_new(S("{\"parameters\":[{\"name\":\"a\",\"elicit\":{\"needs\":[\"b\"]}},"
                          "{\"name\":\"b\",\"elicit\":{\"needs\":[\"a\"]}}]}"),
-                       &p, (uint8_t *)err, sizeof err, &err_len),
+                       &p, err, sizeof err, &err_len),
        ELICIT_ERR_CYCLE);
     CHECK(err_len < sizeof err && strstr(err, "a -> b -> a") != NULL);
     RC(elicit_plan_new(S("{\"parameters\":[{\"name\":\"a\",\"type\":\"integer\","
@@ -223,12 +229,12 @@ static void test_plan_new(void) {
             len += (size_t)sprintf(decl + len, "%s{\"name\":\"p%u\"}", k ? "," : "", (unsigned)k);
         }
         len += (size_t)sprintf(decl + len, "]}");
-        RC(elicit_plan_new(B(decl), len, &q, NULL, 0, NULL), ELICIT_ERR_CAPACITY);
+        RC(elicit_plan_new((decl), len, &q, NULL, 0, NULL), ELICIT_ERR_CAPACITY);
         CHECK(q == NULL);
         /* drop the last parameter */
         len = (size_t)(strrchr(decl, ',') - decl);
         len += (size_t)sprintf(decl + len, "]}");
-        RC(elicit_plan_new(B(decl), len, &q, NULL, 0, NULL), ELICIT_OK);
+        RC(elicit_plan_new((decl), len, &q, NULL, 0, NULL), ELICIT_OK);
         CHECK(q != NULL);
         elicit_plan_free(q);
     }
@@ -240,11 +246,11 @@ static void test_plan_new(void) {
         char small[21];
         size_t n = 999;
         memset(small, '#', sizeof small);
-        RC(elicit_plan_new(S(dup), &p, (uint8_t *)small, sizeof small, &n),
+        RC(elicit_plan_new(S(dup), &p, small, sizeof small, &n),
            ELICIT_ERR_DUPLICATE_NAME);
         CHECK(n == 20 && memcmp(small, "The parameter name '", 20) == 0 && small[20] == '#');
         n = 999;
-        RC(elicit_plan_new(S(dup), &p, (uint8_t *)small, 0, &n), ELICIT_ERR_DUPLICATE_NAME);
+        RC(elicit_plan_new(S(dup), &p, small, 0, &n), ELICIT_ERR_DUPLICATE_NAME);
         CHECK(n == 0);
         RC(elicit_plan_new(S(dup), &p, NULL, 0, &n), ELICIT_ERR_DUPLICATE_NAME);
         CHECK(n == 0);
@@ -255,13 +261,13 @@ static void test_plan_new(void) {
     {
         char *copy = malloc(sizeof BOOKING);
         elicit_plan *q = NULL;
-        const uint8_t *name = NULL;
+        char name[16];
         size_t name_len = 0;
         memcpy(copy, BOOKING, sizeof BOOKING);
-        RC(elicit_plan_new(B(copy), strlen(copy), &q, NULL, 0, NULL), ELICIT_OK);
+        RC(elicit_plan_new((copy), strlen(copy), &q, NULL, 0, NULL), ELICIT_OK);
         memset(copy, 'x', strlen(copy));
         free(copy);
-        RC(elicit_plan_tool_name(q, &name, &name_len), ELICIT_OK);
+        RC(elicit_plan_tool_name(q, name, sizeof name, &name_len), ELICIT_OK);
         CHECK(name_len == 11 && memcmp(name, "book_flight", 11) == 0);
         elicit_plan_free(q);
     }
@@ -269,14 +275,23 @@ static void test_plan_new(void) {
 
 static void test_plan_introspection(void) {
     elicit_plan *p = plan_of(BOOKING);
-    const uint8_t *name = B("untouched");
+    char name[16] = "untouched";
     size_t len = 42, count = 42, index = 42;
     bool flag = false;
 
-    RC(elicit_plan_tool_name(NULL, &name, &len), ELICIT_ERR_NULL);
-    RC(elicit_plan_tool_name(p, NULL, &len), ELICIT_ERR_NULL);
-    RC(elicit_plan_tool_name(p, &name, NULL), ELICIT_ERR_NULL);
+    /* The plan's names are read as every text is (size query, too small, exact). */
+    RC(elicit_plan_tool_name(NULL, name, sizeof name, &len), ELICIT_ERR_NULL);
+    RC(elicit_plan_tool_name(p, NULL, 4, &len), ELICIT_ERR_NULL);
+    RC(elicit_plan_tool_name(p, name, sizeof name, NULL), ELICIT_ERR_NULL);
     CHECK(len == 42 && memcmp(name, "untouched", 9) == 0);
+    RC(elicit_plan_tool_name(p, NULL, 0, &len), ELICIT_OK);
+    CHECK(len == 11);
+    len = 42;
+    RC(elicit_plan_tool_name(p, name, 10, &len), ELICIT_ERR_BUFFER_TOO_SMALL);
+    CHECK(len == 11 && memcmp(name, "untouched", 9) == 0);
+    RC(elicit_plan_tool_name(p, name, 11, &len), ELICIT_OK);
+    CHECK(len == 11 && memcmp(name, "book_flight", 11) == 0);
+    len = 42;
 
     RC(elicit_plan_param_count(NULL, &count), ELICIT_ERR_NULL);
     RC(elicit_plan_param_count(p, NULL), ELICIT_ERR_NULL);
@@ -284,13 +299,15 @@ static void test_plan_introspection(void) {
     RC(elicit_plan_param_count(p, &count), ELICIT_OK);
     CHECK(count == 5);
 
-    RC(elicit_plan_param_name(NULL, 0, &name, &len), ELICIT_ERR_NULL);
-    RC(elicit_plan_param_name(p, 0, NULL, &len), ELICIT_ERR_NULL);
-    RC(elicit_plan_param_name(p, 0, &name, NULL), ELICIT_ERR_NULL);
-    RC(elicit_plan_param_name(p, 5, &name, &len), ELICIT_ERR_INDEX);
-    RC(elicit_plan_param_name(p, (size_t)-1, &name, &len), ELICIT_ERR_INDEX);
+    RC(elicit_plan_param_name(NULL, 0, name, sizeof name, &len), ELICIT_ERR_NULL);
+    RC(elicit_plan_param_name(p, 0, NULL, 4, &len), ELICIT_ERR_NULL);
+    RC(elicit_plan_param_name(p, 0, name, sizeof name, NULL), ELICIT_ERR_NULL);
+    RC(elicit_plan_param_name(p, 5, name, sizeof name, &len), ELICIT_ERR_INDEX);
+    RC(elicit_plan_param_name(p, (size_t)-1, name, sizeof name, &len), ELICIT_ERR_INDEX);
     CHECK(len == 42);
-    RC(elicit_plan_param_name(p, 4, &name, &len), ELICIT_OK);
+    RC(elicit_plan_param_name(p, 4, name, 3, &len), ELICIT_ERR_BUFFER_TOO_SMALL);
+    CHECK(len == 4);
+    RC(elicit_plan_param_name(p, 4, name, sizeof name, &len), ELICIT_OK);
     CHECK(len == 4 && memcmp(name, "seat", 4) == 0);
 
     RC(elicit_plan_param_index(NULL, S("seat"), &index), ELICIT_ERR_NULL);
@@ -366,62 +383,72 @@ static void test_round_new(void) {
     char err[ELICIT_MESSAGE_CAP];
     size_t err_len = 0;
 
-    RC(elicit_round_new_modern(NULL, S("{}"), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(NULL, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, NULL, 2, NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){NULL, 2, NULL, 0, NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 3, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 3, NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 3, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 3, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 0, 0, NULL, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, 0, NULL, NULL, 0, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_round_new_modern(p, BAD, NULL, 0, NULL, 0, NULL, 0, 0, &r, (uint8_t *)err, sizeof err,
-                               &err_len),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){BAD, NULL, 0, NULL, 0, NULL, 0}, 0, &r, err, sizeof err, &err_len),
        ELICIT_ERR_UTF8);
-    CHECK(err_len > 0 && memcmp(err, "arguments is not valid UTF-8", 28) == 0);
-    RC(elicit_round_new_modern(p, S("{}"), BAD, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, BAD, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
-    RC(elicit_round_new_modern(p, S("{\"a\":"), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    CHECK(err_len > 0 && memcmp(err, "input.arguments is not valid UTF-8", 34) == 0);
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), BAD, NULL, 0, NULL, 0}, 0, &r,
+                               NULL, 0, NULL), ELICIT_ERR_UTF8);
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, BAD, NULL, 0}, 0, &r,
+                               NULL, 0, NULL), ELICIT_ERR_UTF8);
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{\"a\":"), NULL, 0, NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_ARGUMENTS);
-    RC(elicit_round_new_modern(p, S("[]"), NULL, 0, NULL, 0, NULL, 0, 0, &r, (uint8_t *)err, sizeof err,
-                               &err_len),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("[]"), NULL, 0, NULL, 0, NULL, 0}, 0, &r, err, sizeof err, &err_len),
        ELICIT_ERR_ARGUMENTS);
     CHECK(err_len == strlen("Invalid tool arguments: must be a JSON object") &&
           memcmp(err, "Invalid tool arguments: must be a JSON object", err_len) == 0);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, S("{\"destination\":{\"action\""), NULL, 0, 0, &r,
-                               NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, S("{\"destination\":{\"action\""), NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_ERR_INPUT_RESPONSES);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, S("{\"destination\":42}"), NULL, 0, 0, &r,
-                               (uint8_t *)err, sizeof err, &err_len),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, S("{\"destination\":42}"), NULL, 0}, 0, &r, err, sizeof err, &err_len),
        ELICIT_ERR_INPUT_RESPONSES);
     CHECK(memcmp(err, "Invalid inputResponses['destination']", 37) == 0);
     /* client_capabilities: NULL with a length, and text that is not UTF-8. */
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 2, 0, &r, (uint8_t *)err,
-                               sizeof err, &err_len),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 2}, 0, &r, err, sizeof err, &err_len),
        ELICIT_ERR_NULL);
-    CHECK(memcmp(err, "client_capabilities is NULL", 27) == 0);
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, BAD, 0, &r, (uint8_t *)err,
-                               sizeof err, &err_len),
+    CHECK(memcmp(err, "input.client_capabilities is NULL", 33) == 0);
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, BAD}, 0, &r, err, sizeof err, &err_len),
        ELICIT_ERR_UTF8);
-    CHECK(memcmp(err, "client_capabilities is not valid UTF-8", 38) == 0);
-    RC(elicit_round_new_handshake(p, S("{}"), NULL, 2, 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_new_handshake(p, S("{}"), BAD, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
+    CHECK(memcmp(err, "input.client_capabilities is not valid UTF-8", 44) == 0);
+    RC(elicit_round_new_modern(p, NULL, 0, &r, err, sizeof err, &err_len), ELICIT_ERR_NULL);
+    CHECK(err_len == 13 && memcmp(err, "input is NULL", 13) == 0);
+    /* A handshake round takes no state and no responses: they are 2026-07-28 texts. */
+    RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{}"), S("{}"), NULL, 0, NULL, 0}, 0, &r,
+                                  err, sizeof err, &err_len),
+       ELICIT_ERR_INVALID_ARGUMENT);
+    CHECK(memcmp(err, "input.request_state and input.input_responses belong to", 55) == 0);
+    RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 2}, 0,
+                                  &r, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, BAD}, 0, &r,
+                                  NULL, 0, NULL), ELICIT_ERR_UTF8);
     /* A workspace size no allocation can satisfy. */
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 0, (size_t)-1, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, (size_t)-1, &r, NULL, 0, NULL),
        ELICIT_ERR_TOO_LARGE);
     CHECK(r == sentinel);
 
-    RC(elicit_round_new_handshake(NULL, S("{}"), NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_new_handshake(p, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_new_handshake(p, S("{}"), NULL, 0, 0, NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_new_handshake(p, BAD, NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_UTF8);
-    RC(elicit_round_new_handshake(p, S("{"), NULL, 0, 0, &r, NULL, 0, NULL), ELICIT_ERR_ARGUMENTS);
+    RC(elicit_round_new_handshake(NULL, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0},
+                                  0, &r, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, &(elicit_round_input){NULL, 0, NULL, 0, NULL, 0, NULL, 0}, 0,
+                                  &r, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, 0,
+                                  NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_new_handshake(p, &(elicit_round_input){BAD, NULL, 0, NULL, 0, NULL, 0}, 0, &r,
+                                  NULL, 0, NULL), ELICIT_ERR_UTF8);
+    RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{"), NULL, 0, NULL, 0, NULL, 0}, 0,
+                                  &r, NULL, 0, NULL), ELICIT_ERR_ARGUMENTS);
     CHECK(r == sentinel);
 
     /* An unreadable requestState is "no progress", never an error. */
     r = NULL;
-    RC(elicit_round_new_modern(p, S("{}"), S("{\"v\":1,"), NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), S("{\"v\":1,"), NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_OK);
     CHECK(r != NULL);
     elicit_round_free(r);
@@ -433,7 +460,7 @@ static void test_round_new(void) {
 static void test_null_round_arguments(void) {
     elicit_plan *p = plan_of(BOOKING);
     elicit_round *r = modern_of(p, NULL, NULL);
-    uint8_t buf[16];
+    char buf[16];
     size_t n = 0;
     uint32_t step = 99, level = 99;
     size_t param = 99, count = 99;
@@ -527,12 +554,12 @@ static void test_utf8(void) {
 
 /* ------------------------------------------------------------- buffers and sizes */
 
-typedef elicit_result (*reader_fn)(elicit_round *, uint8_t *, size_t, size_t *);
+typedef elicit_result (*reader_fn)(elicit_round *, char *, size_t, size_t *);
 
 /* Size query, one byte too small (untouched, exact size reported), exact fit. */
 static void check_reader(elicit_round *r, reader_fn read, const char *what, int line) {
     size_t needed = 0, n = 12345;
-    uint8_t *buf;
+    char *buf;
     size_t i;
     int untouched = 1;
     check_rc(read(r, NULL, 0, &needed), ELICIT_OK, what, line);
@@ -542,32 +569,32 @@ static void check_reader(elicit_round *r, reader_fn read, const char *what, int 
     check_rc(read(r, buf, needed - 1, &n), ELICIT_ERR_BUFFER_TOO_SMALL, what, line);
     check(n == needed, "too small reports the size needed", line);
     for (i = 0; i < needed + 1; i++) {
-        if (buf[i] != 0xA5) untouched = 0;
+        if ((unsigned char)buf[i] != 0xA5) untouched = 0;
     }
     check(untouched, "a too-small buffer is left untouched", line);
     check_rc(read(r, buf, 0, &n), ELICIT_ERR_BUFFER_TOO_SMALL, what, line);
     n = 0;
     check_rc(read(r, buf, needed, &n), ELICIT_OK, what, line);
-    check(n == needed && buf[needed] == 0xA5, "exact fit, nothing past it", line);
+    check(n == needed && (unsigned char)buf[needed] == 0xA5, "exact fit, nothing past it", line);
     n = 0;
     check_rc(read(r, buf, needed + 1, &n), ELICIT_OK, what, line);
     check(n == needed, "a larger buffer gets the same length", line);
     free(buf);
 }
 
-static elicit_result requests_plain(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+static elicit_result requests_plain(elicit_round *r, char *b, size_t c, size_t *n) {
     return elicit_round_input_requests(r, 0, b, c, n);
 }
-static elicit_result requests_client(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+static elicit_result requests_client(elicit_round *r, char *b, size_t c, size_t *n) {
     return elicit_round_input_requests(r, ELICIT_REQUESTS_CLIENT_VIEW, b, c, n);
 }
-static elicit_result value_of_seat(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+static elicit_result value_of_seat(elicit_round *r, char *b, size_t c, size_t *n) {
     return elicit_round_value_of(r, 4, b, c, n);
 }
-static elicit_result last_error_of(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+static elicit_result last_error_of(elicit_round *r, char *b, size_t c, size_t *n) {
     return elicit_round_last_error(r, b, c, n);
 }
-static elicit_result note0(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+static elicit_result note0(elicit_round *r, char *b, size_t c, size_t *n) {
     uint32_t level = 0;
     size_t param = 0;
     return elicit_round_note(r, 0, &level, &param, b, c, n);
@@ -580,7 +607,7 @@ static void test_buffers(void) {
     char *state;
     uint32_t step = 0;
     size_t param = 0, n = 0;
-    uint8_t buf[8];
+    char buf[8];
 
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_INPUT_REQUIRED);
@@ -644,13 +671,13 @@ static void test_buffers(void) {
         char line[ELICIT_MESSAGE_CAP];
         const char *want =
             "Discarding the reply for 'destination': the question changed since it was asked";
-        RC(elicit_round_note(r, 1, &level, &which, (uint8_t *)line, sizeof line, &n),
+        RC(elicit_round_note(r, 1, &level, &which, line, sizeof line, &n),
            ELICIT_ERR_INDEX);
         CHECK(level == 0 && which == 99);
-        RC(elicit_round_note(r, 0, &level, &which, (uint8_t *)line, 3, &n),
+        RC(elicit_round_note(r, 0, &level, &which, line, 3, &n),
            ELICIT_ERR_BUFFER_TOO_SMALL);
         CHECK(level == 0 && which == 99 && n == strlen(want));
-        RC(elicit_round_note(r, 0, &level, &which, (uint8_t *)line, sizeof line, &n), ELICIT_OK);
+        RC(elicit_round_note(r, 0, &level, &which, line, sizeof line, &n), ELICIT_OK);
         CHECK(level == ELICIT_NOTE_INFO && which == 0 && n == strlen(want) &&
               memcmp(line, want, n) == 0);
     }
@@ -705,7 +732,7 @@ static void test_out_of_order(void) {
     CHECK(step == ELICIT_STEP_RESOLVE && param == 2);
     {
         char msg[ELICIT_MESSAGE_CAP];
-        RC(elicit_round_last_error(r, (uint8_t *)msg, sizeof msg, &n), ELICIT_OK);
+        RC(elicit_round_last_error(r, msg, sizeof msg, &n), ELICIT_OK);
         CHECK(n > 0 && strstr(msg, "'airport'") != NULL);
     }
 
@@ -748,7 +775,7 @@ static void expect_failed(elicit_round *r, elicit_result code, const char *messa
     size_t param = 77, n = 0;
     char first[ELICIT_MESSAGE_CAP], again[ELICIT_MESSAGE_CAP];
     size_t first_len = 0;
-    check_rc(elicit_round_last_error(r, (uint8_t *)first, sizeof first, &first_len), ELICIT_OK,
+    check_rc(elicit_round_last_error(r, first, sizeof first, &first_len), ELICIT_OK,
              "last_error", line);
     check(first_len >= strlen(message) && memcmp(first, message, strlen(message)) == 0,
           "the failure's message", line);
@@ -758,7 +785,7 @@ static void expect_failed(elicit_round *r, elicit_result code, const char *messa
     check_rc(elicit_round_values(r, NULL, 0, &n), code, "values after failure", line);
     check_rc(elicit_round_resolve_value(r, S("1")), code, "resolve_value after failure", line);
     check_rc(elicit_round_answer(r, S(ACCEPT_PARIS)), code, "answer after failure", line);
-    check_rc(elicit_round_last_error(r, (uint8_t *)again, sizeof again, &n), ELICIT_OK,
+    check_rc(elicit_round_last_error(r, again, sizeof again, &n), ELICIT_OK,
              "last_error", line);
     check(n == first_len && memcmp(first, again, n) == 0, "the same message every time", line);
     check_rc(elicit_round_note_count(r, &n), ELICIT_OK, "notes stay readable", line);
@@ -880,7 +907,7 @@ static void test_plan_freed_first(void) {
        ELICIT_OK);
     RC(elicit_round_poll(h, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_DONE);
-    RC(elicit_round_values(h, (uint8_t *)values, sizeof values - 1, &n), ELICIT_OK);
+    RC(elicit_round_values(h, values, sizeof values - 1, &n), ELICIT_OK);
     values[n] = '\0';
     CHECK(strcmp(values, "{\"destination\":\"London\",\"date\":\"today\",\"airport\":\"LHR\","
                          "\"proceed\":false,\"seat\":\"aisle\"}") == 0);
@@ -909,16 +936,18 @@ static void *work(void *arg) {
         uint32_t step = 0;
         elicit_round *r = NULL;
         const char *args = "{}";
-        if (elicit_round_new_modern(w->plan, B(args), 2, NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL) !=
+        if (elicit_round_new_modern(w->plan, &(elicit_round_input){(args), 2, NULL, 0, NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL) !=
                 ELICIT_OK ||
             elicit_round_poll(r, &step, &param) != ELICIT_OK ||
-            elicit_round_request_state(r, (uint8_t *)state, sizeof state, &n) != ELICIT_OK) {
+            elicit_round_request_state(r, state, sizeof state, &n) != ELICIT_OK) {
             w->ok = 0;
         }
         elicit_round_free(r);
         r = NULL;
         if (!w->ok) break;
-        if (elicit_round_new_modern(w->plan, B(args), 2, B(state), n, S(ROUND2_RESPONSES), NULL, 0, 0, &r,
+        if (elicit_round_new_modern(w->plan,
+                                    &(elicit_round_input){(args), 2, (state), n,
+                                                          S(ROUND2_RESPONSES), NULL, 0}, 0, &r,
                                     NULL, 0, NULL) != ELICIT_OK) {
             w->ok = 0;
             break;
@@ -926,19 +955,20 @@ static void *work(void *arg) {
         while (elicit_round_poll(r, &step, &param) == ELICIT_OK && step == ELICIT_STEP_RESOLVE) {
             const char *q = param == 2 ? "{\"message\":\"Which airport in Paris?\"}"
                                        : "{\"message\":\"Book a flight to Paris on 2026-08-01?\"}";
-            if (elicit_round_resolve_question(r, B(q), strlen(q)) != ELICIT_OK) w->ok = 0;
+            if (elicit_round_resolve_question(r, (q), strlen(q)) != ELICIT_OK) w->ok = 0;
         }
         if (step != ELICIT_STEP_INPUT_REQUIRED ||
-            elicit_round_request_state(r, (uint8_t *)state, sizeof state, &n) != ELICIT_OK) {
+            elicit_round_request_state(r, state, sizeof state, &n) != ELICIT_OK) {
             w->ok = 0;
         }
         elicit_round_free(r);
         r = NULL;
         if (!w->ok) break;
         if (elicit_round_new_modern(
-                w->plan, B(args), 2, B(state), n,
+                w->plan,
+                &(elicit_round_input){(args), 2, (state), n,
                 S("{\"airport\":{\"action\":\"accept\",\"content\":{\"value\":\"CDG\"}},"
-                  "\"proceed\":{\"action\":\"accept\",\"content\":{\"value\":true}}}"), NULL, 0,
+                  "\"proceed\":{\"action\":\"accept\",\"content\":{\"value\":true}}}"), NULL, 0},
                 0, &r, NULL, 0, NULL) != ELICIT_OK) {
             w->ok = 0;
             break;
@@ -946,10 +976,10 @@ static void *work(void *arg) {
         while (elicit_round_poll(r, &step, &param) == ELICIT_OK && step == ELICIT_STEP_RESOLVE) {
             const char *q = param == 2 ? "{\"message\":\"Which airport in Paris?\"}"
                                        : "{\"message\":\"Book a flight to Paris on 2026-08-01?\"}";
-            if (elicit_round_resolve_question(r, B(q), strlen(q)) != ELICIT_OK) w->ok = 0;
+            if (elicit_round_resolve_question(r, (q), strlen(q)) != ELICIT_OK) w->ok = 0;
         }
         if (step != ELICIT_STEP_DONE ||
-            elicit_round_values(r, (uint8_t *)values, sizeof values - 1, &n) != ELICIT_OK) {
+            elicit_round_values(r, values, sizeof values - 1, &n) != ELICIT_OK) {
             w->ok = 0;
         } else {
             values[n] = '\0';
@@ -1006,13 +1036,13 @@ static void *share(void *arg) {
         } else if (rc != ELICIT_OK || step != ELICIT_STEP_INPUT_REQUIRED) {
             s->ok = 0;
         }
-        rc = elicit_round_input_requests(s->round, 0, (uint8_t *)buf, sizeof buf, &n);
+        rc = elicit_round_input_requests(s->round, 0, buf, sizeof buf, &n);
         if (rc == ELICIT_ERR_BUSY) {
             s->busy++;
         } else if (rc != ELICIT_OK || n == 0) {
             s->ok = 0;
         }
-        rc = elicit_round_last_error(s->round, (uint8_t *)buf, sizeof buf, &n);
+        rc = elicit_round_last_error(s->round, buf, sizeof buf, &n);
         if (rc == ELICIT_ERR_BUSY) {
             s->busy++;
         } else if (rc != ELICIT_OK) {
@@ -1030,7 +1060,7 @@ static void test_round_shared_by_threads(void) {
     uint32_t step = 0;
     size_t param = 0;
     int i, started = 0;
-    RC(elicit_round_new_modern(p, S("{}"), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), NULL, 0, NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_OK);
     for (i = 0; i < 2; i++) {
         sharers[i].round = r;
@@ -1059,8 +1089,7 @@ static void test_sealed_token_as_state(void) {
     elicit_round *r = NULL;
     char err[ELICIT_MESSAGE_CAP + 1];
     size_t n = 0;
-    RC(elicit_round_new_modern(p, S("{}"), S("v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), NULL, 0, NULL,
-                               0, 0, &r, (uint8_t *)err, sizeof err - 1, &n),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S("{}"), S("v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), NULL, 0, NULL, 0}, 0, &r, err, sizeof err - 1, &n),
        ELICIT_ERR_INVALID_ARGUMENT);
     CHECK(r == NULL);
     err[n] = '\0';
@@ -1262,7 +1291,7 @@ static elicit_key_ring *ring_of(const uint8_t *const *keys, const size_t *lens, 
 
 static elicit_sealer *sealer_of(const elicit_key_ring *ring, const char *audience) {
     elicit_sealer *s = NULL;
-    if (elicit_sealer_new(ring, audience ? B(audience) : NULL, audience ? strlen(audience) : 0,
+    if (elicit_sealer_new(ring, audience ? (audience) : NULL, audience ? strlen(audience) : 0,
                           0, &s, NULL, 0, NULL) != ELICIT_OK) {
         printf("setup: elicit_sealer_new failed\n");
         exit(2);
@@ -1274,12 +1303,10 @@ static elicit_sealer *sealer_of(const elicit_key_ring *ring, const char *audienc
 static char *seal_of(const elicit_sealer *s, const char *state) {
     size_t n = 0;
     char *token;
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, sizeof RANDOM,
-                          B(state), strlen(state), NULL, 0, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, sizeof RANDOM}, (state), strlen(state), NULL, 0, &n, NULL),
        ELICIT_OK);
     token = malloc(n + 1);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, sizeof RANDOM,
-                          B(state), strlen(state), (uint8_t *)token, n, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, sizeof RANDOM}, (state), strlen(state), token, n, &n, NULL),
        ELICIT_OK);
     token[n] = '\0';
     return token;
@@ -1305,8 +1332,11 @@ static char *quoted(const char *token) {
 static elicit_result unseal_of(const elicit_sealer *s, const char *params, double now,
                                bool *has, char *out, size_t cap, const char **detail) {
     size_t n = 0;
-    elicit_result rc = elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL,
-                                            0, now, has, (uint8_t *)out, cap, &n, detail);
+    elicit_result rc = elicit_sealer_unseal(s,
+                                            &(elicit_request){NULL, 0, S("tools/call"), (params),
+                                                              strlen(params), NULL, 0, NULL, 0,
+                                                              NULL, 0, now, NULL, 0}, has, out, cap,
+                                            &n, detail);
     if (rc == ELICIT_OK && out != NULL && n < cap) out[n] = '\0';
     return rc;
 }
@@ -1322,7 +1352,7 @@ static void test_key_ring(void) {
         lens[i] = sizeof KEY_A;
     }
     RC(elicit_key_ring_new(keys, lens, 1, NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_key_ring_new(NULL, lens, 1, &ring, (uint8_t *)err, sizeof err, &err_len),
+    RC(elicit_key_ring_new(NULL, lens, 1, &ring, err, sizeof err, &err_len),
        ELICIT_ERR_NULL);
     CHECK(ring == sentinel && err_len == 12 && memcmp(err, "keys is NULL", 12) == 0);
     RC(elicit_key_ring_new(keys, NULL, 1, &ring, NULL, 0, NULL), ELICIT_ERR_NULL);
@@ -1330,15 +1360,15 @@ static void test_key_ring(void) {
     RC(elicit_key_ring_new(keys, lens, ELICIT_MAX_KEYS + 1, &ring, NULL, 0, NULL),
        ELICIT_ERR_INVALID_ARGUMENT);
     lens[0] = ELICIT_MIN_KEY_LEN - 1;
-    RC(elicit_key_ring_new(keys, lens, 1, &ring, (uint8_t *)err, sizeof err, &err_len),
+    RC(elicit_key_ring_new(keys, lens, 1, &ring, err, sizeof err, &err_len),
        ELICIT_ERR_INVALID_ARGUMENT);
     CHECK(err_len < sizeof err && memmem(err, err_len, "keys[0] is 31 bytes", 19) != NULL);
     lens[0] = sizeof KEY_A;
-    RC(elicit_key_ring_new(keys, lens, 2, &ring, (uint8_t *)err, sizeof err, &err_len),
+    RC(elicit_key_ring_new(keys, lens, 2, &ring, err, sizeof err, &err_len),
        ELICIT_ERR_INVALID_ARGUMENT); /* the same key twice */
     CHECK(memmem(err, err_len, "keys[1] duplicates", 18) != NULL);
     keys[1] = NULL;
-    RC(elicit_key_ring_new(keys, lens, 2, &ring, (uint8_t *)err, sizeof err, &err_len),
+    RC(elicit_key_ring_new(keys, lens, 2, &ring, err, sizeof err, &err_len),
        ELICIT_ERR_NULL);
     CHECK(err_len == 15 && memcmp(err, "keys[1] is NULL", 15) == 0);
     CHECK(ring == sentinel);
@@ -1360,7 +1390,7 @@ static void test_sealer_new(void) {
     RC(elicit_sealer_new(NULL, S("svc"), 0, &s, NULL, 0, NULL), ELICIT_ERR_NULL);
     RC(elicit_sealer_new(ring, S("svc"), 0, NULL, NULL, 0, NULL), ELICIT_ERR_NULL);
     RC(elicit_sealer_new(ring, NULL, 3, 0, &s, NULL, 0, NULL), ELICIT_ERR_NULL);
-    RC(elicit_sealer_new(ring, BAD, 0, &s, (uint8_t *)err, sizeof err, &err_len), ELICIT_ERR_UTF8);
+    RC(elicit_sealer_new(ring, BAD, 0, &s, err, sizeof err, &err_len), ELICIT_ERR_UTF8);
     CHECK(memcmp(err, "audience is not valid UTF-8", 27) == 0);
     RC(elicit_sealer_new(ring, S("svc"), -1.0, &s, NULL, 0, NULL), ELICIT_ERR_INVALID_ARGUMENT);
     RC(elicit_sealer_new(ring, S("svc"), 0.0 / 0.0, &s, NULL, 0, NULL),
@@ -1395,81 +1425,71 @@ static void test_seal(void) {
     size_t lens[1] = {sizeof KEY_A};
     elicit_key_ring *ring = ring_of(keys, lens, 1);
     elicit_sealer *s = sealer_of(ring, "svc");
-    uint8_t buf[512];
+    char buf[512];
     size_t n = 12345, needed = 0, i;
     const char *detail = NULL;
     int untouched = 1;
     char *token;
-    RC(elicit_sealer_seal(NULL, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n,
-            &detail),
+    RC(elicit_sealer_seal(NULL, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, &detail),
        ELICIT_ERR_NULL);
     CHECK(detail != NULL && n == 12345);
-    RC(elicit_sealer_seal(s, NULL, 3, S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, NULL, 3, S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, NULL, 20, S("x"), buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, NULL, 1, buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, NULL, 1, buf, 512, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), NULL, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), NULL, 512, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, NULL, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, NULL, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), NULL, 5, NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), NULL, 5, NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 5, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 5, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_seal(s, BAD, S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, BAD, S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_sealer_seal(s, S("tools/call"), BAD, NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), BAD, NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), BAD, NOW, RANDOM, 20, S("x"), buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), BAD, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, BAD, buf, 512, &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, BAD, buf, 512, &n, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 19, S("x"), buf, 512, &n,
-            &detail),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 19}, S("x"), buf, 512, &n, &detail),
        ELICIT_ERR_INVALID_ARGUMENT);
     CHECK(strstr(detail, "ELICIT_SEAL_RANDOM_LEN") != NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, -1.0, RANDOM, 20, S("x"), buf, 512, &n,
-            &detail),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, -1.0, RANDOM, 20}, S("x"), buf, 512, &n, &detail),
        ELICIT_ERR_INVALID_ARGUMENT);
     CHECK(strstr(detail, "now") != NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, 0.0 / 0.0, RANDOM, 20, S("x"), buf, 512, &n,
-            NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, 0.0 / 0.0, RANDOM, 20}, S("x"), buf, 512, &n, NULL),
        ELICIT_ERR_INVALID_ARGUMENT);
-    RC(elicit_sealer_seal(s, S("tools/call"), S("{\"name\":"), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512, &n,
-            &detail),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S("{\"name\":"), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, &detail),
        ELICIT_ERR_INVALID_ARGUMENT);
     CHECK(strstr(detail, "params is not valid JSON") != NULL);
-    RC(elicit_sealer_seal(s, S("tools/call"), S("{\"name\":7}"), NULL, 0, NOW, RANDOM, 20, S("x"), buf, 512,
-            &n, &detail),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S("{\"name\":7}"), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("x"), buf, 512, &n, &detail),
        ELICIT_ERR_INVALID_ARGUMENT);
     CHECK(strstr(detail, "params.name") != NULL);
     CHECK(n == 12345);
     /* Size query, one byte short (untouched, size reported), exact fit. */
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("state"), NULL, 0, &needed,
-            NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("state"), NULL, 0, &needed, NULL),
        ELICIT_OK);
     CHECK(needed > 3 && needed < sizeof buf);
     memset(buf, 0xA5, sizeof buf);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("state"), buf, needed - 1,
-            &n, &detail),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("state"), buf, needed - 1, &n, &detail),
        ELICIT_ERR_BUFFER_TOO_SMALL);
     CHECK(n == needed);
     for (i = 0; i < sizeof buf; i++) {
-        if (buf[i] != 0xA5) untouched = 0;
+        if ((unsigned char)buf[i] != 0xA5) untouched = 0;
     }
     CHECK(untouched);
-    RC(elicit_sealer_seal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, RANDOM, 20, S("state"), buf, needed, &n,
-            NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("state"), buf, needed, &n, NULL),
        ELICIT_OK);
-    CHECK(n == needed && memcmp(buf, "v1.", 3) == 0 && buf[needed] == 0xA5);
+    CHECK(n == needed && memcmp(buf, "v1.", 3) == 0 && (unsigned char)buf[needed] == 0xA5);
     /* The same inputs give the same token; params without arguments count as {}. */
     token = seal_of(s, "state");
     CHECK(strlen(token) == needed && memcmp(token, buf, needed) == 0);
     free(token);
-    RC(elicit_sealer_seal(s, S("tools/call"), NULL, 0, NULL, 0, NOW, RANDOM, 20, S("state"), buf, sizeof buf,
-            &n, NULL),
+    RC(elicit_sealer_seal(s, &(elicit_request){NULL, 0, S("tools/call"), NULL, 0, NULL, 0, NULL, 0, NULL, 0, NOW, RANDOM, 20}, S("state"), buf, sizeof buf, &n, NULL),
        ELICIT_OK);
     elicit_sealer_free(s);
     elicit_key_ring_free(ring);
@@ -1525,12 +1545,10 @@ static void test_unseal(void) {
     CHECK(strcmp(detail, "expired") == 0);
     RC(unseal_of(s, params, NOW - 61, &has, out, sizeof out, &detail), ELICIT_ERR_REQUEST_STATE);
     CHECK(strcmp(detail, "minted in the future") == 0);
-    RC(elicit_sealer_unseal(s, S("prompts/get"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
-                            (uint8_t *)out, sizeof out, &n, &detail),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("prompts/get"), (params), strlen(params), NULL, 0, NULL, 0, NULL, 0, NOW + 1, NULL, 0}, &has, out, sizeof out, &n, &detail),
        ELICIT_ERR_REQUEST_STATE);
     CHECK(strcmp(detail, "request binding") == 0);
-    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), S("[\"c\",null,null]"),
-                            NOW + 1, &has, (uint8_t *)out, sizeof out, &n, &detail),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), (params), strlen(params), S("[\"c\",null,null]"), NULL, 0, NULL, 0, NOW + 1, NULL, 0}, &has, out, sizeof out, &n, &detail),
        ELICIT_ERR_REQUEST_STATE);
     CHECK(strcmp(detail, "principal drift") == 0);
     {
@@ -1573,48 +1591,36 @@ static void test_unseal(void) {
     }
     CHECK(flips > 500 && rejected == flips);
     /* NULLs, bad UTF-8, buffers. */
-    RC(elicit_sealer_unseal(NULL, S("tools/call"), S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out,
-                            sizeof out, &n, NULL),
+    RC(elicit_sealer_unseal(NULL, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, out, sizeof out, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, NULL, (uint8_t *)out,
-                            sizeof out, &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, NULL, out, sizeof out, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, &has, NULL, 3, &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, NULL, 3, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out,
-                            sizeof out, NULL, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, out, sizeof out, NULL, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_unseal(s, NULL, 0, S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out, sizeof out,
-                            &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, NULL, 0, S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, out, sizeof out, &n, NULL),
        ELICIT_ERR_NULL);
-    RC(elicit_sealer_unseal(s, BAD, S(PARAMS), NULL, 0, NOW, &has, (uint8_t *)out, sizeof out, &n,
-                            NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, BAD, S(PARAMS), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, out, sizeof out, &n, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_sealer_unseal(s, S("tools/call"), BAD, NULL, 0, NOW, &has, (uint8_t *)out,
-                            sizeof out, &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), BAD, NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, out, sizeof out, &n, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), BAD, NOW, &has, (uint8_t *)out,
-                            sizeof out, &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), BAD, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, out, sizeof out, &n, NULL),
        ELICIT_ERR_UTF8);
-    RC(elicit_sealer_unseal(s, S("tools/call"), S("[1,"), NULL, 0, NOW, &has, (uint8_t *)out,
-                            sizeof out, &n, &detail),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), S("[1,"), NULL, 0, NULL, 0, NULL, 0, NOW, NULL, 0}, &has, out, sizeof out, &n, &detail),
        ELICIT_ERR_INVALID_ARGUMENT);
-    RC(elicit_sealer_unseal(s, S("tools/call"), S(PARAMS), NULL, 0, -5.0, &has, (uint8_t *)out,
-                            sizeof out, &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), S(PARAMS), NULL, 0, NULL, 0, NULL, 0, -5.0, NULL, 0}, &has, out, sizeof out, &n, NULL),
        ELICIT_ERR_INVALID_ARGUMENT);
     CHECK(n == 12345);
-    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
-                            NULL, 0, &needed, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), (params), strlen(params), NULL, 0, NULL, 0, NULL, 0, NOW + 1, NULL, 0}, &has, NULL, 0, &needed, NULL),
        ELICIT_OK);
     CHECK(needed == strlen(state));
     memset(out, 0x5A, sizeof out);
     has = false;
-    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
-                            (uint8_t *)out, needed - 1, &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), (params), strlen(params), NULL, 0, NULL, 0, NULL, 0, NOW + 1, NULL, 0}, &has, out, needed - 1, &n, NULL),
        ELICIT_ERR_BUFFER_TOO_SMALL);
     CHECK(n == needed && out[0] == 0x5A && has == false);
-    RC(elicit_sealer_unseal(s, S("tools/call"), B(params), strlen(params), NULL, 0, NOW + 1, &has,
-                            (uint8_t *)out, needed, &n, NULL),
+    RC(elicit_sealer_unseal(s, &(elicit_request){NULL, 0, S("tools/call"), (params), strlen(params), NULL, 0, NULL, 0, NULL, 0, NOW + 1, NULL, 0}, &has, out, needed, &n, NULL),
        ELICIT_OK);
     CHECK(has && n == needed && memcmp(out, state, needed) == 0 && out[needed] == 0x5A);
 
@@ -1658,11 +1664,11 @@ static const char TYPED_ARGS[] =
     "\"three\":3.0}";
 
 static const char *input_name;
-static elicit_result input_json(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
-    return elicit_round_resolve_input(r, B(input_name), strlen(input_name), b, c, n);
+static elicit_result input_json(elicit_round *r, char *b, size_t c, size_t *n) {
+    return elicit_round_resolve_input(r, (input_name), strlen(input_name), b, c, n);
 }
-static elicit_result input_text(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
-    return elicit_round_resolve_input_text(r, B(input_name), strlen(input_name), b, c, n);
+static elicit_result input_text(elicit_round *r, char *b, size_t c, size_t *n) {
+    return elicit_round_resolve_input_text(r, (input_name), strlen(input_name), b, c, n);
 }
 
 static void test_helpers(void) {
@@ -1674,12 +1680,12 @@ static void test_helpers(void) {
     double d = 7.0;
     bool b = false;
     char buf[256];
-    RC(elicit_round_new_modern(p, S(TYPED_ARGS), NULL, 0, NULL, 0, NULL, 0, 0, &r, NULL, 0, NULL),
+    RC(elicit_round_new_modern(p, &(elicit_round_input){S(TYPED_ARGS), NULL, 0, NULL, 0, NULL, 0}, 0, &r, NULL, 0, NULL),
        ELICIT_OK);
     /* Before the step: wrong step; NULL out-pointers are NULL whatever the step. */
     RC(elicit_round_resolve_input_int(r, S("n"), &i), ELICIT_ERR_WRONG_STEP);
     RC(elicit_round_resolve_input_int(r, S("n"), NULL), ELICIT_ERR_NULL);
-    RC(elicit_round_resolve_input(r, S("n"), (uint8_t *)buf, sizeof buf, NULL), ELICIT_ERR_NULL);
+    RC(elicit_round_resolve_input(r, S("n"), buf, sizeof buf, NULL), ELICIT_ERR_NULL);
     RC(elicit_round_resolve_input_text(r, S("n"), NULL, 3, &n), ELICIT_ERR_NULL);
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_RESOLVE && param == 6);
@@ -1693,7 +1699,7 @@ static void test_helpers(void) {
     RC(elicit_round_resolve_input_int(r, S("big"), &i), ELICIT_ERR_WRONG_TYPE);
     RC(elicit_round_resolve_input_int(r, S("s"), &i), ELICIT_ERR_WRONG_TYPE);
     CHECK(i == 7);
-    RC(elicit_round_last_error(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_last_error(r, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n < sizeof buf && memmem(buf, n, "input \"s\" is a string", 21) != NULL);
     RC(elicit_round_resolve_input_number(r, S("f"), &d), ELICIT_OK);
     CHECK(d == 2.5);
@@ -1705,18 +1711,18 @@ static void test_helpers(void) {
     RC(elicit_round_resolve_input_bool(r, S("b"), &b), ELICIT_OK);
     CHECK(b == true);
     RC(elicit_round_resolve_input_bool(r, S("n"), &b), ELICIT_ERR_WRONG_TYPE);
-    RC(elicit_round_resolve_input_text(r, S("s"), (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_resolve_input_text(r, S("s"), buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n == 9 && memcmp(buf, "Zo\xc3\xab \"Z\"\n", 9) == 0);
-    RC(elicit_round_resolve_input_text(r, S("n"), (uint8_t *)buf, sizeof buf, &n),
+    RC(elicit_round_resolve_input_text(r, S("n"), buf, sizeof buf, &n),
        ELICIT_ERR_WRONG_TYPE);
-    RC(elicit_round_resolve_input(r, S("f"), (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_resolve_input(r, S("f"), buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n == 3 && memcmp(buf, "2.5", 3) == 0);
     input_name = "s";
     check_reader(r, input_json, "resolve_input", __LINE__);
     check_reader(r, input_text, "resolve_input_text", __LINE__);
     /* Not an input of this resolver, NULLs, bad UTF-8. */
-    RC(elicit_round_resolve_input(r, S("x"), (uint8_t *)buf, sizeof buf, &n), ELICIT_ERR_NOT_FOUND);
-    RC(elicit_round_last_error(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_resolve_input(r, S("x"), buf, sizeof buf, &n), ELICIT_ERR_NOT_FOUND);
+    RC(elicit_round_last_error(r, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(memmem(buf, n, "its inputs are [n, f, b, s, big, three]", 39) != NULL);
     RC(elicit_round_resolve_input_int(r, S("nope"), &i), ELICIT_ERR_NOT_FOUND);
     RC(elicit_round_resolve_input_int(NULL, S("n"), &i), ELICIT_ERR_NULL);
@@ -1726,7 +1732,7 @@ static void test_helpers(void) {
     RC(elicit_round_resolve_input_bool(r, S("b"), NULL), ELICIT_ERR_NULL);
     RC(elicit_round_resolve_input_text(r, S("s"), NULL, 0, NULL), ELICIT_ERR_NULL);
     RC(elicit_round_resolve_input_text(r, S("s"), NULL, 4, &n), ELICIT_ERR_NULL);
-    RC(elicit_round_resolve_input(r, BAD, (uint8_t *)buf, sizeof buf, &n), ELICIT_ERR_UTF8);
+    RC(elicit_round_resolve_input(r, BAD, buf, sizeof buf, &n), ELICIT_ERR_UTF8);
     RC(elicit_round_resolve_input_bool(r, BAD, &b), ELICIT_ERR_UTF8);
 
     /* A question from plain text: the library escapes it. */
@@ -1735,7 +1741,7 @@ static void test_helpers(void) {
     RC(elicit_round_resolve_question_text(r, S("m"), NULL, 2, NULL, 0), ELICIT_ERR_NULL);
     RC(elicit_round_resolve_question_text(r, BAD, NULL, 0, NULL, 0), ELICIT_ERR_UTF8);
     RC(elicit_round_resolve_question_text(r, S("m"), S("t"), BAD), ELICIT_ERR_UTF8);
-    RC(elicit_round_last_error(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_last_error(r, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(memcmp(buf, "description is not valid UTF-8", 30) == 0);
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK); /* nothing changed */
     CHECK(step == ELICIT_STEP_RESOLVE && param == 6);
@@ -1744,7 +1750,7 @@ static void test_helpers(void) {
        ELICIT_OK);
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_INPUT_REQUIRED);
-    RC(elicit_round_input_requests(r, 0, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_input_requests(r, 0, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n < sizeof buf);
     buf[n < sizeof buf ? n : sizeof buf - 1] = '\0';
     CHECK(strstr(buf, "\"message\":\"Zo\xc3\xab says \\\"hi\\\" \\\\ and\\n\\u0001?\"") != NULL);
@@ -1752,7 +1758,7 @@ static void test_helpers(void) {
     CHECK(strstr(buf, "\"description\":\"D\"") != NULL);
     /* After the step: wrong step. */
     RC(elicit_round_resolve_question_text(r, S("again"), NULL, 0, NULL, 0), ELICIT_ERR_WRONG_STEP);
-    RC(elicit_round_resolve_input(r, S("n"), (uint8_t *)buf, sizeof buf, &n),
+    RC(elicit_round_resolve_input(r, S("n"), buf, sizeof buf, &n),
        ELICIT_ERR_WRONG_STEP);
     elicit_round_free(r);
     elicit_plan_free(p);
@@ -1775,7 +1781,7 @@ static void test_resolver_values_taken_as_given(void) {
     RC(elicit_round_resolve_value(r, S("\"maybe\"")), ELICIT_OK);
     RC(elicit_round_poll(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_DONE);
-    RC(elicit_round_values(r, (uint8_t *)values, sizeof values - 1, &n), ELICIT_OK);
+    RC(elicit_round_values(r, values, sizeof values - 1, &n), ELICIT_OK);
     values[n] = '\0';
     CHECK(strcmp(values, "{\"destination\":\"Paris\",\"date\":\"2026-08-01\",\"airport\":5,"
                          "\"proceed\":\"maybe\",\"seat\":\"window\"}") == 0);
@@ -1813,10 +1819,15 @@ static void test_result_names(void) {
 static elicit_round *kinds_round(const elicit_plan *p, const char *caps, const char *state,
                                  const char *responses) {
     elicit_round *r = NULL;
-    elicit_result rc = elicit_round_new_modern(
-        p, S("{\"topic\":\"t\"}"), state ? B(state) : NULL, state ? strlen(state) : 0,
-        responses ? B(responses) : NULL, responses ? strlen(responses) : 0, caps ? B(caps) : NULL,
-        caps ? strlen(caps) : 0, 0, &r, NULL, 0, NULL);
+    elicit_result rc = elicit_round_new_modern(p,
+                                               &(elicit_round_input){S("{\"topic\":\"t\"}"),
+                                                                     state ? (state) : NULL,
+                                                                     state ? strlen(state) : 0,
+                                                                     responses ? (responses) : NULL,
+                                                                     responses ? strlen(responses) : 0,
+                                                                     caps ? (caps) : NULL,
+                                                                     caps ? strlen(caps) : 0}, 0,
+                                               &r, NULL, 0, NULL);
     if (rc != ELICIT_OK) {
         printf("setup: elicit_round_new_modern (kinds): %s\n", elicit_result_str(rc));
         exit(2);
@@ -1839,7 +1850,7 @@ static elicit_result kinds_drive(elicit_round *r, uint32_t *step, size_t *param)
     }
 }
 
-static elicit_result required_caps(elicit_round *r, uint8_t *b, size_t c, size_t *n) {
+static elicit_result required_caps(elicit_round *r, char *b, size_t c, size_t *n) {
     return elicit_round_required_capabilities(r, b, c, n);
 }
 
@@ -1857,7 +1868,7 @@ static void test_kinds(void) {
     RC(elicit_round_required_capabilities(r, NULL, 0, &n), ELICIT_ERR_WRONG_STEP);
     RC(kinds_drive(r, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
     check_reader(r, required_caps, "elicit_round_required_capabilities", __LINE__);
-    RC(elicit_round_required_capabilities(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_required_capabilities(r, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n == strlen(MISSING) && memcmp(buf, MISSING, n) == 0);
     RC(elicit_round_input_requests(r, 0, NULL, 0, &n), ELICIT_ERR_MISSING_CAPABILITY);
     expect_failed(r, ELICIT_ERR_MISSING_CAPABILITY,
@@ -1872,7 +1883,7 @@ static void test_kinds(void) {
     elicit_round_free(r);
     r = kinds_round(p, "not json", NULL, NULL);
     RC(kinds_drive(r, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
-    RC(elicit_round_required_capabilities(r, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+    RC(elicit_round_required_capabilities(r, buf, sizeof buf, &n), ELICIT_OK);
     CHECK(n > 20 && memcmp(buf, "{\"elicitation\":{\"form\":{},\"url\":{}}", 35) == 0);
     elicit_round_free(r);
 
@@ -1881,7 +1892,7 @@ static void test_kinds(void) {
     RC(kinds_drive(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_INPUT_REQUIRED);
     RC(elicit_round_required_capabilities(r, NULL, 0, &n), ELICIT_ERR_WRONG_STEP);
-    RC(elicit_round_input_requests(r, 0, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+    RC(elicit_round_input_requests(r, 0, buf, sizeof buf - 1, &n), ELICIT_OK);
     buf[n] = '\0';
     CHECK(strstr(buf, "\"paid\":{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"url\"") !=
           NULL);
@@ -1890,7 +1901,7 @@ static void test_kinds(void) {
     CHECK(strstr(buf, "\"url\":\"https://id.example/t\"") != NULL);
     RC(elicit_round_request_state(r, NULL, 0, &n), ELICIT_OK);
     state = malloc(n + 1);
-    RC(elicit_round_request_state(r, (uint8_t *)state, n, &n), ELICIT_OK);
+    RC(elicit_round_request_state(r, state, n, &n), ELICIT_OK);
     state[n] = '\0';
     elicit_round_free(r);
 
@@ -1913,7 +1924,7 @@ static void test_kinds(void) {
                     "\"login\":{\"action\":\"accept\"}}");
     RC(kinds_drive(r, &step, &param), ELICIT_OK);
     CHECK(step == ELICIT_STEP_DONE);
-    RC(elicit_round_values(r, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+    RC(elicit_round_values(r, buf, sizeof buf - 1, &n), ELICIT_OK);
     buf[n] = '\0';
     CHECK(strcmp(buf, "{\"name\":\"Ann\",\"paid\":true,\"summary\":{\"role\":\"assistant\","
                       "\"content\":{\"type\":\"text\",\"text\":\"Short.\"},\"model\":\"m\"},"
@@ -1926,8 +1937,7 @@ static void test_kinds(void) {
     {
         elicit_round *h = NULL;
         uint32_t kind = 99;
-        RC(elicit_round_new_handshake(p, S("{\"topic\":\"t\"}"), S(ALL_CAPS), 0, &h, NULL, 0,
-                                      NULL),
+        RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{\"topic\":\"t\"}"), NULL, 0, NULL, 0, S(ALL_CAPS)}, 0, &h, NULL, 0, NULL),
            ELICIT_OK);
         RC(kinds_drive(h, &step, &param), ELICIT_OK);
         CHECK(step == ELICIT_STEP_ASK && param == 1);
@@ -1937,7 +1947,7 @@ static void test_kinds(void) {
         CHECK(step == ELICIT_STEP_ASK && param == 2);
         RC(elicit_plan_param_kind(p, param, &kind), ELICIT_OK);
         CHECK(kind == ELICIT_KIND_URL);
-        RC(elicit_round_ask(h, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+        RC(elicit_round_ask(h, buf, sizeof buf - 1, &n), ELICIT_OK);
         buf[n] = '\0';
         CHECK(strstr(buf, "\"mode\":\"url\"") != NULL && strstr(buf, "\"elicitationId\":") != NULL);
         /* A URL answer with content is the wrong reply. */
@@ -1946,8 +1956,7 @@ static void test_kinds(void) {
         elicit_round_free(h);
 
         h = NULL;
-        RC(elicit_round_new_handshake(p, S("{\"topic\":\"t\"}"), S(ALL_CAPS), 0, &h, NULL, 0,
-                                      NULL),
+        RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{\"topic\":\"t\"}"), NULL, 0, NULL, 0, S(ALL_CAPS)}, 0, &h, NULL, 0, NULL),
            ELICIT_OK);
         RC(kinds_drive(h, &step, &param), ELICIT_OK);
         RC(elicit_round_answer(h, S("{\"action\":\"accept\",\"content\":{\"value\":\"Ann\"}}")),
@@ -1956,21 +1965,21 @@ static void test_kinds(void) {
         RC(elicit_round_answer(h, S("{\"action\":\"accept\"}")), ELICIT_OK);
         RC(kinds_drive(h, &step, &param), ELICIT_OK);
         CHECK(step == ELICIT_STEP_ASK && param == 3);
-        RC(elicit_round_ask(h, (uint8_t *)buf, sizeof buf - 1, &n), ELICIT_OK);
+        RC(elicit_round_ask(h, buf, sizeof buf - 1, &n), ELICIT_OK);
         CHECK(n > 12 && memcmp(buf, "{\"messages\":", 12) == 0);
         RC(elicit_round_answer(h, S("{\"action\":\"decline\"}")), ELICIT_ERR_DECLINED);
         elicit_round_free(h);
 
         /* Handshake with form only: the ASK of a URL question is never reached. */
         h = NULL;
-        RC(elicit_round_new_handshake(p, S("{\"topic\":\"t\"}"), NULL, 0, 0, &h, NULL, 0, NULL),
+        RC(elicit_round_new_handshake(p, &(elicit_round_input){S("{\"topic\":\"t\"}"), NULL, 0, NULL, 0, NULL, 0}, 0, &h, NULL, 0, NULL),
            ELICIT_OK);
         RC(kinds_drive(h, &step, &param), ELICIT_OK);
         CHECK(step == ELICIT_STEP_ASK && param == 1);
         RC(elicit_round_answer(h, S("{\"action\":\"accept\",\"content\":{\"value\":\"Ann\"}}")),
            ELICIT_OK);
         RC(kinds_drive(h, &step, &param), ELICIT_ERR_MISSING_CAPABILITY);
-        RC(elicit_round_required_capabilities(h, (uint8_t *)buf, sizeof buf, &n), ELICIT_OK);
+        RC(elicit_round_required_capabilities(h, buf, sizeof buf, &n), ELICIT_OK);
         CHECK(n > 0 && buf[0] == '{');
         elicit_round_free(h);
     }

@@ -69,7 +69,8 @@ static int handle(char *line) {
     char err[ELICIT_MESSAGE_CAP];
     size_t err_len = 0;
     elicit_result rc;
-    uint8_t *out;
+    elicit_request q = {0};
+    char *out;
     double ttl, now;
     int has_audience, has_principal;
 
@@ -96,11 +97,11 @@ static int handle(char *line) {
         if (lens[i] < 0) return 0;
     }
 
-    rc = elicit_key_ring_new(keys, key_lens, key_count, &ring, (uint8_t *)err, sizeof err,
+    rc = elicit_key_ring_new(keys, key_lens, key_count, &ring, err, sizeof err,
                              &err_len);
     if (rc == ELICIT_OK) {
-        rc = elicit_sealer_new(ring, has_audience ? (const uint8_t *)field[2] : NULL,
-                               (size_t)lens[2], ttl, &sealer, (uint8_t *)err, sizeof err,
+        rc = elicit_sealer_new(ring, has_audience ? field[2] : NULL,
+                               (size_t)lens[2], ttl, &sealer, err, sizeof err,
                                &err_len);
     }
     elicit_key_ring_free(ring);
@@ -110,6 +111,13 @@ static int handle(char *line) {
     }
     /* The params' length bounds an unsealed state; a token is at most ~4/3 of the state
        plus the claims around it. */
+    q.method = field[4];
+    q.method_len = (size_t)lens[4];
+    q.params = field[5];
+    q.params_len = (size_t)lens[5];
+    q.principal = has_principal ? field[6] : NULL;
+    q.principal_len = (size_t)lens[6];
+    q.now = now;
     out = malloc((size_t)lens[5] + 2 * (size_t)lens[9] + 4096);
     if (out == NULL) return 0;
     if (strcmp(field[0], "seal") == 0) {
@@ -120,23 +128,18 @@ static int handle(char *line) {
             rnd = random;
             lens[8] = (long)sizeof random;
         }
-        rc = elicit_sealer_seal(sealer, (const uint8_t *)field[4], (size_t)lens[4],
-                                (const uint8_t *)field[5], (size_t)lens[5],
-                                has_principal ? (const uint8_t *)field[6] : NULL,
-                                (size_t)lens[6], now, rnd, (size_t)lens[8],
-                                (const uint8_t *)field[9], (size_t)lens[9], out,
+        q.random = rnd;
+        q.random_len = (size_t)lens[8];
+        rc = elicit_sealer_seal(sealer, &q, field[9], (size_t)lens[9], out,
                                 (size_t)lens[5] + 2 * (size_t)lens[9] + 4096, &out_len, &detail);
-        if (rc == ELICIT_OK) printf("token %.*s\n", (int)out_len, (const char *)out);
+        if (rc == ELICIT_OK) printf("token %.*s\n", (int)out_len, out);
     } else {
         bool has_state = false;
-        rc = elicit_sealer_unseal(sealer, (const uint8_t *)field[4], (size_t)lens[4],
-                                  (const uint8_t *)field[5], (size_t)lens[5],
-                                  has_principal ? (const uint8_t *)field[6] : NULL,
-                                  (size_t)lens[6], now, &has_state, out, (size_t)lens[5] + 1,
-                                  &out_len, &detail);
+        rc = elicit_sealer_unseal(sealer, &q, &has_state, out, (size_t)lens[5] + 1, &out_len,
+                                  &detail);
         if (rc == ELICIT_OK && has_state) {
             printf("state ");
-            print_hex(out, out_len);
+            print_hex((const uint8_t *)out, out_len);
             printf("\n");
         } else if (rc == ELICIT_OK) {
             printf("none\n");

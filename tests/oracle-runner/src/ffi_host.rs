@@ -8,6 +8,7 @@
 //! parsing, the data-driven resolvers, the debug digests of the rendered requests) uses
 //! elicit-core's JSON helpers as in the default mode.
 
+use std::ffi::c_char;
 use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -57,10 +58,10 @@ impl PlanHandle {
         // SAFETY: valid buffers for the stated lengths; `plan` is written on success.
         let rc = unsafe {
             elicit_plan_new(
-                declaration.as_ptr(),
+                declaration.as_ptr().cast(),
                 declaration.len(),
                 &mut plan,
-                err.as_mut_ptr(),
+                err.as_mut_ptr().cast(),
                 err.len(),
                 &mut err_len,
             )
@@ -74,16 +75,20 @@ impl PlanHandle {
     }
 
     fn param_name(&self, index: usize) -> Result<String, String> {
-        let mut name = null();
         let mut len = 0usize;
-        // SAFETY: a live plan; out-params are valid.
-        let rc = unsafe { elicit_plan_param_name(self.0, index, &mut name, &mut len) };
+        // SAFETY: a live plan; a size query, then a buffer of the size reported.
+        let mut rc = unsafe { elicit_plan_param_name(self.0, index, null_mut(), 0, &mut len) };
+        let mut name = vec![0u8; len];
+        if rc == ELICIT_OK {
+            // SAFETY: as above.
+            rc = unsafe {
+                elicit_plan_param_name(self.0, index, name.as_mut_ptr().cast(), len, &mut len)
+            };
+        }
         if rc != ELICIT_OK {
             return Err(format!("elicit_plan_param_name: {rc}"));
         }
-        // SAFETY: the name points into the plan, which lives as long as `self`.
-        let bytes = unsafe { std::slice::from_raw_parts(name, len) };
-        String::from_utf8(bytes.to_vec()).map_err(|e| e.to_string())
+        String::from_utf8(name).map_err(|e| e.to_string())
     }
 }
 
@@ -112,23 +117,20 @@ impl RoundHandle {
         let mut err_len = 0usize;
         let (s, s_len) = opt(request_state);
         let (r, r_len) = opt(input_responses);
-        // SAFETY: valid buffers for the stated lengths; `round` is written on success.
+        // SAFETY: valid buffers for the stated lengths; `round` is written on success. The
+        // oracle's scenarios ask form questions only: no client capabilities (form only).
         let rc = unsafe {
             elicit_round_new_modern(
                 plan.0,
-                arguments.as_ptr(),
-                arguments.len(),
-                s,
-                s_len,
-                r,
-                r_len,
-                // The oracle's scenarios ask form questions only: the engine's default
-                // capabilities (form elicitation).
-                null(),
-                0,
+                &elicit_round_input::new(
+                    (arguments.as_ptr().cast(), arguments.len()),
+                    (s.cast(), s_len),
+                    (r.cast(), r_len),
+                    (null(), 0),
+                ),
                 1 << 16,
                 &mut round,
-                err.as_mut_ptr(),
+                err.as_mut_ptr().cast(),
                 err.len(),
                 &mut err_len,
             )
@@ -144,7 +146,7 @@ impl RoundHandle {
     fn last_error(&self) -> String {
         self.read(|r, b, c, n| {
             // SAFETY: forwarded pointers from `read`.
-            unsafe { elicit_round_last_error(r, b, c, n) }
+            unsafe { elicit_round_last_error(r, b.cast(), c, n) }
         })
         .unwrap_or_default()
     }
@@ -186,11 +188,11 @@ impl RoundHandle {
 
     fn output(
         &self,
-        f: unsafe extern "C" fn(*mut elicit_round, *mut u8, usize, *mut usize) -> elicit_result,
+        f: unsafe extern "C" fn(*mut elicit_round, *mut c_char, usize, *mut usize) -> elicit_result,
     ) -> Result<String, String> {
         self.read(|r, b, c, n| {
             // SAFETY: a live round and a buffer of `c` bytes (or NULL with 0).
-            unsafe { f(r, b, c, n) }
+            unsafe { f(r, b.cast(), c, n) }
         })
         .map_err(|(rc, _)| format!("{}: {}", rc, self.last_error()))
     }
@@ -203,7 +205,7 @@ impl RoundHandle {
         };
         self.read(|r, b, c, n| {
             // SAFETY: a live round and a buffer of `c` bytes (or NULL with 0).
-            unsafe { elicit_round_input_requests(r, flags, b, c, n) }
+            unsafe { elicit_round_input_requests(r, flags, b.cast(), c, n) }
         })
         .map_err(|(rc, _)| format!("{}: {}", rc, self.last_error()))
     }
@@ -220,7 +222,7 @@ impl RoundHandle {
                 let line = self
                     .read(|r, b, c, n| {
                         // SAFETY: a live round, valid out-params, a buffer of `c` bytes.
-                        unsafe { elicit_round_note(r, i, &mut level, &mut param, b, c, n) }
+                        unsafe { elicit_round_note(r, i, &mut level, &mut param, b.cast(), c, n) }
                     })
                     .map_err(|(rc, _)| format!("elicit_round_note: {rc}"))?;
                 Ok((level, line))
@@ -286,7 +288,7 @@ pub fn one_round(
                         Decision::Question(q) => (elicit_round_resolve_question, q),
                     };
                 // SAFETY: a live round and `text.len()` readable bytes.
-                let rc = unsafe { f(round.0, text.as_ptr(), text.len()) };
+                let rc = unsafe { f(round.0, text.as_ptr().cast(), text.len()) };
                 if rc != ELICIT_OK {
                     let message = round.last_error();
                     // A failed round reports its error on the next poll; anything else
