@@ -123,9 +123,20 @@ impl McpHttp {
         let mut config = config;
         // Parked sessions are restored from the manager's own table (sessions.rs).
         config.session_store = Some(sessions.session_store());
-        let service = StreamableHttpService::new(move || Ok(factory()), sessions.clone(), config);
+        let service = Arc::new(StreamableHttpService::new(
+            move || Ok(factory()),
+            sessions.clone(),
+            config,
+        ));
+        // A handler holding the service in an `Arc`: axum clones a route's service for
+        // every request, and rmcp's clones its configuration (the allowed hosts and
+        // origins, a dozen strings) with it.
+        let endpoint = move |request: Request| {
+            let service = service.clone();
+            async move { service.handle(request).await.map(Body::new) }
+        };
         let router = Router::new()
-            .route_service(PATH, service)
+            .route(PATH, axum::routing::any(endpoint))
             .layer(middleware::from_fn_with_state(sessions, mcp_layer));
         McpHttp { router, stop }
     }
