@@ -104,7 +104,7 @@ def __getattr__(name: str) -> Any:
     if name == "Resolve":
         warnings.warn(
             "elicit_mcp.Resolve is the engine's step class, renamed elicit_mcp.ResolveStep "
-            "(the old name goes in 0.5); it is not the MCP SDK's Resolve(fn) marker: for a "
+            "(the old name goes in 0.6); it is not the MCP SDK's Resolve(fn) marker: for a "
             "parameter a resolver fills, write Annotated[T, elicit_mcp.Elicit(resolver=fn)]",
             DeprecationWarning,
             stacklevel=2,
