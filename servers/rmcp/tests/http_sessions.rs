@@ -8,6 +8,8 @@ mod common;
 
 #[cfg(test)]
 mod http {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
     use std::time::Duration;
 
     use crate::common::Http;
@@ -54,6 +56,52 @@ mod http {
             (status, session, reply)
         }
 
+        /// `greet` in `session`, answering its question with `name`: the greeting.
+        fn greet(&self, session: &str, name: &str) -> String {
+            let mut tcp = TcpStream::connect(("127.0.0.1", self.0.port)).unwrap();
+            // A guard against a hang, not a timing check.
+            tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+            let body = GREET;
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+                 Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n\
+                 Content-Length: {}\r\n\r\n{body}",
+                self.0.port,
+                body.len()
+            );
+            tcp.write_all(head.as_bytes()).unwrap();
+            let mut seen = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let asked = loop {
+                let n = tcp.read(&mut chunk).unwrap();
+                assert!(
+                    n > 0,
+                    "the stream ended before the question: {}",
+                    String::from_utf8_lossy(&seen)
+                );
+                seen.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&seen).into_owned();
+                if let Some(at) = text.find(r#""method":"elicitation/create""#) {
+                    break text[..at]
+                        .rsplit(r#""id":"#)
+                        .next()
+                        .unwrap()
+                        .trim_end_matches(',')
+                        .to_owned();
+                }
+            };
+            let answer = format!(
+                r#"{{"jsonrpc":"2.0","id":{asked},"result":{{"action":"accept","content":{{"value":"{name}"}}}}}}"#
+            );
+            assert_eq!(self.post(&answer, Some(session)).0, 202);
+            let mut rest = String::new();
+            tcp.read_to_string(&mut rest).unwrap();
+            let text = String::from_utf8_lossy(&seen).into_owned() + &rest;
+            let at = text.find("Hello, ").expect(&text);
+            text[at..].split('"').next().unwrap().to_owned()
+        }
+
         fn open_session(&self) -> String {
             let (status, id) = self.post(INITIALIZE, None);
             assert_eq!(status, 200);
@@ -80,6 +128,7 @@ mod http {
     const PING: &str = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
     const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
+    const GREET: &str = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"greet","arguments":{}}}"#;
 
     #[test]
     fn idle_sessions_expire_and_past_the_cap_the_least_recently_used_ends() {
@@ -115,6 +164,12 @@ mod http {
         let (status, _, body) = server.exchange("POST", TOOLS_LIST, Some(&parked));
         assert_eq!(status, 200);
         assert!(body.contains("book_flight"), "{body}");
+        // A handshake-era call on it: the question comes on the call's stream, the
+        // answer in a POST of its own, the result on the same stream.
+        for _ in 0..140 {
+            server.open_session();
+        }
+        assert_eq!(server.greet(&parked, "Ann"), "Hello, Ann");
         assert_eq!(server.exchange("DELETE", "", Some(&parked)).0, 202);
         assert_eq!(server.ping(&parked), 404);
     }
