@@ -118,14 +118,26 @@ need_cargo_tool() {
 # `npm ci` wipes node_modules and installs it again (Node 22 among it for the suites): the
 # interop steps sharing a folder (the conformance suite, the SDK clients) install it once a
 # run. A stamp (the lock file it was installed from) says the folder is current.
+# One caller at a time per folder (scripts/test.sh's lanes): npm ci would wipe the folder
+# under a step running from it.
 npm_ci() {
-  local dir=$1 stamp=$1/node_modules/.elicit-installed-from.json
-  if [[ -f "$stamp" ]] && cmp -s "$dir/package-lock.json" "$stamp"; then
-    return 0
-  fi
-  need_cmd npm npm || return 1
-  (cd "$dir" && timeout 600 npm ci --no-audit --no-fund --loglevel=error >&2) &&
-    cp "$dir/package-lock.json" "$stamp"
+  local dir stamp
+  dir=$(cd "$1" && pwd) || return 1
+  stamp=$dir/node_modules/.elicit-installed-from.json
+  (
+    flock 9
+    if [[ -f "$stamp" ]] && cmp -s "$dir/package-lock.json" "$stamp"; then
+      exit 0
+    fi
+    need_cmd npm npm || exit 1
+    (cd "$dir" && timeout 600 npm ci --no-audit --no-fund --loglevel=error >&2) &&
+      cp "$dir/package-lock.json" "$stamp"
+  ) 9>"$(lock_of "$dir")"
+}
+
+# lock_of PATH: the file to flock for PATH, outside the checkout.
+lock_of() {
+  echo "${TMPDIR:-/tmp}/elicit-$(printf '%s' "$1" | md5sum | cut -c1-12).lock"
 }
 
 mcp_extra() {
@@ -149,10 +161,12 @@ PY
 
 # The venv the MCP interop tests run on (the FastMCP 4.1.6 client, the MCP Python SDK client
 # mcp 2.3.0, pytest): $ELICIT_MCP_VENV if set, else .venv-mcp/ at the root; created or
-# repaired on first use. Prints its python.
+# repaired on first use, one caller at a time (scripts/test.sh's lanes). Prints its python.
 mcp_test_venv() {
   local venv="${ELICIT_MCP_VENV:-$ROOT/.venv-mcp}"
   local py="$venv/bin/python"
+  exec 8>"$(lock_of "$venv")"
+  flock 8
   if [[ ! -x "$py" ]] || ! "$py" - <<'PY' 2>/dev/null
 import importlib.metadata as m, sys
 sys.exit(m.version("fastmcp") != "4.1.6" or m.version("mcp") != "2.3.0" or not m.version("pytest"))
@@ -164,5 +178,6 @@ PY
   fi
   # Keep the environment out of git whatever the repository's .gitignore says.
   [[ -e "$venv/.gitignore" ]] || printf '*\n' >"$venv/.gitignore"
+  exec 8>&-
   echo "$py"
 }

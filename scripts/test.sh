@@ -197,9 +197,10 @@ quick_end=$SECONDS
 if [ -z "${QUICK:-}" ]; then
   join_lane installs
   # Beside the interop steps (none uses a debug build): the seal interop, the fuzz targets
-  # (nightly, their own build folder $BUILD_FUZZ, one libFuzzer process at a time), then
-  # the differential test (its oracle runner builds into $BUILD/release, which cargo's lock
-  # shares with the interop steps' builds; freed once both lanes are done).
+  # (nightly, their own build folder $BUILD_FUZZ, one libFuzzer process at a time), the
+  # differential test (its oracle runner builds into $BUILD/release, which cargo's lock
+  # shares with the interop steps' builds; freed once both lanes are done), and the Python
+  # server's interop.
   slow_lane() {
     step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
     # The debug builds (workspace tests, demo, seal_cli) are done with; the other steps
@@ -208,6 +209,11 @@ if [ -z "${QUICK:-}" ]; then
     step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
     tidy "$BUILD_FUZZ"
     step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
+    # Its servers listen on port 0 as every other; the conformance suite's npm folder, the
+    # venvs and the release builds it shares are the installs lane's and lib.sh's (npm_ci,
+    # mcp_test_venv: one installer at a time, none while current).
+    step "Python MCP server on the SDK adapter: conformance suite, FastMCP client (both eras), mixed fleet" \
+      bash scripts/test-python-server.sh
   }
   lane fuzz slow_lane
   step "MCP server and the firmware agent (mps2-an386, microbit, sifive_e) vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
@@ -215,9 +221,6 @@ if [ -z "${QUICK:-}" ]; then
   # (lib.sh: build_rmcp_server, $RMCP_SERVER_BIN; their builds find it fresh).
   step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
     bash scripts/test-mcp-conformance.sh
-  # After the two above: reuses the suite's npm install.
-  step "Python MCP server on the SDK adapter: conformance suite, FastMCP client (both eras), mixed fleet" \
-    bash scripts/test-python-server.sh
   # After the two above: reuses .venv-mcp and Node 22.
   step "MCP Python SDK and TypeScript SDK clients vs the Rust and Python servers (both eras, stdio + HTTP, question order, declared fallback)" \
     bash scripts/test-mcp-clients.sh
