@@ -30,9 +30,12 @@ if [ -z "${ELICIT_TS_SERVER_NO_BUILD:-}" ] || [ ! -f js/dist/index.js ]; then
     fi
 fi
 # servers/ts resolves elicit-mcp, the SDK and zod through links into js/ (one copy of each).
+# Made only when missing or wrong: every server start runs this, also while other servers
+# (scripts/test.sh's lanes) start from the same links.
 mods=servers/ts/node_modules
 mkdir -p "$mods/@modelcontextprotocol"
-ln -sfn ../../../js "$mods/elicit-mcp"
-ln -sfn ../../../../js/node_modules/@modelcontextprotocol/server "$mods/@modelcontextprotocol/server"
-ln -sfn ../../../js/node_modules/zod "$mods/zod"
+link() { [ "$(readlink "$2")" = "$1" ] || ln -sfn "$1" "$2"; }
+link ../../../js "$mods/elicit-mcp"
+link ../../../../js/node_modules/@modelcontextprotocol/server "$mods/@modelcontextprotocol/server"
+link ../../../js/node_modules/zod "$mods/zod"
 exec node "$ROOT/servers/ts/booking_server.mjs" "$@"
