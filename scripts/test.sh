@@ -196,16 +196,12 @@ join_lane firmware
 quick_end=$SECONDS
 if [ -z "${QUICK:-}" ]; then
   join_lane installs
-  # Beside the interop steps (none uses a debug build): the seal interop, the fuzz targets
-  # (nightly, their own build folder $BUILD_FUZZ, one libFuzzer process at a time), the
-  # differential test (its oracle runner builds into $BUILD/release, which cargo's lock
-  # shares with the interop steps' builds; freed once both lanes are done), and the Python
-  # server's interop.
+  # Beside the interop steps: the fuzz targets first (nightly, their own build folder
+  # $BUILD_FUZZ, so their build waits on no lock of the other lane's cargo; one libFuzzer
+  # process at a time), the differential test (its oracle runner builds into $BUILD/release,
+  # which cargo's lock shares with the interop steps' builds; freed once both lanes are
+  # done), and the Python server's interop.
   slow_lane() {
-    step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
-    # The debug builds (workspace tests, demo, seal_cli) are done with; the other steps
-    # build into $BUILD/release (lib.sh), $BUILD_AGENT and $BUILD_FUZZ.
-    tidy "$BUILD/debug"
     step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
     tidy "$BUILD_FUZZ"
     step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
@@ -216,6 +212,10 @@ if [ -z "${QUICK:-}" ]; then
       bash scripts/test-python-server.sh
   }
   lane fuzz slow_lane
+  step "seal interop with the MCP Python SDK" bash scripts/test-seal-interop.sh
+  # The debug builds (workspace tests, demo, seal_cli) are done with; the other steps
+  # build into $BUILD/release (lib.sh), $BUILD_AGENT and $BUILD_FUZZ.
+  tidy "$BUILD/debug"
   step "MCP server and the firmware agent (mps2-an386, microbit, sifive_e) vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
   # From here on every step runs the release elicit-rmcp-server that test-mcp.sh built
   # (lib.sh: build_rmcp_server, $RMCP_SERVER_BIN; their builds find it fresh).
