@@ -3,7 +3,7 @@
 # server in C (servers/c/booking_server.c, on elicit's call level and cJSON), with the
 # Rust server's flags, so every harness drives it:
 #
-#   scripts/dev-c-server.sh --stdio [--state-keys-file PATH] [--state-ttl SECS]
+#   scripts/dev-c-server.sh --stdio [--state-keys-file PATH] [--state-ttl SECS] [--fallback arguments]
 #
 # ELICIT_STATE_KEYS (or --state-keys-file): comma-separated hex keys, the first seals;
 # without a ring, one ephemeral key. Builds elicit-ffi (release) and the server

@@ -10,7 +10,9 @@
 #     transport's checks of lines no client should send (tests/interop/mcp/test_bad_input.py
 #     -k stdio: unreadable lines, bad ids and versions, stray responses, a 16 MiB line);
 #  3. the MCP Python SDK and TypeScript SDK clients (scripts/test-mcp-clients.sh with
-#     ELICIT_INTEROP_SERVER=scripts/dev-c-server.sh, stdio only);
+#     ELICIT_INTEROP_SERVER=scripts/dev-c-server.sh, stdio only), with the declared
+#     fallback from a client that declares no elicitation (python/test_fallback.py against
+#     `--stdio --fallback arguments`; its HTTP cases deselected);
 #  4. the server built with -fsanitize=address,undefined, then run under valgrind
 #     memcheck, each through the FastMCP checks of book_flight, greet, order and the
 #     prompt and resource (both eras); any sanitizer report, valgrind error or definite
@@ -52,9 +54,9 @@ verdict "rounds shared with elicit-rmcp-server" timeout 300 "$py" -m pytest \
     tests/interop/mcp/test_c_server.py -p no:cacheprovider -q -rfE "$@"
 verdict "bad lines over stdio" env ELICIT_RMCP_SERVER_BIN="$ROOT/scripts/dev-c-server.sh" \
     timeout 300 "$py" -m pytest tests/interop/mcp/test_bad_input.py -k stdio -p no:cacheprovider -q -rfE "$@"
-# The C server takes no --fallback: the declared fallback's client tests are deselected.
+# --fallback arguments: python/test_fallback.py's stdio cases (the server has no HTTP).
 verdict "MCP Python SDK and TypeScript SDK clients, stdio" env ELICIT_INTEROP_SERVER="$ROOT/scripts/dev-c-server.sh" \
-    ELICIT_INTEROP_STDIO_ONLY=1 ELICIT_INTEROP_FALLBACK=0 bash scripts/test-mcp-clients.sh "$@"
+    ELICIT_INTEROP_STDIO_ONLY=1 bash scripts/test-mcp-clients.sh "$@"
 
 # 4. Sanitizers and valgrind, each through the same subset of the FastMCP checks.
 subset="stdio and (book_flight_accepts or greet or order_asks or refused_seat or prompt or resource)"

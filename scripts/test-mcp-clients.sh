@@ -14,8 +14,8 @@
 # elicitation/create), over stdio (a server process per client) and streamable HTTP (one
 # server this script starts on 127.0.0.1, port 0); and the declared fallback
 # (docs/fallback.md) from the MCP Python SDK client declaring no elicitation, against the
-# server started with --fallback arguments (python/test_fallback.py starts those processes;
-# ELICIT_INTEROP_FALLBACK=0 deselects it for a server without the flag). Against, in turn:
+# server started with --fallback arguments (python/test_fallback.py starts those processes).
+# Against, in turn:
 #
 #   rust    elicit-rmcp-server (servers/rmcp; release build in $BUILD: lib.sh's
 #           build_rmcp_server, shared with scripts/test-mcp.sh)

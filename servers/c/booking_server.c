@@ -4,6 +4,11 @@
  * level (include/elicit.h). JSON with cJSON (Debian's libcjson-dev).
  *
  *   booking_server --stdio --fixture DIR [--state-keys-file PATH] [--state-ttl SECS]
+ *                  [--fallback arguments]
+ *
+ * --fallback arguments: the booking tools declare `"fallback": "arguments"`
+ * (docs/fallback.md): a client that cannot be asked is listed the questions as optional
+ * arguments and told, in a tool result, what to ask the user.
  *
  * Keys: ELICIT_STATE_KEYS (or the file): comma-separated hex keys, the first seals;
  * without any, one random key for this process. scripts/dev-c-server.sh builds and runs
@@ -33,6 +38,7 @@ static elicit_server *server; /* the declarations and keys */
 static char *negotiated;      /* the protocolVersion of initialize */
 static char *init_caps;       /* the client's capabilities from initialize */
 static long next_id;          /* ids of the requests this server sends */
+static elicit_plan *plans[8]; /* the declarations, tools first (in the fixture's order) */
 
 /* ------------------------------------------------------------------------ framing */
 
@@ -168,8 +174,22 @@ static bool is_modern(const cJSON *params) {
     return v != NULL && strcmp(v, "2026-07-28") >= 0;
 }
 
-static cJSON *listing(const char *kind, bool modern) {
+/* The capabilities the client declared, as JSON: on 2026-07-28 the request's own (_meta),
+   else those of initialize; none at all: "{}". The caller frees it. */
+static char *client_caps(const cJSON *params, bool modern) {
+    const cJSON *own = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "_meta"),
+                                                        "io.modelcontextprotocol/clientCapabilities");
+    if (modern && cJSON_IsObject(own)) return cJSON_PrintUnformatted(own);
+    return strdup(init_caps ? init_caps : "{}");
+}
+
+static cJSON *listed_schema(const elicit_plan *plan, const char *schema, const char *caps);
+
+/* A listing; NULL when a tool's schema could not be written (out of memory). */
+static cJSON *listing(const char *kind, const cJSON *params, bool modern) {
     cJSON *result = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(result, kind), *e;
+    char *caps = client_caps(params, modern);
+    size_t tool = 0;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(fixture, kind)) {
         cJSON *item = cJSON_CreateObject();
         cJSON_AddStringToObject(item, "name", str(e, "name"));
@@ -184,11 +204,24 @@ static cJSON *listing(const char *kind, bool modern) {
             cJSON_AddItemToObject(schema, "properties", cJSON_Duplicate(args, 1));
             required = cJSON_AddArrayToObject(schema, "required");
             cJSON_ArrayForEach(arg, args) cJSON_AddItemToArray(required, cJSON_CreateString(arg->string));
+            {
+                char *text = cJSON_PrintUnformatted(schema);
+                cJSON *listed = text && caps ? listed_schema(plans[tool++], text, caps) : NULL;
+                free(text);
+                if (listed == NULL || !cJSON_ReplaceItemInObjectCaseSensitive(item, "inputSchema", listed)) {
+                    cJSON_Delete(listed);
+                    cJSON_Delete(item);
+                    cJSON_Delete(result);
+                    free(caps);
+                    return NULL;
+                }
+            }
             cJSON_AddItemToObject(item, "outputSchema",
                                   cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fixture, "output_schema"), 1));
         }
         cJSON_AddItemToArray(items, item);
     }
+    free(caps);
     if (modern) {
         cJSON_AddStringToObject(result, "resultType", "complete");
         cJSON_AddNumberToObject(result, "ttlMs", 0);
@@ -260,6 +293,15 @@ static cJSON *read_json(elicit_call *call, reader_fn reader) { /* an output of t
     if (json == NULL) json = cJSON_CreateString(text);
     free(text);
     return json;
+}
+
+/* tools/list: the tool's inputSchema for a client with `caps` (docs/fallback.md); NULL: over 64 KiB. */
+static cJSON *listed_schema(const elicit_plan *plan, const char *schema, const char *caps) {
+    static char text[64 * 1024];
+    size_t n = 0;
+    bool scope_private; /* not read: this server lists with cacheScope "private" on 2026-07-28 */
+    if (elicit_plan_input_schema(plan, schema, strlen(schema), caps, strlen(caps), &scope_private, text, sizeof text, &n) != ELICIT_OK) return NULL;
+    return cJSON_ParseWithLength(text, n);
 }
 
 /* A resolver: the fixture's known answer for its input, else its question. */
@@ -391,8 +433,10 @@ static void handle(const cJSON *msg) {
         send_result(id, cJSON_CreateObject());
     } else if (strncmp(method, "tools/list", 11) == 0 || strcmp(method, "prompts/list") == 0 ||
                strcmp(method, "resources/list") == 0) {
+        cJSON *result;
         snprintf(buf, sizeof buf, "%.*s", (int)(strchr(method, '/') - method), method);
-        send_result(id, listing(buf, modern));
+        if ((result = listing(buf, params, modern)) != NULL) send_result(id, result);
+        else send_error(id, -32603, "Internal error");
     } else if (strcmp(method, "tools/call") == 0) {
         const cJSON *entry = entry_of("tools", "name", str(params, "name"));
         const char *missing = entry ? missing_argument(entry, params, buf, sizeof buf) : NULL;
@@ -461,8 +505,8 @@ int main(int argc, char **argv) {
     const char *dir = NULL, *keys_file = NULL;
     double ttl = 0;
     bool stdio = false;
+    bool fallback = false;
     elicit_server_entry entries[8];
-    elicit_plan *plans[8];
     size_t count = 0, i;
     const char *kinds[3] = {"tools", "prompts", "resources"};
     uint32_t methods[3] = {ELICIT_METHOD_TOOLS_CALL, ELICIT_METHOD_PROMPTS_GET, ELICIT_METHOD_RESOURCES_READ};
@@ -472,9 +516,13 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--fixture") == 0 && i + 1 < (size_t)argc) dir = argv[++i];
         else if (strcmp(argv[i], "--state-keys-file") == 0 && i + 1 < (size_t)argc) keys_file = argv[++i];
         else if (strcmp(argv[i], "--state-ttl") == 0 && i + 1 < (size_t)argc) ttl = atof(argv[++i]);
-        else die("usage: booking_server --stdio --fixture DIR [--state-keys-file PATH] [--state-ttl SECS]", argv[i]);
+        else if (strcmp(argv[i], "--fallback") == 0 && i + 1 < (size_t)argc) {
+            if (strcmp(argv[++i], "arguments") != 0)
+                die("--fallback: not a fallback; the one there is: --fallback arguments", argv[i]);
+            fallback = true;
+        } else die("usage: booking_server --stdio --fixture DIR [--state-keys-file PATH] [--state-ttl SECS] [--fallback arguments]", argv[i]);
     }
-    if (!stdio || dir == NULL) die("usage: booking_server --stdio --fixture DIR [--state-keys-file PATH] [--state-ttl SECS]", NULL);
+    if (!stdio || dir == NULL) die("usage: booking_server --stdio --fixture DIR [--state-keys-file PATH] [--state-ttl SECS] [--fallback arguments]", NULL);
     if (elicit_abi_version() != ELICIT_ABI_VERSION) die("libelicit is not the version of elicit.h", NULL);
     {
         char *text = read_file(dir, "booking.json");
@@ -490,6 +538,14 @@ int main(int argc, char **argv) {
             if (count == 8) die("too many entries", NULL);
             snprintf(name, sizeof name, "decl/%s.json", str(e, "name"));
             decl = read_file(dir, name);
+            if (fallback && i == 0) { /* a tool: it declares the fallback */
+                cJSON *json = cJSON_Parse(decl);
+                free(decl);
+                if (json == NULL || cJSON_AddStringToObject(json, "fallback", "arguments") == NULL ||
+                    (decl = cJSON_PrintUnformatted(json)) == NULL)
+                    die(name, "cannot add the fallback");
+                cJSON_Delete(json);
+            }
             if (elicit_plan_new(decl, strlen(decl), &plans[count], err, sizeof err, &err_len) != ELICIT_OK)
                 die(name, "declaration refused");
             free(decl);
@@ -507,7 +563,6 @@ int main(int argc, char **argv) {
         size_t err_len = 0;
         if (elicit_server_new(&config, &server, err, sizeof err, &err_len) != ELICIT_OK) die("elicit_server_new", NULL);
         elicit_key_ring_free(ring);
-        for (i = 0; i < count; i++) elicit_plan_free(plans[i]);
     }
     while ((line = read_line()) != NULL) {
         size_t len = strlen(line);
@@ -530,6 +585,7 @@ int main(int argc, char **argv) {
         cJSON_Delete(msg);
     }
     elicit_server_free(server);
+    for (i = 0; i < count; i++) elicit_plan_free(plans[i]);
     cJSON_Delete(fixture);
     free(negotiated);
     free(init_caps);

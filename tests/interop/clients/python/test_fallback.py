@@ -2,7 +2,7 @@
 2.3.0) declaring no elicitation, against a booking server started with `--fallback
 arguments`, both eras (`mode="auto"`: 2026-07-28; `mode="legacy"`: 2025-11-25), over
 stdio and streamable HTTP. One driver for every server scripts/test-mcp-clients.sh runs
-(elicit-rmcp-server, the Python and the TypeScript example servers).
+(elicit-rmcp-server, the Python, TypeScript and C example servers).
 
 - the listing shows destination, date, airport, proceed and seat as optional arguments
   (`cacheScope: "private"` on 2026-07-28);
@@ -16,8 +16,8 @@ stdio and streamable HTTP. One driver for every server scripts/test-mcp-clients.
 
 The flagged processes are started here (`CMD --stdio --fallback arguments`, and one
 `CMD --http 127.0.0.1:0 --fallback arguments` for the module); the runner's own HTTP
-server is the one without the flag. ELICIT_INTEROP_FALLBACK=0 deselects the module for a
-server that does not take the flag (the C server).
+server is the one without the flag. Against a stdio-only server (the C server,
+ELICIT_INTEROP_STDIO_ONLY=1) the runner deselects the HTTP cases with `-k stdio`.
 """
 
 from __future__ import annotations
@@ -34,11 +34,6 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from conftest import User
-
-pytestmark = pytest.mark.skipif(
-    os.environ.get("ELICIT_INTEROP_FALLBACK") == "0",
-    reason="ELICIT_INTEROP_FALLBACK=0: this server does not take --fallback arguments",
-)
 
 FLAG = ["--fallback", "arguments"]
 ERAS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
@@ -185,10 +180,11 @@ def test_without_the_flag_the_same_client_gets_32021(client, transport, mode):
     assert error.data["requiredCapabilities"] == {"elicitation": {"form": {}}}
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("mode", list(ERAS))
-def test_a_form_client_sees_no_change(client, mode):
+def test_a_form_client_sees_no_change(client, transport, mode):
     async def listing(flagged: bool):
-        async with client("http", mode, flagged, user=User(ANSWERS)) as c:
+        async with client(transport, mode, flagged, user=User(ANSWERS)) as c:
             return (await c.list_tools()).tools
 
     flagged, plain = run(listing(True)), run(listing(False))
