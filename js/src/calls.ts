@@ -12,7 +12,7 @@
 import { type Abi, OK, abi, finalizer, liveHandle, utf8 } from "./abi.js";
 import type { ElicitError } from "./errors.js";
 import { type Json, jsonInput, type Plan } from "./engine.js";
-import { DEFAULT_TTL_SECS, type KeyRing, SEAL_RANDOM_LEN } from "./seal.js";
+import { DEFAULT_TTL_SECS, type KeyRing, randomBytes } from "./seal.js";
 
 /** The methods a plan can serve. */
 export type Method = "tools/call" | "prompts/get" | "resources/read";
@@ -107,11 +107,7 @@ export class Server {
     const a = this.#abi;
     a.live("server");
     const h = liveHandle(this.#handle, "server");
-    let random = request.random;
-    if (!random) {
-      random = new Uint8Array(SEAL_RANDOM_LEN);
-      globalThis.crypto.getRandomValues(random);
-    }
+    const random = request.random ?? randomBytes();
     const made = a.callNew(h, {
       id: jsonInput(request.id, "id"),
       method: utf8(request.method),

@@ -78,6 +78,12 @@ interface Entry {
   /** The tool or prompt name, or the resource's URI. */
   target: string;
   listing: ToolListing | PromptListing | ResourceListing;
+  /** The model arguments as one zod object (built once: zod compiles an object's parser on its first use). */
+  args: z.ZodObject;
+  /** The model arguments that must be given (their type refuses `undefined`), in declaration order. */
+  required: string[];
+  /** The config McpServer's `registerTool` / `registerPrompt` / `registerResource` takes, built once. */
+  config: Record<string, unknown>;
 }
 
 /** The parts of McpServer's low-level `Server` the adapter uses (public API, plus the handler lookup). */
@@ -92,6 +98,51 @@ interface LowLevel {
 
 const INTERNAL = -32603;
 const CAPS_META = "io.modelcontextprotocol/clientCapabilities";
+
+/**
+ * What an entry registers on every McpServer, built once at declaration: a server on the
+ * SDK's `createMcpHandler` makes an McpServer per HTTP request, and McpServer does its
+ * work on what it is given each time (it wraps a zod shape in `z.object`, and converts a
+ * tool's schema to JSON Schema for each request it checks `Mcp-Param-*` headers on).
+ * A tool's `inputSchema` is its zod object with the declaration's JSON Schema as its
+ * `~standard.jsonSchema` (the schema the adapter lists; the SDK takes a Standard JSON
+ * Schema's own conversion, and no longer converts the zod object per request).
+ */
+function registration(e: Pick<Entry, "declared" | "method" | "listing">): Pick<Entry, "args" | "required" | "config"> {
+  const shape = e.declared.argumentsShape;
+  const args = z.object(shape);
+  const required = Object.entries(shape)
+    .filter(([, type]) => !type.safeParse(undefined).success)
+    .map(([name]) => name);
+  let config: Record<string, unknown>;
+  if (e.method === "tools/call") {
+    const l = e.listing as ToolListing;
+    const listed = e.declared.inputSchema;
+    const standard = args["~standard"];
+    config = {
+      ...(l.title !== undefined && { title: l.title }),
+      ...(l.description !== undefined && { description: l.description }),
+      ...(l._meta !== undefined && { _meta: l._meta }),
+      ...(l.annotations !== undefined && { annotations: l.annotations }),
+      inputSchema: { "~standard": { ...standard, jsonSchema: { input: () => listed, output: () => listed } } },
+    };
+  } else if (e.method === "prompts/get") {
+    const l = e.listing as PromptListing;
+    config = {
+      ...(l.title !== undefined && { title: l.title }),
+      ...(l.description !== undefined && { description: l.description }),
+      ...(Object.keys(shape).length > 0 && { argsSchema: args }),
+    };
+  } else {
+    const l = e.listing as ResourceListing;
+    config = {
+      ...(l.title !== undefined && { title: l.title }),
+      ...(l.description !== undefined && { description: l.description }),
+      ...(l.mimeType !== undefined && { mimeType: l.mimeType }),
+    };
+  }
+  return { args, required, config };
+}
 
 /**
  * Declared tools, prompts and resources with one engine {@link Server} (the plans, the
@@ -117,7 +168,8 @@ export class Elicitation {
     this.#keys = options.keys;
   }
 
-  #add(entry: Entry): this {
+  #add(given: Pick<Entry, "declared" | "method" | "target" | "listing">): this {
+    const entry = Object.assign(given, registration(given));
     if (this.#server) {
       throw new TypeError(`Elicitation: declare "${entry.target}" before the first attach(); the engine is built from every declaration at once`);
     }
@@ -186,42 +238,12 @@ export class Elicitation {
     };
     for (const e of this.#entries) {
       if (e.method === "tools/call") {
-        const l = e.listing as ToolListing;
-        mcp.registerTool(
-          e.target,
-          {
-            ...(l.title !== undefined && { title: l.title }),
-            ...(l.description !== undefined && { description: l.description }),
-            ...(l._meta !== undefined && { _meta: l._meta }),
-            ...(l.annotations !== undefined && { annotations: l.annotations }),
-            inputSchema: e.declared.argumentsShape,
-          } as never,
-          unreachable(`tool ${e.target}`) as never,
-        );
+        mcp.registerTool(e.target, e.config as never, unreachable(`tool ${e.target}`) as never);
       } else if (e.method === "prompts/get") {
-        const l = e.listing as PromptListing;
-        const shape = e.declared.argumentsShape;
-        mcp.registerPrompt(
-          e.target,
-          {
-            ...(l.title !== undefined && { title: l.title }),
-            ...(l.description !== undefined && { description: l.description }),
-            ...(Object.keys(shape).length > 0 && { argsSchema: shape }),
-          } as never,
-          unreachable(`prompt ${e.target}`) as never,
-        );
+        mcp.registerPrompt(e.target, e.config as never, unreachable(`prompt ${e.target}`) as never);
       } else {
         const l = e.listing as ResourceListing;
-        mcp.registerResource(
-          l.name ?? e.declared.name,
-          e.target,
-          {
-            ...(l.title !== undefined && { title: l.title }),
-            ...(l.description !== undefined && { description: l.description }),
-            ...(l.mimeType !== undefined && { mimeType: l.mimeType }),
-          } as never,
-          unreachable(`resource ${e.target}`) as never,
-        );
+        mcp.registerResource(l.name ?? e.declared.name, e.target, e.config as never, unreachable(`resource ${e.target}`) as never);
       }
     }
     const low = mcp.server as unknown as LowLevel;
@@ -280,14 +302,11 @@ export class Elicitation {
    */
   #argumentsRefused(entry: Entry, args: unknown): string | undefined {
     const kind = entry.method === "tools/call" ? "tool" : entry.method === "prompts/get" ? "prompt" : "resource";
-    const shape = entry.declared.argumentsShape;
     const given = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-    for (const [name, type] of Object.entries(shape)) {
-      if (given[name] === undefined && !type.safeParse(undefined).success) {
-        return `Missing required argument '${name}' for ${kind} '${entry.target}'`;
-      }
+    for (const name of entry.required) {
+      if (given[name] === undefined) return `Missing required argument '${name}' for ${kind} '${entry.target}'`;
     }
-    const parsed = z.object(shape).safeParse(given);
+    const parsed = entry.args.safeParse(given);
     if (parsed.success) return undefined;
     const issue = parsed.error.issues[0];
     return `Invalid argument '${issue?.path.join(".") ?? "?"}' for ${kind} '${entry.target}': ${issue?.message ?? "invalid"}`;

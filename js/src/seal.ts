@@ -149,10 +149,21 @@ export interface SealOptions {
   now?: number;
 }
 
-function randomBytes(): Uint8Array {
-  const bytes = new Uint8Array(SEAL_RANDOM_LEN);
-  globalThis.crypto.getRandomValues(bytes);
-  return bytes;
+/** Random bytes drawn from `crypto.getRandomValues` a block at a time (one call per 204 seals, not one per seal). */
+const POOL = new Uint8Array(SEAL_RANDOM_LEN * 204);
+let pooled = 0;
+
+/**
+ * @internal {@link SEAL_RANDOM_LEN} fresh random bytes for one seal: a copy of the next
+ * unused part of a pool filled by `crypto.getRandomValues` (each byte handed out once).
+ */
+export function randomBytes(): Uint8Array {
+  if (pooled < SEAL_RANDOM_LEN) {
+    globalThis.crypto.getRandomValues(POOL);
+    pooled = POOL.length;
+  }
+  pooled -= SEAL_RANDOM_LEN;
+  return POOL.slice(pooled, pooled + SEAL_RANDOM_LEN);
 }
 
 function paramsInput(params: Json): Uint8Array {
