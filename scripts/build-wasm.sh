@@ -5,7 +5,7 @@
 #
 # Steps (PERF.md, "WebAssembly module size", has the figures of each):
 #  1. cargo rustc -p elicit-ffi for wasm32-unknown-unknown, profile `wasm` (Cargo.toml:
-#     opt-level z, fat LTO, one codegen unit, panic abort), with elicit-core's
+#     opt-level s, fat LTO, one codegen unit, panic abort), with elicit-core's
 #     small-float (table-free float parsing and printing: the same bytes, smaller code).
 #     The build imports nothing: elicit_os_time and elicit_os_random are left out for
 #     this target (JavaScript passes Date.now() and crypto.getRandomValues bytes), and
