@@ -15,8 +15,9 @@
 #     `--stdio --fallback arguments`; its HTTP cases deselected);
 #  4. the server built with -fsanitize=address,undefined, then run under valgrind
 #     memcheck, each through the FastMCP checks of book_flight, greet, order and the
-#     prompt and resource (both eras); any sanitizer report, valgrind error or definite
-#     leak fails.
+#     prompt and resource (both eras) and the declared fallback's stdio checks
+#     (python/test_fallback.py); any sanitizer report, valgrind error or definite leak
+#     fails.
 #
 # Builds elicit-ffi (release), the server (target/c-server), and elicit-rmcp-server
 # (release, lib.sh's build_rmcp_server into $BUILD, shared with scripts/test-mcp.sh); installs
@@ -60,16 +61,24 @@ verdict "MCP Python SDK and TypeScript SDK clients, stdio" env ELICIT_INTEROP_SE
 
 # 4. Sanitizers and valgrind, each through the same subset of the FastMCP checks.
 subset="stdio and (book_flight_accepts or greet or order_asks or refused_seat or prompt or resource)"
+# client_checks BIN: that subset, then the declared fallback's checks, against BIN.
+client_checks() {
+    ELICIT_C_SERVER_BIN=$1 timeout 600 "$py" -m pytest "${suites[@]}" -k "$subset" -p no:cacheprovider -q -rfE \
+        "${extra[@]}" &&
+        ELICIT_C_SERVER_BIN=$1 ELICIT_INTEROP_CMD="[\"$ROOT/scripts/dev-c-server.sh\"]" \
+            ELICIT_INTEROP_URL="http://127.0.0.1:9/mcp" timeout 300 "$py" -m pytest \
+            tests/interop/clients/python/test_fallback.py -k stdio -p no:cacheprovider -q -rfE "${extra[@]}"
+}
+extra=("$@")
 SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 CC=${CC:-cc}
 "$CC" -std=c99 -Wall -Wextra -Werror -g "${SAN[@]}" -I"$ROOT/include" servers/c/booking_server.c \
     "$BUILD/release/libelicit_ffi.a" -lcjson -lgcc_s -lutil -lrt \
     -lpthread -lm -ldl -lc -o "$out/booking_server.asan"
 rm -f "$out"/asan.* "$out"/valgrind.*
-verdict "ASan+UBSan" env ELICIT_C_SERVER_BIN="$out/booking_server.asan" \
-    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$out/asan" \
-    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$out/asan" \
-    timeout 600 "$py" -m pytest "${suites[@]}" -k "$subset" -p no:cacheprovider -q -rfE "$@"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$out/asan" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$out/asan"
+verdict "ASan+UBSan" client_checks "$out/booking_server.asan"
 if compgen -G "$out/asan.*" >/dev/null; then
     cat "$out"/asan.* >&2
     status=1
@@ -82,8 +91,7 @@ exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirec
     --error-exitcode=99 --log-file="$out/valgrind.%p.log" "$out/booking_server" "\$@"
 SH
 chmod +x "$out/valgrind-server.sh"
-verdict "valgrind" env ELICIT_C_SERVER_BIN="$out/valgrind-server.sh" \
-    timeout 900 "$py" -m pytest "${suites[@]}" -k "$subset" -p no:cacheprovider -q -rfE "$@"
+verdict "valgrind" client_checks "$out/valgrind-server.sh"
 # --quiet: a log holds only what valgrind found.
 runs=$(ls "$out"/valgrind.*.log 2>/dev/null | wc -l)
 if [ "$runs" -eq 0 ] || grep -l . "$out"/valgrind.*.log >/dev/null 2>&1; then
