@@ -12,6 +12,9 @@
 #   - python/pyproject.toml's version, elicit_mcp.__version__ and
 #     elicit_mcp.constants.ABI_VERSION_*;
 #   - js/package.json's version (the npm package elicit-mcp);
+#   - every committed Cargo.lock (the workspace's and the separate workspaces': firmware,
+#     agent, staticlib, fuzz): the version it records for each crate of this checkout
+#     (no `source` line), so a bump cannot leave a lock that the next build rewrites;
 #   - the newest release heading in CHANGELOG.md.
 # Reads files only (no build). Exits non-zero on any disagreement, naming each.
 set -euo pipefail
@@ -66,6 +69,13 @@ found.append(("python/elicit_mcp/constants.py: ABI_VERSION_MAJOR.MINOR.PATCH",
               f"{py_abi['MAJOR']}.{py_abi['MINOR']}.{py_abi['PATCH']}"))
 
 found.append(("js/package.json: version", json.loads(Path("js/package.json").read_text(encoding="utf-8"))["version"]))
+
+import subprocess
+for lock in subprocess.run(["git", "ls-files", "*Cargo.lock"], capture_output=True, text=True,
+                          check=True).stdout.split():
+    for pkg in toml(lock).get("package", []):
+        if "source" not in pkg and pkg["name"] in members:
+            found.append((f"{lock}: {pkg['name']}", pkg["version"]))
 
 m = re.search(r"^## (\d+\.\d+\.\d+)\b", Path("CHANGELOG.md").read_text(encoding="utf-8"), re.M)
 found.append(("CHANGELOG.md: newest release heading", m.group(1) if m else "missing"))
