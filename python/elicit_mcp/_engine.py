@@ -319,21 +319,14 @@ class Plan:
             None if input_responses is None else json_input(input_responses, "input_responses")
         )
         caps = None if capabilities is None else json_input(capabilities, "capabilities")
-        size = _workspace(workspace_size)
-        out = _ffi.RoundPtr()
-        h = self._acquire()
-        try:
-            texts = _ffi.texts(
-                _ffi.ElicitRoundInput,
-                arguments=args,
-                request_state=state,
-                input_responses=replies,
-                client_capabilities=caps,
-            )
-            call_reporting(self._lib.elicit_round_new_modern, h, byref(texts), size, byref(out))
-        finally:
-            self._release()
-        return Round(self._lib, out, self._names, self._kinds, "modern")
+        return self._start(
+            "modern",
+            workspace_size,
+            arguments=args,
+            request_state=state,
+            input_responses=replies,
+            client_capabilities=caps,
+        )
 
     def handshake(
         self,
@@ -349,15 +342,19 @@ class Plan:
         """
         args = b"{}" if arguments is None else json_input(arguments, "arguments")
         caps = None if capabilities is None else json_input(capabilities, "capabilities")
+        return self._start("handshake", workspace_size, arguments=args, client_capabilities=caps)
+
+    def _start(self, era: str, workspace_size: int, **texts: Optional[bytes]) -> "Round":
+        """``elicit_round_new_<era>`` over the round's input texts (an ``ElicitRoundInput``)."""
         size = _workspace(workspace_size)
         out = _ffi.RoundPtr()
         h = self._acquire()
         try:
-            texts = _ffi.texts(_ffi.ElicitRoundInput, arguments=args, client_capabilities=caps)
-            call_reporting(self._lib.elicit_round_new_handshake, h, byref(texts), size, byref(out))
+            new = getattr(self._lib, f"elicit_round_new_{era}")
+            call_reporting(new, h, byref(_ffi.texts(_ffi.ElicitRoundInput, **texts)), size, byref(out))
         finally:
             self._release()
-        return Round(self._lib, out, self._names, self._kinds, "handshake")
+        return Round(self._lib, out, self._names, self._kinds, era)
 
 
 def _workspace(size: int) -> int:
