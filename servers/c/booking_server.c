@@ -243,17 +243,21 @@ static const char *missing_argument(const cJSON *entry, const cJSON *params, cha
     return NULL;
 }
 
-/* A successful tools/call result as FastMCP writes a string result (the listing's
-   outputSchema): the text again as structuredContent, and its _meta. */
-static void fastmcp_wrap(cJSON *reply) {
+/* Sends the call's reply. A successful tools/call result goes out as FastMCP writes a
+   string result (the listing's outputSchema): the text again as structuredContent, and
+   its _meta. */
+static void send_reply(const char *method, cJSON *reply) {
     cJSON *result = cJSON_GetObjectItemCaseSensitive(reply, "result");
     const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(result, "content"), 0), "text"));
-    if (text == NULL || !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(result, "isError"))) return;
-    cJSON_AddItemToObject(cJSON_AddObjectToObject(result, "structuredContent"), "result",
-                          cJSON_CreateString(text));
-    cJSON_AddItemToObject(cJSON_AddObjectToObject(result, "_meta"), "fastmcp",
-                          cJSON_Parse("{\"wrap_result\":true}"));
+    if (strcmp(method, "tools/call") == 0 && text != NULL &&
+        cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(result, "isError"))) {
+        cJSON_AddItemToObject(cJSON_AddObjectToObject(result, "structuredContent"), "result",
+                              cJSON_CreateString(text));
+        cJSON_AddItemToObject(cJSON_AddObjectToObject(result, "_meta"), "fastmcp",
+                              cJSON_Parse("{\"wrap_result\":true}"));
+    }
+    send_json(reply);
 }
 
 /* ------------------------------------------------------------- fixture texts */
@@ -327,10 +331,8 @@ static void resolve(elicit_call *call) {
 static void body(elicit_call *call, const cJSON *entry) {
     cJSON *values = read_json(call, elicit_call_values);
     char text[1024];
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(values, "proceed")))
-        snprintf(text, sizeof text, "%s", str(cJSON_GetObjectItemCaseSensitive(fixture, "texts"), "CANCELLED"));
-    else
-        fill(text, sizeof text, str(entry, "result"), values);
+    bool cancelled = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(values, "proceed"));
+    fill(text, sizeof text, cancelled ? str(cJSON_GetObjectItemCaseSensitive(fixture, "texts"), "CANCELLED") : str(entry, "result"), values);
     elicit_call_finish(call, text, strlen(text), false);
     cJSON_Delete(values);
 }
@@ -372,11 +374,7 @@ static void serve_call(const cJSON *id, const char *method, const cJSON *params,
         else if ((response = ask_client(call)) != NULL) elicit_call_answer(call, response, strlen(response));
         else break;
     }
-    if (step == ELICIT_STEP_REPLY) {
-        cJSON *reply = read_json(call, elicit_call_reply);
-        if (strcmp(method, "tools/call") == 0) fastmcp_wrap(reply);
-        send_json(reply);
-    }
+    if (step == ELICIT_STEP_REPLY) send_reply(method, read_json(call, elicit_call_reply));
     elicit_call_free(call);
     free(id_text);
     free(params_text);
