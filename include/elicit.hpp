@@ -130,6 +130,19 @@ inline std::string describe(elicit_result code, std::string_view detail) {
     return text;
 }
 
+/* A text output through the ABI's one reader signature: the length, then the bytes;
+   `check` throws for a code other than ELICIT_OK. */
+template <class Handle, class Reader, class Check>
+std::string read_text(Handle *handle, Reader reader, Check check) {
+    std::size_t needed = 0;
+    check(reader(handle, nullptr, 0, &needed));
+    std::string s(needed, '\0');
+    std::size_t len = 0;
+    check(reader(handle, &s[0], s.size(), &len));
+    s.resize(len);
+    return s;
+}
+
 struct PlanDeleter {
     void operator()(elicit_plan *p) const noexcept { elicit_plan_free(p); }
 };
@@ -226,13 +239,7 @@ private:
     }
     template <class Reader>
     std::string read(Reader reader) const {
-        std::size_t needed = 0;
-        check(reader(get(), nullptr, 0, &needed));
-        std::string s(needed, '\0');
-        std::size_t len = 0;
-        check(reader(get(), &s[0], s.size(), &len));
-        s.resize(len);
-        return s;
+        return detail::read_text(get(), reader, [this](elicit_result rc) { check(rc); });
     }
     std::unique_ptr<elicit_plan, detail::PlanDeleter> handle_;
 };
@@ -417,13 +424,7 @@ private:
 
     template <class Reader>
     std::string read(Reader reader) {
-        std::size_t needed = 0;
-        check(reader(get(), nullptr, 0, &needed));
-        std::string s(needed, '\0');
-        std::size_t len = 0;
-        check(reader(get(), &s[0], s.size(), &len));
-        s.resize(len);
-        return s;
+        return detail::read_text(get(), reader, [this](elicit_result rc) { check(rc); });
     }
 
     std::unique_ptr<elicit_round, detail::RoundDeleter> handle_;
@@ -734,13 +735,7 @@ private:
     }
     template <class Reader>
     std::string read(Reader reader) {
-        std::size_t needed = 0;
-        check(reader(get(), nullptr, 0, &needed));
-        std::string s(needed, '\0');
-        std::size_t len = 0;
-        check(reader(get(), &s[0], s.size(), &len));
-        s.resize(len);
-        return s;
+        return detail::read_text(get(), reader, [this](elicit_result rc) { check(rc); });
     }
     std::unique_ptr<elicit_call, detail::CallDeleter> handle_;
 };

@@ -915,6 +915,17 @@ mod tests {
         let mut round: *mut elicit_round = core::ptr::null_mut();
         let null = core::ptr::null_mut();
         let args = b"{}";
+        // The round's input: no arguments and `state` as the request state.
+        let with_state = |state: &[u8]| elicit_round_input {
+            arguments: args.as_ptr().cast(),
+            arguments_len: args.len(),
+            request_state: state.as_ptr().cast(),
+            request_state_len: state.len(),
+            input_responses: core::ptr::null(),
+            input_responses_len: 0,
+            client_capabilities: core::ptr::null(),
+            client_capabilities_len: 0,
+        };
         let mut err = [0u8; crate::ELICIT_MESSAGE_CAP];
         // SAFETY: valid buffers throughout.
         unsafe {
@@ -933,16 +944,7 @@ mod tests {
                 let mut n = 0usize;
                 let code = elicit_round_new_modern(
                     plan,
-                    &elicit_round_input {
-                        arguments: args.as_ptr().cast(),
-                        arguments_len: args.len(),
-                        request_state: state.as_ptr().cast(),
-                        request_state_len: state.len(),
-                        input_responses: core::ptr::null(),
-                        input_responses_len: 0,
-                        client_capabilities: core::ptr::null(),
-                        client_capabilities_len: 0,
-                    },
+                    &with_state(state),
                     0,
                     &mut round,
                     err.as_mut_ptr().cast(),
@@ -963,16 +965,7 @@ mod tests {
             assert_eq!(
                 elicit_round_new_modern(
                     plan,
-                    &elicit_round_input {
-                        arguments: args.as_ptr().cast(),
-                        arguments_len: args.len(),
-                        request_state: state.as_ptr().cast(),
-                        request_state_len: state.len(),
-                        input_responses: core::ptr::null(),
-                        input_responses_len: 0,
-                        client_capabilities: core::ptr::null(),
-                        client_capabilities_len: 0
-                    },
+                    &with_state(state),
                     0,
                     &mut round,
                     null,

@@ -39,6 +39,21 @@ fn scripted(name: &str, destination: &str) -> String {
 }
 
 /// Memory aligned to ELICIT_NOALLOC_ALIGN (16).
+/// The `tools/call` request both surfaces seal for, with its seal's random bytes.
+fn sealing_request(random: &[u8; ELICIT_SEAL_RANDOM_LEN]) -> elicit_request {
+    let m = "tools/call";
+    elicit_request {
+        random: random.as_ptr(),
+        random_len: random.len(),
+        ..elicit_request::new(
+            (m.as_ptr().cast(), m.len()),
+            (PARAMS.as_ptr().cast(), PARAMS.len()),
+            (null(), 0),
+            NOW,
+        )
+    }
+}
+
 fn aligned(bytes: usize) -> Vec<u128> {
     vec![0u128; bytes / 16 + 1]
 }
@@ -183,21 +198,11 @@ impl Surface for Hosted {
         read(|b, c, n| unsafe { elicit_round_request_state(self.round, b.cast(), c, n) })
     }
     fn seal(&mut self, state: &str, random: &[u8; ELICIT_SEAL_RANDOM_LEN]) -> String {
-        let m = "tools/call";
         // SAFETY: a live sealer, valid texts and buffers.
         read(|b, c, n| unsafe {
             elicit_sealer_seal(
                 self.sealer,
-                &elicit_request {
-                    random: random.as_ptr(),
-                    random_len: random.len(),
-                    ..elicit_request::new(
-                        (m.as_ptr().cast(), m.len()),
-                        (PARAMS.as_ptr().cast(), PARAMS.len()),
-                        (null(), 0),
-                        NOW,
-                    )
-                },
+                &sealing_request(random),
                 state.as_ptr().cast(),
                 state.len(),
                 b.cast(),
@@ -407,7 +412,6 @@ impl Surface for Static {
         read(|b, c, n| unsafe { elicit_noalloc_round_request_state(self.round, b.cast(), c, n) })
     }
     fn seal(&mut self, state: &str, random: &[u8; ELICIT_SEAL_RANDOM_LEN]) -> String {
-        let m = "tools/call";
         let mut buf = vec![0u8; 4096];
         buf[..state.len()].copy_from_slice(state.as_bytes());
         let mut n = 0usize;
@@ -415,16 +419,7 @@ impl Surface for Static {
         let code = unsafe {
             elicit_noalloc_sealer_seal_in_place(
                 self.sealer,
-                &elicit_request {
-                    random: random.as_ptr(),
-                    random_len: random.len(),
-                    ..elicit_request::new(
-                        (m.as_ptr().cast(), m.len()),
-                        (PARAMS.as_ptr().cast(), PARAMS.len()),
-                        (null(), 0),
-                        NOW,
-                    )
-                },
+                &sealing_request(random),
                 buf.as_mut_ptr().cast(),
                 buf.len(),
                 state.len(),
