@@ -11,8 +11,9 @@
 #     there through the public API (js/scripts/pack-smoke.mjs), and js/README.md's quick
 #     start, taken from the README as written (its first ts block, at most 30 lines),
 #     compiled with tsc against the installed package and driven over stdio by the
-#     TypeScript SDK's client (@modelcontextprotocol/client, pinned below) in both eras
-#     (js/scripts/quickstart-client.mjs).
+#     TypeScript SDK's client (@modelcontextprotocol/client, pinned below) in both eras,
+#     then over a raw pipe, where its serveStdio (the subpath elicit-mcp/stdio) answers an
+#     unreadable line with -32700 and serves on (js/scripts/quickstart-client.mjs).
 # Installs what it needs (the rustup target and binaryen via build-wasm.sh, npm).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

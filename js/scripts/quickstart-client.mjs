@@ -4,7 +4,10 @@
 // starts the quick start over stdio and books a flight in both eras, as a user's client
 // would: 2026-07-28 (InputRequiredResult rounds, sealed requestState) and 2025-11-25 (the
 // initialize handshake, elicitation/create one question at a time). Prints one line per era.
+// Then the quick start's serveStdio (elicit-mcp/stdio) over a raw pipe: an unreadable line
+// is answered with -32700 and the connection serves on.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
@@ -47,3 +50,21 @@ for (const mode of ["auto", "legacy"]) {
   assert.deepEqual(asked, ORDER[mode], "the questions, in the order they reached the user");
   console.log(`${version}: ${result.content[0].text}`);
 }
+
+// Raw lines, as a broken client writes them: the filter answers the unreadable one.
+const child = spawn(process.execPath, ["quickstart.js"], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env } });
+const init = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } };
+child.stdin.write(
+  `{not json\n${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init })}\n` +
+    `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" })}\n`,
+);
+let text = "";
+for await (const chunk of child.stdout) {
+  text += chunk;
+  if (text.includes('"id":2')) break;
+}
+child.stdin.end();
+const replies = text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+assert.deepEqual(replies[0], { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+assert.deepEqual(replies.at(-1), { jsonrpc: "2.0", id: 2, result: {} });
+console.log("an unreadable line (elicit-mcp/stdio): -32700 Parse error, then ping answered");

@@ -10,7 +10,7 @@
 //   [--session-keep-alive SECS] [--max-sessions N]        # HTTP: 2025-11-25 sessions
 //
 // Over stdio, lines the SDK's transport would drop or die on are answered in front of it
-// (stdio_lines.mjs); over HTTP, an idle 2025-11-25 session ends after --session-keep-alive
+// (elicit-mcp/stdio's serveStdio); over HTTP, an idle 2025-11-25 session ends after --session-keep-alive
 // seconds (default 300) and at most --max-sessions (default 1000) are held, the least
 // recently used ending first, as on the Rust server.
 //
@@ -28,11 +28,10 @@ import {
   createMcpHandler,
   isLegacyRequest,
 } from "@modelcontextprotocol/server";
-import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { Elicitation, KeyRing, STATE_KEYS_ENV, ask, declareTool, elicit } from "elicit-mcp";
 import { register as registerConformance, registerHooks } from "./conformance.mjs";
-import { filteredLines } from "./stdio_lines.mjs";
+import { serveStdio } from "elicit-mcp/stdio";
 import { listen } from "./http_front.mjs";
 
 const FIXTURE_DIR = new URL("../../tests/fixture/", import.meta.url);
@@ -301,10 +300,7 @@ async function main() {
   const notifier = {};
   const factory = build(keys, { ttl, fallback: opts.fallback, conformance: !!opts.conformance, notifier });
   if (addr) await serveHttp(factory, notifier, addr, { keepAlive, maxSessions });
-  else {
-    const transport = new StdioServerTransport(filteredLines(process.stdin, (l) => process.stdout.write(l)), process.stdout);
-    serveStdio(factory, { transport, onerror: (e) => log(e.message) });
-  }
+  else serveStdio(factory, { onerror: (e) => log(e.message) });
   return undefined;
 }
 
