@@ -15,6 +15,8 @@
 # sources (scripts/build-wasm.sh, npm ci, tsc; test-js.sh builds it the same way); set
 # ELICIT_TS_SERVER_NO_BUILD=1 to skip the check (harnesses starting many processes).
 # Log lines go to stderr; with --http the first names the URL ("streamable HTTP on ...").
+# ELICIT_TS_SERVER_TEST_TRAP=1 is for tests only (servers/ts/test_trap.mjs: SIGUSR2 traps
+# the engine's WebAssembly instance; tests/interop/mcp/test_ts_trap.py); never set it to serve.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -11,7 +11,10 @@
 #     ELICIT_SERVER_CMD; the checks of the Rust transport's own wire details are skipped),
 #     and the abuse cases the Rust server survives (test_bad_input.py: garbage, invalid
 #     UTF-8, deep nesting, 8 and 16 MiB lines over stdio; bad and oversized bodies, forged
-#     state and abandoned sessions expiring over HTTP);
+#     state and abandoned sessions expiring over HTTP), and trap recovery over a real
+#     process (test_ts_trap.py: the server's test hook ELICIT_TS_SERVER_TEST_TRAP=1 traps
+#     the WebAssembly instance on SIGUSR2; the live 2025-11-25 call fails with -32603, the
+#     same process serves on in both eras, stdio and HTTP);
 #  3. the MCP Python SDK client and the TypeScript SDK clients, both eras, stdio and HTTP,
 #     asserting the order questions reach the user, and the declared fallback with
 #     --fallback arguments (scripts/test-mcp-clients.sh with ELICIT_INTEROP_SERVER).
@@ -39,7 +42,7 @@ bash scripts/test-mcp-conformance.sh scripts/dev-ts-server.sh || status=1
 py=$(mcp_test_venv)
 ELICIT_SERVER_CMD="$ROOT/scripts/dev-ts-server.sh" timeout "${MCP_TEST_TIMEOUT:-900}" \
     "$py" -m pytest tests/interop/mcp/test_booking_server.py tests/interop/mcp/test_rmcp_prompts_resources.py \
-    tests/interop/mcp/test_bad_input.py \
+    tests/interop/mcp/test_bad_input.py tests/interop/mcp/test_ts_trap.py \
     -p no:cacheprovider -q -rfE "$@" || status=1
 ELICIT_INTEROP_SERVER="$ROOT/scripts/dev-ts-server.sh" bash scripts/test-mcp-clients.sh "$@" || status=1
 exit $status

@@ -17,6 +17,10 @@
 // --conformance also serves the official MCP conformance suite's fixtures (conformance.mjs,
 // as the Rust and Python servers do; scripts/test-mcp-conformance.sh drives them).
 //
+// ELICIT_TS_SERVER_TEST_TRAP=1 (tests only; test_trap.mjs): SIGUSR2 makes the engine's
+// WebAssembly instance trap, for the trap recovery test over a real process. Unset, that
+// file is never loaded; any other value refuses to start.
+//
 // Keys: ELICIT_STATE_KEYS (or --state-keys-file), comma-separated hex keys (32 to 128 bytes
 // each, 1 to 8); the first seals, every key opens. Without a ring, stdio uses one ephemeral
 // key; HTTP refuses to start unless --alone (the Rust and Python servers' rule).
@@ -296,6 +300,14 @@ async function main() {
   } catch (e) {
     log(e.message);
     return 2;
+  }
+  const trapHook = process.env.ELICIT_TS_SERVER_TEST_TRAP;
+  if (trapHook !== undefined) {
+    if (trapHook !== "1") {
+      log(`ELICIT_TS_SERVER_TEST_TRAP=${JSON.stringify(trapHook)}: the test hook takes 1 (tests only); unset it to serve`);
+      return 2;
+    }
+    (await import("./test_trap.mjs")).installTrapHook(log);
   }
   const notifier = {};
   const factory = build(keys, { ttl, fallback: opts.fallback, conformance: !!opts.conformance, notifier });
