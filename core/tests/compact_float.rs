@@ -13,7 +13,7 @@
 )]
 #![cfg(feature = "test-helpers")]
 
-use elicit_core::json::compact_float::{parse, shortest, write};
+use elicit_core::json::compact_float::{millis, parse, shortest, write};
 use elicit_core::json::{write_f64, Sink};
 use proptest::prelude::*;
 
@@ -202,7 +202,70 @@ fn decimal_text() -> impl Strategy<Value = String> {
         })
 }
 
+/// The formatter's millisecond shortcut ([`millis`]) agrees with the exact digits
+/// wherever it answers, and answers for `f` = n / 1000 (the float nearest to it) with
+/// 2^-10 < |f| < 2^43; what it writes is Python's repr (which Rust's `{:?}` matches in
+/// that range).
+fn check_millis(f: f64, on_grid: bool) -> Result<(), TestCaseError> {
+    let fast = millis(f);
+    if let Some(n) = fast {
+        let text = n.to_string();
+        let want = compact_digits(f);
+        prop_assert_eq!(
+            (
+                text.trim_end_matches('0').to_string(),
+                text.len() as i32 - 3
+            ),
+            want,
+            "{:e} ({:#x})",
+            f,
+            f.to_bits()
+        );
+        prop_assert_eq!(compact_repr(f), format!("{f:?}"));
+    }
+    let inside = f.abs() > 2f64.powi(-10) && f.abs() < 2f64.powi(43);
+    if on_grid && inside {
+        prop_assert!(
+            fast.is_some(),
+            "{:e} ({:#x}) took the exact path",
+            f,
+            f.to_bits()
+        );
+    }
+    check_format(f)
+}
+
+/// `f` and the floats a few ulps either side of it (off the grid, mostly).
+fn neighbours(f: f64) -> impl Iterator<Item = f64> {
+    let b = f.to_bits();
+    (1..=3u64).flat_map(move |d| [f64::from_bits(b + d), f64::from_bits(b - d)])
+}
+
 proptest! {
+    /// Millisecond timestamps in seconds, as the sealed claims carry `Date.now() / 1000`,
+    /// and their neighbours.
+    #[test]
+    fn millis_path_matches_exact_on_timestamps(ms in 0u64..(1u64 << 43) * 1000, neg in any::<bool>()) {
+        let f = ms as f64 / 1000.0 * if neg { -1.0 } else { 1.0 };
+        if f != 0.0 {
+            check_millis(f, true)?;
+            for g in neighbours(f) {
+                check_millis(g, false)?;
+            }
+        }
+    }
+
+    /// Small values with three decimals or fewer, whole numbers, and any bits at all.
+    #[test]
+    fn millis_path_matches_exact_anywhere(n in 1u64..10_000_000, whole in 1u64..(1u64 << 43), b in finite_bits()) {
+        check_millis(n as f64 / 1000.0, true)?;
+        check_millis(whole as f64, true)?;
+        let f = f64::from_bits(b);
+        if f != 0.0 {
+            check_millis(f, false)?;
+        }
+    }
+
     #[test]
     fn formats_like_ryu_and_round_trips(b in finite_bits()) {
         let f = f64::from_bits(b);
@@ -237,6 +300,50 @@ proptest! {
         check_parse(&format!("{digits}e{exp10}"))?;
         check_parse(&format!("-0.{digits}e{}", exp10 + digits.len() as i32))?;
     }
+}
+
+/// Every thousandth from 0.001 to 20, and around the edges of the millisecond path
+/// (2^-10, 2^43, powers of two and ten, today's timestamps), against the exact path.
+#[test]
+fn millis_path_matches_exact_exhaustively() {
+    for n in 1..20_000u64 {
+        check_millis(n as f64 / 1000.0, true).unwrap();
+    }
+    let mut edges = vec![
+        2f64.powi(-10),
+        2f64.powi(43),
+        1_733_480_000.0,
+        1_733_480_000.5,
+        1_733_480_000.123,
+        1_733_480_000.999,
+        9_999_999_999.999,
+        4_398_046_511_103.999,
+        0.001,
+        0.0015,
+        0.1,
+        0.3,
+        1e12,
+    ];
+    for p in -10..=43 {
+        edges.push(2f64.powi(p));
+    }
+    for p in -3..=13 {
+        edges.push(10f64.powi(p));
+    }
+    for f in edges {
+        for g in std::iter::once(f).chain(neighbours(f)) {
+            for h in [g, -g] {
+                let on_grid = (h * 1000.0).round() / 1000.0 == h;
+                check_millis(h, on_grid).unwrap();
+            }
+        }
+    }
+    // What the sealed claims write: `Date.now() / 1000` in Python's repr.
+    let mut b = Buf(Vec::new());
+    write(1_733_480_000.0, &mut b);
+    write(1_733_480_000.25, &mut b);
+    write(-0.001, &mut b);
+    assert_eq!(b.0, b"1733480000.01733480000.25-0.001");
 }
 
 #[test]

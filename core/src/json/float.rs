@@ -205,6 +205,23 @@ pub(crate) fn f64_eq(a: f64, b: f64) -> bool {
     f64_key(a).is_some() && f64_key(a) == f64_key(b)
 }
 
+/// The decimal digits of `u` at the end of `buf` (at least one); returns how many.
+pub(super) fn decimal_digits(mut u: u64, buf: &mut [u8; 20]) -> usize {
+    let mut len = 0;
+    for slot in buf.iter_mut().rev() {
+        // Dividing by 10 in 32-bit halves: a 64-bit division links compiler_builtins'
+        // (~900 bytes) on 32-bit targets.
+        let digit;
+        (u, digit) = div10(u);
+        *slot = b'0' + digit;
+        len += 1;
+        if u == 0 {
+            break;
+        }
+    }
+    len
+}
+
 /// `(n / 10, n % 10)` with 32-bit divisions only.
 pub(super) fn div10(n: u64) -> (u64, u8) {
     let (hi, lo) = ((n >> 32) as u32, n as u32);

@@ -3,7 +3,7 @@
 
 use core::cmp::Ordering;
 
-use super::float::{div10, f64_finite, write_f64};
+use super::float::{decimal_digits, f64_finite, write_f64};
 use super::read::{has_byte, has_control, key_eq, word_at, HIGHS};
 use super::{Kind, Number, Sink, Str, Units, Value};
 
@@ -409,19 +409,7 @@ pub(crate) fn put_json_str_contents(s: Str<'_>, ascii: bool, sink: &mut dyn Sink
 pub fn write_i64(i: i64, sink: &mut dyn Sink) {
     // 19 digits and a sign at most (|i64::MIN| = 9223372036854775808), filled from the end.
     let mut buf = [0u8; 20];
-    let mut len = 0;
-    let mut u = i.unsigned_abs();
-    for slot in buf.iter_mut().rev() {
-        // Dividing by 10 in 32-bit halves: a 64-bit division links compiler_builtins'
-        // (~900 bytes) on 32-bit targets.
-        let digit;
-        (u, digit) = div10(u);
-        *slot = b'0' + digit;
-        len += 1;
-        if u == 0 {
-            break;
-        }
-    }
+    let mut len = decimal_digits(i.unsigned_abs(), &mut buf);
     if i < 0 {
         if let Some(slot) = buf.iter_mut().rev().nth(len) {
             *slot = b'-';

@@ -514,21 +514,75 @@ pub struct Shortest {
     pub decpt: i32,
 }
 
-/// The digits of `repr(abs(f))` for a finite nonzero `f`: the shortest decimal that
-/// rounds back to `f`, the closest to `f` among those (ties: the even last digit).
-pub fn shortest(f: f64) -> Shortest {
+/// A finite nonzero `f` as `m × 2^e` (`m` < 2^53 with the hidden bit), and whether the
+/// gap to the next float down is half the gap up (`f` a power of two above the smallest
+/// normal one).
+fn unpack(f: f64) -> (u64, i32, bool) {
     let bits = f.to_bits();
     let biased = ((bits >> 52) & 0x7ff) as i32;
     let fraction = bits & MANT_MASK;
-    let (m, e) = if biased == 0 {
-        (fraction, -1074)
+    if biased == 0 {
+        (fraction, -1074, false)
     } else {
-        (fraction | 1 << 52, biased - 1075)
+        (
+            fraction | 1 << 52,
+            biased - 1075,
+            fraction == 0 && biased > 1,
+        )
+    }
+}
+
+/// For a finite nonzero `f` that is the float nearest to `n / 1000` for an integer `n`,
+/// with `2^-10` < |`f`| < `2^43`: that `n`, whose decimal digits (trailing zeros
+/// dropped, the point before the last three) are [`shortest`]'s; `None` for every other
+/// `f`. The engine's timestamps (`Date.now() / 1000`) and most numbers people type are
+/// such floats, and this is much cheaper than [`shortest`]'s big integers; the tests
+/// compare the two on every value this answers.
+///
+/// Why `n / 1000`, with its trailing zeros dropped, is then `repr`'s decimal: the
+/// decimals that read back as `f` form an interval one ulp wide, and below 2^43 an ulp is
+/// at most 2^-10, less than 10^-3, so the interval holds at most one multiple of 10^-3:
+/// `n / 1000`, which is in it because `f` is its nearest float. A decimal with no more
+/// significant digits than `n / 1000` is either a multiple of 10^-3 too (its last digit
+/// at 10^-3 or above), hence `n / 1000` itself, or has its last digit below 10^-3 and
+/// then, having no more digits, is smaller than `n / 1000` by at least 10^-3, or by a
+/// tenth of it when `n / 1000` is a power of ten: either way more than an ulp, so outside
+/// the interval. `n / 1000` is therefore the only decimal of the least length in the
+/// interval, which is the one [`shortest`] finds.
+///
+/// Integer arithmetic only: with `f = m × 2^-k` (10 ≤ k ≤ 62), `n` is `1000·m / 2^k`
+/// rounded, and `f` is the float nearest to `n / 1000` exactly when
+/// `|n·2^k − 1000·m|` is at most 500 (half an ulp, in units of 2^-k / 1000; 250 below
+/// a power of two, where the gap down is half as wide), the bound itself only when `m`
+/// is even (a tie rounds to the even mantissa). `1000·m` < 2^63 and `n·2^k` ≤
+/// `1000·m + 2^(k-1)`, so nothing overflows; `n` < 1000 · 2^53 / 2^10 < 10^16.
+pub fn millis(f: f64) -> Option<u64> {
+    let (m, e, narrow_low) = unpack(f);
+    let k = u32::try_from(e.checked_neg()?).ok()?;
+    if !(10..=62).contains(&k) {
+        return None;
+    }
+    let scaled = m * 1000;
+    let n = (scaled + (1 << (k - 1))) >> k;
+    let back = n << k;
+    let (dist, limit) = if back >= scaled {
+        (back - scaled, 500)
+    } else {
+        (scaled - back, if narrow_low { 250 } else { 500 })
     };
+    let inside = dist < limit || (dist == limit && m & 1 == 0);
+    (n != 0 && inside).then_some(n)
+}
+
+/// The digits of `repr(abs(f))` for a finite nonzero `f`: the shortest decimal that
+/// rounds back to `f`, the closest to `f` among those (ties: the even last digit). By the
+/// free-format algorithm with exact big integers ([`millis`] is the shortcut for the
+/// floats it answers).
+pub fn shortest(f: f64) -> Shortest {
+    let (m, e, narrow_low) = unpack(f);
     // The interval of decimals that read back as f: half the gap to each neighbour,
     // closed when m is even (ties go to it). Below a power of two the gap is half.
     let closed = m & 1 == 0;
-    let narrow_low = fraction == 0 && biased > 1;
     // f = r / s, upper half-gap = up / s, lower half-gap = down / s (all scaled by 4).
     let mut r = Big::new(m << 2);
     let mut s = Big::new(4);
@@ -618,12 +672,28 @@ pub fn write(f: f64, sink: &mut dyn super::Sink) {
 }
 
 /// [`write_f64`](super::write_f64) for a finite nonzero `f`, with the digits from
-/// [`shortest`].
+/// [`millis`] when it answers, else from [`shortest`].
 #[cfg(any(feature = "small-float", feature = "test-helpers"))]
 pub(super) fn write_finite(f: f64, sink: &mut dyn super::Sink) {
-    let d = shortest(f);
-    let digits = d.digits.get(..d.len).unwrap_or_default();
-    super::write_f64_digits(f.is_sign_negative(), digits, d.decpt, sink);
+    let mut text = [0u8; 20];
+    let d;
+    let (digits, decpt) = match millis(f) {
+        Some(n) => {
+            // The layout drops n's trailing zeros; n / 1000 = 0.DIGITS × 10^(len − 3).
+            let len = super::decimal_digits(n, &mut text);
+            (text.get(text.len() - len..), len as i32 - 3)
+        }
+        None => {
+            d = shortest(f);
+            (d.digits.get(..d.len), d.decpt)
+        }
+    };
+    super::write_f64_digits(
+        f.is_sign_negative(),
+        digits.unwrap_or_default(),
+        decpt,
+        sink,
+    );
 }
 
 #[cfg(test)]
