@@ -141,6 +141,10 @@ def test_http_both_eras_after_a_trap(monkeypatch):
         async def unasked(message, response_type, params, context):
             raise AssertionError(f"the rounds are driven by hand, yet {message!r} reached the handler")
 
+        async def five(message, response_type, params, context):
+            assert message == "How many water?"
+            return 5
+
         async def go():
             # 2026-07-28: a round sealed before the trap.
             async with Client(StreamableHttpTransport(s.url), mode="auto", elicitation_handler=unasked, timeout=30) as modern:
@@ -161,6 +165,10 @@ def test_http_both_eras_after_a_trap(monkeypatch):
                     )
                     assert isinstance(done, mcp_types.CallToolResult)
                     assert done.structured_content == {"result": "Ordered 4 x tea"}
+                # A new 2026-07-28 call, its rounds answered by the client.
+                async with Client(StreamableHttpTransport(s.url), mode="auto", elicitation_handler=five, timeout=30) as modern:
+                    fresh = await modern.call_tool("order", {"item": "water"})
+                    assert fresh.structured_content == {"result": "Ordered 5 x water"}
                 # The session that lost its call serves a new one to completion.
                 again = await old.call_tool("order", {"item": "tea"})
                 assert again.structured_content == {"result": "Ordered 3 x tea"}
