@@ -1,8 +1,10 @@
-// Type-level checks of the zod declarations, compiled by `tsc -p tsconfig.test.json`
+// Type-level checks of the zod declarations and of elicit-mcp/stdio, compiled by `tsc -p tsconfig.test.json`
 // (scripts/test-js.sh): the body's values are typed by inference from the one shape.
 // Each @ts-expect-error line must be an error, or tsc fails.
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ask, declareTool, elicit } from "../dist/index.js";
+import { LINE_LIMIT, serveStdio, stdioTransport } from "elicit-mcp/stdio";
 
 const tool = declareTool("book_flight", {
   params: {
@@ -35,3 +37,12 @@ void [item, count, destination, seat, go, wrong, noNull];
 
 // @ts-expect-error a resolver on a literal question
 elicit(z.string(), { message: "A?", needs: ["b"], resolve: () => "x" });
+
+// elicit-mcp/stdio: the SDK's serveStdio options, with streams in place of a transport.
+const factory = () => new McpServer({ name: "t", version: "0" });
+const handle = serveStdio(factory, { onerror: (e: Error) => void e.message, legacy: "serve", stdin: process.stdin });
+const closing: Promise<void> = handle.close();
+const limit: number = LINE_LIMIT;
+// @ts-expect-error the transport is what serveStdio makes (stdioTransport); give streams
+serveStdio(factory, { transport: stdioTransport() });
+void [closing, limit];
