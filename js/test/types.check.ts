@@ -1,5 +1,6 @@
-// Type-level checks of the zod declarations and of elicit-mcp/stdio, compiled by `tsc -p tsconfig.test.json`
-// (scripts/test-js.sh): the body's values are typed by inference from the one shape.
+// Type-level checks of the zod declarations and of elicit-mcp/stdio, compiled by
+// `tsc -p tsconfig.test.json` (scripts/test-js.sh): the body's values are typed by
+// inference from the one shape.
 // Each @ts-expect-error line must be an error, or tsc fails.
 import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
