@@ -38,8 +38,10 @@ export const ABI_MINOR = 5;
 
 /** A handle (a pointer into the instance's memory); 0 is NULL. */
 export type Ptr = number;
-/** An input: UTF-8 bytes, or null for NULL with length 0. */
-export type Input = Uint8Array | null;
+/** A text input: UTF-8 bytes, or a string (encoded as UTF-8 straight into the module's memory). */
+export type Text = Uint8Array | string;
+/** An input: a {@link Text}, or null for NULL with length 0. */
+export type Input = Text | null;
 
 /** The module's exports, as include/elicit.h declares them (wasm32: pointers and size_t are i32). */
 interface Exports {
@@ -133,8 +135,8 @@ interface Exports {
 
 /** One request as the transport received it (`struct elicit_request`). */
 export interface Request {
-  id: Uint8Array;
-  method: Uint8Array;
+  id: Text;
+  method: Text;
   params: Input;
   principal: Input;
   protocolVersion: Input;
@@ -178,16 +180,36 @@ function module(): WebAssembly.Module {
 }
 
 /**
- * Temporary allocations of one call: inputs copied in, out-parameters, output buffers;
- * all freed when the call returns.
+ * The scratch arena's size: one block of the module's memory per instance, taken once,
+ * that every call's inputs, out-parameters and output buffers are carved from (a
+ * request's texts, the 4 KB error buffer and the 1 KB first output buffer fit many
+ * times over). An allocation that does not fit in what is left gets its own block.
+ */
+const ARENA = 64 * 1024;
+
+/**
+ * Temporary allocations of one call: inputs copied in, out-parameters, output buffers.
+ * They come from the instance's scratch arena, 8-aligned (the C structs hold a
+ * `double`), by moving its top; the frame puts the top back where it found it when the
+ * call returns (frames nest: a frame made inside another ends first). What does not fit
+ * is allocated in the module and freed then.
  */
 class Frame {
   private readonly held: Array<[Ptr, number]> = [];
-  constructor(private readonly abi: Abi) {}
+  private readonly mark: number;
+  constructor(private readonly abi: Abi) {
+    this.mark = abi.arenaTop;
+  }
 
   alloc(len: number): Ptr {
     if (len === 0) return 0;
-    const p = this.abi.x.elicit_wasm_alloc(len);
+    const a = this.abi;
+    const at = (a.arenaTop + 7) & ~7;
+    if (at + len <= a.arenaEnd) {
+      a.arenaTop = at + len;
+      return at;
+    }
+    const p = a.x.elicit_wasm_alloc(len);
     if (p === 0) {
       throw new InternalError(999, "ELICIT_ERR_OTHER", `cannot allocate ${len} bytes in the WebAssembly memory`);
     }
@@ -202,16 +224,31 @@ class Frame {
     return p;
   }
 
-  /** `bytes` copied in; `[ptr, len]` (NULL and 0 for null). */
-  input(bytes: Input): [Ptr, number] {
-    if (bytes === null) return [0, 0];
+  /** `text` copied in (a string as UTF-8); `[ptr, len]` (NULL and 0 for null). */
+  input(text: Input): [Ptr, number] {
+    if (text === null) return [0, 0];
+    const a = this.abi;
+    if (!(text instanceof Uint8Array)) {
+      // (A caller without types may pass another value: written as its string, as
+      // TextEncoder does.) At most 3 UTF-8 bytes per UTF-16 unit. In the arena, encoded in place and the
+      // unused end given back; a longer text is encoded first and copied in below.
+      const str = String(text);
+      const most = Math.max(1, 3 * str.length);
+      const start = (a.arenaTop + 7) & ~7;
+      if (start + most > a.arenaEnd) return this.input(utf8(str));
+      const p = this.alloc(most);
+      const { written } = encoder.encodeInto(str, a.view().subarray(p, p + most));
+      a.arenaTop = p + Math.max(1, written);
+      return [p, written];
+    }
     // A zero-length text is a valid pointer with length 0 (NULL would mean "absent").
-    const p = this.alloc(Math.max(1, bytes.length));
-    this.abi.view().set(bytes, p);
-    return [p, bytes.length];
+    const p = this.alloc(Math.max(1, text.length));
+    a.view().set(text, p);
+    return [p, text.length];
   }
 
   free(): void {
+    this.abi.arenaTop = this.mark;
     for (const [p, len] of this.held) this.abi.x.elicit_wasm_free(p, len);
     this.held.length = 0;
   }
@@ -223,6 +260,16 @@ export class Abi {
   readonly x: Exports;
   /** True once the instance trapped: nothing made on it may be used again. */
   dead = false;
+  /** The scratch arena: `[arenaStart, arenaEnd)`, free from `arenaTop` (for {@link Frame} only). */
+  readonly arenaStart: Ptr;
+  /** See {@link arenaStart}. */
+  arenaTop: Ptr;
+  /** See {@link arenaStart}. */
+  readonly arenaEnd: Ptr;
+  /** The memory's buffer the cached views are of (a call that grows the memory replaces it). */
+  private buffer: ArrayBuffer | undefined;
+  private bytes = new Uint8Array(0);
+  private words = new DataView(new ArrayBuffer(0));
 
   constructor() {
     const instance = new WebAssembly.Instance(module(), {});
@@ -237,15 +284,34 @@ export class Abi {
         `the embedded module has C ABI ${major}.${minor}; this binding is written for ${ABI_MAJOR}.${ABI_MINOR}: follow the signature changes in js/src/abi.ts`,
       );
     }
+    const arena = this.x.elicit_wasm_alloc(ARENA);
+    if (arena === 0) {
+      throw new InternalError(999, "ELICIT_ERR_OTHER", `cannot allocate ${ARENA} bytes in the WebAssembly memory`);
+    }
+    this.arenaStart = arena;
+    this.arenaTop = arena;
+    this.arenaEnd = arena + ARENA;
   }
 
-  /** A fresh view of the memory (a call that grows it detaches the old one). */
+  /** A view of the whole memory, made again after a call grew it (which detaches the old one). */
   view(): Uint8Array {
-    return new Uint8Array(this.x.memory.buffer);
+    this.refresh();
+    return this.bytes;
   }
 
+  /** A DataView of the whole memory, as {@link view}. */
   private data(): DataView {
-    return new DataView(this.x.memory.buffer);
+    this.refresh();
+    return this.words;
+  }
+
+  private refresh(): void {
+    const buffer = this.x.memory.buffer;
+    if (buffer !== this.buffer) {
+      this.buffer = buffer;
+      this.bytes = new Uint8Array(buffer);
+      this.words = new DataView(buffer);
+    }
   }
 
   u32(p: Ptr): number {
@@ -260,9 +326,9 @@ export class Abi {
     return this.view()[p] !== 0;
   }
 
-  /** Copy of `len` bytes at `p`, decoded as UTF-8. */
+  /** The `len` bytes at `p`, decoded as UTF-8. */
   text(p: Ptr, len: number): string {
-    return decoder.decode(this.view().slice(p, p + len));
+    return decoder.decode(this.view().subarray(p, p + len));
   }
 
   /** A static NUL-terminated string at `p` ("" for NULL). */
@@ -271,7 +337,7 @@ export class Abi {
     const mem = this.view();
     let end = p;
     while (end < mem.length && mem[end] !== 0) end++;
-    return decoder.decode(mem.slice(p, end));
+    return decoder.decode(mem.subarray(p, end));
   }
 
   /** `elicit_result_name(code)`. */
@@ -372,7 +438,7 @@ export class Abi {
 
   // --------------------------------------------------------------------------- plans
 
-  planNew(declaration: Uint8Array): Outcome<Ptr> {
+  planNew(declaration: Text): Outcome<Ptr> {
     return this.call((f) => {
       const [d, dl] = f.input(declaration);
       return this.construct(f, (out, eb, ec, el) => this.x.elicit_plan_new(d, dl, out, eb, ec, el));
@@ -420,7 +486,7 @@ export class Abi {
    * these capabilities (a declared fallback adds optional properties), and whether the
    * listing differs by client.
    */
-  planInputSchema(plan: Ptr, schema: Uint8Array, caps: Input): Outcome<{ schema: string; cachePrivate: boolean }> {
+  planInputSchema(plan: Ptr, schema: Text, caps: Input): Outcome<{ schema: string; cachePrivate: boolean }> {
     return this.call((f) => {
       const [s, sl] = f.input(schema);
       const [c, cl] = f.input(caps);
@@ -435,7 +501,7 @@ export class Abi {
 
   roundNewModern(
     plan: Ptr,
-    args: Uint8Array,
+    args: Text,
     state: Input,
     replies: Input,
     caps: Input,
@@ -449,7 +515,7 @@ export class Abi {
     });
   }
 
-  roundNewHandshake(plan: Ptr, args: Uint8Array, caps: Input, workspace: number): Outcome<Ptr> {
+  roundNewHandshake(plan: Ptr, args: Text, caps: Input, workspace: number): Outcome<Ptr> {
     return this.call((f) => {
       const input = this.roundTexts(f, args, null, null, caps);
       return this.construct(f, (out, eb, ec, el) =>
@@ -459,10 +525,10 @@ export class Abi {
   }
 
   /** `struct elicit_round_input` as wasm32 C lays it out: four (pointer, size_t) pairs. */
-  private roundTexts(f: Frame, args: Uint8Array, state: Input, replies: Input, caps: Input): Ptr {
+  private roundTexts(f: Frame, args: Text, state: Input, replies: Input, caps: Input): Ptr {
     const texts = [args, state, replies, caps].map((t) => f.input(t));
     const input = f.out(32);
-    const dv = new DataView(this.x.memory.buffer);
+    const dv = this.data();
     texts.forEach(([p, l], i) => {
       dv.setUint32(input + 8 * i, p, true);
       dv.setUint32(input + 8 * i + 4, l, true);
@@ -481,7 +547,7 @@ export class Abi {
   }
 
   /** The round's text inputs: `resolve_value`, `resolve_question`, `resolve_failed`, `answer`. */
-  roundInput(round: Ptr, which: "value" | "question" | "failed" | "answer", text: Uint8Array): number {
+  roundInput(round: Ptr, which: "value" | "question" | "failed" | "answer", text: Text): number {
     return this.call((f) => {
       const [t, tl] = f.input(text);
       switch (which) {
@@ -497,7 +563,7 @@ export class Abi {
     });
   }
 
-  roundQuestionText(round: Ptr, message: Uint8Array, title: Input, description: Input): number {
+  roundQuestionText(round: Ptr, message: Text, title: Input, description: Input): number {
     return this.call((f) => {
       const [m, ml] = f.input(message);
       const [t, tl] = f.input(title);
@@ -571,7 +637,7 @@ export class Abi {
       const ptrs = f.out(Math.max(4, 4 * keys.length));
       const lens = f.out(Math.max(4, 4 * keys.length));
       const placed = keys.map((k) => f.input(k));
-      const dv = new DataView(this.x.memory.buffer);
+      const dv = this.data();
       placed.forEach(([p, l], i) => {
         dv.setUint32(ptrs + 4 * i, p, true);
         dv.setUint32(lens + 4 * i, l, true);
@@ -591,12 +657,12 @@ export class Abi {
 
   sealerSeal(
     sealer: Ptr,
-    method: Uint8Array,
-    params: Uint8Array,
+    method: Text,
+    params: Text,
     principal: Input,
     now: number,
     random: Uint8Array,
-    state: Uint8Array,
+    state: Text,
   ): Outcome<string> {
     return this.call((f) => {
       const req = this.request(f, { method, params, principal, now, random });
@@ -610,8 +676,8 @@ export class Abi {
   /** `value` is the plaintext state, or null when the request carries none. */
   sealerUnseal(
     sealer: Ptr,
-    method: Uint8Array,
-    params: Uint8Array,
+    method: Text,
+    params: Text,
     principal: Input,
     now: number,
   ): Outcome<string | null> {
@@ -619,8 +685,9 @@ export class Abi {
       const req = this.request(f, { method, params, principal, now });
       const has = f.out(1);
       const detail = f.out(4);
-      // The params' length always suffices for the state they carry.
-      const cap = Math.max(1, params.length);
+      // The params' length (in UTF-8 bytes, at most 3 a UTF-16 unit) always suffices for
+      // the state they carry.
+      const cap = Math.max(1, typeof params === "string" ? 3 * params.length : params.length);
       const buf = f.alloc(cap);
       const outLen = f.out(4);
       const code = this.x.elicit_sealer_unseal(sealer, req, has, buf, cap, outLen, detail);
@@ -649,7 +716,7 @@ export class Abi {
       const targets = entries.map((e) => f.input(e.target));
       const [a, al] = f.input(audience);
       const config = f.out(40);
-      const dv = new DataView(this.x.memory.buffer);
+      const dv = this.data();
       entries.forEach((e, i) => {
         const at = list + ENTRY * i;
         const [t, tl] = targets[i] ?? [0, 0];
@@ -682,7 +749,7 @@ export class Abi {
    * the 8-aligned double `now`, the random bytes' pair); a field left out is NULL with
    * length 0 (the sealers read no id, version or capabilities).
    */
-  private request(f: Frame, request: Partial<Request> & { method: Uint8Array; now: number }): Ptr {
+  private request(f: Frame, request: Partial<Request> & { method: Text; now: number }): Ptr {
     const texts = [
       request.id ?? null,
       request.method,
@@ -693,7 +760,7 @@ export class Abi {
     ].map((t) => f.input(t));
     const [r, rl] = f.input(request.random ?? null);
     const req = f.out(64);
-    const dv = new DataView(this.x.memory.buffer);
+    const dv = this.data();
     texts.forEach(([p, l], i) => {
       dv.setUint32(req + 8 * i, p, true);
       dv.setUint32(req + 8 * i + 4, l, true);
@@ -715,7 +782,7 @@ export class Abi {
   }
 
   /** The call's text inputs: `resolve_value`, `resolve_question`, `answer`. */
-  callInput(call: Ptr, which: "value" | "question" | "answer", text: Uint8Array): number {
+  callInput(call: Ptr, which: "value" | "question" | "answer", text: Text): number {
     return this.call((f) => {
       const [t, tl] = f.input(text);
       switch (which) {
@@ -729,7 +796,7 @@ export class Abi {
     });
   }
 
-  callFinish(call: Ptr, text: Uint8Array, isError: boolean): number {
+  callFinish(call: Ptr, text: Text, isError: boolean): number {
     return this.call((f) => {
       const [t, tl] = f.input(text);
       return this.x.elicit_call_finish(call, t, tl, isError ? 1 : 0);
@@ -766,7 +833,7 @@ export class Abi {
     return this.call((f) => {
       const c = f.out(4);
       const code = this.x.elicit_call_reply_code(call, c);
-      return code === OK ? { code, value: new DataView(this.x.memory.buffer).getInt32(c, true) } : { code };
+      return code === OK ? { code, value: this.data().getInt32(c, true) } : { code };
     });
   }
 }

@@ -9,9 +9,9 @@
  * envelopes live once, in the engine (docs/c-abi.md shows every reply's JSON).
  * @module
  */
-import { type Abi, OK, abi, finalizer, liveHandle, utf8 } from "./abi.js";
+import { type Abi, OK, type Text, abi, finalizer, liveHandle, utf8 } from "./abi.js";
 import type { ElicitError } from "./errors.js";
-import { type Json, jsonInput, type Plan } from "./engine.js";
+import { type Json, jsonText, type Plan } from "./engine.js";
 import { DEFAULT_TTL_SECS, type KeyRing, randomBytes } from "./seal.js";
 
 /** The methods a plan can serve. */
@@ -109,13 +109,13 @@ export class Server {
     const h = liveHandle(this.#handle, "server");
     const random = request.random ?? randomBytes();
     const made = a.callNew(h, {
-      id: jsonInput(request.id, "id"),
-      method: utf8(request.method),
-      params: typeof request.params === "string" ? utf8(request.params) : jsonInput(request.params, "params"),
-      principal: request.principal == null ? null : utf8(request.principal),
-      protocolVersion: request.protocolVersion == null ? null : utf8(request.protocolVersion),
+      id: jsonText(request.id, "id"),
+      method: request.method,
+      params: typeof request.params === "string" ? request.params : jsonText(request.params, "params"),
+      principal: request.principal ?? null,
+      protocolVersion: request.protocolVersion ?? null,
       clientCapabilities:
-        request.clientCapabilities == null ? null : jsonInput(request.clientCapabilities, "clientCapabilities"),
+        request.clientCapabilities == null ? null : jsonText(request.clientCapabilities, "clientCapabilities"),
       now: request.now ?? Date.now() / 1000,
       random,
     });
@@ -166,7 +166,7 @@ export class Call {
     return r.value;
   }
 
-  #input(which: "value" | "question" | "answer", text: Uint8Array): void {
+  #input(which: "value" | "question" | "answer", text: Text): void {
     const h = this.#live();
     const code = this.#abi.callInput(h, which, text);
     if (code !== OK) throw this.#fail(h, code);
@@ -196,13 +196,13 @@ export class Call {
 
   /** At `resolve`: the resolver's value. */
   resolveValue(value: Json): void {
-    this.#input("value", jsonInput(value, "value"));
+    this.#input("value", jsonText(value, "value"));
   }
 
   /** At `resolve`: the resolver's question: a form question's message, or a question object of the parameter's kind. */
   resolveQuestion(question: string | object, options: { title?: string; description?: string } = {}): void {
     const q = typeof question === "string" ? { message: question, ...options } : question;
-    this.#input("question", jsonInput(q, "question"));
+    this.#input("question", jsonText(q, "question"));
   }
 
   /** At `ask` (2025-11-25): the request to send the client, `{method, params}` (add `jsonrpc` and an id). */
@@ -212,7 +212,7 @@ export class Call {
 
   /** At `ask`: the client's JSON-RPC response (the whole message, or its `result`). */
   answer(response: Json): void {
-    this.#input("answer", jsonInput(response, "response"));
+    this.#input("answer", jsonText(response, "response"));
   }
 
   /** At `done`: every parameter's value (model arguments and elicited ones), in signature order. */
@@ -223,7 +223,7 @@ export class Call {
   /** After `done`: the body's text becomes the result (`isError` for a body that failed). */
   finish(text: string, isError = false): void {
     const h = this.#live();
-    const code = this.#abi.callFinish(h, utf8(text), isError);
+    const code = this.#abi.callFinish(h, text, isError);
     if (code !== OK) throw this.#fail(h, code);
   }
 

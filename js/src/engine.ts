@@ -57,8 +57,13 @@ export interface HandshakeOptions {
   workspaceSize?: number;
 }
 
-/** A value as the JSON text an input takes (`JSON.stringify`); `what` names it in errors. */
+/** A value as the JSON text an input takes (`JSON.stringify`), UTF-8; `what` names it in errors. */
 export function jsonInput(value: Json, what: string): Uint8Array {
+  return utf8(jsonText(value, what));
+}
+
+/** {@link jsonInput} as a string (the binding encodes it straight into the module's memory). */
+export function jsonText(value: Json, what: string): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -66,7 +71,7 @@ export function jsonInput(value: Json, what: string): Uint8Array {
     throw new TypeError(`${what}: cannot be written as JSON (${(e as Error).message})`);
   }
   if (text === undefined) throw new TypeError(`${what}: ${typeof value} cannot be written as JSON`);
-  return utf8(text);
+  return text;
 }
 
 function optionalJson(value: Json, what: string): Input {

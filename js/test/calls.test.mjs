@@ -155,3 +155,22 @@ test("refusals are replies: -32021, a forged state, a declined question", () => 
 test("a request for a target the server does not hold is NotFoundError", () => {
   assert.throws(() => server().call({ id: 1, method: "tools/call", params: { name: "other" } }), NotFoundError);
 });
+
+test("texts reach the engine whole at any size and in any script, and each call gives its scratch memory back", async () => {
+  const { abi } = await import("../dist/abi.js");
+  const s = server();
+  // Strings are written as UTF-8 into the module's scratch arena (64 KB); the long id
+  // (past it) takes its own block. Two- to four-byte characters, and a lone surrogate
+  // (JSON.stringify escapes it: the reply gives it back).
+  for (const id of ["é—🙂 ünïcödé", "x".repeat(100_000) + "🙂", "a\uD800b", ""]) {
+    const question = `Fly to ${id.slice(0, 40)}?`;
+    const { reply } = run(
+      s.call({ id, method: "tools/call", params: { name: "book_flight", arguments: {}, _meta: MODERN() } }),
+      { resolve: () => question },
+    );
+    assert.equal(reply.id, id);
+    assert.deepEqual(Object.keys(reply.result.inputRequests), ["destination", "date", "seat"]);
+    // Between calls the whole arena is free.
+    assert.equal(abi().arenaTop, abi().arenaStart);
+  }
+});
