@@ -29,7 +29,7 @@ use elicit_rmcp::{StateCodec, StateKeys};
 const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT) \
 [--state-keys-file PATH] [--alone] [--state-ttl SECS] [--insecure-plaintext-state] \
 [--workers N] [--conformance] [--fallback arguments] [--drain-grace SECS] [--drain-timeout SECS] \
-[--session-keep-alive SECS] [--max-sessions N]
+[--session-keep-alive SECS] [--max-sessions N] [--running-sessions N]
 
   --stdio                      serve MCP over stdin/stdout
   --http ADDR                  serve streamable HTTP at http://ADDR/mcp (loopback only;
@@ -44,6 +44,9 @@ const USAGE: &str = "usage: elicit-rmcp-server (--stdio | --http 127.0.0.1:PORT)
                                (default 300)
   --max-sessions N             HTTP: the most sessions held at once (default 1000); a new
                                one past it ends the session used least recently
+  --running-sessions N         HTTP: how many held sessions, the ones used most recently,
+                               keep a running service (default 128); an idle one past them
+                               keeps only its handshake until its next request
   --conformance                also serve the fixtures the official MCP conformance suite
                                names (test_* tools, a prompt, a static resource listed
                                first); scripts/test-mcp-conformance.sh runs the suite against them
@@ -152,6 +155,13 @@ fn parse_args() -> Result<Options, String> {
                 sessions.max =
                     v.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
                         format!("--max-sessions: {v:?} is not a whole number >= 1")
+                    })?;
+            }
+            "--running-sessions" => {
+                let v = args.next().ok_or("--running-sessions needs a number")?;
+                sessions.running =
+                    v.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                        format!("--running-sessions: {v:?} is not a whole number >= 1")
                     })?;
             }
             "--workers" => {

@@ -10,6 +10,7 @@ mod common;
 mod http {
     use std::io::{Read, Write};
     use std::net::TcpStream;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
     use crate::common::Http;
@@ -60,7 +61,7 @@ mod http {
         fn greet(&self, session: &str, name: &str) -> String {
             let mut tcp = TcpStream::connect(("127.0.0.1", self.0.port)).unwrap();
             // A guard against a hang, not a timing check.
-            tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+            tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
             let body = GREET;
             let head = format!(
                 "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
@@ -74,7 +75,12 @@ mod http {
             let mut seen = Vec::new();
             let mut chunk = [0u8; 4096];
             let asked = loop {
-                let n = tcp.read(&mut chunk).unwrap();
+                let n = tcp.read(&mut chunk).unwrap_or_else(|e| {
+                    panic!(
+                        "no question in 30 s ({e}): {}",
+                        String::from_utf8_lossy(&seen)
+                    )
+                });
                 assert!(
                     n > 0,
                     "the stream ended before the question: {}",
@@ -96,7 +102,8 @@ mod http {
             );
             assert_eq!(self.post(&answer, Some(session)).0, 202);
             let mut rest = String::new();
-            tcp.read_to_string(&mut rest).unwrap();
+            tcp.read_to_string(&mut rest)
+                .unwrap_or_else(|e| panic!("no result in 30 s after the answer ({e}): {rest}"));
             let text = String::from_utf8_lossy(&seen).into_owned() + &rest;
             let at = text.find("Hello, ").expect(&text);
             text[at..].split('"').next().unwrap().to_owned()
@@ -110,6 +117,30 @@ mod http {
 
         fn ping(&self, session: &str) -> u16 {
             self.post(PING, Some(session)).0
+        }
+
+        /// Open a `GET` stream in `session` and close it once its head is read: the status.
+        fn open_stream(&self, session: &str) -> u16 {
+            let mut tcp = TcpStream::connect(("127.0.0.1", self.0.port)).unwrap();
+            // A guard against a hang, not a timing check.
+            tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            let head = format!(
+                "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n\
+                 Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n",
+                self.0.port
+            );
+            tcp.write_all(head.as_bytes()).unwrap();
+            let mut seen = Vec::new();
+            let mut chunk = [0u8; 1024];
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = tcp
+                    .read(&mut chunk)
+                    .unwrap_or_else(|e| panic!("no head for the GET stream in 30 s ({e})"));
+                assert!(n > 0, "the GET stream ended before its head");
+                seen.extend_from_slice(&chunk[..n]);
+            }
+            let head = String::from_utf8_lossy(&seen).into_owned();
+            head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap()
         }
 
         fn rss_mib(&self) -> f64 {
@@ -172,6 +203,105 @@ mod http {
         assert_eq!(server.greet(&parked, "Ann"), "Hello, Ann");
         assert_eq!(server.exchange("DELETE", "", Some(&parked)).0, 202);
         assert_eq!(server.ping(&parked), 404);
+    }
+
+    /// Parked and restored under concurrent use. One running session
+    /// (`--running-sessions 1`) and new sessions opened all along, so nearly every request
+    /// meets its session parked or parks another: each worker's session gets two requests
+    /// at once (`tools/list` and `ping`: one restores it, the other races that restore), a call that
+    /// asks its question on the call's stream and gets its answer in a POST of its own,
+    /// and in its last round a `GET` stream beside a request. Every request is answered,
+    /// as if nothing were parked: a hang fails the read (30 s), a lost session a status.
+    #[test]
+    fn parked_sessions_answer_every_request_under_concurrent_use() {
+        const WORKERS: usize = 4;
+        const ROUNDS: usize = 20;
+        let server = Server::start(&["--running-sessions", "1"]);
+        let server = &server;
+        let done = AtomicUsize::new(0);
+        let done = &done;
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while done.load(Ordering::Relaxed) < WORKERS {
+                    server.open_session();
+                }
+            });
+            let workers: Vec<_> = (0..WORKERS)
+                .map(|w| {
+                    s.spawn(move || {
+                        // Counted as done however it ends, so the opener stops.
+                        struct Done<'a>(&'a AtomicUsize);
+                        impl Drop for Done<'_> {
+                            fn drop(&mut self) {
+                                self.0.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        let _done = Done(done);
+                        let session = server.open_session();
+                        assert_eq!(server.post(INITIALIZED, Some(&session)).0, 202);
+                        for round in 0..ROUNDS {
+                            std::thread::scope(|pair| {
+                                pair.spawn(|| {
+                                    let (status, _, body) =
+                                        server.exchange("POST", TOOLS_LIST, Some(&session));
+                                    assert_eq!(status, 200, "{body}");
+                                    assert!(body.contains("book_flight"), "{body}");
+                                });
+                                if round + 1 == ROUNDS {
+                                    assert_eq!(server.open_stream(&session), 200);
+                                } else {
+                                    assert_eq!(server.ping(&session), 200);
+                                }
+                            });
+                            let name = format!("W{w}R{round}");
+                            assert_eq!(server.greet(&session, &name), format!("Hello, {name}"));
+                        }
+                    })
+                })
+                .collect();
+            let failed: Vec<_> = workers.into_iter().filter_map(|w| w.join().err()).collect();
+            if let Some(panic) = failed.into_iter().next() {
+                std::panic::resume_unwind(panic);
+            }
+        });
+    }
+
+    /// A session that ends while a call on it waits for its answer (here a `DELETE`)
+    /// answers the call with an error on its stream: the client is not left waiting for
+    /// a response that never comes.
+    #[test]
+    fn a_call_in_flight_when_its_session_ends_is_answered() {
+        let server = Server::start(&[]);
+        let session = server.open_session();
+        assert_eq!(server.post(INITIALIZED, Some(&session)).0, 202);
+        let mut tcp = TcpStream::connect(("127.0.0.1", server.0.port)).unwrap();
+        // A guard against a hang, not a timing check.
+        tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+             Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n\
+             Content-Length: {}\r\n\r\n{GREET}",
+            server.0.port,
+            GREET.len()
+        );
+        tcp.write_all(head.as_bytes()).unwrap();
+        let mut seen = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains("elicitation/create") {
+            let n = tcp.read(&mut chunk).unwrap();
+            assert!(n > 0, "{}", String::from_utf8_lossy(&seen));
+            seen.extend_from_slice(&chunk[..n]);
+        }
+        assert_eq!(server.exchange("DELETE", "", Some(&session)).0, 202);
+        let mut rest = String::new();
+        tcp.read_to_string(&mut rest)
+            .unwrap_or_else(|e| panic!("the call was not answered in 30 s ({e}): {rest}"));
+        assert!(
+            rest.contains(r#""id":4"#) && rest.contains(r#""error""#),
+            "the call's stream ended without its answer: {rest}"
+        );
+        assert_eq!(server.ping(&session), 404);
     }
 
     /// 1,000 sessions opened and abandoned; once they have expired, 1,000 more. The

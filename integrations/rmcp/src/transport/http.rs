@@ -22,7 +22,7 @@
 //!
 //! Sessions (handshake era): one nobody uses for [`Sessions::keep_alive`] ends, and at
 //! most [`Sessions::max`] are held; a new one past the cap ends the one used least
-//! recently. Only the 128 used most recently keep a running service: an idle one past
+//! recently. Only the [`Sessions::running`] (128) used most recently keep a running service: an idle one past
 //! them keeps only its handshake, and its next request restores it with rmcp's session
 //! restore (a new handler from the factory, the `initialize` replayed to it with
 //! `SessionRestoreMarker` in its extensions). So the factory's handler should keep no

@@ -48,6 +48,9 @@ impl Http {
     #[allow(dead_code)] // not every test crate that shares this module uses it
     pub fn request(&self, method: &str, body: &str, headers: &str) -> String {
         let mut tcp = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        // A guard against a hang, not a timing check.
+        tcp.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
         let head = format!(
             "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nConnection: close\r\n\
@@ -58,7 +61,8 @@ impl Http {
         tcp.write_all(format!("{head}\r\n{body}").as_bytes())
             .unwrap();
         let mut reply = String::new();
-        tcp.read_to_string(&mut reply).unwrap();
+        tcp.read_to_string(&mut reply)
+            .unwrap_or_else(|e| panic!("no whole reply to {method} {body} in 30 s ({e}): {reply}"));
         reply
     }
 }

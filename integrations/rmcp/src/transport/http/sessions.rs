@@ -8,7 +8,7 @@
 //!
 //! * a session's service reads the client's messages from one small channel of boxed
 //!   messages, and its replies go straight to the HTTP request they answer (no worker);
-//! * only the [`LIVE`] sessions used most recently keep a running service. A less recent
+//! * only the [`Sessions::running`] sessions used most recently keep a running service. A less recent
 //!   one, once idle (no request in flight, no stream open), is *parked*: its service
 //!   ends and only its `initialize` parameters are kept (about 1 KiB). Its next request
 //!   restores it through rmcp's own session restore (`SessionStore`, in memory here): a
@@ -36,11 +36,11 @@ use std::time::Duration;
 
 use futures_core::Stream;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, GetMeta as _, InitializeRequestParams,
-    ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, GetExtensions as _, GetMeta as _,
+    InitializeRequestParams, ServerJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_server::session::{
-    ServerSseMessage, SessionState, SessionStore, SessionStoreError,
+    ServerSseMessage, SessionRestoreMarker, SessionState, SessionStore, SessionStoreError,
 };
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use tokio::sync::{mpsc, oneshot};
@@ -51,12 +51,12 @@ mod table;
 
 pub(crate) use routes::SessionTransport;
 use routes::{Messages, Route, Routes, STREAM};
-use table::{Held, Table};
+use table::{Held, Live, Table};
 
 /// How long an idle handshake-era session lives and how many are held at once
-/// (2026-07-28 exchanges are stateless and hold no session). Of those held, the 128 used
-/// most recently keep a running service; an idle one past them keeps only its
-/// handshake and is restored when next used (see `McpHttp`).
+/// (2026-07-28 exchanges are stateless and hold no session). Of those held, the
+/// [`Sessions::running`] used most recently keep a running service; an idle one past them
+/// keeps only its handshake and is restored when next used (see `McpHttp`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sessions {
     /// A session nobody has used for this long ends (as rmcp's `keep_alive`). Default
@@ -66,6 +66,10 @@ pub struct Sessions {
     /// used least recently (its client's next request gets `404`, and a client starts
     /// over with `initialize`, as the transport spec says). Default 1,000.
     pub max: usize,
+    /// How many of the held sessions, the ones used most recently, keep a running
+    /// service (rmcp's service task and a handler), at least 1; an idle one past them is
+    /// parked and restored when next used. Default 128.
+    pub running: usize,
 }
 
 impl Sessions {
@@ -73,6 +77,8 @@ impl Sessions {
     pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(300);
     /// The default cap.
     pub const DEFAULT_MAX: usize = 1_000;
+    /// The default number of running sessions.
+    pub const DEFAULT_RUNNING: usize = 128;
 }
 
 impl Default for Sessions {
@@ -80,6 +86,7 @@ impl Default for Sessions {
         Sessions {
             keep_alive: Self::DEFAULT_KEEP_ALIVE,
             max: Self::DEFAULT_MAX,
+            running: Self::DEFAULT_RUNNING,
         }
     }
 }
@@ -87,10 +94,6 @@ impl Default for Sessions {
 /// Client messages waiting for a session's service (as rmcp's manager: a client that
 /// sends faster than its session is served waits).
 const INBOX: usize = 16;
-
-/// How many sessions keep a running service (the ones used most recently); an idle
-/// session past them is parked (the module's doc).
-pub(crate) const LIVE: usize = 128;
 
 /// Why a session could not be used. rmcp answers a request that meets one with `500`;
 /// a request naming a session not held is answered `404` before it gets here.
@@ -141,16 +144,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Capped {
     pub(crate) fn new(sessions: Sessions) -> Self {
-        Self::with_live(sessions, LIVE)
-    }
-
-    /// [`Capped::new`] keeping `live` services running.
-    pub(crate) fn with_live(sessions: Sessions, live: usize) -> Self {
         Capped {
             shared: Arc::new(Shared {
                 keep_alive: sessions.keep_alive,
                 max: sessions.max.max(1),
-                live: live.max(1),
+                live: sessions.running.max(1),
                 table: Mutex::new(Table::default()),
             }),
         }
@@ -166,6 +164,16 @@ impl Capped {
         lock(&self.shared.table).held.contains_key(id)
     }
 
+    /// Whether the session runs a service (`has_session` without its pin).
+    #[cfg(test)]
+    fn running(&self, id: &str) -> bool {
+        let table = lock(&self.shared.table);
+        table
+            .held
+            .get(id)
+            .is_some_and(|held| held.service.is_some())
+    }
+
     /// How many sessions are held, and how many of them run a service.
     #[cfg(test)]
     fn counts(&self) -> (usize, usize) {
@@ -173,19 +181,50 @@ impl Capped {
         (table.held.len(), table.live.len())
     }
 
-    /// The session's inbox and routes, marking it used.
+    /// The session's inbox and routes, marking it used. The sender keeps the session
+    /// from being parked until it is dropped (once the message is in the inbox, or the
+    /// stream registered). A request takes the pin `has_session` gave it; the messages
+    /// of a handshake replay go to the replay's service when it has one of its own
+    /// (`Held::replay`), which is let go with the replay's last message.
     fn session(
         &self,
         id: &SessionId,
+        taking: Taking,
     ) -> Result<(mpsc::Sender<Box<ClientJsonRpcMessage>>, Arc<Routes>), SessionError> {
         let mut table = lock(&self.shared.table);
         table.touch(id);
+        let held = table
+            .held
+            .get_mut(id)
+            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+        if taking == Taking::Request {
+            held.pins = held.pins.saturating_sub(1);
+        }
+        let live = match &held.replay {
+            Some(replay) if taking != Taking::Request => replay,
+            _ => held
+                .service
+                .as_ref()
+                .ok_or_else(|| SessionError::NotFound(id.clone()))?,
+        };
+        let taken = (live.inbox.clone(), live.routes.clone());
+        if taking == Taking::ReplayEnd {
+            held.replay = None;
+        }
+        Ok(taken)
+    }
+
+    /// The replay's last message is in the inbox of the service with `routes`: requests
+    /// may follow it.
+    fn replayed(&self, id: &SessionId, routes: &Arc<Routes>) {
+        let mut table = lock(&self.shared.table);
         let live = table
             .held
-            .get(id)
-            .and_then(|held| held.service.as_ref())
-            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
-        Ok((live.inbox.clone(), live.routes.clone()))
+            .get_mut(id)
+            .and_then(|held| held.service.as_mut());
+        if let Some(live) = live.filter(|live| Arc::ptr_eq(&live.routes, routes)) {
+            live.ready = true;
+        }
     }
 
     async fn push(
@@ -197,6 +236,36 @@ impl Capped {
             .send(Box::new(message))
             .await
             .map_err(|_| SessionError::Ended(id.clone()))
+    }
+}
+
+/// What a message takes its session for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Taking {
+    /// A client's request, notification or answer, or a `GET` stream.
+    Request,
+    /// rmcp replaying a parked session's handshake (`SessionRestoreMarker`): the
+    /// `initialize`, then its last message, `initialized`.
+    Replay,
+    ReplayEnd,
+}
+
+impl Taking {
+    fn of(message: &ClientJsonRpcMessage) -> Taking {
+        let marked = match message {
+            ClientJsonRpcMessage::Request(r) => {
+                r.request.extensions().get::<SessionRestoreMarker>()
+            }
+            ClientJsonRpcMessage::Notification(n) => {
+                n.notification.extensions().get::<SessionRestoreMarker>()
+            }
+            _ => None,
+        };
+        match (marked, message) {
+            (None, _) => Taking::Request,
+            (Some(_), ClientJsonRpcMessage::Notification(_)) => Taking::ReplayEnd,
+            (Some(_), _) => Taking::Replay,
+        }
     }
 }
 
@@ -251,10 +320,12 @@ impl SessionManager for Capped {
                     used: Instant::now(),
                     init: None,
                     service: None,
+                    pins: 0,
+                    replay: None,
                 },
             );
             table.order.insert(tick, id.clone());
-            let transport = table.start(&id, &self.shared);
+            let transport = table.start(&id, &self.shared, false);
             let evicted = if table.held.len() > self.shared.max {
                 let oldest = table.oldest().map(|(oldest, _)| oldest.clone());
                 oldest.filter(|oldest| table.remove(oldest).is_some())
@@ -281,7 +352,7 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        let (inbox, routes) = self.session(id)?;
+        let (inbox, routes) = self.session(id, Taking::of(&message))?;
         let (tx, rx) = oneshot::channel();
         if let ClientJsonRpcMessage::Request(request) = &message {
             routes.add(request.id.clone(), Route::Initialize(tx), None);
@@ -291,13 +362,15 @@ impl SessionManager for Capped {
     }
 
     /// Whether the session runs a service; a parked one is `false`, and rmcp then
-    /// restores it from [`Capped::session_store`].
+    /// restores it from [`Capped::session_store`]. Either way the request is on its way
+    /// to the session: it is pinned (not parked) until the request reaches it.
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        let table = lock(&self.shared.table);
-        Ok(table
-            .held
-            .get(id)
-            .is_some_and(|held| held.service.is_some()))
+        let mut table = lock(&self.shared.table);
+        let Some(held) = table.held.get_mut(id) else {
+            return Ok(false);
+        };
+        held.pins += 1;
+        Ok(held.service.as_ref().is_some_and(Live::serving))
     }
 
     /// rmcp calls this when a session's service has ended, and for a `DELETE` (followed
@@ -316,6 +389,7 @@ impl SessionManager for Capped {
                 table.live.remove(&tick);
                 if let Some(held) = table.held.get_mut(id) {
                     held.service = None;
+                    held.pins = 0;
                 }
             }
             Some((true, false, _)) => {
@@ -331,7 +405,7 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let (inbox, routes) = self.session(id)?;
+        let (inbox, routes) = self.session(id, Taking::of(&message))?;
         let (tx, rx) = mpsc::channel(STREAM);
         if let ClientJsonRpcMessage::Request(request) = &message {
             let progress = request.request.get_meta().get_progress_token();
@@ -346,7 +420,8 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        let (inbox, routes) = self.session(id)?;
+        let taking = Taking::of(&message);
+        let (inbox, routes) = self.session(id, taking)?;
         if let ClientJsonRpcMessage::Notification(n) = &message {
             if let ClientNotification::CancelledNotification(c) = &n.notification {
                 if let Some(request) = &c.params.request_id {
@@ -354,14 +429,19 @@ impl SessionManager for Capped {
                 }
             }
         }
-        Self::push(id, inbox, message).await
+        Self::push(id, inbox, message).await?;
+        if taking == Taking::ReplayEnd {
+            self.replayed(id, &routes);
+        }
+        Ok(())
     }
 
     async fn create_standalone_stream(
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let (_, routes) = self.session(id)?;
+        // The sender is held until the stream is registered (`session`).
+        let (_inbox, routes) = self.session(id, Taking::Request)?;
         Ok(Messages(routes.open_standalone()))
     }
 
@@ -371,11 +451,14 @@ impl SessionManager for Capped {
         _last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         // No event cache (the module's doc): what comes next.
-        let (_, routes) = self.session(id)?;
+        let (_inbox, routes) = self.session(id, Taking::Request)?;
         Ok(Messages(routes.open_standalone()))
     }
 
-    /// A parked session gets a new service (rmcp then replays the handshake to it).
+    /// A parked session gets a new service (rmcp then replays the handshake to it). A
+    /// session running again by now (another restore finished between this request's
+    /// `has_session` and here) keeps its service: the replay gets one of its own
+    /// (`Table::start`).
     async fn restore_session(
         &self,
         id: SessionId,
@@ -383,7 +466,7 @@ impl SessionManager for Capped {
         let (transport, parked) = {
             let mut table = lock(&self.shared.table);
             table.touch(&id);
-            let transport = table.start(&id, &self.shared);
+            let transport = table.start(&id, &self.shared, true);
             (transport, table.park(self.shared.live))
         };
         drop(parked);
@@ -459,6 +542,7 @@ mod tests {
         let capped = Capped::new(Sessions {
             keep_alive: Duration::from_secs(60),
             max: 2,
+            ..Sessions::default()
         });
         let (a, _ta) = capped.create_session().await.unwrap();
         let (b, _tb) = capped.create_session().await.unwrap();
@@ -466,26 +550,24 @@ mod tests {
         lock(&capped.shared.table).touch(&a);
         let (c, _tc) = capped.create_session().await.unwrap();
         assert_eq!(capped.counts().0, 2);
-        assert!(capped.has_session(&a).await.unwrap());
-        assert!(!capped.has_session(&b).await.unwrap());
+        assert!(capped.running(&a));
+        assert!(!capped.running(&b));
         assert!(!capped.holds(&b));
-        assert!(capped.has_session(&c).await.unwrap());
+        assert!(capped.running(&c));
         capped.delete(&a).await.unwrap();
         assert_eq!(capped.counts().0, 1);
         let (_d, _td) = capped.create_session().await.unwrap();
-        assert!(capped.has_session(&c).await.unwrap());
+        assert!(capped.running(&c));
         assert_eq!(capped.counts().0, 2);
     }
 
     #[tokio::test]
     async fn past_the_live_ones_an_idle_session_is_parked_and_restored() {
-        let capped = Capped::with_live(
-            Sessions {
-                keep_alive: Duration::from_secs(60),
-                max: 10,
-            },
-            2,
-        );
+        let capped = Capped::new(Sessions {
+            keep_alive: Duration::from_secs(60),
+            max: 10,
+            running: 2,
+        });
         let mut transports = Vec::new();
         let mut ids = Vec::new();
         for _ in 0..3 {
@@ -497,7 +579,7 @@ mod tests {
         // Three held, two running: the first (used least recently) is parked, its
         // service's inbox closed.
         assert_eq!(capped.counts(), (3, 2));
-        assert!(!capped.has_session(&ids[0]).await.unwrap());
+        assert!(!capped.running(&ids[0]));
         assert!(capped.holds(&ids[0]));
         assert!(transports[0].receive().await.is_none());
         // Its service's end (rmcp's close_session) keeps it held, parked.
@@ -518,8 +600,8 @@ mod tests {
         else {
             panic!("a parked session is restored");
         };
-        assert!(capped.has_session(&ids[0]).await.unwrap());
-        assert!(!capped.has_session(&ids[1]).await.unwrap());
+        assert!(capped.running(&ids[0]));
+        assert!(!capped.running(&ids[1]));
         assert_eq!(capped.counts(), (3, 2));
         // Messages reach the new service; a session with a request in flight is not parked.
         let init = ClientJsonRpcMessage::request(
@@ -532,10 +614,95 @@ mod tests {
             let (id, _t) = capped.create_session().await.unwrap();
             capped.store(&id, &handshake()).await.unwrap();
         }
-        assert!(capped.has_session(&ids[0]).await.unwrap());
+        assert!(capped.running(&ids[0]));
         // A DELETE forgets it.
         capped.delete(&ids[0]).await.unwrap();
         assert!(!capped.holds(&ids[0]));
         assert!(capped.load(&ids[0]).await.unwrap().is_none());
+    }
+
+    fn initialized() -> ClientJsonRpcMessage {
+        ClientJsonRpcMessage::notification(ClientNotification::InitializedNotification(
+            Default::default(),
+        ))
+    }
+
+    /// What rmcp's replay of the handshake ends with (its `initialized`, which carries a
+    /// `SessionRestoreMarker` only rmcp can make).
+    async fn replay_end(capped: &Capped, id: &SessionId) {
+        let (inbox, routes) = capped.session(id, Taking::ReplayEnd).unwrap();
+        Capped::push(id, inbox, initialized()).await.unwrap();
+        capped.replayed(id, &routes);
+    }
+
+    /// A request rmcp has looked the session up for (`has_session`) keeps it running until
+    /// the request reaches it, and a sender taken for a message until the message is in
+    /// the inbox: parking it then would leave the request to a service that has ended.
+    #[tokio::test]
+    async fn a_request_on_its_way_keeps_its_session_running() {
+        let capped = Capped::new(Sessions {
+            running: 1,
+            ..Sessions::default()
+        });
+        let (a, mut ta) = capped.create_session().await.unwrap();
+        capped.store(&a, &handshake()).await.unwrap();
+        assert!(capped.has_session(&a).await.unwrap());
+        let (b, _tb) = capped.create_session().await.unwrap();
+        capped.store(&b, &handshake()).await.unwrap();
+        assert!(capped.running(&a), "pinned by the request on its way");
+        let (inbox, _) = capped.session(&a, Taking::Request).unwrap();
+        let (c, _tc) = capped.create_session().await.unwrap();
+        capped.store(&c, &handshake()).await.unwrap();
+        assert!(capped.running(&a), "a message on its way to the service");
+        Capped::push(&a, inbox, initialized()).await.unwrap();
+        assert!(ta.receive().await.is_some());
+        // Reached and served: `a` is idle, and parked by the next session.
+        let (d, _td) = capped.create_session().await.unwrap();
+        capped.store(&d, &handshake()).await.unwrap();
+        assert!(!capped.running(&a));
+        assert!(ta.receive().await.is_none());
+    }
+
+    /// A restore that finds its session serving again (another restore finished between
+    /// this request's `has_session` and here) leaves the service as it is: the replayed
+    /// handshake goes to a service of its own, let go after the replay's last message. A
+    /// restored service takes requests only once the replay is in its inbox.
+    #[tokio::test]
+    async fn a_replay_to_a_serving_session_gets_a_service_of_its_own() {
+        let capped = Capped::new(Sessions::default());
+        let (a, mut ta) = capped.create_session().await.unwrap();
+        capped.store(&a, &handshake()).await.unwrap();
+        let RestoreOutcome::Restored(mut replay) = capped.restore_session(a.clone()).await.unwrap()
+        else {
+            panic!("rmcp replays the handshake to the transport returned");
+        };
+        capped.accept_message(&a, initialized()).await.unwrap();
+        assert!(
+            ta.receive().await.is_some(),
+            "a request goes to the service"
+        );
+        replay_end(&capped, &a).await;
+        assert!(replay.receive().await.is_some(), "the replay to its own");
+        assert!(replay.receive().await.is_none(), "then it is let go");
+        assert!(capped.has_session(&a).await.unwrap());
+        // A parked session restored: not serving until its replay is in.
+        let parked = Capped::new(Sessions {
+            running: 1,
+            ..Sessions::default()
+        });
+        let (b, _tb) = parked.create_session().await.unwrap();
+        parked.store(&b, &handshake()).await.unwrap();
+        let (c, _tc) = parked.create_session().await.unwrap();
+        parked.store(&c, &handshake()).await.unwrap();
+        assert!(!parked.has_session(&b).await.unwrap());
+        let RestoreOutcome::Restored(mut restored) =
+            parked.restore_session(b.clone()).await.unwrap()
+        else {
+            panic!("a parked session is restored");
+        };
+        assert!(!parked.has_session(&b).await.unwrap());
+        replay_end(&parked, &b).await;
+        assert!(restored.receive().await.is_some());
+        assert!(parked.has_session(&b).await.unwrap());
     }
 }

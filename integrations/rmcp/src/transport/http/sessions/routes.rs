@@ -8,8 +8,8 @@ use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use rmcp::model::{
-    ClientJsonRpcMessage, GetExtensions as _, ProgressToken, RequestId, ServerJsonRpcMessage,
-    ServerNotification,
+    ClientJsonRpcMessage, ErrorData, GetExtensions as _, ProgressToken, RequestId,
+    ServerJsonRpcMessage, ServerNotification,
 };
 use rmcp::service::{OriginatingRequestId, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
@@ -143,9 +143,24 @@ impl Routes {
         }
     }
 
-    /// The session ended: every stream ends, and a pending `initialize` fails.
-    pub(super) fn close(&self) {
-        *lock(&self.state) = RouteState::default();
+    /// The session `id` ended: each request still open is answered with an error (a
+    /// stream that just ended would leave its client waiting for the answer), every
+    /// stream ends, and a pending `initialize` fails.
+    pub(super) fn close(&self, id: &SessionId) {
+        let state = std::mem::take(&mut *lock(&self.state));
+        for (request, route) in state.requests {
+            if let Route::Stream(tx) = route {
+                let error = ErrorData::internal_error(
+                    format!(
+                        "session {id} ended (it expired, was evicted or closed) before this request was answered: start over with initialize"
+                    ),
+                    None,
+                );
+                let message = ServerJsonRpcMessage::error(error, Some(request));
+                // A stream whose client reads nothing (full) loses nothing it would read.
+                let _ = tx.try_send(ServerSseMessage::from_message(message));
+            }
+        }
     }
 
     /// No request unanswered and no stream open.

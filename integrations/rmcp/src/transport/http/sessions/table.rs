@@ -32,6 +32,15 @@ pub(super) struct Held {
     pub(super) init: Option<Arc<InitializeRequestParams>>,
     /// The running service; `None` while parked.
     pub(super) service: Option<Live>,
+    /// Requests rmcp has looked the session up for (`has_session`) that have not reached
+    /// it yet: while any is on its way the session is not parked (it would meet `404`
+    /// or a replay cut short). One that rmcp then refuses (a bad header) leaves its pin,
+    /// and the session runs until its service ends.
+    pub(super) pins: usize,
+    /// A handshake replayed while the service runs (a restore that began before another
+    /// one finished): rmcp replays it to a service of its own, which ends after it; the
+    /// running one is left as it is.
+    pub(super) replay: Option<Live>,
 }
 
 #[derive(Debug)]
@@ -40,13 +49,44 @@ pub(super) struct Live {
     /// with it the session's service task.
     pub(super) inbox: mpsc::Sender<Box<ClientJsonRpcMessage>>,
     pub(super) routes: Arc<Routes>,
+    /// Whether a request may go to it: a restored service once rmcp's replay of the
+    /// handshake is in its inbox (a request before it would meet a service not yet
+    /// initialized), a new one at once.
+    pub(super) ready: bool,
 }
 
 impl Live {
-    /// Nothing in flight: no message waiting for the service, no request unanswered, no
-    /// stream open.
+    /// Nothing in flight: no message on its way to the service (a request holds a sender
+    /// from the moment it takes the session until its message is in the inbox), none
+    /// waiting in the inbox, no request unanswered, no stream open.
     pub(super) fn idle(&self) -> bool {
-        self.inbox.capacity() == self.inbox.max_capacity() && self.routes.idle()
+        self.inbox.strong_count() == 1
+            && self.inbox.capacity() == self.inbox.max_capacity()
+            && self.routes.idle()
+    }
+
+    /// Whether the service still reads its inbox and takes requests.
+    pub(super) fn serving(&self) -> bool {
+        self.ready && !self.inbox.is_closed()
+    }
+
+    fn new(shared: &Arc<Shared>, id: &SessionId, ready: bool) -> (Live, SessionTransport) {
+        let (inbox, rx) = mpsc::channel(INBOX);
+        let routes = Arc::new(Routes::default());
+        let transport = SessionTransport {
+            inbox: rx,
+            routes: routes.clone(),
+            shared: shared.clone(),
+            id: id.clone(),
+        };
+        (
+            Live {
+                inbox,
+                routes,
+                ready,
+            },
+            transport,
+        )
     }
 }
 
@@ -66,13 +106,14 @@ impl Table {
         }
     }
 
-    /// Forget the session; its service (if running) ends and its streams close.
+    /// Forget the session; its service (if running) ends, each request still open on it
+    /// is answered with an error, and its streams close.
     pub(super) fn remove(&mut self, id: &SessionId) -> Option<Held> {
         let held = self.held.remove(id)?;
         self.order.remove(&held.tick);
         self.live.remove(&held.tick);
-        if let Some(live) = &held.service {
-            live.routes.close();
+        for live in held.service.iter().chain(&held.replay) {
+            live.routes.close(id);
         }
         Some(held)
     }
@@ -82,27 +123,24 @@ impl Table {
         Some((id, self.held.get(id)?))
     }
 
-    /// Start a service for `id` (a new session, or a parked one restored), replacing one
-    /// still running (which ends once what it holds is answered).
+    /// Start a service for `id`: a new session's, or a parked one's (`restored`: it takes
+    /// requests once rmcp has replayed the handshake to it). One still serving is left as
+    /// it is: the transport returned then only takes the replay (`Held::replay`).
     pub(super) fn start(
         &mut self,
         id: &SessionId,
         shared: &Arc<Shared>,
+        restored: bool,
     ) -> Option<SessionTransport> {
-        let (inbox, rx) = mpsc::channel(INBOX);
-        let routes = Arc::new(Routes::default());
         let held = self.held.get_mut(id)?;
-        held.service = Some(Live {
-            inbox,
-            routes: routes.clone(),
-        });
-        self.live.insert(held.tick, id.clone());
-        Some(SessionTransport {
-            inbox: rx,
-            routes,
-            shared: shared.clone(),
-            id: id.clone(),
-        })
+        let (live, transport) = Live::new(shared, id, !restored);
+        if held.service.as_ref().is_some_and(Live::serving) {
+            held.replay = Some(live);
+        } else {
+            held.service = Some(live);
+            self.live.insert(held.tick, id.clone());
+        }
+        Some(transport)
     }
 
     /// Park the least recently used idle sessions past `keep` running ones.
@@ -117,7 +155,10 @@ impl Table {
             let Some(held) = self.held.get(id) else {
                 continue;
             };
-            if held.init.is_some() && held.service.as_ref().is_some_and(Live::idle) {
+            if held.init.is_some()
+                && held.pins == 0
+                && held.service.as_ref().is_some_and(Live::idle)
+            {
                 ids.push(id.clone());
                 over -= 1;
             }
