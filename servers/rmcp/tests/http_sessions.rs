@@ -11,6 +11,7 @@ mod http {
     use std::io::{Read, Write};
     use std::net::TcpStream;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
     use std::time::Duration;
 
     use crate::common::Http;
@@ -57,54 +58,71 @@ mod http {
             (status, session, reply)
         }
 
-        /// `greet` in `session`, answering its question with `name`: the greeting.
-        fn greet(&self, session: &str, name: &str) -> String {
+        /// POST a `greet` call in `session`: the connection its reply comes on.
+        fn call(&self, session: &str) -> TcpStream {
             let mut tcp = TcpStream::connect(("127.0.0.1", self.0.port)).unwrap();
             // A guard against a hang, not a timing check.
             tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-            let body = GREET;
             let head = format!(
                 "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
                  Accept: application/json, text/event-stream\r\nConnection: close\r\n\
                  Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n\
-                 Content-Length: {}\r\n\r\n{body}",
+                 Content-Length: {}\r\n\r\n{GREET}",
                 self.0.port,
-                body.len()
+                GREET.len()
             );
             tcp.write_all(head.as_bytes()).unwrap();
+            tcp
+        }
+
+        /// Read the call's reply up to its question (`elicitation/create`): what was read,
+        /// and the question's id (`None`: the reply ended first).
+        fn question(tcp: &mut TcpStream) -> (String, Option<String>) {
             let mut seen = Vec::new();
             let mut chunk = [0u8; 4096];
-            let asked = loop {
+            loop {
                 let n = tcp.read(&mut chunk).unwrap_or_else(|e| {
                     panic!(
                         "no question in 30 s ({e}): {}",
                         String::from_utf8_lossy(&seen)
                     )
                 });
-                assert!(
-                    n > 0,
-                    "the stream ended before the question: {}",
-                    String::from_utf8_lossy(&seen)
-                );
+                let text = String::from_utf8_lossy(&seen).into_owned();
+                if n == 0 {
+                    return (text, None);
+                }
                 seen.extend_from_slice(&chunk[..n]);
                 let text = String::from_utf8_lossy(&seen).into_owned();
                 if let Some(at) = text.find(r#""method":"elicitation/create""#) {
-                    break text[..at]
-                        .rsplit(r#""id":"#)
-                        .next()
-                        .unwrap()
-                        .trim_end_matches(',')
-                        .to_owned();
+                    let asked = text[..at].rsplit(r#""id":"#).next().unwrap();
+                    let asked = asked.trim_end_matches(',').to_owned();
+                    return (text, Some(asked));
                 }
+            }
+        }
+
+        /// A `greet` call in `session`, its question answered with `name`: the whole reply
+        /// to the call, and the status of the answer's POST (`None`: no question came).
+        fn ask(&self, session: &str, name: &str) -> (String, Option<u16>) {
+            let mut tcp = self.call(session);
+            let (seen, asked) = Self::question(&mut tcp);
+            let Some(asked) = asked else {
+                return (seen, None);
             };
             let answer = format!(
                 r#"{{"jsonrpc":"2.0","id":{asked},"result":{{"action":"accept","content":{{"value":"{name}"}}}}}}"#
             );
-            assert_eq!(self.post(&answer, Some(session)).0, 202);
+            let status = self.post(&answer, Some(session)).0;
             let mut rest = String::new();
             tcp.read_to_string(&mut rest)
                 .unwrap_or_else(|e| panic!("no result in 30 s after the answer ({e}): {rest}"));
-            let text = String::from_utf8_lossy(&seen).into_owned() + &rest;
+            (seen + &rest, Some(status))
+        }
+
+        /// `greet` in `session`, answering its question with `name`: the greeting.
+        fn greet(&self, session: &str, name: &str) -> String {
+            let (text, answered) = self.ask(session, name);
+            assert_eq!(answered, Some(202), "{text}");
             let at = text.find("Hello, ").expect(&text);
             text[at..].split('"').next().unwrap().to_owned()
         }
@@ -266,6 +284,106 @@ mod http {
         });
     }
 
+    /// Sessions ending under concurrent use: the cap (`--max-sessions 8`, new sessions
+    /// opened all along), expiry (`--session-keep-alive 0.2`) and a `DELETE` from beside
+    /// now and then meet sessions being restored, parked, or in a call. A request may
+    /// then get `404`, `500` (rmcp's answer to a restore cut short), or an error on its
+    /// stream, but none is left without an answer: a `200` reply carries the request's
+    /// own response, and every read ends (the 30 s guard).
+    #[test]
+    fn sessions_ending_under_concurrent_use_leave_no_request_unanswered() {
+        const WORKERS: usize = 4;
+        const ROUNDS: usize = 15;
+        let server = Server::start(&[
+            "--running-sessions",
+            "1",
+            "--max-sessions",
+            "8",
+            "--session-keep-alive",
+            "0.2",
+        ]);
+        let server = &server;
+        let done = AtomicUsize::new(0);
+        let done = &done;
+        let opened = Mutex::new(Vec::<String>::new());
+        let opened = &opened;
+        let fresh = || {
+            let session = server.open_session();
+            assert!(matches!(
+                server.post(INITIALIZED, Some(&session)).0,
+                202 | 404 | 500
+            ));
+            opened.lock().unwrap().push(session.clone());
+            session
+        };
+        let status = |reply: &str| -> u16 { reply.split(' ').nth(1).unwrap().parse().unwrap() };
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while done.load(Ordering::Relaxed) < WORKERS {
+                    server.open_session();
+                }
+            });
+            s.spawn(|| {
+                for i in 0.. {
+                    if done.load(Ordering::Relaxed) == WORKERS {
+                        break;
+                    }
+                    // Pacing, so that the sessions live long enough to be used.
+                    std::thread::sleep(Duration::from_millis(5));
+                    let victim = {
+                        let opened = opened.lock().unwrap();
+                        opened.get(i % opened.len().max(1)).cloned()
+                    };
+                    if let Some(victim) = victim {
+                        server.exchange("DELETE", "", Some(&victim));
+                    }
+                }
+            });
+            let workers: Vec<_> = (0..WORKERS)
+                .map(|_| {
+                    s.spawn(move || {
+                        struct Done<'a>(&'a AtomicUsize);
+                        impl Drop for Done<'_> {
+                            fn drop(&mut self) {
+                                self.0.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        let _done = Done(done);
+                        let mut session = fresh();
+                        for _ in 0..ROUNDS {
+                            std::thread::scope(|pair| {
+                                pair.spawn(|| {
+                                    let (code, _, body) =
+                                        server.exchange("POST", TOOLS_LIST, Some(&session));
+                                    match code {
+                                        200 => assert!(body.contains(r#""id":3,"#), "{body}"),
+                                        _ => assert!(matches!(code, 404 | 500), "{body}"),
+                                    }
+                                });
+                                let (reply, _) = server.ask(&session, "Ann");
+                                match status(&reply) {
+                                    200 => assert!(
+                                        reply.contains(r#""id":4,"result""#)
+                                            || reply.contains(r#""id":4,"error""#),
+                                        "the call's stream ended without its answer: {reply}"
+                                    ),
+                                    code => assert!(matches!(code, 404 | 500), "{reply}"),
+                                }
+                            });
+                            if server.ping(&session) == 404 {
+                                session = fresh();
+                            }
+                        }
+                    })
+                })
+                .collect();
+            let failed: Vec<_> = workers.into_iter().filter_map(|w| w.join().err()).collect();
+            if let Some(panic) = failed.into_iter().next() {
+                std::panic::resume_unwind(panic);
+            }
+        });
+    }
+
     /// A session that ends while a call on it waits for its answer (here a `DELETE`)
     /// answers the call with an error on its stream: the client is not left waiting for
     /// a response that never comes.
@@ -274,25 +392,9 @@ mod http {
         let server = Server::start(&[]);
         let session = server.open_session();
         assert_eq!(server.post(INITIALIZED, Some(&session)).0, 202);
-        let mut tcp = TcpStream::connect(("127.0.0.1", server.0.port)).unwrap();
-        // A guard against a hang, not a timing check.
-        tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        let head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nConnection: close\r\n\
-             Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n\
-             Content-Length: {}\r\n\r\n{GREET}",
-            server.0.port,
-            GREET.len()
-        );
-        tcp.write_all(head.as_bytes()).unwrap();
-        let mut seen = Vec::new();
-        let mut chunk = [0u8; 4096];
-        while !String::from_utf8_lossy(&seen).contains("elicitation/create") {
-            let n = tcp.read(&mut chunk).unwrap();
-            assert!(n > 0, "{}", String::from_utf8_lossy(&seen));
-            seen.extend_from_slice(&chunk[..n]);
-        }
+        let mut tcp = server.call(&session);
+        let (seen, asked) = Server::question(&mut tcp);
+        assert!(asked.is_some(), "{seen}");
         assert_eq!(server.exchange("DELETE", "", Some(&session)).0, 202);
         let mut rest = String::new();
         tcp.read_to_string(&mut rest)

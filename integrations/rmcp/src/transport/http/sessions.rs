@@ -355,7 +355,9 @@ impl SessionManager for Capped {
         let (inbox, routes) = self.session(id, Taking::of(&message))?;
         let (tx, rx) = oneshot::channel();
         if let ClientJsonRpcMessage::Request(request) = &message {
-            routes.add(request.id.clone(), Route::Initialize(tx), None);
+            if !routes.add(request.id.clone(), Route::Initialize(tx), None) {
+                return Err(SessionError::Ended(id.clone()));
+            }
         }
         Self::push(id, inbox, message).await?;
         rx.await.map_err(|_| SessionError::Ended(id.clone()))
@@ -409,7 +411,9 @@ impl SessionManager for Capped {
         let (tx, rx) = mpsc::channel(STREAM);
         if let ClientJsonRpcMessage::Request(request) = &message {
             let progress = request.request.get_meta().get_progress_token();
-            routes.add(request.id.clone(), Route::Stream(tx), progress);
+            if !routes.add(request.id.clone(), Route::Stream(tx), progress) {
+                return Err(SessionError::Ended(id.clone()));
+            }
         }
         Self::push(id, inbox, message).await?;
         Ok(Messages(rx))

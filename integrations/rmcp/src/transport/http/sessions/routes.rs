@@ -39,6 +39,8 @@ struct RouteState {
     progress: HashMap<ProgressToken, RequestId>,
     standalone: Option<mpsc::Sender<ServerSseMessage>>,
     shadows: Vec<mpsc::Sender<ServerSseMessage>>,
+    /// The session ended ([`Routes::close`]): nothing more is routed.
+    closed: bool,
 }
 
 #[derive(Debug)]
@@ -57,12 +59,20 @@ enum Target {
 }
 
 impl Routes {
-    pub(super) fn add(&self, id: RequestId, route: Route, progress: Option<ProgressToken>) {
+    /// Route the answers to request `id`; `false` when the session has ended (a request
+    /// that took it just before its end, which would then wait for an answer no service
+    /// gives).
+    #[must_use]
+    pub(super) fn add(&self, id: RequestId, route: Route, progress: Option<ProgressToken>) -> bool {
         let mut state = lock(&self.state);
+        if state.closed {
+            return false;
+        }
         if let Some(token) = progress {
             state.progress.insert(token, id.clone());
         }
         state.requests.insert(id, route);
+        true
     }
 
     /// The request `id` is answered (or cancelled): its stream ends once its last message
@@ -128,6 +138,10 @@ impl Routes {
     /// open but sent nothing (so clients' competing reconnections do not end each other's).
     pub(super) fn open_standalone(&self) -> mpsc::Receiver<ServerSseMessage> {
         let mut state = lock(&self.state);
+        if state.closed {
+            // Ended at once: the client's next request meets `404`.
+            return mpsc::channel(1).1;
+        }
         if state.standalone.as_ref().is_some_and(|tx| !tx.is_closed()) {
             let (tx, rx) = mpsc::channel(1);
             state.shadows.retain(|tx| !tx.is_closed());
@@ -147,7 +161,11 @@ impl Routes {
     /// stream that just ended would leave its client waiting for the answer), every
     /// stream ends, and a pending `initialize` fails.
     pub(super) fn close(&self, id: &SessionId) {
-        let state = std::mem::take(&mut *lock(&self.state));
+        let closed = RouteState {
+            closed: true,
+            ..RouteState::default()
+        };
+        let state = std::mem::replace(&mut *lock(&self.state), closed);
         for (request, route) in state.requests {
             if let Route::Stream(tx) = route {
                 let error = ErrorData::internal_error(

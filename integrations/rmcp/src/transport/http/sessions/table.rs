@@ -138,6 +138,8 @@ impl Table {
             held.replay = Some(live);
         } else {
             held.service = Some(live);
+            // A replay's service left from a restore that failed before its end.
+            held.replay = None;
             self.live.insert(held.tick, id.clone());
         }
         Some(transport)
