@@ -8,9 +8,9 @@
 //!
 //! * a session's service reads the client's messages from one small channel of boxed
 //!   messages, and its replies go straight to the HTTP request they answer (no worker);
-//! * only the [`Sessions::running`] sessions used most recently keep a running service. A less recent
-//!   one, once idle (no request in flight, no stream open), is *parked*: its service
-//!   ends and only its `initialize` parameters are kept (about 1 KiB). Its next request
+//! * only the [`Sessions::running`] sessions used most recently keep a running service. A
+//!   less recent one, once idle (no request in flight, no stream open), is *parked*: its
+//!   service ends and only its `initialize` parameters are kept (about 1 KiB). Its next request
 //!   restores it through rmcp's own session restore (`SessionStore`, in memory here): a
 //!   new handler from the factory, the handshake replayed to it (its `initialize` carries
 //!   `SessionRestoreMarker`), then the request. A client sees no difference; a handler
@@ -20,6 +20,15 @@
 //!
 //! 1,000 abandoned sessions grow the server's RSS by a few MiB (PERF.md, "Abandoned HTTP
 //! sessions").
+//!
+//! Parking races the requests on their way, so a session is not parked while: rmcp has
+//! looked it up for a request (`has_session`) that has not reached it (`Held::pins`); a
+//! message taken for it is not yet in its inbox (a sender out); a request is unanswered
+//! or a stream open. A restored service takes requests only once rmcp's replay of the
+//! handshake is in its inbox (`Live::ready`); a restore that finds the session serving
+//! again replays to a service of its own (`Held::replay`). A session that ends (`DELETE`,
+//! cap, expiry) answers its open requests with an error. `http_sessions`'s stress tests
+//! (`--running-sessions 1`) drive these.
 //!
 //! Routing, as rmcp's manager does it: a response or error goes to the stream of the
 //! request it answers (which then ends); a server request made while handling a client
@@ -474,8 +483,8 @@ impl SessionManager for Capped {
             (transport, table.park(self.shared.live))
         };
         drop(parked);
-        let transport = transport.ok_or(SessionError::NotFound(id))?;
-        Ok(RestoreOutcome::Restored(transport))
+        // Ended since rmcp loaded it: rmcp then answers `404`, as for a session not held.
+        Ok(transport.map_or(RestoreOutcome::NotSupported, RestoreOutcome::Restored))
     }
 }
 
@@ -623,6 +632,11 @@ mod tests {
         capped.delete(&ids[0]).await.unwrap();
         assert!(!capped.holds(&ids[0]));
         assert!(capped.load(&ids[0]).await.unwrap().is_none());
+        // Ended between rmcp's load and its restore: rmcp answers 404.
+        assert!(matches!(
+            capped.restore_session(ids[0].clone()).await.unwrap(),
+            RestoreOutcome::NotSupported
+        ));
     }
 
     fn initialized() -> ClientJsonRpcMessage {
