@@ -23,10 +23,12 @@ ELICIT_INTEROP_STDIO_ONLY=1) the runner deselects the HTTP cases with `-k stdio`
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 from mcp import Client
@@ -39,6 +41,12 @@ FLAG = ["--fallback", "arguments"]
 ERAS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 ASK_USER = "elicit/askUser"
 PARIS = {"destination": "Paris", "date": "2026-08-01"}
+#: book_flight's fallback calls ({} and PARIS) and what each tells the model to ask
+#: (tests/fixture/fallback_asked.json, shared with python/tests/test_mcp_fallback.py).
+FALLBACK = json.loads(
+    (Path(__file__).resolve().parents[3] / "fixture" / "fallback_asked.json").read_text(encoding="utf-8")
+)
+CALLS = [(c["arguments"], [tuple(q) for q in c["asked"]]) for c in FALLBACK["book_flight"]]
 ANSWERS = {
     "Where would you like to fly?": "Paris",
     "When would you like to fly?": "2026-08-01",
@@ -121,8 +129,7 @@ def test_a_client_that_cannot_be_asked_books_through_the_model(client, transport
             assert c.protocol_version == ERAS[mode]
             listing = await c.list_tools()
             calls = [
-                await c.call_tool("book_flight", {}),
-                await c.call_tool("book_flight", PARIS),
+                *[await c.call_tool("book_flight", args) for args, _ in CALLS],
                 await c.call_tool("book_flight", {**PARIS, "airport": "CDG", "proceed": True, "seat": "window"}),
                 await c.call_tool("book_flight", {"destination": "London", "date": "2026-08-01", "airport": "ORY", "proceed": True}),
                 await c.call_tool("book_flight", {"destination": 5}),
@@ -143,17 +150,8 @@ def test_a_client_that_cannot_be_asked_books_through_the_model(client, transport
     sent = "cache_scope" in listing.model_fields_set
     assert (sent and listing.cache_scope == "private") if mode == "auto" else not sent
 
-    assert asked(first) == [
-        ("destination", "Where would you like to fly?", True),
-        ("date", "When would you like to fly?", True),
-        ("seat", "Window or aisle?", False),
-    ]
+    assert [asked(first), asked(second)] == [want for _, want in CALLS]
     assert "call book_flight again" in text(first)
-    assert asked(second) == [
-        ("airport", "Which airport in Paris?", True),
-        ("proceed", "Book a flight to Paris on 2026-08-01?", True),
-        ("seat", "Window or aisle?", False),
-    ]
     assert not form.is_error and text(form) == "Booked Paris (CDG) on 2026-08-01, seat window"
     assert not third.is_error and text(third) == text(form)
     assert third.structured_content == form.structured_content
