@@ -50,6 +50,8 @@ mod question;
 mod reply;
 pub mod round;
 mod state;
+#[cfg(feature = "unicode-titles")]
+mod titlecase;
 pub mod types;
 
 pub use error::{CompileError, Error, Problem};

@@ -161,18 +161,24 @@ pub(crate) fn white_space_len(b: &[u8]) -> usize {
     }
 }
 
-/// `s` without leading (`start`) or trailing characters that are white space or, with
-/// `underscore`, `_` (the bounds stay on char boundaries: every match is whole).
+/// Length in bytes of the character `b` starts with if Python's `str.strip()` strips it
+/// (`str.isspace()`: `White_Space`, and U+001C..U+001F, which Python counts as
+/// separators), or if it is `_` and `underscore` is set; else 0.
+fn strip_len(b: &[u8], underscore: bool) -> usize {
+    match b.first() {
+        Some(b'_') if underscore => 1,
+        Some(0x1C..=0x1F) => 1,
+        _ => white_space_len(b),
+    }
+}
+
+/// `s` without leading (`start`) or trailing characters that Python's `str.strip()`
+/// strips or, with `underscore`, `_` (the bounds stay on char boundaries: every match is
+/// whole).
 fn trim(s: &str, start: bool, underscore: bool) -> &str {
     let b = s.as_bytes();
     let (mut lo, mut hi) = (0, b.len());
-    let strip = |t: &[u8]| {
-        if underscore && t.first() == Some(&b'_') {
-            1
-        } else {
-            white_space_len(t)
-        }
-    };
+    let strip = |t: &[u8]| strip_len(t, underscore);
     if start {
         while lo < hi {
             match b.get(lo..hi).map_or(0, strip) {
@@ -197,58 +203,107 @@ fn trim(s: &str, start: bool, underscore: bool) -> &str {
 }
 
 /// Writes pydantic's default title for a field name: `name.title().replace("_", " ").strip()`.
+///
+/// As CPython's `str.title()`: a character after a cased one is lower-cased (Σ as ς at a
+/// word's end: the final sigma), any other is title-cased; `Cased` is the Unicode
+/// property (lower-, upper- and titlecase letters).
 pub(crate) fn write_field_title<W: FnMut(&str)>(name: &str, mut out: W) {
     let mut buf = [0u8; 4];
     let mut prev_cased = false;
+    // Whether the last character before this one that is not case-ignorable is cased
+    // (the final sigma's look-back).
+    let mut cased_before = false;
     let trimmed_start = trim(name, true, false);
     let trimmed = trim(trimmed_start, false, true);
     // `replace("_", " ")` happens before `strip()`, so leading/trailing underscores
-    // become spaces and are stripped too.
+    // become spaces and are stripped too. What the strips remove is neither cased nor
+    // case-ignorable, so the final sigma reads the same context in what is left.
     let trimmed = trim(trimmed, true, true);
-    for c in trimmed.chars() {
+    let mut chars = trimmed.chars();
+    while let Some(c) = chars.next() {
+        let cased = is_cased(c);
         if c == '_' {
             out(" ");
-            prev_cased = false;
-            continue;
-        }
-        let cased = is_cased(c);
-        if cased && prev_cased {
+        } else if prev_cased && c == '\u{3a3}' && cfg!(feature = "unicode-titles") {
+            // Σ at a word's end: no cased character after it, case-ignorable ones skipped.
+            let last = cased_before
+                && !chars
+                    .clone()
+                    .find(|&n| !is_case_ignorable(n))
+                    .is_some_and(is_cased);
+            out(if last { "\u{3c2}" } else { "\u{3c3}" });
+        } else if prev_cased {
             for_lower(c, |l| out(l.encode_utf8(&mut buf)));
-        } else if cased {
-            for_upper(c, |u| out(u.encode_utf8(&mut buf)));
         } else {
-            out(c.encode_utf8(&mut buf));
+            for_title(c, |u| out(u.encode_utf8(&mut buf)));
+        }
+        if !is_case_ignorable(c) {
+            cased_before = cased;
         }
         prev_cased = cased;
     }
 }
 
 // Python's `str.title()` knows every cased character. With the `unicode-titles`
-// feature (on by default) so do we; without it (firmware builds) only ASCII letters are
-// cased, which keeps core's ~28 KB of Unicode case tables out of the image. Field names
-// are ASCII in practice; a non-ASCII letter is then kept as written.
+// feature (on by default) so do we: Rust's `char` case mappings and properties, and
+// src/titlecase.rs (tools/gen_titles.py, from the CPython 3.11 the reference oracle
+// runs) for what `char` lacks: titlecase where it is not uppercase, the titlecase
+// letters, `Case_Ignorable`. Rust's `char` follows a newer Unicode (17.0 in Rust 1.95)
+// than CPython 3.11 (14.0): letters assigned since are cased here and not there (the
+// test `titles_match_cpython_on_every_code_point` lists them). Without the feature
+// (firmware builds) only ASCII letters are cased, which keeps core's ~28 KB of Unicode
+// case tables out of the image. Field names are ASCII in practice; a non-ASCII letter
+// is then kept as written.
 #[cfg(feature = "unicode-titles")]
 fn is_cased(c: char) -> bool {
-    c.is_lowercase() || c.is_uppercase()
+    c.is_lowercase() || c.is_uppercase() || crate::titlecase::is_titlecase_letter(c)
+}
+#[cfg(feature = "unicode-titles")]
+fn is_case_ignorable(c: char) -> bool {
+    let runs = &crate::titlecase::CASE_IGNORABLE;
+    let c = u32::from(c);
+    let after = runs.partition_point(|&r| r >> 8 <= c);
+    after
+        .checked_sub(1)
+        .and_then(|i| runs.get(i))
+        .is_some_and(|&r| c - (r >> 8) <= r & 0xff)
 }
 #[cfg(feature = "unicode-titles")]
 fn for_lower(c: char, mut f: impl FnMut(char)) {
     c.to_lowercase().for_each(&mut f)
 }
 #[cfg(feature = "unicode-titles")]
-fn for_upper(c: char, mut f: impl FnMut(char)) {
-    c.to_uppercase().for_each(&mut f)
+fn for_title(c: char, mut f: impl FnMut(char)) {
+    let table = &crate::titlecase::TITLE;
+    let found = u16::try_from(u32::from(c))
+        .ok()
+        .and_then(|k| table.binary_search_by_key(&k, |&(from, _)| from).ok())
+        .and_then(|i| table.get(i));
+    match found {
+        Some((_, to)) => to
+            .iter()
+            .take_while(|&&u| u != 0)
+            .filter_map(|&u| char::from_u32(u32::from(u)))
+            .for_each(&mut f),
+        None => c.to_uppercase().for_each(&mut f),
+    }
 }
 #[cfg(not(feature = "unicode-titles"))]
 fn is_cased(c: char) -> bool {
     c.is_ascii_alphabetic()
 }
 #[cfg(not(feature = "unicode-titles"))]
+fn is_case_ignorable(c: char) -> bool {
+    // Read only beside a Σ after a cased character: never without the feature.
+    let _ = c;
+    false
+}
+#[cfg(not(feature = "unicode-titles"))]
 fn for_lower(c: char, mut f: impl FnMut(char)) {
     f(c.to_ascii_lowercase())
 }
 #[cfg(not(feature = "unicode-titles"))]
-fn for_upper(c: char, mut f: impl FnMut(char)) {
+fn for_title(c: char, mut f: impl FnMut(char)) {
     f(c.to_ascii_uppercase())
 }
 
@@ -374,6 +429,125 @@ mod tests {
         }
     }
 
+    /// pydantic's titles against CPython 3.11.7 (Unicode 14.0.0, the Python the reference
+    /// oracle runs) for every code point in seven positions: alone, after and before a
+    /// cased letter, either side of `_`, before Σ and after a final-position Σ
+    /// (tests/data/titles.txt, written by tools/gen_titles.py). A difference is allowed
+    /// only where Rust's `char` (a newer Unicode) tells case otherwise: at the code
+    /// points `CHANGED_SINCE_14` lists, and at `NEW_SINCE_14` code points that Unicode
+    /// 14.0.0 leaves unassigned.
+    /// Where Rust 1.95's `char` (Unicode 17.0.0) and CPython 3.11 (Unicode 14.0.0) tell a
+    /// character's case apart, so its titles differ from CPython's (documented in
+    /// core/README.md, `unicode-titles`), as test `titles_match_cpython_on_every_code_point`
+    /// finds them. Characters Unicode 14.0.0 has:
+    /// ƛ U+019B and ɤ U+0264 gained uppercase letters in Unicode 16 (U+A7DC, U+A7CB),
+    /// ꟓ U+A7D3 and ꟕ U+A7D5 in Unicode 17 (U+A7D2, U+A7D4): titled upper-case here;
+    /// ʕ U+0295 became Lo (not cased) in Unicode 16; the modifier letters ჼ U+10FC,
+    /// ꟲ ꟳ ꟴ U+A7F2..U+A7F4 and ꭩ U+AB69 became Other_Lowercase (cased) in Unicode 15.
+    #[cfg(feature = "unicode-titles")]
+    const CHANGED_SINCE_14: [u32; 10] = [
+        0x19B, 0x264, 0x295, 0x10FC, 0xA7D3, 0xA7D5, 0xA7F2, 0xA7F3, 0xA7F4, 0xAB69,
+    ];
+    /// And how many code points Unicode 14.0.0 leaves unassigned are cased letters in
+    /// Unicode 17.0.0, titled here and kept as written there: Cyrillic U+1C89..U+1C8A,
+    /// Latin U+A7CB..U+A7DC, U+A7F1 and U+1DF25..U+1DF2A, Garay U+10D50..U+10D85, Beria
+    /// Erfe U+16EA0..U+16ED3, the Cyrillic modifier letters U+1E030..U+1E06D.
+    /// (Case-ignorable marks are read from CPython's table, src/titlecase.rs: no gap.)
+    #[cfg(feature = "unicode-titles")]
+    const NEW_SINCE_14: usize = 175;
+
+    #[test]
+    #[cfg(feature = "unicode-titles")]
+    #[cfg_attr(
+        miri,
+        ignore = "1.1 million code points in seven names: minutes under miri"
+    )]
+    fn titles_match_cpython_on_every_code_point() {
+        use std::collections::BTreeMap;
+        use std::vec::Vec;
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/titles.txt");
+        let text: &'static str = std::fs::read_to_string(path).unwrap().leak();
+        let hex = |h: &str| u32::from_str_radix(h, 16).unwrap();
+        let decode = |f: &str| -> String {
+            f.split(' ')
+                .filter(|h| *h != "-")
+                .map(|h| char::from_u32(hex(h)).unwrap())
+                .collect()
+        };
+        let (mut names, mut defaults, mut unassigned) = (Vec::new(), Vec::new(), Vec::new());
+        let mut cpython: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let mut fields = line.split('\t');
+            let head = fields.next().unwrap();
+            let rest: Vec<&str> = fields.collect();
+            match head {
+                "names" => names = rest,
+                "defaults" => defaults = rest,
+                "unassigned" => {
+                    for r in rest[0].split(' ') {
+                        let (lo, hi) = r.split_once('-').unwrap();
+                        unassigned.push((hex(lo), hex(hi)));
+                    }
+                }
+                c => {
+                    cpython.insert(hex(c), rest);
+                }
+            }
+        }
+        assert_eq!((names.len(), defaults.len()), (7, 7));
+        let (mut wrong, mut changed, mut new) = (Vec::new(), Vec::new(), Vec::new());
+        let mut checked = 0usize;
+        let split = |t: Vec<&'static str>| -> Vec<(&'static str, &'static str)> {
+            t.into_iter().map(|t| t.split_once("{}").unwrap()).collect()
+        };
+        let (names, defaults) = (split(names), split(defaults));
+        let (mut name, mut ours, mut want) = (String::new(), String::new(), String::new());
+        for c in (0..0x110000u32).filter_map(char::from_u32) {
+            let listed = cpython.get(&u32::from(c));
+            for (k, (&(np, ns), &(dp, ds))) in names.iter().zip(&defaults).enumerate() {
+                name.clear();
+                name.extend([np, c.encode_utf8(&mut [0; 4]), ns]);
+                ours.clear();
+                write_field_title(&name, |p| ours.push_str(p));
+                want.clear();
+                match listed.map(|l| l[k]) {
+                    Some(f) if !f.is_empty() => want.push_str(&decode(f)),
+                    _ => want.extend([dp, c.encode_utf8(&mut [0; 4]), ds]),
+                }
+                checked += 1;
+                if ours == want {
+                    continue;
+                }
+                let cp = u32::from(c);
+                let seen = |v: &Vec<u32>| v.last() == Some(&cp);
+                if unassigned.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp)) {
+                    if !seen(&new) {
+                        new.push(cp);
+                    }
+                } else if CHANGED_SINCE_14.contains(&cp) {
+                    if !seen(&changed) {
+                        changed.push(cp);
+                    }
+                } else {
+                    let name = std::format!("{np}{{}}{ns}");
+                    wrong.push(std::format!(
+                        "U+{cp:04X} in {name:?}: ours {ours:?}, CPython {want:?}"
+                    ));
+                }
+            }
+        }
+        assert_eq!(checked, 7 * (0x110000 - 0x800));
+        assert!(
+            wrong.is_empty(),
+            "{} titles differ from CPython's, e.g.:\n{}",
+            wrong.len(),
+            wrong[..wrong.len().min(40)].join("\n")
+        );
+        assert_eq!(changed, CHANGED_SINCE_14);
+        let new: Vec<String> = new.iter().map(|c| std::format!("{c:04X}")).collect();
+        assert_eq!(new.len(), NEW_SINCE_14, "{}", new.join(" "));
+    }
+
     #[test]
     fn titles_like_pydantic() {
         assert_eq!(title("code"), "Code");
@@ -381,5 +555,35 @@ mod tests {
         assert_eq!(title("gateCount"), "Gatecount");
         assert_eq!(title("x2y"), "X2Y");
         assert_eq!(title("_private"), "Private");
+        // Python strips U+001C..U+001F too (str.isspace()).
+        assert_eq!(title("\u{1c}name\u{1f}"), "Name");
+        // Each checked against CPython 3.11.7; without `unicode-titles` only ASCII
+        // letters are cased and the rest is kept as written.
+        let unicode = cfg!(feature = "unicode-titles");
+        let cases: &[(&str, &str, &str)] = &[
+            ("\u{1c6}emal", "\u{1c5}emal", "\u{1c6}Emal"),
+            ("\u{fb00}oo", "Ffoo", "\u{fb00}Oo"),
+            ("\u{df}a", "Ssa", "\u{df}A"),
+            ("\u{1fb3}b", "\u{1fbc}b", "\u{1fb3}B"),
+            (
+                "\u{10d0}_\u{10d1}",
+                "\u{10d0} \u{10d1}",
+                "\u{10d0} \u{10d1}",
+            ),
+            ("\u{1c5}_\u{1c6}", "\u{1c5} \u{1c5}", "\u{1c5} \u{1c6}"),
+            (
+                "\u{39f}\u{394}\u{39f}\u{3a3}_x",
+                "\u{39f}\u{3b4}\u{3bf}\u{3c2} X",
+                "\u{39f}\u{394}\u{39f}\u{3a3} X",
+            ),
+            ("a\u{3a3}b", "A\u{3c3}b", "A\u{3a3}B"),
+        ];
+        for (name, with, without) in cases {
+            assert_eq!(
+                title(name),
+                if unicode { *with } else { *without },
+                "{name:?}"
+            );
+        }
     }
 }
