@@ -332,8 +332,18 @@ impl ObjWriter<'_> {
     }
 }
 
-/// pydantic's title for a field name, as a quoted JSON string. Out of line: its 768 bytes
-/// of buffers would otherwise sit in the frame of every property written.
+/// How many bytes of title one byte of field name can become at most: 3 with the
+/// `unicode-titles` feature (ΐ, 2 bytes, is titled Ϊ́, 6 bytes), 1 without (only ASCII
+/// letters change, to ASCII).
+const TITLE_GROWTH: usize = if cfg!(feature = "unicode-titles") {
+    3
+} else {
+    1
+};
+
+/// pydantic's title for a field name, as a quoted JSON string. Out of line: its buffers
+/// (1 KB, 512 bytes without `unicode-titles`) would otherwise sit in the frame of every
+/// property written.
 #[inline(never)]
 fn write_title_of(name: Str<'_>, ascii: bool, out: &mut dyn Sink) {
     // Field names are plain in practice; decode into a small stack buffer.
@@ -342,7 +352,8 @@ fn write_title_of(name: Str<'_>, ascii: bool, out: &mut dyn Sink) {
         write_json_str(name, ascii, out);
         return;
     };
-    let mut tbuf = [0u8; 512];
+    // Room for the longest title of a name that fits `buf`.
+    let mut tbuf = [0u8; 256 * TITLE_GROWTH];
     let mut tlen = 0usize;
     write_field_title(decoded, |p| {
         let room = tbuf.len() - tlen;
@@ -410,5 +421,27 @@ impl Ty<'_> {
         } else {
             self.write_schema(None, None, Render::wire(false), &mut rest);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+
+    /// The longest name that fits the decoding buffer gets its whole title, however much
+    /// longer the title is (CPython 3.11: 85 × "ΐ1", 255 bytes, titles as 85 × "Ϊ́1",
+    /// 595 bytes).
+    #[test]
+    fn a_title_longer_than_its_name_is_whole() {
+        let name = "\u{390}1".repeat(85);
+        let mut out = std::vec::Vec::new();
+        write_title_of(Str::validated(&name), false, &mut out);
+        let unit = if cfg!(feature = "unicode-titles") {
+            "\u{399}\u{308}\u{301}1"
+        } else {
+            "\u{390}1"
+        };
+        assert_eq!(out, std::format!("\"{}\"", unit.repeat(85)).into_bytes());
     }
 }
