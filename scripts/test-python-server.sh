@@ -12,7 +12,9 @@
 #     Rust transport's own wire details are skipped: the SDK's transport serves this one);
 #  3. the mixed fleet: rounds alternating between this server, the TypeScript server
 #     (scripts/dev-ts-server.sh), elicit-rmcp-server and the Python reference server
-#     (FastMCP 4.1.6 + the seed), one key ring (tests/interop/mcp/test_mixed_fleet.py).
+#     (FastMCP 4.1.6 + the seed), one key ring (tests/interop/mcp/test_mixed_fleet.py;
+#     its one run in scripts/test.sh: test-mcp.sh leaves it to this step, which has the
+#     Python and TypeScript servers set up).
 #
 # Builds elicit-ffi and elicit-rmcp-server (release, into $BUILD: lib.sh; shared with
 # scripts/test-mcp.sh and the other interop steps). Extra arguments go to the pytest runs. The last line is
