@@ -1,7 +1,5 @@
 //! The state boundary of one request and its `elicit.round` span: the inbound
-//! `requestState` opened (a bad token is refused whatever the call), the model
-//! arguments checked, the declaration's round driven ([`Elicit::settle`]), and the
-//! outbound state sealed.
+//! `requestState` opened, the arguments checked, the round driven, the state sealed.
 
 use rmcp::model::JsonObject;
 use rmcp::service::RequestContext;
@@ -34,8 +32,7 @@ impl Tally {
     }
 }
 
-/// The telemetry name of a state rejection (elicit-core's `Reason`, snake case; a
-/// broken seal is `tampered`; a token the codec could not read or open, `malformed`).
+/// The telemetry name of a state rejection.
 pub(crate) fn rejection(rejected: &Rejected) -> &'static str {
     match rejected.reason {
         Some(Reason::Expired) => "expired",
@@ -52,8 +49,7 @@ pub(crate) fn rejection(rejected: &Rejected) -> &'static str {
 }
 
 impl Elicit {
-    /// The state's binding: the request's method, target and (unless a resource's)
-    /// its arguments as JSON text.
+    /// The state's binding.
     pub(crate) fn target<'a>(request: &Request<'a>, args: &'a str) -> state::Target<'a> {
         state::Target {
             method: request.method,
@@ -62,9 +58,9 @@ impl Elicit {
         }
     }
 
-    /// One round of one request, under the `elicit.round` span (see the crate docs):
-    /// the state boundary first (as the SDK's middleware: a bad token is refused
-    /// whatever the call), then the model arguments, then the declaration's round.
+    /// One round of one request, under the `elicit.round` span (crate docs): the state
+    /// boundary first (a bad token is refused whatever the call, as the SDK's), then the
+    /// model arguments, then the declaration's round.
     pub(crate) async fn round(
         &self,
         declared: &Declared,

@@ -1,6 +1,5 @@
-//! What a call brings, checked against its declaration: the model's arguments (names,
-//! types, whole numbers of integer arguments as integers), resolver values, and the
-//! engine's questions as rmcp's typed requests.
+//! What a call brings, checked against its declaration: the model's arguments, resolver
+//! values, and the engine's questions as rmcp's typed requests.
 
 use std::collections::HashMap;
 
@@ -17,8 +16,8 @@ use crate::{developer_error, Declared, ErrorData, CAP};
 const SCHEMA_MEMO: usize = 4 * CAP;
 
 impl Declared {
-    /// A resolver's value against the parameter's declared type and enum; the error
-    /// names the resolver and the value (and goes to the log: it is the developer's).
+    /// A resolver's value against the parameter's declared type and enum (a developer
+    /// error otherwise).
     pub(crate) fn check_value(&self, param: &str, v: &Value) -> Result<(), ErrorData> {
         let (ty, default) = self
             .plan()
@@ -47,26 +46,21 @@ impl Declared {
     /// Whole numbers settled for integer parameters as integers (the engine accepts
     /// `3.0` for an integer; a body's `i64` field reads `3`).
     pub(crate) fn normalize(&self, values: &mut Map<String, Value>) {
-        for (i, _) in self
-            .types
-            .iter()
-            .enumerate()
-            .filter(|(_, (ty, _))| ty.as_ref().and_then(Value::as_str) == Some("integer"))
-        {
+        for (i, (ty, _)) in self.types.iter().enumerate() {
             let name = self.plan().name(i).unwrap_or_default();
-            if let Some(v) = values.get_mut(name) {
-                if let Some(f) = v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
-                    *v = json!(f as i64);
+            if let (Some("integer"), Some(v)) =
+                (ty.as_ref().and_then(Value::as_str), values.get_mut(name))
+            {
+                if let Some(n) = whole(v) {
+                    *v = n;
                 }
             }
         }
     }
 
-    /// Whole numbers given for integer arguments (`5.0`) as integers (`5`), before any
-    /// resolver or body reads them (a resolver's `get::<i64>` and a body's `i64` field
-    /// read `5`): a normalised copy, or `None` when nothing needs it (no copy on the
-    /// usual call). An argument is an integer when its schema's `type` is `"integer"` or
-    /// a list holding it (`Option<i64>`).
+    /// Whole numbers given for integer arguments (`5.0`, schema `type` `"integer"` or a
+    /// list holding it) as integers, before any resolver or body reads them: a
+    /// normalised copy, or `None` when nothing needs it (no copy on the usual call).
     pub(crate) fn normalized_arguments(&self, args: &JsonObject) -> Option<JsonObject> {
         let mut copy: Option<JsonObject> = None;
         for (name, schema) in &self.arg_schemas {
@@ -75,23 +69,21 @@ impl Declared {
                 Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
                 _ => false,
             };
-            let whole = args
+            if let Some(n) = args
                 .get(name)
                 .filter(|v| integer && v.is_f64())
-                .and_then(Value::as_f64)
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15);
-            if let Some(f) = whole {
+                .and_then(whole)
+            {
                 copy.get_or_insert_with(|| args.clone())
-                    .insert(name.clone(), json!(f as i64));
+                    .insert(name.clone(), n);
             }
         }
         copy
     }
 
     /// The engine's `inputRequests` text as rmcp's typed requests, and their names in
-    /// the order the engine asks them (declaration order). A form question is built directly, with its
-    /// schema parsed once per distinct schema ([`Declared::schema`]); other kinds go
-    /// through rmcp's deserializer.
+    /// declaration order. A form question's schema is parsed once ([`Declared::schema`]);
+    /// other kinds go through rmcp's deserializer.
     pub(crate) fn input_requests(
         &self,
         text: &str,
@@ -135,8 +127,8 @@ impl Declared {
         Ok((requests, order))
     }
 
-    /// rmcp's form schema of the engine's `requestedSchema` text, parsed on its first
-    /// round and remembered (up to [`SCHEMA_MEMO`] distinct schemas per declaration).
+    /// rmcp's form schema of the engine's `requestedSchema` text, remembered (up to
+    /// [`SCHEMA_MEMO`] distinct schemas per declaration).
     pub(crate) fn schema(&self, text: &str) -> Result<ElicitationSchema, serde_json::Error> {
         if let Some(s) = self.schemas.read().ok().and_then(|m| m.get(text).cloned()) {
             return Ok(s);
@@ -151,8 +143,7 @@ impl Declared {
     }
 
     /// Model arguments against the declaration: no unknown names, every declared one
-    /// present, JSON types as the argument schema's `type` says. The message is the
-    /// caller-facing error.
+    /// present, of its schema's `type`. The message is the caller-facing error.
     pub(crate) fn check_arguments(
         &self,
         kind: &str,
@@ -160,9 +151,8 @@ impl Declared {
         args: &JsonObject,
     ) -> Result<(), String> {
         for key in args.keys() {
-            // An elicited parameter that falls back may come as an argument: the
-            // engine takes it as the answer only when its question would be asked of
-            // a client that cannot be asked (docs/fallback.md).
+            // An elicited parameter that falls back may come as an argument
+            // (docs/fallback.md).
             let known = self
                 .plan()
                 .index_of(key)
@@ -199,6 +189,14 @@ impl Declared {
         }
         Ok(())
     }
+}
+
+/// A whole number written as a float (`5.0`) as an integer.
+fn whole(v: &Value) -> Option<Value> {
+    let f = v
+        .as_f64()
+        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)?;
+    Some(json!(f as i64))
 }
 
 pub(crate) fn json_type_matches(ty: &str, v: &Value) -> bool {

@@ -16,14 +16,12 @@ pub(crate) const ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
 /// The method of the notification that ends a URL-mode elicitation (2025-11-25).
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
-/// A URL-mode elicitation the client accepted on a handshake-era connection (≤
-/// 2025-11-25): the user consented to open `url`; the out-of-band flow there (a login, a
-/// payment) may still be running. See [`Elicit::with_url_flow`].
+/// A URL-mode elicitation the client accepted on the handshake era: the user consented
+/// to open `url`, where the flow may still be running ([`Elicit::with_url_flow`]).
 pub struct UrlAccepted {
     /// The parameter the URL-mode question settles.
     pub param: String,
-    /// The request's `elicitationId` (the question's digest), which
-    /// `notifications/elicitation/complete` names.
+    /// The request's `elicitationId`, which `notifications/elicitation/complete` names.
     pub elicitation_id: String,
     /// The URL the user was sent to.
     pub url: String,
@@ -39,10 +37,8 @@ pub(crate) fn is_modern(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
-/// The kinds of request the client declared: its ClientCapabilities (request `_meta`
-/// on 2026-07-28, `initialize` on the handshake era) read as the MCP Python SDK reads
-/// them. Before 2025-06-18 there is no `elicitation/create`, whatever was declared.
-/// The engine gates every question on these.
+/// The kinds of request the client declared (its ClientCapabilities, read as the MCP
+/// Python SDK does; no `elicitation/create` before 2025-06-18).
 pub(crate) fn declared_kinds(context: &RequestContext<RoleServer>) -> Capabilities {
     let caps = context.client_capabilities().unwrap_or_default();
     let version = context.protocol_version();
@@ -61,10 +57,9 @@ pub(crate) fn kinds_at(
 }
 
 impl Elicit {
-    /// After the client's reply to a URL-mode question (handshake era): when it is an
-    /// `accept`, wait for the out-of-band flow ([`Elicit::with_url_flow`]), then send
-    /// `notifications/elicitation/complete`. Other replies (decline, cancel, malformed:
-    /// the engine judges those) send nothing.
+    /// After the client's reply to a URL-mode question (handshake era): on `accept`, wait
+    /// for the flow ([`Elicit::with_url_flow`]), then send
+    /// `notifications/elicitation/complete`; other replies send nothing.
     pub(crate) async fn url_accepted(
         &self,
         param: String,

@@ -1,7 +1,5 @@
 //! A compiled declaration with its resolvers and argument schemas ([`Declared`]): the
-//! derive's ([`ElicitArgs`]) or one built at run time ([`Declared::build`], served as an
-//! rmcp `ToolRoute` by [`Declared::into_route`], or as a prompt or resource by
-//! [`Elicit::prompt`] / [`Elicit::resource`]).
+//! derive's ([`ElicitArgs`]) or one built at run time ([`Declared::build`]).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -29,20 +27,17 @@ self_cell::self_cell!(
 /// The engine's plan at this crate's capacity, borrowing text of lifetime `'a`.
 type CorePlan<'a> = Plan<'a, CAP>;
 
-/// A compiled declaration plus its resolvers and argument schemas: what tools, prompts
-/// and resources share. Built by `#[derive(Elicit)]` (see [`ElicitArgs`]) or at run
-/// time by [`Declared::build`]; it owns its declaration text.
+/// A compiled declaration (owning its text) plus its resolvers and argument schemas:
+/// what tools, prompts and resources share.
 pub struct Declared {
     compiled: Compiled,
-    /// Per parameter, in declaration order: its declared `type` (a name, or an object
-    /// with `enum`) and whether it has a default (what resolver values and settled
-    /// integers are checked against), read from the declaration once.
+    /// Per parameter, in declaration order: its declared `type` and whether it has a
+    /// default (resolver values and settled integers are checked against them).
     pub(crate) types: Vec<(Option<Value>, bool)>,
     pub(crate) resolvers: HashMap<String, ResolverFn>,
     /// JSON Schemas of the model-supplied arguments, by name, in declaration order.
     pub(crate) arg_schemas: Vec<(String, Value)>,
-    /// rmcp's form schemas by the engine's `requestedSchema` text: a question's schema
-    /// is parsed once, not every round.
+    /// rmcp's form schemas by the engine's `requestedSchema` text (parsed once).
     pub(crate) schemas: std::sync::RwLock<HashMap<Box<str>, ElicitationSchema>>,
 }
 
@@ -59,11 +54,8 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
 impl Declared {
     /// The declaration `text` (elicit-core declaration JSON, e.g.
     /// `elicit_core::decl::Tool::to_json()`), its resolvers by parameter name (made by
-    /// [`resolver`](crate::resolver)) and its model arguments' JSON Schemas by name
-    /// (listed in `inputSchema`; their `type` is checked on every call), checked
-    /// together: the engine accepts the declaration, every resolved parameter has
-    /// exactly one resolver, every schema names an argument. Errors name the
-    /// declaration and the parameter.
+    /// [`resolver`](crate::resolver)) and its model arguments' JSON Schemas by name,
+    /// checked together. Errors name the declaration and the parameter.
     pub fn build(
         text: impl Into<String>,
         resolvers: Vec<(&str, Resolver)>,
@@ -114,16 +106,12 @@ impl Declared {
         self.plan().tool()
     }
 
-    /// An rmcp `ToolRoute` serving this declaration (for a tool declared at run time;
-    /// `#[tool]` functions serve derived ones through [`Elicit::run`]): add it to the
-    /// `#[tool_router]`'s router (`ToolRouter::add_route`) and `#[tool_handler]`
-    /// dispatches to it. `tool` is the listing (title, description, `outputSchema`,
-    /// `_meta`); its name must be the declaration's, and its `inputSchema` is the
-    /// declaration's model arguments. `body` gets the model's arguments and every
-    /// elicited value as one typed input `T` (field names are parameter names) once all
-    /// are settled. Errors (before anything is served): `tool` names another tool, or
-    /// the declaration carries the fallback (docs/fallback.md), which
-    /// [`Elicit::list_tools`] lists per client for derived declarations only.
+    /// An rmcp `ToolRoute` serving this declaration, for a tool declared at run time:
+    /// add it with `ToolRouter::add_route`. `tool` is the listing, named as the
+    /// declaration (its `inputSchema` is set here); `body` gets the arguments and every
+    /// elicited value as one `T` once all are settled. Errors: `tool` names another tool,
+    /// or the declaration carries the fallback ([`Elicit::list_tools`] lists that per
+    /// client for derived declarations only).
     pub fn into_route<S, T, F, Fut>(
         self,
         mut tool: Tool,
@@ -161,8 +149,7 @@ impl Declared {
     }
 
     /// The `prompts/list` entry of this declaration served as a prompt
-    /// ([`Elicit::prompt`]): its name, `description`, and the model arguments as the
-    /// prompt's required arguments.
+    /// ([`Elicit::prompt`]): the model arguments are its required arguments.
     pub fn prompt_listing(&self, description: Option<String>) -> Prompt {
         let args: Vec<PromptArgument> = self
             .arguments()
@@ -176,45 +163,38 @@ impl Declared {
     }
 }
 
-/// A struct whose fields are one tool's parameters: implemented by
-/// `#[derive(Elicit)]`. The tool body receives the struct once every field is settled.
+/// A struct whose fields are one tool's parameters (`#[derive(Elicit)]`).
 pub trait ElicitArgs: DeserializeOwned + Send + 'static {
     /// The compiled declaration (built once), or why it was refused, naming the field.
     fn declared() -> &'static Result<Declared, String>;
 
-    /// The tool's `inputSchema`: the model arguments only, for
-    /// `#[tool(input_schema = T::input_schema())]`. rmcp evaluates it when
-    /// `#[tool_router]`'s `Self::tool_router()` builds the router, so a declaration the
-    /// engine refuses stops the server there, not at the first call.
+    /// The tool's `inputSchema` (the model arguments), for `#[tool(input_schema =
+    /// T::input_schema())]`: rmcp evaluates it when `#[tool_router]` builds the router.
     ///
     /// # Panics
     ///
-    /// When the declaration is refused ([`ElicitArgs::check`] says why, naming the
-    /// field): a tool must never be listed with an empty `inputSchema` that every call
-    /// then fails. Call `T::check()` first to handle the error yourself.
+    /// When the declaration is refused, so the server stops at startup rather than list
+    /// a tool every call fails. [`ElicitArgs::check`] returns the error instead.
     fn input_schema() -> Arc<JsonObject> {
         match Self::declared() {
             Ok(d) => {
                 register(d);
                 Arc::new(d.input_schema())
             }
-            // A startup failure by design (documented above): the router cannot be
-            // built from a refused declaration, and rmcp's input_schema is infallible.
+            // By design (documented above): rmcp's input_schema is infallible.
             #[allow(clippy::panic)]
             Err(e) => panic!("elicit-rmcp: {e}"),
         }
     }
 
-    /// The startup check: call it where the server is built, so a declaration the
-    /// macro could not judge is refused before the first call.
+    /// The declaration's check, naming the field.
     fn check() -> Result<(), String> {
         Self::declared().as_ref().map(|_| ()).map_err(Clone::clone)
     }
 }
 
-/// The derive-declared tools whose declaration carries the fallback, by tool name:
-/// [`ElicitArgs::input_schema`] (evaluated when the router is built) registers them, so
-/// [`Elicit::list_tools`] can list each for the client asking.
+/// The derived tools declaring the fallback, registered by [`ElicitArgs::input_schema`]
+/// for [`Elicit::list_tools`].
 pub(crate) static FALLBACK_TOOLS: std::sync::RwLock<Vec<&'static Declared>> =
     std::sync::RwLock::new(Vec::new());
 
@@ -274,24 +254,23 @@ impl Declared {
     }
 
     pub(crate) fn input_schema(&self) -> JsonObject {
-        let mut properties = Map::new();
-        let mut required = Vec::new();
-        for name in self.arguments() {
-            let schema = self
-                .arg_schemas
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, s)| s.clone())
-                .unwrap_or_else(|| json!({}));
-            properties.insert(name.to_string(), schema);
-            required.push(Value::String(name.to_string()));
-        }
+        let schema = |name| self.arg_schemas.iter().find(|(n, _)| n == name);
+        let properties: Map<String, Value> = self
+            .arguments()
+            .map(|n| {
+                (
+                    n.into(),
+                    schema(n).map_or_else(|| json!({}), |(_, s)| s.clone()),
+                )
+            })
+            .collect();
+        let required: Vec<&str> = self.arguments().collect();
         let mut schema = Map::new();
         schema.insert("type".into(), json!("object"));
         schema.insert("additionalProperties".into(), json!(false));
         schema.insert("properties".into(), Value::Object(properties));
         if !required.is_empty() {
-            schema.insert("required".into(), Value::Array(required));
+            schema.insert("required".into(), json!(required));
         }
         schema
     }

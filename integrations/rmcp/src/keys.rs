@@ -5,9 +5,8 @@
 //! each phase to every instance before the next: `[old, new]`, then `[new, old]`, then
 //! `[new]` once a token lifetime (600 s by default) has passed.
 //!
-//! The text form (a variable, a file) is comma-separated hex, parsed by the one parser,
-//! [`elicit_core::keyring`]; every error names where the keys came from (the variable,
-//! the file), never the key itself.
+//! The text form (a variable, a file) is comma-separated hex ([`elicit_core::keyring`]);
+//! errors name where the keys came from, never the key.
 //!
 //! ```
 //! use elicit_rmcp::{StateCodec, StateKeys};
@@ -21,9 +20,8 @@
 //! assert!(err.to_string().starts_with("ELICIT_DOC_UNSET_VARIABLE: "));
 //! ```
 //!
-//! Several processes serving one client (behind a load balancer, or one process per
-//! request) must share a ring: a token sealed by one is opened by another. One process
-//! alone (a stdio server) may use [`StateKeys::ephemeral`]: tokens die with it.
+//! Processes serving one client (behind a load balancer) must share a ring; one process
+//! alone (a stdio server) may use [`StateKeys::ephemeral`].
 
 use std::fmt;
 use std::path::Path;
@@ -36,17 +34,15 @@ pub use elicit_core::keyring::MAX_KEYS;
 /// The variable the example server and the other elicit servers read the ring from.
 pub const ENV_VAR: &str = "ELICIT_STATE_KEYS";
 
-/// A key ring for [`StateCodec::sealed`](crate::StateCodec::sealed): the secrets and
-/// where they came from. The secrets are wiped from memory when it is dropped, and its
-/// `Debug` shows the origin and key lengths only.
+/// A key ring for [`StateCodec::sealed`](crate::StateCodec::sealed) and its origin; wiped
+/// on drop, its `Debug` shows the origin and key lengths only.
 pub struct StateKeys {
     keys: Vec<Zeroizing<Vec<u8>>>,
     origin: String,
     ephemeral: bool,
 }
 
-/// A key ring was refused: where it came from and why. Its `Display` starts with the
-/// origin (the variable's name, the file's path, `StateKeys::from_bytes`).
+/// A refused key ring: its `Display` starts with the origin, then why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyError {
     origin: String,
@@ -63,14 +59,12 @@ impl KeyError {
         }
     }
 
-    /// Where the keys came from: the variable's name, the file's path, or
-    /// `StateKeys::from_bytes`.
+    /// Where the keys came from (a variable's name, a file's path, ...).
     pub fn origin(&self) -> &str {
         &self.origin
     }
 
-    /// Whether the variable was unset or blank ([`StateKeys::from_var`]): a server may
-    /// then look elsewhere, or refuse to start.
+    /// Whether the variable was unset or blank ([`StateKeys::from_var`]).
     pub fn is_missing(&self) -> bool {
         self.missing
     }
@@ -132,8 +126,7 @@ impl StateKeys {
         }
     }
 
-    /// Keys from a file holding the ring's text form (white space and a final newline
-    /// are fine). Keep the file readable by the server's user only.
+    /// Keys from a file holding the ring's text form (readable by the server only).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, KeyError> {
         let path = path.as_ref();
         let origin = path.display().to_string();
@@ -143,9 +136,8 @@ impl StateKeys {
         Self::parse(&text, &origin)
     }
 
-    /// One random 32-byte key: tokens open only in this process and die with it. For one
-    /// process serving its clients alone (a stdio server, a test); never behind a load
-    /// balancer.
+    /// One random 32-byte key: tokens open only in this process (never behind a load
+    /// balancer).
     pub fn ephemeral() -> Result<Self, KeyError> {
         let mut key = Zeroizing::new(vec![0u8; MIN_KEY_LEN]);
         getrandom::fill(&mut key).map_err(|e| {
@@ -177,8 +169,7 @@ impl StateKeys {
         })
     }
 
-    /// Where the keys came from (the variable, the file, `StateKeys::from_bytes`,
-    /// `StateKeys::ephemeral`).
+    /// Where the keys came from.
     pub fn origin(&self) -> &str {
         &self.origin
     }

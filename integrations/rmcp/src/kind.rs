@@ -9,27 +9,24 @@ use serde_json::{Map, Value};
 
 use crate::{developer_error, ErrorData};
 
-/// A result kind an elicited request completes with (tools, prompts, resources): its
-/// method, its response, where its `_meta` is, and what an engine refusal becomes.
+/// A result kind an elicited request completes with: its method, response, `_meta`, and
+/// what a refusal becomes.
 pub(crate) trait Served: Sized {
     type Response;
     const METHOD: &'static str;
-    /// The kind's name in caller-facing messages (`Missing required argument 'x' for
-    /// tool 'y'`).
+    /// The kind's name in caller-facing messages (`... for tool 'y'`).
     const KIND: &'static str;
     /// Whether the state is bound to the request's arguments (resources take none).
     const BINDS_ARGUMENTS: bool = true;
     fn meta(&mut self) -> &mut Option<MetaObject>;
     fn complete(self) -> Self::Response;
     fn input_required(r: InputRequiredResult) -> Self::Response;
-    /// A refusal's message (caller-facing) with the result's `_meta` on 2026-07-28;
-    /// `-32602` with the message unless the kind says otherwise.
+    /// A refusal (caller-facing message, `_meta` on 2026-07-28): `-32602` by default.
     fn refused(message: String, _meta: Option<MetaObject>) -> Result<Self::Response, ErrorData> {
         Err(ErrorData::invalid_params(message, None))
     }
-    /// A declared fallback's tool result (docs/fallback.md) for a client that cannot
-    /// be asked, with `_meta` merged on 2026-07-28: only `tools/call` has a result for
-    /// the model, so any other kind is `-32602`, as at the C call level.
+    /// A declared fallback's tool result (docs/fallback.md), `_meta` merged on
+    /// 2026-07-28: only `tools/call` has one, any other kind is `-32602`.
     fn fallback(
         _result: Value,
         _meta: Option<&dyn Fn(Option<MetaObject>) -> MetaObject>,
@@ -127,12 +124,10 @@ pub(crate) struct Request<'a> {
     /// The kind's name in caller-facing messages ([`Served::KIND`]).
     pub(crate) kind: &'a str,
     pub(crate) target: &'a str,
-    /// The model's arguments, whole numbers of integer arguments as integers
-    /// ([`Declared::normalized_arguments`]): what resolvers and the body see.
+    /// The model's arguments, normalised: what resolvers and the body see.
     pub(crate) arguments: &'a JsonObject,
-    /// The arguments as the client sent them when normalising changed them: what
-    /// sealed state is bound to (so a round sealed by another server of the fleet, which
-    /// binds what it received, opens here).
+    /// The arguments as sent, when normalising changed them: what state is bound to
+    /// (as another server of the fleet binds them).
     pub(crate) sent_arguments: Option<&'a JsonObject>,
     pub(crate) bind_arguments: bool,
     pub(crate) input_responses: Option<&'a rmcp::model::InputResponses>,

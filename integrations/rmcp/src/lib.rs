@@ -54,10 +54,9 @@ pub const CAP: usize = 16;
 /// A boxed, sendable future (what resolvers and bodies return once stored).
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// The `ServerHandler` hooks an elicit server needs, inside `impl ServerHandler`
-/// (beside rmcp's `#[tool_handler]`): `on_custom_request` answering requests rmcp could
-/// not parse ([`Elicit::unparsed_request`]: a non-string `requestState` is the frozen
-/// `-32602`, not `-32601`). `$field` is the server struct's `Arc<Elicit>` field.
+/// The `ServerHandler` hooks an elicit server needs, inside `impl ServerHandler`:
+/// `on_custom_request` answering with [`Elicit::unparsed_request`]. `$field` is the
+/// server struct's `Arc<Elicit>` field.
 #[macro_export]
 macro_rules! hooks {
     ($field:ident) => {
@@ -87,9 +86,8 @@ pub fn invalid_state() -> ErrorData {
 }
 
 /// A developer error (a declaration, resolver or body that disagree; a key ring that
-/// cannot seal): the advice goes to `tracing` as an error, and the client reads
-/// `-32603 "Internal error"`, nothing of the server's insides. Every such site answers
-/// through here.
+/// cannot seal): the advice goes to `tracing`, the client reads `-32603 "Internal
+/// error"`. Every such site answers through here.
 fn developer_error(advice: impl std::fmt::Display) -> ErrorData {
     tracing::error!("elicit-rmcp: {advice}");
     ErrorData::internal_error("Internal error", None)

@@ -13,9 +13,8 @@ use crate::{developer_error, plain, BoxFuture, ErrorData};
 pub(crate) type ResolverFn =
     Arc<dyn Fn(Resolve) -> BoxFuture<Result<Resolution, ErrorData>> + Send + Sync>;
 
-/// What a resolver is given: the parameter it decides, the values it named (model
-/// arguments and settled elicited values, by name), and the request's context (peer,
-/// `_meta`, cancellation, HTTP parts on streamable HTTP).
+/// What a resolver is given: the parameter it decides, the values it named, and the
+/// request's context.
 pub struct Resolve {
     /// The parameter being resolved.
     pub param: String,
@@ -55,11 +54,9 @@ impl Resolve {
 pub enum Resolution {
     /// The value itself: nothing is asked, nothing recorded.
     Value(Value),
-    /// A question in the shape of the resolver's declared kind (elicit-core
-    /// `Round::resolve_question`): form `{"message": ...}` (optionally with `type`,
-    /// `title`, `description`; asked with the parameter's declared type by default),
-    /// URL mode `{"message": ..., "url": ...}`, `{"sampling": {CreateMessageRequest
-    /// params}}` or `{"roots": {}}`.
+    /// A question in the shape of the resolver's kind (elicit-core
+    /// `Round::resolve_question`): `{"message": ...}` (form), `{"message", "url"}`,
+    /// `{"sampling": {...}}` or `{"roots": {}}`.
     Question(Value),
 }
 
@@ -79,8 +76,7 @@ impl Resolution {
         Resolution::Question(json!({ "message": message.into(), "url": url.into() }))
     }
 
-    /// Ask the client's model (a sampling resolver): `params` are a
-    /// CreateMessageRequest's params (`messages`, `maxTokens`, ...).
+    /// Ask the client's model (a sampling resolver) with CreateMessageRequest `params`.
     pub fn sampling(params: Value) -> Self {
         Resolution::Question(json!({ "sampling": params }))
     }

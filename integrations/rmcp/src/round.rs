@@ -1,8 +1,8 @@
-//! One round of one request: elicit-core's `Round` driven to the point where it needs
-//! the host (a resolver, a handshake-era question) or is settled. This is the one place
-//! where the engine's `Round` is built and read; everything else in the crate speaks
-//! serde JSON.
+//! One round of one request: elicit-core's `Round` driven until it needs the host (a
+//! resolver, a handshake-era question) or is settled. The one place the engine's
+//! `Round` is built and read; the rest of the crate speaks serde JSON.
 
+pub(crate) use elicit_core::Era;
 use elicit_core::{Capabilities, Error, InputKind, Inputs, Plan, PyRepr, Round, Step};
 use rmcp::model::{ErrorCode, InputRequiredResult};
 use rmcp::service::RequestContext;
@@ -19,24 +19,15 @@ use crate::{CAP, MISSING_CAPABILITY};
 /// Workspace for one round (resolver answers and handshake replies are copied in).
 pub(crate) const WORKSPACE: usize = 16 * 1024;
 
-/// Which protocol era a request is served in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Era {
-    /// 2026-07-28 and later: batched `InputRequiredResult` rounds.
-    Modern,
-    /// ≤ 2025-11-25: one question at a time over the back-channel.
-    Handshake,
-}
-
 /// What the host has to do for the round next (async, outside the engine).
 pub(crate) enum Need {
-    /// Run the resolver of `param` with `values` (the values it named).
+    /// Run the resolver of `param` with the values it named.
     Resolve {
         param: String,
         values: Map<String, Value>,
     },
     /// Handshake era: put `request` (`{"method", "params"}`), the question of `param`,
-    /// of `kind`, to the client.
+    /// to the client.
     Ask {
         param: String,
         kind: InputKind,
@@ -44,13 +35,11 @@ pub(crate) enum Need {
     },
 }
 
-/// How the host answered a [`Need`].
+/// How the host answered a [`Need`] (JSON text): a resolver's value or question, or the
+/// client's reply to an `Ask`.
 pub(crate) enum Answer {
-    /// The resolver's value (JSON text).
     Value(String),
-    /// The resolver's question (`{"message": ...}` plus optional type keys, JSON text).
     Question(String),
-    /// The client's reply to an `Ask` (the result object, JSON text).
     Reply(String),
 }
 
@@ -58,19 +47,15 @@ pub(crate) enum Answer {
 pub(crate) enum Outcome {
     /// Every declared parameter is settled: values by name, in declaration order.
     Done(Map<String, Value>),
-    /// Questions remain (modern era): `requests`, the `inputRequests` object as JSON
-    /// text (`{"method", "params"}` by parameter name, in declaration order), and the
+    /// Questions remain (modern era): the `inputRequests` object as JSON text, and the
     /// plaintext state to seal.
     InputRequired { requests: String, state: String },
-    /// The engine refused the call (a declined required answer, an answer outside the
-    /// schema, …): the message is the caller-facing error.
+    /// The engine refused the call: the message is the caller-facing error.
     Failed(String),
-    /// A question needs a kind of request the client did not declare; nothing was
-    /// shown. `required` is the `requiredCapabilities` object of the `-32021`.
+    /// A question needs a kind of request the client did not declare: the `-32021`'s
+    /// message and `requiredCapabilities`.
     MissingCapability { message: String, required: Value },
-    /// A declared fallback (docs/fallback.md): the client cannot be asked, so the call
-    /// answers with this tool result for the model (`isError: true`, the questions in
-    /// `_meta`), as JSON.
+    /// A declared fallback's tool result for the model (docs/fallback.md), as JSON.
     Fallback(Value),
 }
 
@@ -86,8 +71,8 @@ pub(crate) fn failed(e: Error) -> Outcome {
                     .unwrap_or_else(|_| Value::Object(Map::new())),
             }
         }
-        // What the end user reads is written for them; the engine's text (the
-        // reference's, with the developer's advice) goes to the log.
+        // The end user reads text written for them; the engine's (with the developer's
+        // advice) goes to the log.
         Error::Refused { param, cancelled } => {
             tracing::info!("elicit-rmcp: {e}");
             let did = match cancelled {
@@ -96,23 +81,19 @@ pub(crate) fn failed(e: Error) -> Outcome {
             };
             Outcome::Failed(format!(
                 "Not done: you {did} {}, which is required.",
-                elicit_core::PyRepr(&param)
+                PyRepr(&param)
             ))
         }
         Error::SchemaMismatch { param } => {
             tracing::info!("elicit-rmcp: {e}");
             Outcome::Failed(format!(
                 "Not done: the answer for {} was not of the kind asked for.",
-                elicit_core::PyRepr(&param)
+                PyRepr(&param)
             ))
         }
         e => Outcome::Failed(e.to_string()),
     }
 }
-
-/// The request could not start a round (malformed `inputResponses`, non-object
-/// arguments): a `-32602` with this message.
-pub(crate) struct Malformed(pub String);
 
 pub(crate) fn parse_object(text: &str) -> Map<String, Value> {
     match serde_json::from_str(text) {
@@ -127,9 +108,9 @@ pub(crate) fn workspace() -> Vec<u8> {
 }
 
 /// One request's round, stepped with [`RoundDriver::next`] and [`RoundDriver::give`]
-/// until it returns an [`Outcome`]. It borrows the request's texts and its workspace
-/// and lives across the host's `.await`s in the async caller (whose future owns both),
-/// so each resolver answer is handed to the round once, never replayed.
+/// until it returns an [`Outcome`]. It lives across the host's `.await`s (the async
+/// caller's future owns its texts and workspace), so each resolver answer is handed to
+/// the round once, never replayed.
 pub(crate) struct RoundDriver<'r> {
     plan: &'r Plan<'r, CAP>,
     round: Round<'r, 'r, CAP>,
@@ -138,10 +119,9 @@ pub(crate) struct RoundDriver<'r> {
 }
 
 impl<'r> RoundDriver<'r> {
-    /// `capabilities`: the kinds of request the client declared (the engine gates on
-    /// them); `arguments`: the call's arguments object as JSON text; `state`: the
-    /// opened plaintext state; `replies`: the raw `inputResponses` object as JSON text;
-    /// `workspace`: from [`workspace`] (answers and replies are copied into it).
+    /// `arguments`, `state` (opened) and `replies` (`inputResponses`) as JSON text; the
+    /// engine gates questions on `capabilities`. A malformed request is `Err` (the
+    /// `-32602`'s message).
     pub(crate) fn new(
         plan: &'r Plan<'r, CAP>,
         era: Era,
@@ -150,19 +130,16 @@ impl<'r> RoundDriver<'r> {
         state: Option<&'r str>,
         replies: Option<&'r str>,
         workspace: &'r mut [u8],
-    ) -> Result<Self, Malformed> {
-        let (era, inputs) = match era {
-            Era::Modern => (
-                elicit_core::Era::Modern,
-                Inputs::modern(arguments, state, replies),
-            ),
-            Era::Handshake => (elicit_core::Era::Handshake, Inputs::handshake(arguments)),
+    ) -> Result<Self, String> {
+        let inputs = match era {
+            Era::Modern => Inputs::modern(arguments, state, replies),
+            Era::Handshake => Inputs::handshake(arguments),
         };
         let inputs = inputs.with_capabilities(capabilities);
-        let round = Round::<CAP>::new(plan, era, inputs, workspace);
+        let round = Round::<CAP>::new(plan, era, inputs, workspace).map_err(|e| e.to_string())?;
         Ok(RoundDriver {
             plan,
-            round: round.map_err(|e| Malformed(e.to_string()))?,
+            round,
             error: None,
         })
     }
@@ -205,7 +182,7 @@ impl<'r> RoundDriver<'r> {
                 Err(Need::Ask {
                     param: name(param),
                     kind,
-                    request: serde_json::json!({"method": kind.method(), "params": params}),
+                    request: json!({"method": kind.method(), "params": params}),
                 })
             }
             Step::Done => Ok(match round.values_json() {
@@ -244,23 +221,22 @@ impl Elicit {
         modern: bool,
         tally: &mut Tally,
     ) -> Result<Settled, ErrorData> {
-        if let Some(r) = request.input_responses {
-            tally.note_replies(r.values());
-        }
-        let replies = match request.input_responses {
-            Some(r) => Some(
-                serde_json::to_string(r)
-                    .map_err(|e| ErrorData::invalid_params(format!("inputResponses: {e}"), None))?,
-            ),
-            None => None,
-        };
+        let replies =
+            match request.input_responses {
+                Some(r) => {
+                    tally.note_replies(r.values());
+                    Some(serde_json::to_string(r).map_err(|e| {
+                        ErrorData::invalid_params(format!("inputResponses: {e}"), None)
+                    })?)
+                }
+                None => None,
+            };
         let era = if modern { Era::Modern } else { Era::Handshake };
-        let capabilities = declared_kinds(context);
         let mut workspace = workspace();
         let (state, replies) = (state.as_deref(), replies.as_deref());
-        let (plan, space) = (declared.plan(), &mut workspace[..]);
-        let mut driver = RoundDriver::new(plan, era, capabilities, args, state, replies, space)
-            .map_err(|m| ErrorData::invalid_params(m.0, None))?;
+        let (plan, caps) = (declared.plan(), declared_kinds(context));
+        let mut driver = RoundDriver::new(plan, era, caps, args, state, replies, &mut workspace)
+            .map_err(|m| ErrorData::invalid_params(m, None))?;
         loop {
             match driver.next() {
                 Ok(Outcome::Done(values)) => return Ok(Settled::Values(values)),
@@ -310,8 +286,7 @@ impl Elicit {
                     request: ask,
                 }) => {
                     tally.questions += 1;
-                    let reply = self.ask(context, &ask).await;
-                    match reply {
+                    match self.ask(context, &ask).await {
                         Ok(reply) => {
                             if let Ok(r) = serde_json::from_str::<Value>(&reply) {
                                 tally.note_replies(std::iter::once(&r));

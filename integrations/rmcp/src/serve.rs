@@ -1,7 +1,5 @@
-//! [`Elicit`]: one server's elicited requests, served round by round: derived tools
-//! ([`Elicit::run`] from a `#[tool]` function), tools declared at run time (through
-//! [`Declared::into_route`]), prompts ([`Elicit::prompt`]) and resources
-//! ([`Elicit::resource`]) from the handler's own `get_prompt` / `read_resource`.
+//! [`Elicit`]: one server's elicited requests (tools, prompts, resources), served round
+//! by round.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,7 +13,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::client::{declared_kinds, is_modern, UrlAccepted};
 use crate::declared::FALLBACK_TOOLS;
@@ -30,9 +28,8 @@ const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub(crate) type UrlFlowFn =
     Arc<dyn Fn(UrlAccepted) -> BoxFuture<Result<(), ErrorData>> + Send + Sync>;
 
-/// One server's elicitation: its identity, its state codec and its URL flow. The
-/// declarations live with the handler (derived ones in their types, run-time ones in
-/// their routes or the handler's fields); every request is served through here.
+/// One server's elicitation: its identity, its state codec and its URL flow (the
+/// declarations live with the handler); every elicited request is served through here.
 pub struct Elicit {
     /// The server's `Implementation` as JSON, for 2026-07-28 results' `_meta`.
     server_info: Value,
@@ -41,23 +38,9 @@ pub struct Elicit {
     pub(crate) url_flow: Option<UrlFlowFn>,
 }
 
-/// The settled values as the body's input type; a mismatch names the call and what
-/// does not fit (the declaration and the struct disagree: a developer error).
-fn settled_input<T: DeserializeOwned>(
-    values: Map<String, Value>,
-    name: &str,
-) -> Result<T, ErrorData> {
-    serde_json::from_value(Value::Object(values)).map_err(|e| {
-        developer_error(format_args!(
-            "{name:?}: the settled values do not fit the body's input type: {e}"
-        ))
-    })
-}
-
 impl Elicit {
-    /// `server`: the identity put on 2026-07-28 results (`_meta`), whose `name` is the
-    /// codec's audience unless the codec names another. `codec`: how `requestState` is
-    /// protected.
+    /// `server`: the identity put on 2026-07-28 results' `_meta`, whose `name` is the
+    /// codec's audience unless the codec names another; `codec` protects `requestState`.
     pub fn new(server: Implementation, codec: StateCodec) -> Self {
         Elicit {
             codec: codec.for_server(&server.name),
@@ -67,21 +50,18 @@ impl Elicit {
         }
     }
 
-    /// The server's name and version as given to [`Elicit::new`] (the audience of its
-    /// sealed state): name the server the same in `#[tool_handler(name = …, version =
-    /// …)]`, so `serverInfo` agrees.
+    /// The identity given to [`Elicit::new`]: name the server the same in
+    /// `#[tool_handler(name = …, version = …)]`, so `serverInfo` agrees.
     pub fn server_info(&self) -> &Implementation {
         &self.server
     }
 
     /// How a handshake-era call waits for the out-of-band flow of an accepted URL-mode
-    /// elicitation: `flow` resolves when the flow at the URL is done (say, when the
-    /// payment provider's callback has arrived), or fails the request with its error.
-    /// Then the adapter sends `notifications/elicitation/complete` with the
-    /// `elicitationId` (as 2025-11-25 defines it) and the call goes on. Without a flow,
-    /// the notification follows the client's `accept` at once: for URLs whose page
-    /// needs nothing more from the server. On 2026-07-28 there is no notification: the
-    /// client's retry carrying the `accept` is the completion.
+    /// elicitation: `flow` resolves when the flow at the URL is done (say, the payment
+    /// provider's callback arrived) or fails the request; then
+    /// `notifications/elicitation/complete` is sent and the call goes on. Without a flow
+    /// the notification follows the `accept` at once. (On 2026-07-28 the client's retry
+    /// carrying the `accept` is the completion.)
     pub fn with_url_flow<F, Fut>(mut self, flow: F) -> Self
     where
         F: Fn(UrlAccepted) -> Fut + Send + Sync + 'static,
@@ -91,13 +71,11 @@ impl Elicit {
         self
     }
 
-    /// `tools/list` for the client asking: `router`'s tools, each tool that declares the fallback (docs/fallback.md; the derive's
-    /// `#[elicit(fallback_arguments)]`, matched by tool name) with the `inputSchema` this
-    /// client gets (`Plan::write_input_schema`: a client that cannot be asked sees the
-    /// parameters that fall back as optional properties). When such a tool is listed,
-    /// the listing differs by client and carries `cacheScope: "private"` on 2026-07-28.
-    /// Call it from a hand-written `ServerHandler::list_tools` in place of
-    /// `#[tool_handler]`'s (which lists every tool as public).
+    /// `tools/list` for the client asking: `router`'s tools, each derived tool that
+    /// declares the fallback (docs/fallback.md) with the `inputSchema` this client gets
+    /// (a client that cannot be asked sees the parameters that fall back as optional);
+    /// then the listing carries `cacheScope: "private"` on 2026-07-28. Call it from a
+    /// hand-written `ServerHandler::list_tools` (`#[tool_handler]`'s lists all as public).
     pub fn list_tools<S: Send + Sync + 'static>(
         &self,
         router: &ToolRouter<S>,
@@ -128,14 +106,11 @@ impl Elicit {
         Ok(result)
     }
 
-    /// The answer to a request whose params rmcp could not parse into its typed model:
-    /// rmcp then hands it to `ServerHandler::on_custom_request`, whose default answers
-    /// `-32601` with the method name as message. For the state-carrying methods
-    /// (`tools/call`, `prompts/get`, `resources/read`) a `requestState` that is neither
-    /// a string nor `null` is the frozen `-32602` (the MCP Python SDK's boundary rejects
-    /// it the same way, reason "non-string requestState"), and any other unparsable
-    /// params are `-32602` naming the method; other methods stay `-32601`. Call it from
-    /// `on_custom_request`.
+    /// The answer to a request whose params rmcp could not parse (call it from
+    /// `on_custom_request`, as [`hooks!`](crate::hooks) does). For `tools/call`,
+    /// `prompts/get` and `resources/read` a `requestState` neither string nor `null` is
+    /// the frozen `-32602` (as the MCP Python SDK), other bad params a `-32602` naming
+    /// the method; other methods stay `-32601`.
     pub fn unparsed_request(&self, request: &CustomRequest) -> ErrorData {
         let method = request.method.as_str();
         if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
@@ -164,11 +139,9 @@ impl Elicit {
 
     /// Serve one round of the `#[tool]` function whose parameters are `T` (a
     /// `#[derive(Elicit)]` struct): asks what is missing, or runs `body` with the
-    /// settled struct and the call. Engine refusals (a declined required answer, an
-    /// answer outside the schema) and bad model arguments are `isError` results carrying
-    /// the message; a forged or expired state is the frozen `-32602`; a client without
-    /// the needed capability gets `-32021`; a developer error is `-32603 "Internal
-    /// error"` (the crate docs list them).
+    /// settled struct. Engine refusals and bad model arguments are `isError` results; a
+    /// forged or expired state is the frozen `-32602`; a client without the needed
+    /// capability gets `-32021`; a developer error is `-32603 "Internal error"`.
     pub async fn run<T, F, Fut>(&self, call: Call, body: F) -> Result<CallToolResponse, ErrorData>
     where
         T: ElicitArgs,
@@ -179,11 +152,9 @@ impl Elicit {
         self.serve(declared, call, body).await
     }
 
-    /// Serve `prompts/get` of the prompt `declared` (call it from the handler's own
-    /// `get_prompt` for the prompt's name; list it with [`Declared::prompt_listing`]):
-    /// asks what is missing, or runs `body` with the settled values as `T`. Engine
-    /// refusals and bad arguments are `-32602` with the message; otherwise as
-    /// [`Elicit::run`].
+    /// Serve `prompts/get` of the prompt `declared` from the handler's own `get_prompt`
+    /// (list it with [`Declared::prompt_listing`]): as [`Elicit::run`], but engine
+    /// refusals and bad arguments are `-32602` with the message.
     pub async fn prompt<T, F, Fut>(
         &self,
         declared: &Declared,
@@ -207,9 +178,8 @@ impl Elicit {
         self.serve(declared, call, body).await
     }
 
-    /// Serve `resources/read` of the resource `declared` (call it from the handler's
-    /// own `read_resource` for the resource's URI): as [`Elicit::prompt`]. Resources
-    /// take no model arguments: a declaration with one is a developer error.
+    /// Serve `resources/read` of the resource `declared` from the handler's own
+    /// `read_resource`: as [`Elicit::prompt`]. A model argument is a developer error.
     pub async fn resource<T, F, Fut>(
         &self,
         declared: &Declared,
@@ -240,10 +210,8 @@ impl Elicit {
         self.serve(declared, call, body).await
     }
 
-    /// The one path of the three kinds (and of [`Declared::into_route`]'s routes): a
-    /// round of `declared` for `call`, then `body` with the model's arguments and the
-    /// settled values as `T`. The method, whether the state binds the arguments, what a
-    /// refusal becomes and where a result's `_meta` is are the kind's ([`Served`]).
+    /// The one path of the three kinds (and of [`Declared::into_route`]): a round of
+    /// `declared` for `call`, then `body` with the arguments and settled values as `T`.
     pub(crate) async fn serve<T, R, F, Fut>(
         &self,
         declared: &Declared,
@@ -282,7 +250,12 @@ impl Elicit {
                 let mut merged = normalised.unwrap_or_else(|| call.arguments.clone());
                 merged.extend(values);
                 declared.normalize(&mut merged);
-                let input = settled_input(merged, &call.name)?;
+                let input = serde_json::from_value(Value::Object(merged)).map_err(|e| {
+                    developer_error(format_args!(
+                        "{:?}: the settled values do not fit the body's input type: {e}",
+                        call.name
+                    ))
+                })?;
                 let mut result = body(input, call).await?;
                 if modern {
                     // The body's own `_meta` (say FastMCP's `wrap_result`) is kept, on both eras.

@@ -1,7 +1,5 @@
-//! `requestState` on the wire: sealed by elicit-core's `seal` (AES-256-GCM, HKDF key
-//! ring, claims bound to method, target, arguments digest and audience — the MCP Python
-//! SDK's `AESGCMRequestStateCodec` + `RequestStateBoundary`), or, behind an explicit
-//! development switch, the engine's plaintext as is.
+//! `requestState` on the wire: sealed by elicit-core's `seal` (the MCP Python SDK's
+//! `AESGCMRequestStateCodec`), or, in development only, the engine's plaintext as is.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,8 +11,8 @@ use elicit_core::seal::{
 use crate::keys::{KeyError, StateKeys, MAX_KEYS};
 
 /// How the server protects `requestState`: sealed under a [`StateKeys`] ring for an
-/// audience (by default the server's name, set by `Elicit::new` from its
-/// `Implementation`), or, in development only, not at all.
+/// audience (by default the server's name, given by `Elicit::new`), or, in development
+/// only, not at all.
 pub struct StateCodec {
     inner: Inner,
     key_id: Option<String>,
@@ -47,15 +45,14 @@ type AudienceSealer<'a> = Sealer<'a, MAX_KEYS>;
 
 const UNBOUND: &str = "the state codec has no audience yet: give it to Elicit::new";
 
-/// Why an inbound `requestState` was refused. The wire error is always the frozen
-/// `-32602 "Invalid or expired requestState"`; this reason is for the host's log.
+/// Why an inbound `requestState` was refused, for the host's log (the wire error is
+/// always the frozen `-32602`).
 #[derive(Debug, Clone)]
 pub struct Rejected {
-    /// Why, for the host's log: elicit-core's reason as the SDK logs it, or what kept
-    /// the codec from opening anything.
+    /// elicit-core's reason as the SDK logs it, or what kept the codec from opening.
     pub why: String,
-    /// The seal's reason, when the seal refused the token (`None`: the codec could not
-    /// open any token, or the request's arguments were unreadable).
+    /// The seal's reason (`None`: the codec could not open any token, or the request's
+    /// arguments were unreadable).
     pub reason: Option<Reason>,
 }
 
@@ -68,13 +65,11 @@ impl Rejected {
     }
 }
 
-/// The request a token belongs to: `tools/call` or `prompts/get` with a name and
-/// arguments, or `resources/read` with a URI.
+/// The request a token belongs to: its method, name or URI, and arguments as the client
+/// sent them (`None` for `resources/read`).
 pub(crate) struct Target<'a> {
     pub method: &'a str,
     pub target: &'a str,
-    /// The arguments as the client sent them (re-serialized compactly); `None` for
-    /// `resources/read`.
     pub arguments: Option<&'a str>,
 }
 
@@ -114,10 +109,8 @@ fn random<const L: usize>() -> Result<[u8; L], String> {
 }
 
 impl StateCodec {
-    /// A sealing codec on `keys` (the first seals, all open). Its audience is the
-    /// server's name unless [`StateCodec::with_audience`] says otherwise: only servers of
-    /// the same audience and a shared key open each other's tokens. Refuses a ring with a
-    /// key given twice (the error names where the keys came from).
+    /// A sealing codec on `keys` (the first seals, all open) for the server's audience
+    /// unless [`StateCodec::with_audience`] says otherwise. Refuses a key given twice.
     pub fn sealed(keys: StateKeys) -> Result<Self, KeyError> {
         let secrets = keys.secrets();
         let ring = KeyRing::<MAX_KEYS>::new(&secrets)
@@ -132,8 +125,8 @@ impl StateCodec {
         })
     }
 
-    /// Seal for `audience` instead of the server's name (e.g. a fleet of servers with
-    /// different names sharing tokens).
+    /// Seal for `audience` instead of the server's name (a fleet of differently named
+    /// servers sharing tokens).
     pub fn with_audience(mut self, audience: &str) -> Self {
         if let Inner::Keys { audience: a, .. } = &mut self.inner {
             *a = Some(audience.to_owned());
@@ -154,8 +147,7 @@ impl StateCodec {
         Ok(self)
     }
 
-    /// Fix the audience to `server_name` unless one was given (`Elicit::new` calls this
-    /// with its `Implementation`'s name, so the name is given once).
+    /// Fix the audience to `server_name` unless one was given (from `Elicit::new`).
     pub(crate) fn for_server(self, server_name: &str) -> Self {
         let key_id = self.key_id;
         let Inner::Keys {
@@ -195,8 +187,7 @@ impl StateCodec {
         }
     }
 
-    /// DEVELOPMENT ONLY: the engine's plaintext state travels to the client and back
-    /// unprotected, so a client can forge answers. Never use it in production.
+    /// DEVELOPMENT ONLY: plaintext state, which a client can forge.
     pub fn insecure_plaintext() -> Self {
         StateCodec {
             inner: Inner::InsecurePlaintext,
@@ -204,8 +195,8 @@ impl StateCodec {
         }
     }
 
-    /// The sealing key's short, non-secret id: the first 8 hex digits of its SHA-256
-    /// (`None` for plaintext state). Telemetry's `key_id`.
+    /// The sealing key's non-secret id (first 8 hex digits of its SHA-256; `None` for
+    /// plaintext), telemetry's `key_id`.
     pub fn key_id(&self) -> Option<&str> {
         self.key_id.as_deref()
     }

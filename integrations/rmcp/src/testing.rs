@@ -1,8 +1,5 @@
-//! A test driver for `cargo test` (feature `testing`): [`Player`] plays one tool of a
-//! server in-process — an rmcp client on a duplex pipe — through either protocol era,
-//! answering each question from a script keyed by the question's message. A body struct
-//! that does not fit its declaration, a resolver value outside its type, a question
-//! worded differently from the script: each fails the test that plays the tool.
+//! A test driver (feature `testing`): [`Player`] plays one tool of a server in-process
+//! through either era, answering each question from a script keyed by its message.
 //!
 //! ```no_run
 //! # async fn t<S: rmcp::ServerHandler + Clone>(server: S) {

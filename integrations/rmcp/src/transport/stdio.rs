@@ -17,15 +17,10 @@
 //! Everything else goes to rmcp unchanged, and rmcp's output goes to stdout with
 //! `inputRequests` in declaration order ([`crate::wire`]).
 //!
-//! Start-up: rmcp 3.11's `serve_server` reads one message at a time until a request
-//! opens a session, and ends the whole server on any response or notification it reads
-//! before then. A session opens on `initialize`, or on a request other than `ping` and
-//! `server/discover` whose `_meta` carries what 2026-07-28 requires (protocol version
-//! and client capabilities) with a version the server supports. Until the filter has
-//! forwarded such a request it drops responses and notifications; after it, every
-//! decodable line goes to rmcp (which ignores a response to nothing it asked). So
-//! `server/discover`, a stray response or error, a notification, then `initialize` (or
-//! an inline 2026-07-28 call) is served like any other order.
+//! Start-up: rmcp 3.11's `serve_server` ends the whole server on a response or
+//! notification read before a request opens a session (`initialize`, or an inline
+//! 2026-07-28 call: [`opens_session`]). Until the filter has forwarded such a request it
+//! drops responses and notifications; after it, every decodable line goes to rmcp.
 //!
 //! ```no_run
 //! # async fn doc(server: impl rmcp::ServerHandler) -> std::io::Result<()> {
@@ -52,23 +47,17 @@ use crate::wire;
 /// Default longest line read from stdin (bytes), as rmcp's default.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
 
-/// The output side's task: awaited after the rmcp service has ended, so the last replies
-/// reach stdout before the process exits.
-type Flushed = tokio::task::JoinHandle<()>;
-
 /// How long [`serve`] waits for the last replies to reach stdout after rmcp has ended.
 const FLUSH_WAIT: Duration = Duration::from_secs(5);
 
-/// Serve `service` over the process's stdin and stdout with every line checked first
-/// (see the module docs) until the client closes stdin; the last replies reach stdout
-/// before it returns. `max_line`: the longest line read, in bytes ([`MAX_LINE`] is
-/// rmcp's default). Needs a tokio runtime.
+/// Serve `service` over stdin and stdout with every line checked first (module docs)
+/// until the client closes stdin; the last replies reach stdout before it returns.
+/// `max_line`: the longest line read, in bytes.
 ///
 /// # Errors
 ///
 /// When rmcp ends the session with an error (an `initialize` the handler refuses, an
-/// I/O error on stdin or stdout); a client that closes stdin before opening a session
-/// is a normal end.
+/// I/O error); a client closing stdin before a session opens is a normal end.
 pub async fn serve<S: ServerHandler>(service: S, max_line: usize) -> io::Result<()> {
     serve_on(service, tokio::io::stdin(), tokio::io::stdout(), max_line).await
 }
@@ -95,7 +84,7 @@ where
     served
 }
 
-/// The envelope of one message: what decides where it goes. Other members are skipped.
+/// The envelope of one message: what decides where it goes.
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
@@ -115,12 +104,9 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 
-/// What to do with one line.
+/// What to do with one line: to rmcp (`opens`: rmcp leaves its start-up loop on it).
 enum Verdict {
-    /// To rmcp; `opens`: rmcp leaves its start-up loop on it ([`opens_session`]).
-    Forward {
-        opens: bool,
-    },
+    Forward { opens: bool },
     Answer(Vec<u8>),
     Ignore,
 }
@@ -191,11 +177,10 @@ fn judge(text: &[u8], serving: bool, versions: &[ProtocolVersion]) -> Verdict {
     }
 }
 
-/// Whether rmcp 3.11's start-up loop (`serve_server_with_ct_inner`) opens a session on
-/// `message` rather than answering it and reading on: an `initialize`, or a request
-/// other than `ping` and `server/discover` with complete 2026-07-28 `_meta` naming a
-/// version in `versions`. A test (`a_stray_line_after_discover_ends_nothing`) holds
-/// this to rmcp's behaviour.
+/// Whether rmcp 3.11's start-up loop opens a session on `message`: an `initialize`, or a
+/// request other than `ping` and `server/discover` with complete 2026-07-28 `_meta`
+/// naming a version in `versions` (`a_stray_line_after_discover_ends_nothing` holds this
+/// to rmcp's behaviour).
 fn opens_session(message: &ClientJsonRpcMessage, versions: &[ProtocolVersion]) -> bool {
     let ClientJsonRpcMessage::Request(request) = message else {
         return false;
@@ -268,10 +253,8 @@ fn string_end(s: &[u8], start: usize) -> Option<usize> {
     None
 }
 
-/// [`stdio`] over any byte streams (tests use pipes).
-///
-/// Start-up: until a request that opens a session has gone to rmcp, responses and
-/// notifications are dropped here, since rmcp would end on them (module docs).
+/// The checked transport rmcp serves on, and the output task (awaited so the last
+/// replies reach stdout).
 fn filter<R, W>(
     input: R,
     output: W,
@@ -282,7 +265,7 @@ fn filter<R, W>(
         impl AsyncRead + Send + Unpin + 'static,
         impl AsyncWrite + Send + Unpin + 'static,
     ),
-    Flushed,
+    tokio::task::JoinHandle<()>,
 )
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -291,8 +274,7 @@ where
     let (to_rmcp, rmcp_in) = tokio::io::duplex(64 * 1024);
     let (rmcp_out, from_rmcp) = tokio::io::duplex(64 * 1024);
     let (errors, mut error_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    // Only the input task reads and writes it: rmcp reads one line at a time before a
-    // session, so every line after the opening one reaches rmcp's session loop.
+    // The input task's alone: rmcp reads one line at a time before a session.
     let mut serving = false;
 
     // stdin -> checks -> rmcp
