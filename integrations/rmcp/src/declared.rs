@@ -279,8 +279,8 @@ impl Declared {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::round::{workspace, Era, Outcome, RoundDriver};
-    use elicit_core::Capabilities;
+    use crate::round::WORKSPACE;
+    use elicit_core::{Capabilities, Era, Inputs, Round, Step};
     use rmcp::model::InputRequest;
 
     /// The engine's questions become rmcp's typed requests exactly as rmcp's own
@@ -300,11 +300,11 @@ mod tests {
         )
         .unwrap();
         let all = Capabilities::ALL;
-        let mut space = workspace();
-        let driver = RoundDriver::new(d.plan(), Era::Modern, all, "{}", None, None, &mut space);
-        let Ok(Outcome::InputRequired { requests, .. }) = driver.ok().unwrap().next() else {
-            panic!("expected InputRequired");
-        };
+        let mut space = vec![0u8; WORKSPACE];
+        let inputs = Inputs::modern("{}", None, None).with_capabilities(all);
+        let mut round = Round::<CAP>::new(d.plan(), Era::Modern, inputs, &mut space).unwrap();
+        assert!(matches!(round.poll(), Ok(Step::InputRequired)));
+        let requests = round.input_requests_json(true).unwrap();
         let by_rmcp: Map<String, Value> = serde_json::from_str(&requests).unwrap();
         for _ in 0..2 {
             let (typed, order) = d.input_requests(&requests).unwrap();
