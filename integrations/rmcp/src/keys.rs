@@ -43,7 +43,8 @@ pub struct StateKeys {
 }
 
 /// A refused key ring: its `Display` starts with the origin, then why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {message}")]
 pub struct KeyError {
     origin: String,
     message: String,
@@ -69,14 +70,6 @@ impl KeyError {
         self.missing
     }
 }
-
-impl fmt::Display for KeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.origin, self.message)
-    }
-}
-
-impl std::error::Error for KeyError {}
 
 impl StateKeys {
     /// Keys given as bytes (`keys[0]` seals, all open): 1 to [`MAX_KEYS`] keys of 32 to

@@ -38,8 +38,6 @@
 //! a standalone stream of what comes next (rmcp's manager replays up to 16 cached
 //! events; this configuration sends no event ids, so a client has none to resume from).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
@@ -106,30 +104,15 @@ const INBOX: usize = 16;
 
 /// Why a session could not be used. rmcp answers a request that meets one with `500`;
 /// a request naming a session not held is answered `404` before it gets here.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub(crate) enum SessionError {
-    /// No session with this id is held (never made, expired, evicted or closed).
+    #[error(
+        "no session {0} is held (it expired, was evicted or closed): start over with initialize"
+    )]
     NotFound(SessionId),
-    /// The session's service ended while the request was being passed to it.
+    #[error("session {0} ended while this request was passed to it: start over with initialize")]
     Ended(SessionId),
 }
-
-impl std::fmt::Display for SessionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SessionError::NotFound(id) => write!(
-                f,
-                "no session {id} is held (it expired, was evicted or closed): start over with initialize"
-            ),
-            SessionError::Ended(id) => write!(
-                f,
-                "session {id} ended while this request was passed to it: start over with initialize"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for SessionError {}
 
 /// The session manager [`crate::http::McpHttp`] gives rmcp's `StreamableHttpService`;
 /// [`Capped::session_store`] is the `SessionStore` its configuration must carry, so that rmcp
@@ -488,32 +471,20 @@ impl SessionManager for Capped {
     }
 }
 
-type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, SessionStoreError>> + Send + 'a>>;
-
-/// The parked sessions' handshakes, for rmcp's restore (written out as the
-/// `async_trait` the trait is declared with expands).
+/// The parked sessions' handshakes, for rmcp's restore.
+#[async_trait::async_trait]
 impl SessionStore for Capped {
-    fn load<'a, 'b, 'f>(&'a self, id: &'b str) -> StoreFuture<'f, Option<SessionState>>
-    where
-        'a: 'f,
-        'b: 'f,
-    {
-        let table = lock(&self.shared.table);
-        let init = table.held.get(id).and_then(|held| held.init.clone());
-        drop(table);
-        Box::pin(std::future::ready(Ok(init.map(|init| {
-            SessionState::new(InitializeRequestParams::clone(&init))
-        }))))
+    async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        let init = lock(&self.shared.table)
+            .held
+            .get(id)
+            .and_then(|held| held.init.clone());
+        Ok(init.map(|init| SessionState::new(InitializeRequestParams::clone(&init))))
     }
 
     /// After a new session's handshake: what restoring it replays. It may be parked from
     /// now on.
-    fn store<'a, 'b, 'c, 'f>(&'a self, id: &'b str, state: &'c SessionState) -> StoreFuture<'f, ()>
-    where
-        'a: 'f,
-        'b: 'f,
-        'c: 'f,
-    {
+    async fn store(&self, id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
         let parked = {
             let mut table = lock(&self.shared.table);
             if let Some(held) = table.held.get_mut(id) {
@@ -522,18 +493,14 @@ impl SessionStore for Capped {
             table.park(self.shared.live)
         };
         drop(parked);
-        Box::pin(std::future::ready(Ok(())))
+        Ok(())
     }
 
     /// A `DELETE`: the session is forgotten, its service ends.
-    fn delete<'a, 'b, 'f>(&'a self, id: &'b str) -> StoreFuture<'f, ()>
-    where
-        'a: 'f,
-        'b: 'f,
-    {
+    async fn delete(&self, id: &str) -> Result<(), SessionStoreError> {
         let held = lock(&self.shared.table).remove(&SessionId::from(id));
         drop(held);
-        Box::pin(std::future::ready(Ok(())))
+        Ok(())
     }
 }
 
