@@ -1,25 +1,18 @@
 //! Handshake-era sessions, held in memory: at most `max` at once (a new session past the
 //! cap ends the one used least recently), and one nobody has used for `keep_alive` ends.
 //!
-//! Our own [`SessionManager`] rather than rmcp's `LocalSessionManager`, for memory. rmcp
-//! runs a worker task per session with five channels (each allocating a 32-message block,
-//! ~16 KiB, when it is made), and beside it the session's service task with two more; an
-//! abandoned session held ~60 KiB. Here:
+//! Our own [`SessionManager`] rather than rmcp's `LocalSessionManager`, for memory (an
+//! abandoned rmcp session, a worker task and seven channels, held ~60 KiB; 1,000 here
+//! grow RSS by a few MiB: PERF.md, "Abandoned HTTP sessions"):
 //!
-//! * a session's service reads the client's messages from one small channel of boxed
-//!   messages, and its replies go straight to the HTTP request they answer (no worker);
-//! * only the [`Sessions::running`] sessions used most recently keep a running service. A
-//!   less recent one, once idle (no request in flight, no stream open), is *parked*: its
-//!   service ends and only its `initialize` parameters are kept (about 1 KiB). Its next request
-//!   restores it through rmcp's own session restore (`SessionStore`, in memory here): a
-//!   new handler from the factory, the handshake replayed to it (its `initialize` carries
-//!   `SessionRestoreMarker`), then the request. A client sees no difference; a handler
-//!   that keeps state of its own per session sees a new instance;
-//! * one janitor task ends the idle sessions of the whole server, oldest first (the
-//!   table is kept in order of last use, so the cap and the expiry share one order).
-//!
-//! 1,000 abandoned sessions grow the server's RSS by a few MiB (PERF.md, "Abandoned HTTP
-//! sessions").
+//! * a session's service reads one small inbox, its replies go straight to the HTTP
+//!   request they answer (no worker);
+//! * only the [`Sessions::running`] sessions used most recently keep a running service; a
+//!   less recent idle one is *parked*, keeping only its `initialize` parameters, and its
+//!   next request restores it through rmcp's session restore (a new handler, the
+//!   handshake replayed);
+//! * one janitor task ends idle sessions, oldest first (one order of last use serves
+//!   the cap and the expiry).
 //!
 //! Parking races the requests on their way, so a session is not parked while: rmcp has
 //! looked it up for a request (`has_session`) that has not reached it (`Held::pins`); a
@@ -30,13 +23,10 @@
 //! cap, expiry) answers its open requests with an error. `http_sessions`'s stress tests
 //! (`--running-sessions 1`) drive these.
 //!
-//! Routing, as rmcp's manager does it: a response or error goes to the stream of the
-//! request it answers (which then ends); a server request made while handling a client
-//! request (`OriginatingRequestId`), and a progress notification naming that request's
-//! progress token, go to that request's stream; everything else goes to the standalone
-//! `GET` stream, if one is open. No event cache is kept: a `GET` with `Last-Event-ID` gets
-//! a standalone stream of what comes next (rmcp's manager replays up to 16 cached
-//! events; this configuration sends no event ids, so a client has none to resume from).
+//! Routing, as rmcp's manager: a response goes to the stream of the request it answers;
+//! a server request or progress notification made for a client request to that
+//! request's stream; everything else to the standalone `GET` stream, if open. No event
+//! cache: this configuration sends no event ids, so `Last-Event-ID` gets what comes next.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
@@ -61,17 +51,14 @@ use routes::{Messages, Route, Routes, STREAM};
 use table::{Held, Live, Table};
 
 /// How long an idle handshake-era session lives and how many are held at once
-/// (2026-07-28 exchanges are stateless and hold no session). Of those held, the
-/// [`Sessions::running`] used most recently keep a running service; an idle one past them
-/// keeps only its handshake and is restored when next used (see `McpHttp`).
+/// (2026-07-28 exchanges hold none); see `McpHttp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sessions {
     /// A session nobody has used for this long ends (as rmcp's `keep_alive`). Default
     /// 5 minutes.
     pub keep_alive: Duration,
     /// The most sessions held at once, at least 1; a new one past it ends the session
-    /// used least recently (its client's next request gets `404`, and a client starts
-    /// over with `initialize`, as the transport spec says). Default 1,000.
+    /// used least recently (whose next request gets `404`). Default 1,000.
     pub max: usize,
     /// How many of the held sessions, the ones used most recently, keep a running
     /// service (rmcp's service task and a handler), at least 1; an idle one past them is
@@ -98,8 +85,7 @@ impl Default for Sessions {
     }
 }
 
-/// Client messages waiting for a session's service (as rmcp's manager: a client that
-/// sends faster than its session is served waits).
+/// Client messages waiting for a session's service (a faster client waits).
 const INBOX: usize = 16;
 
 /// Why a session could not be used. rmcp answers a request that meets one with `500`;
@@ -114,9 +100,8 @@ pub(crate) enum SessionError {
     Ended(SessionId),
 }
 
-/// The session manager [`crate::http::McpHttp`] gives rmcp's `StreamableHttpService`;
-/// [`Capped::session_store`] is the `SessionStore` its configuration must carry, so that rmcp
-/// restores parked sessions.
+/// The session manager of [`crate::http::McpHttp`]; [`Capped::session_store`] must be
+/// the configuration's `SessionStore`, so that rmcp restores parked sessions.
 #[derive(Debug, Clone)]
 pub(crate) struct Capped {
     shared: Arc<Shared>,
@@ -262,8 +247,8 @@ impl Taking {
 }
 
 impl Shared {
-    /// Ends idle sessions, oldest first, while any is held (it ends with the last one,
-    /// or with the manager; the next session starts it again).
+    /// Ends idle sessions, oldest first, while any is held (the next session starts it
+    /// again).
     async fn janitor(shared: Weak<Shared>) {
         loop {
             let Some(this) = shared.upgrade() else { return };
@@ -367,11 +352,9 @@ impl SessionManager for Capped {
         Ok(held.service.as_ref().is_some_and(Live::serving))
     }
 
-    /// rmcp calls this when a session's service has ended, and for a `DELETE` (followed
-    /// by [`SessionStore::delete`], which forgets the session). A service that ended on
-    /// its own (a parked one, an old one replaced by a restore) leaves the session held:
-    /// a session whose service is gone is parked, or forgotten if it never finished its
-    /// handshake.
+    /// rmcp calls this when a session's service has ended, and for a `DELETE` (then
+    /// [`SessionStore::delete`] forgets it). A session whose service is gone is parked,
+    /// or forgotten if it never finished its handshake.
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         let mut table = lock(&self.shared.table);
         let ended = table.held.get(id).and_then(|held| {

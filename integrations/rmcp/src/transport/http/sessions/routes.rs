@@ -135,7 +135,7 @@ impl Routes {
     }
 
     /// A standalone (`GET`) stream: the first open one gets the messages; more are held
-    /// open but sent nothing (so clients' competing reconnections do not end each other's).
+    /// open, sent nothing (competing reconnections do not end each other).
     pub(super) fn open_standalone(&self) -> mpsc::Receiver<ServerSseMessage> {
         let mut state = lock(&self.state);
         if state.closed {
@@ -204,8 +204,8 @@ impl Stream for Messages {
     }
 }
 
-/// The transport rmcp's service task serves one session on: the client's messages from
-/// the session's inbox, its own messages routed to the HTTP requests they belong to.
+/// The transport of one session's service: the client's messages from its inbox, its
+/// own routed to the HTTP requests they belong to.
 #[derive(Debug)]
 pub(crate) struct SessionTransport {
     pub(super) inbox: mpsc::Receiver<Box<ClientJsonRpcMessage>>,
