@@ -28,7 +28,7 @@
 //! request's stream; everything else to the standalone `GET` stream, if open. No event
 //! cache: this configuration sends no event ids, so `Last-Event-ID` gets what comes next.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures_core::Stream;
@@ -141,23 +141,6 @@ impl Capped {
         lock(&self.shared.table).held.contains_key(id)
     }
 
-    /// Whether the session runs a service (`has_session` without its pin).
-    #[cfg(test)]
-    fn running(&self, id: &str) -> bool {
-        let table = lock(&self.shared.table);
-        table
-            .held
-            .get(id)
-            .is_some_and(|held| held.service.is_some())
-    }
-
-    /// How many sessions are held, and how many of them run a service.
-    #[cfg(test)]
-    fn counts(&self) -> (usize, usize) {
-        let table = lock(&self.shared.table);
-        (table.held.len(), table.live.len())
-    }
-
     /// The session's inbox and routes, marking it used. The sender keeps the session
     /// from being parked until it is dropped (once the message is in the inbox, or the
     /// stream registered). A request takes the pin `has_session` gave it; the messages
@@ -242,40 +225,6 @@ impl Taking {
             (None, _) => Taking::Request,
             (Some(_), ClientJsonRpcMessage::Notification(_)) => Taking::ReplayEnd,
             (Some(_), _) => Taking::Replay,
-        }
-    }
-}
-
-impl Shared {
-    /// Ends idle sessions, oldest first, while any is held (the next session starts it
-    /// again).
-    async fn janitor(shared: Weak<Shared>) {
-        loop {
-            let Some(this) = shared.upgrade() else { return };
-            let mut expired = Vec::new();
-            let next = {
-                let mut table = lock(&this.table);
-                loop {
-                    let Some((id, held)) = table.oldest() else {
-                        table.janitor = false;
-                        break None;
-                    };
-                    let deadline = held.used + this.keep_alive;
-                    if deadline > Instant::now() {
-                        break Some(deadline);
-                    }
-                    let id = id.clone();
-                    expired.extend(table.remove(&id).map(|_| id));
-                }
-            };
-            drop(this);
-            for id in expired {
-                tracing::debug!(session = %id, "session idle past keep_alive: ended");
-            }
-            // A session used since only moves its deadline later: it is looked at again
-            // then.
-            let Some(deadline) = next else { return };
-            tokio::time::sleep_until(deadline).await;
         }
     }
 }
@@ -490,6 +439,23 @@ impl SessionStore for Capped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Capped {
+        /// Whether the session runs a service (`has_session` without its pin).
+        fn running(&self, id: &str) -> bool {
+            let table = lock(&self.shared.table);
+            table
+                .held
+                .get(id)
+                .is_some_and(|held| held.service.is_some())
+        }
+
+        /// How many sessions are held, and how many of them run a service.
+        fn counts(&self) -> (usize, usize) {
+            let table = lock(&self.shared.table);
+            (table.held.len(), table.live.len())
+        }
+    }
     use rmcp::model::{ClientRequest, InitializeRequest, RequestId};
     use rmcp::transport::Transport as _;
 

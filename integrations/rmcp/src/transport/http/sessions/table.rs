@@ -1,7 +1,8 @@
-//! The session table: each held session, running or parked, in order of last use.
+//! The session table: each held session, running or parked, in order of last use, and the
+//! janitor that ends the idle ones.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use rmcp::model::{ClientJsonRpcMessage, InitializeRequestParams};
 use rmcp::transport::streamable_http_server::SessionId;
@@ -9,7 +10,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::routes::{Routes, SessionTransport};
-use super::{Shared, INBOX};
+use super::{lock, Shared, INBOX};
 
 /// The held sessions, and their order of last use.
 #[derive(Debug, Default)]
@@ -172,5 +173,39 @@ impl Table {
             }
         }
         parked
+    }
+}
+
+impl Shared {
+    /// Ends idle sessions, oldest first, while any is held (the next session starts it
+    /// again).
+    pub(super) async fn janitor(shared: Weak<Shared>) {
+        loop {
+            let Some(this) = shared.upgrade() else { return };
+            let mut expired = Vec::new();
+            let next = {
+                let mut table = lock(&this.table);
+                loop {
+                    let Some((id, held)) = table.oldest() else {
+                        table.janitor = false;
+                        break None;
+                    };
+                    let deadline = held.used + this.keep_alive;
+                    if deadline > Instant::now() {
+                        break Some(deadline);
+                    }
+                    let id = id.clone();
+                    expired.extend(table.remove(&id).map(|_| id));
+                }
+            };
+            drop(this);
+            for id in expired {
+                tracing::debug!(session = %id, "session idle past keep_alive: ended");
+            }
+            // A session used since only moves its deadline later: it is looked at again
+            // then.
+            let Some(deadline) = next else { return };
+            tokio::time::sleep_until(deadline).await;
+        }
     }
 }
