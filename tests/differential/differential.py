@@ -328,6 +328,9 @@ ELICITED = ["seat", "date", "airport", "gate", "count", "meal", "extras", "profi
 ELICITED_RARE = ["città", "größe", "ñ"]
 PLAIN = ["destination", "n", "flag", "ratio_in", "mode", "who"]
 FIELDS = ["code", "gates", "vip", "ratio", "tier", "label", "seat_row", "gate2b", "x"]
+# Field names whose pydantic titles (str.title()) need more than ASCII: a digraph, a
+# ligature, ß, Georgian, Greek with the final sigma and ypogegrammeni.
+FIELDS_RARE = ["\u01c6emal", "\ufb00_x", "stra\u00dfe", "\u10d0_b", "\u039f\u0394\u039f\u03a3_\u1fb3"]
 MODEL_NAMES = ["Airport", "Profile", "Model", "Séjour", "Box"]
 TITLES = ["Seats", "Value", "Choix ✈", "", "T"]
 DESCRIPTIONS = ["Number of seats", "Pick wisely 🛫", "", "multi\nline"]
@@ -446,7 +449,8 @@ class Generator:
         return {"literal": self.choices()} if t == "literal" else t
 
     def model_type(self) -> dict:
-        names = self.rng.sample(FIELDS, self.rng.randint(1, 3))
+        pool = FIELDS + (FIELDS_RARE if self.chance(0.1) else [])
+        names = self.rng.sample(pool, self.rng.randint(1, 3))
         fields: dict[str, Any] = {}
         for fname in names:
             ftype = self.scalar_type()
