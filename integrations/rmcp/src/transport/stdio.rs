@@ -18,9 +18,9 @@
 //! `inputRequests` in declaration order ([`crate::wire`]).
 //!
 //! Start-up: rmcp 3.11's `serve_server` ends the whole server on a response or
-//! notification read before a request opens a session (`initialize`, or an inline
-//! 2026-07-28 call: [`opens_session`]). Until the filter has forwarded such a request it
-//! drops responses and notifications; after it, every decodable line goes to rmcp.
+//! notification read before a request opens a session (`initialize`, or a 2026-07-28
+//! call with complete `_meta`). Until the filter has forwarded such a request it drops
+//! responses and notifications; after it, every decodable line goes to rmcp.
 //!
 //! ```no_run
 //! # async fn doc(server: impl rmcp::ServerHandler) -> std::io::Result<()> {
