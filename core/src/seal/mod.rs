@@ -777,10 +777,17 @@ impl<'a, const N: usize> Sealer<'a, N> {
         if claims.kind() != Kind::Object {
             return Err(Reason::Malformed);
         }
-        let get = |key: &str| claims.get(key);
-        let (Some(version), Some(iat), Some(exp), Some(state)) =
-            (get("v"), get("iat"), get("exp"), get("s"))
-        else {
+        // One walk of the claims (the state `s` is most of their text), each claim the
+        // last of its name as `get` (a Python dict) takes it.
+        const NAMES: [&str; 9] = ["v", "iat", "exp", "s", "m", "t", "a", "aud", "p"];
+        let mut found: [Option<Value<'c>>; 9] = [None; 9];
+        for (key, value) in claims.members() {
+            if let Some(slot) = key.which(&NAMES).and_then(|i| found.get_mut(i)) {
+                *slot = Some(value);
+            }
+        }
+        let [v, iat, exp, s, m, t, a, aud, p] = found;
+        let (Some(version), Some(iat), Some(exp), Some(state)) = (v, iat, exp, s) else {
             return Err(Reason::Malformed);
         };
         let state = state
@@ -796,14 +803,17 @@ impl<'a, const N: usize> Sealer<'a, N> {
         if !py_number(exp).is_some_and(|exp| time::lt(now.0, exp)) {
             return Err(Reason::Expired);
         }
-        let str_claim = |key: &str| get(key).and_then(Value::as_str);
-        let bound = str_claim("m").is_some_and(|m| m.eq_str(binding.method))
-            && str_claim("t").is_some_and(|t| binding.target_matches(t))
-            && str_claim("a").is_some_and(|a| a.eq_str(binding.digest.as_str()));
+        let bound = m
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.eq_str(binding.method))
+            && t.and_then(Value::as_str)
+                .is_some_and(|t| binding.target_matches(t))
+            && a.and_then(Value::as_str)
+                .is_some_and(|a| a.eq_str(binding.digest.as_str()));
         if !bound {
             return Err(Reason::RequestBinding);
         }
-        let aud = get("aud").filter(|v| !v.is_null());
+        let aud = aud.filter(|v| !v.is_null());
         let aud_ok = match (aud, self.audience) {
             (None, None) => true,
             (Some(claim), Some(audience)) => claim.as_str().is_some_and(|c| c.eq_str(audience)),
@@ -812,7 +822,7 @@ impl<'a, const N: usize> Sealer<'a, N> {
         if !aud_ok {
             return Err(Reason::Audience);
         }
-        let claim = get("p").filter(|v| !v.is_null());
+        let claim = p.filter(|v| !v.is_null());
         match (claim, principal) {
             (None, None) => {}
             (Some(_), None) | (None, Some(_)) => return Err(Reason::PrincipalDrift),
