@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use elicit_core::seal::Reason;
 
+use crate::client::Client;
 use crate::kind::{Request, Settled};
 use crate::{developer_error, invalid_state, state, Declared, Elicit, ErrorData, Rejected};
 
@@ -66,8 +67,9 @@ impl Elicit {
         declared: &Declared,
         request: &Request<'_>,
         context: &RequestContext<RoleServer>,
-        modern: bool,
+        client: Client,
     ) -> Result<Settled, ErrorData> {
+        let modern = client.modern;
         let span = tracing::info_span!(
             "elicit.round",
             tool = request.target,
@@ -110,7 +112,7 @@ impl Elicit {
                 (engine_args, &args),
                 state,
                 context,
-                modern,
+                client,
                 &mut tally,
             )
             .await

@@ -12,7 +12,10 @@ use crate::ErrorData;
 /// `#[tool]` function takes it as a parameter and hands it to [`Elicit::run`](crate::Elicit::run), which
 /// gives it back to the body.
 pub struct Call {
-    /// The request being served.
+    /// The request being served. The extractor takes it from rmcp's tool context, not a
+    /// copy: its `_meta` and extensions (the HTTP request's parts) are read here, and an
+    /// extractor after `Call` in the signature (rmcp's `Extension<T>`, `Extensions`,
+    /// `RequestMetaObject`) finds them empty.
     pub context: RequestContext<RoleServer>,
     /// The tool (prompt, resource URI) called.
     pub name: String,
@@ -49,8 +52,14 @@ impl<S>
     fn from_context_part(
         c: &mut rmcp::handler::server::tool::ToolCallContext<'_, S>,
     ) -> Result<Self, ErrorData> {
+        // The context moves into the call (its `_meta` and extensions, the HTTP request's
+        // parts among them, are not copied); what stays behind for rmcp keeps the
+        // request's id, cancellation and peer.
+        let rest = &c.request_context;
+        let mut left = RequestContext::new(rest.id.clone(), rest.peer.clone());
+        left.ct = rest.ct.clone();
         Ok(Call {
-            context: c.request_context.clone(),
+            context: std::mem::replace(&mut c.request_context, left),
             name: c.name.to_string(),
             arguments: c.arguments.take().unwrap_or_default(),
             input_responses: c.input_responses.take(),

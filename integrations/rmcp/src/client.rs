@@ -29,23 +29,27 @@ pub struct UrlAccepted {
     pub context: RequestContext<RoleServer>,
 }
 
-/// Whether the request is served in the 2026-07-28 era (its own `_meta` or the
-/// negotiated version says so).
-pub(crate) fn is_modern(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+/// The request's client, read from its context once: whether it is served in the
+/// 2026-07-28 era, and the kinds of request it declared (its ClientCapabilities, read as
+/// the MCP Python SDK does; no `elicitation/create` before 2025-06-18).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Client {
+    pub(crate) modern: bool,
+    pub(crate) kinds: Capabilities,
 }
 
-/// The kinds of request the client declared (its ClientCapabilities, read as the MCP
-/// Python SDK does; no `elicitation/create` before 2025-06-18).
-pub(crate) fn declared_kinds(context: &RequestContext<RoleServer>) -> Capabilities {
-    let caps = context.client_capabilities().unwrap_or_default();
-    let version = context.protocol_version();
-    kinds_at(caps, version.as_ref().map(|v| v.as_str()))
+impl Client {
+    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Self {
+        let version = context.protocol_version();
+        let version = version.as_ref().map(|v| v.as_str());
+        Client {
+            modern: version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str()),
+            kinds: kinds_at(context.client_capabilities().unwrap_or_default(), version),
+        }
+    }
 }
 
-/// [`declared_kinds`] from the ClientCapabilities and the negotiated version.
+/// [`Client::kinds`] from the ClientCapabilities and the negotiated version.
 pub(crate) fn kinds_at(
     mut caps: rmcp::model::ClientCapabilities,
     version: Option<&str>,

@@ -9,7 +9,7 @@ use rmcp::RoleServer;
 use serde_json::{json, Map, Value};
 
 use crate::boundary::Tally;
-use crate::client::declared_kinds;
+use crate::client::Client;
 use crate::kind::{Request, Settled};
 use crate::{developer_error, wire};
 use crate::{Declared, Elicit, ErrorData, Resolution, Resolve};
@@ -75,7 +75,7 @@ impl Elicit {
         (args, bound): (&str, &str),
         state: Option<String>,
         context: &RequestContext<RoleServer>,
-        modern: bool,
+        client: Client,
         tally: &mut Tally,
     ) -> Result<Settled, ErrorData> {
         let replies =
@@ -88,14 +88,14 @@ impl Elicit {
                 }
                 None => None,
             };
-        let (era, inputs) = match modern {
+        let (era, inputs) = match client.modern {
             true => (
                 Era::Modern,
                 Inputs::modern(args, state.as_deref(), replies.as_deref()),
             ),
             false => (Era::Handshake, Inputs::handshake(args)),
         };
-        let inputs = inputs.with_capabilities(declared_kinds(context));
+        let inputs = inputs.with_capabilities(client.kinds);
         let plan = declared.plan();
         let mut workspace = vec![0u8; WORKSPACE];
         let mut round = Round::<CAP>::new(plan, era, inputs, &mut workspace)

@@ -15,7 +15,7 @@ use rmcp::RoleServer;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::client::{declared_kinds, is_modern, UrlAccepted};
+use crate::client::{Client, UrlAccepted};
 use crate::declared::FALLBACK_TOOLS;
 use crate::kind::{Request, Served, Settled};
 use crate::{
@@ -81,7 +81,7 @@ impl Elicit {
         router: &ToolRouter<S>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let caps = declared_kinds(context);
+        let client = Client::of(context);
         let derived = FALLBACK_TOOLS.read().map(|t| t.clone()).unwrap_or_default();
         let mut private = false;
         let mut tools = router.list_all();
@@ -91,7 +91,7 @@ impl Elicit {
                 let base = serde_json::to_string(&*tool.input_schema).unwrap_or_default();
                 let mut out = Vec::new();
                 d.plan()
-                    .write_input_schema(&base, caps, &mut out)
+                    .write_input_schema(&base, client.kinds, &mut out)
                     .map_err(|e| developer_error(format_args!("tool {:?}: {e}", d.name())))?;
                 let schema: JsonObject = serde_json::from_slice(&out).map_err(|e| {
                     developer_error(format_args!("tool {:?}: inputSchema: {e}", d.name()))
@@ -100,7 +100,7 @@ impl Elicit {
             }
         }
         let mut result = ListToolsResult::with_all_items(tools);
-        if private && is_modern(context) {
+        if private && client.modern {
             result.cache_scope = Some(rmcp::model::CacheScope::Private);
         }
         Ok(result)
@@ -224,7 +224,8 @@ impl Elicit {
         F: FnOnce(T, Call) -> Fut,
         Fut: Future<Output = Result<R, ErrorData>>,
     {
-        let modern = is_modern(&call.context);
+        let client = Client::of(&call.context);
+        let modern = client.modern;
         let normalised = declared.normalized_arguments(&call.arguments);
         let request = Request {
             method: R::METHOD,
@@ -237,7 +238,7 @@ impl Elicit {
             request_state: call.request_state.as_deref(),
         };
         match self
-            .round(declared, &request, &call.context, modern)
+            .round(declared, &request, &call.context, client)
             .await?
         {
             Settled::Failed(message) => R::refused(message, modern.then(|| self.modern_meta(None))),
