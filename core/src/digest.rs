@@ -291,20 +291,28 @@ pub(crate) fn b64_decode(src: &[u8], dst: &mut [u8]) -> Option<()> {
     if Some(dst.len()) != b64_decoded_len(src.len()) {
         return None;
     }
-    // Straight-line work per whole group (the token's body is hundreds of groups); the
-    // tail of 2 or 3 characters goes through the same sextets.
+    // Straight-line work per whole group (the token's body is hundreds of groups),
+    // one branch per group: a character outside the alphabet sets a bit above its
+    // sextet.
     let (groups, rest) = src.as_chunks::<4>();
     let (outs, tail) = dst.as_chunks_mut::<3>();
     for (&[a, b, c, d], out) in groups.iter().zip(outs) {
-        let n = (sextet(a)? << 18) | (sextet(b)? << 12) | (sextet(c)? << 6) | sextet(d)?;
+        let (a, b, c, d) = (sextet(a), sextet(b), sextet(c), sextet(d));
+        if (a | b | c | d) & !63 != 0 {
+            return None;
+        }
+        let n = (a << 18) | (b << 12) | (c << 6) | d;
         *out = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
     }
+    let mut bad = 0u32;
     let mut n = 0u32;
     for (i, &c) in rest.iter().enumerate() {
-        n |= sextet(c)? << (18 - 6 * i);
+        let s = sextet(c);
+        bad |= s;
+        n |= (s & 63) << (18 - 6 * i);
     }
     // The bits below the last whole byte must be zero (canonical text).
-    if n & (0xFF_FFFF >> (8 * tail.len())) != 0 {
+    if bad & !63 != 0 || n & (0xFF_FFFF >> (8 * tail.len())) != 0 {
         return None;
     }
     for (i, b) in tail.iter_mut().enumerate() {
@@ -313,18 +321,24 @@ pub(crate) fn b64_decode(src: &[u8], dst: &mut [u8]) -> Option<()> {
     Some(())
 }
 
-/// The 6 bits of one base64url character, `None` outside the alphabet.
+/// The 6 bits of one base64url character, with bit 6 set when it is outside the
+/// alphabet (computed with masks, not branches).
 #[cfg(feature = "seal")]
 #[inline(always)]
-fn sextet(c: u8) -> Option<u32> {
-    Some(u32::from(match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'-' => 62,
-        b'_' => 63,
-        _ => return None,
-    }))
+fn sextet(c: u8) -> u32 {
+    let mask = |hit: bool| 0u32.wrapping_sub(u32::from(hit));
+    let c32 = u32::from(c);
+    let upper = mask(c.wrapping_sub(b'A') < 26);
+    let lower = mask(c.wrapping_sub(b'a') < 26);
+    let digit = mask(c.wrapping_sub(b'0') < 10);
+    let dash = mask(c == b'-');
+    let under = mask(c == b'_');
+    let value = (upper & c32.wrapping_sub(u32::from(b'A')))
+        | (lower & c32.wrapping_sub(u32::from(b'a')).wrapping_add(26))
+        | (digit & c32.wrapping_sub(u32::from(b'0')).wrapping_add(52))
+        | (dash & 62)
+        | (under & 63);
+    value | (!(upper | lower | digit | dash | under) & 64)
 }
 
 /// Length of the bytes an unpadded base64url text of `chars` characters decodes to, or
