@@ -75,13 +75,13 @@ pub fn restore(message: &[u8]) -> Option<Vec<u8>> {
                 continue;
             }
         }
-        let mut object = vec![b'{'];
+        // The object written in place: `"key":{` and its members.
+        put_member(&mut out, &mut first, key, b"{");
         let mut inner_first = true;
         for (k, v) in inner {
-            put_member(&mut object, &mut inner_first, k, v.raw().as_bytes());
+            put_member(&mut out, &mut inner_first, k, v.raw().as_bytes());
         }
-        object.push(b'}');
-        put_member(&mut out, &mut first, key, &object);
+        out.push(b'}');
     }
     out.push(b'}');
     out.extend_from_slice(message.get(start + result.raw().len()..)?);

@@ -38,9 +38,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{header, Method, StatusCode};
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt as _;
 use axum::Router;
@@ -128,16 +127,15 @@ impl McpHttp {
             sessions.clone(),
             config,
         ));
-        // A handler holding the service in an `Arc`: axum clones a route's service for
-        // every request, and rmcp's clones its configuration (the allowed hosts and
-        // origins, a dozen strings) with it.
+        // One handler holding the service in an `Arc` (axum clones a route's service for
+        // every request, and rmcp's clones its configuration, the allowed hosts and
+        // origins, with it), doing what this module adds around it in place (an axum
+        // middleware layer cloned the route and boxed its future for every request).
         let endpoint = move |request: Request| {
-            let service = service.clone();
-            async move { service.handle(request).await.map(Body::new) }
+            let (service, sessions) = (service.clone(), sessions.clone());
+            async move { mcp(&sessions, &service, request).await }
         };
-        let router = Router::new()
-            .route(PATH, axum::routing::any(endpoint))
-            .layer(middleware::from_fn_with_state(sessions, mcp_layer));
+        let router = Router::new().route(PATH, axum::routing::any(endpoint));
         McpHttp { router, stop }
     }
 
@@ -192,9 +190,13 @@ impl McpHttp {
     }
 }
 
-/// In front of rmcp: `DELETE` of a session not held is 404; JSON and SSE responses get
-/// `inputRequests` in declaration order.
-async fn mcp_layer(State(sessions): State<Arc<Capped>>, request: Request, next: Next) -> Response {
+/// rmcp's endpoint, and in front of it: `DELETE` of a session not held is 404; JSON and
+/// SSE responses get `inputRequests` in declaration order.
+async fn mcp<S: ServerHandler + Send + 'static>(
+    sessions: &Capped,
+    service: &StreamableHttpService<S, Capped>,
+    request: Request,
+) -> Response {
     if request.method() == Method::DELETE {
         let id = request
             .headers()
@@ -207,7 +209,7 @@ async fn mcp_layer(State(sessions): State<Arc<Capped>>, request: Request, next: 
             }
         }
     }
-    let response = next.run(request).await;
+    let response = service.handle(request).await.map(Body::new);
     let kind = response
         .headers()
         .get(header::CONTENT_TYPE)
