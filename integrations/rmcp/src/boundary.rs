@@ -2,6 +2,8 @@
 //! `requestState` opened, the arguments checked, the round driven, the state sealed.
 
 use rmcp::model::JsonObject;
+use std::sync::Arc;
+
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::Value;
@@ -66,7 +68,7 @@ impl Elicit {
         &self,
         declared: &Declared,
         request: &Request<'_>,
-        context: &RequestContext<RoleServer>,
+        context: &Arc<RequestContext<RoleServer>>,
         client: Client,
     ) -> Result<Settled, ErrorData> {
         let modern = client.modern;

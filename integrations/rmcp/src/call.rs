@@ -1,6 +1,8 @@
 //! One request's round as the body sees it ([`Call`], rmcp's extractor) and its
 //! idempotency key.
 
+use std::sync::Arc;
+
 use elicit_core::json::Value as Json;
 use rmcp::model::JsonObject;
 use rmcp::service::RequestContext;
@@ -12,11 +14,12 @@ use crate::ErrorData;
 /// `#[tool]` function takes it as a parameter and hands it to [`Elicit::run`](crate::Elicit::run), which
 /// gives it back to the body.
 pub struct Call {
-    /// The request being served. The extractor takes it from rmcp's tool context, not a
-    /// copy: its `_meta` and extensions (the HTTP request's parts) are read here, and an
-    /// extractor after `Call` in the signature (rmcp's `Extension<T>`, `Extensions`,
-    /// `RequestMetaObject`) finds them empty.
-    pub context: RequestContext<RoleServer>,
+    /// The request being served, shared with the call's resolvers ([`Resolve::context`](crate::Resolve::context)). The
+    /// extractor takes it from rmcp's tool context, not a copy: its `_meta` and
+    /// extensions (the HTTP request's parts) are read here, and an extractor after `Call`
+    /// in the signature (rmcp's `Extension<T>`, `Extensions`, `RequestMetaObject`) finds
+    /// them empty.
+    pub context: Arc<RequestContext<RoleServer>>,
     /// The tool (prompt, resource URI) called.
     pub name: String,
     /// The model-supplied arguments, as the client sent them.
@@ -59,7 +62,7 @@ impl<S>
         let mut left = RequestContext::new(rest.id.clone(), rest.peer.clone());
         left.ct = rest.ct.clone();
         Ok(Call {
-            context: std::mem::replace(&mut c.request_context, left),
+            context: Arc::new(std::mem::replace(&mut c.request_context, left)),
             name: c.name.to_string(),
             arguments: c.arguments.take().unwrap_or_default(),
             input_responses: c.input_responses.take(),

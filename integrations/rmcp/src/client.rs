@@ -1,5 +1,6 @@
 //! What the client declared and the questions put to it on the handshake era.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use elicit_core::Capabilities;
@@ -25,8 +26,8 @@ pub struct UrlAccepted {
     pub elicitation_id: String,
     /// The URL the user was sent to.
     pub url: String,
-    /// The request being served.
-    pub context: RequestContext<RoleServer>,
+    /// The request being served (the call's own, shared: [`Call::context`](crate::Call::context)).
+    pub context: Arc<RequestContext<RoleServer>>,
 }
 
 /// The request's client, read from its context once: whether it is served in the
@@ -69,7 +70,7 @@ impl Elicit {
         param: String,
         ask: &Value,
         reply: &str,
-        context: &RequestContext<RoleServer>,
+        context: &Arc<RequestContext<RoleServer>>,
     ) -> Result<(), ErrorData> {
         let accepted = serde_json::from_str::<Value>(reply)
             .is_ok_and(|r| r.get("action").and_then(Value::as_str) == Some("accept"));

@@ -20,8 +20,8 @@ pub struct Resolve {
     pub param: String,
     /// The values this resolver named in its declaration, by name.
     pub values: Map<String, Value>,
-    /// The request being served.
-    pub context: RequestContext<RoleServer>,
+    /// The request being served (the call's own, shared: [`Call::context`](crate::Call::context)).
+    pub context: Arc<RequestContext<RoleServer>>,
 }
 
 impl Resolve {

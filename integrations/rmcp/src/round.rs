@@ -4,6 +4,8 @@
 
 use elicit_core::{Era, Error, InputKind, Inputs, PyRepr, Round, Step};
 use rmcp::model::{ErrorCode, InputRequiredResult};
+use std::sync::Arc;
+
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::{json, Map, Value};
@@ -74,7 +76,7 @@ impl Elicit {
         // (what resolvers see, what the state is bound to) as JSON text
         (args, bound): (&str, &str),
         state: Option<String>,
-        context: &RequestContext<RoleServer>,
+        context: &Arc<RequestContext<RoleServer>>,
         client: Client,
         tally: &mut Tally,
     ) -> Result<Settled, ErrorData> {

@@ -168,7 +168,7 @@ impl Elicit {
         Fut: Future<Output = Result<GetPromptResult, ErrorData>>,
     {
         let call = Call {
-            context,
+            context: Arc::new(context),
             name: params.name,
             arguments: params.arguments.unwrap_or_default(),
             input_responses: params.input_responses,
@@ -200,7 +200,7 @@ impl Elicit {
             )));
         }
         let call = Call {
-            context,
+            context: Arc::new(context),
             name: params.uri,
             arguments: JsonObject::new(),
             input_responses: params.input_responses,
