@@ -13,8 +13,10 @@
 //!   recorded before it closes `outcome`, `questions`, `rejection`, `key_id`), plus the
 //!   HTTP requests this replica served. Encoded by `prometheus-client`.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -43,6 +45,55 @@ pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.
 /// without bound.
 const MAX_LABEL: usize = 64;
 
+/// The `outcome`s elicit-rmcp records (its README, "Telemetry"): each (tool, era) keeps a
+/// counter for each, found by index. Any other value is counted through its family.
+const OUTCOMES: [&str; 7] = [
+    "asked",
+    "completed",
+    "fallback",
+    "declined",
+    "cancelled",
+    "rejected",
+    "error",
+];
+
+/// Every other label value elicit-rmcp records from a fixed set (`era`, `rejection`), and
+/// the stand-in for a field never recorded: kept as static text, not copied per round.
+const KNOWN: [&str; 13] = [
+    "2026-07-28",
+    "handshake",
+    "unknown",
+    "expired",
+    "audience",
+    "tampered",
+    "malformed",
+    "unknown_key",
+    "future",
+    "request_binding",
+    "principal",
+    "principal_drift",
+    "too_large",
+];
+
+/// A label value: static when it is one of [`OUTCOMES`] or [`KNOWN`], else a copy cut at
+/// [`MAX_LABEL`] characters.
+type Label = Cow<'static, str>;
+
+fn label(v: &str) -> Label {
+    match OUTCOMES.iter().chain(&KNOWN).find(|k| **k == v) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(cut(v).to_owned()),
+    }
+}
+
+/// `v` cut at [`MAX_LABEL`] characters.
+fn cut(v: &str) -> &str {
+    match v.char_indices().nth(MAX_LABEL) {
+        Some((end, _)) => v.get(..end).unwrap_or(v),
+        None => v,
+    }
+}
+
 /// How long a drain lasts: serve on while the balancer notices, then finish what is in
 /// flight within a bound.
 #[derive(Clone, Copy, Debug)]
@@ -64,25 +115,25 @@ impl Default for Drain {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RoundLabels {
-    tool: String,
-    era: String,
-    outcome: String,
+    tool: Label,
+    era: Label,
+    outcome: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ToolEra {
-    tool: String,
-    era: String,
+    tool: Label,
+    era: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct EraLabel {
-    era: String,
+    era: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ReasonLabel {
-    reason: String,
+    reason: Label,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -103,8 +154,23 @@ struct Metrics {
     latency: Family<EraLabel, Histogram, fn() -> Histogram>,
     sealing_key: Family<KeyLabel, Gauge>,
     last_key: Mutex<Option<String>>,
+    /// The series of each tool (by name) and era: a round reaches its counters and
+    /// histogram with one lookup of its tool's name (a family hashes every label of the
+    /// set at each lookup).
+    series: RwLock<HashMap<Box<str>, Vec<Series>>>,
     http_requests: Counter,
     http_in_flight: Gauge,
+}
+
+/// Handles on the families' metrics of one (tool, era), each made in its family the first
+/// time it counts (so `/metrics` shows the same series as lookups at each round would).
+struct Series {
+    tool: Label,
+    era: Label,
+    /// `elicit_rounds_total` by outcome, as in [`OUTCOMES`].
+    outcomes: [OnceLock<Counter>; OUTCOMES.len()],
+    questions: OnceLock<Counter>,
+    latency: Histogram,
 }
 
 /// A replica's health state and metrics; shared by the HTTP server and the tracing layer.
@@ -124,6 +190,7 @@ impl Ops {
             latency: Family::new_with_constructor(round_histogram),
             sealing_key: Family::default(),
             last_key: Mutex::new(None),
+            series: RwLock::default(),
             http_requests: Counter::default(),
             http_in_flight: Gauge::default(),
         });
@@ -315,30 +382,31 @@ async fn terminated() -> std::io::Result<()> {
     Ok(())
 }
 
-/// The fields of one `elicit.round` span, gathered while it is open.
-#[derive(Default)]
+/// The fields of one `elicit.round` span, gathered while it is open. The `key_id` is not
+/// kept: it goes to the sealing-key gauge as it is recorded.
 struct Round {
-    started: Option<Instant>,
-    tool: Option<String>,
-    era: Option<String>,
-    outcome: Option<String>,
+    started: Instant,
+    tool: Option<Label>,
+    era: Option<Label>,
+    outcome: Option<Label>,
     questions: u64,
-    rejection: Option<String>,
-    key_id: Option<String>,
+    rejection: Option<Label>,
 }
 
-fn label(v: &str) -> String {
-    v.chars().take(MAX_LABEL).collect()
+/// A visit of a round's fields: into its [`Round`], the key straight to the metrics.
+struct Fields<'a> {
+    round: &'a mut Round,
+    metrics: &'a Metrics,
 }
 
-impl Visit for Round {
+impl Visit for Fields<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
         let slot = match field.name() {
-            "tool" => &mut self.tool,
-            "era" => &mut self.era,
-            "outcome" => &mut self.outcome,
-            "rejection" => &mut self.rejection,
-            "key_id" => &mut self.key_id,
+            "tool" => &mut self.round.tool,
+            "era" => &mut self.round.era,
+            "outcome" => &mut self.round.outcome,
+            "rejection" => &mut self.round.rejection,
+            "key_id" => return self.metrics.note_key(value),
             _ => return,
         };
         *slot = Some(label(value));
@@ -346,7 +414,7 @@ impl Visit for Round {
 
     fn record_u64(&mut self, field: &Field, value: u64) {
         if field.name() == "questions" {
-            self.questions = value;
+            self.round.questions = value;
         }
     }
 
@@ -375,10 +443,17 @@ where
         }
         let Some(span) = ctx.span(id) else { return };
         let mut round = Round {
-            started: Some(Instant::now()),
-            ..Round::default()
+            started: Instant::now(),
+            tool: None,
+            era: None,
+            outcome: None,
+            questions: 0,
+            rejection: None,
         };
-        attrs.record(&mut round);
+        attrs.record(&mut Fields {
+            round: &mut round,
+            metrics: &self.metrics,
+        });
         span.extensions_mut().insert(round);
     }
 
@@ -386,7 +461,10 @@ where
         let Some(span) = ctx.span(id) else { return };
         let mut ext = span.extensions_mut();
         if let Some(round) = ext.get_mut::<Round>() {
-            values.record(round);
+            values.record(&mut Fields {
+                round,
+                metrics: &self.metrics,
+            });
         }
     }
 
@@ -399,47 +477,105 @@ where
     }
 }
 
+impl Series {
+    fn new(metrics: &Metrics, tool: Label, era: Label) -> Series {
+        let latency = metrics
+            .latency
+            .get_or_create_owned(&EraLabel { era: era.clone() });
+        Series {
+            tool,
+            era,
+            outcomes: Default::default(),
+            questions: OnceLock::new(),
+            latency,
+        }
+    }
+
+    fn labels(&self, outcome: Label) -> RoundLabels {
+        RoundLabels {
+            tool: self.tool.clone(),
+            era: self.era.clone(),
+            outcome,
+        }
+    }
+
+    /// Count one closed round of this tool and era.
+    fn count(&self, metrics: &Metrics, outcome: &Label, questions: u64, started: Instant) {
+        let mut known = OUTCOMES.iter().zip(&self.outcomes);
+        match known.find(|(o, _)| **o == outcome) {
+            Some((o, counter)) => counter
+                .get_or_init(|| {
+                    let labels = self.labels(Cow::Borrowed(o));
+                    metrics.rounds.get_or_create_owned(&labels)
+                })
+                .inc(),
+            None => metrics
+                .rounds
+                .get_or_create(&self.labels(outcome.clone()))
+                .inc(),
+        };
+        if questions > 0 {
+            let tool_era = || ToolEra {
+                tool: self.tool.clone(),
+                era: self.era.clone(),
+            };
+            self.questions
+                .get_or_init(|| metrics.questions.get_or_create_owned(&tool_era()))
+                .inc_by(questions);
+        }
+        self.latency.observe(started.elapsed().as_secs_f64());
+    }
+}
+
 impl Metrics {
     fn observe(&self, round: Round) {
-        let unknown = || "unknown".to_string();
-        let tool = round.tool.unwrap_or_else(unknown);
-        let era = round.era.unwrap_or_else(unknown);
-        let outcome = round.outcome.unwrap_or_else(unknown);
-        self.rounds
-            .get_or_create(&RoundLabels {
-                tool: tool.clone(),
-                era: era.clone(),
-                outcome: outcome.clone(),
-            })
-            .inc();
-        if round.questions > 0 {
-            self.questions
-                .get_or_create(&ToolEra {
-                    tool,
-                    era: era.clone(),
-                })
-                .inc_by(round.questions);
-        }
+        let unknown = || Cow::Borrowed("unknown");
+        let Round {
+            started,
+            tool,
+            era,
+            outcome,
+            questions,
+            rejection,
+        } = round;
+        let (tool, era) = (tool.unwrap_or_else(unknown), era.unwrap_or_else(unknown));
+        let outcome = outcome.unwrap_or_else(unknown);
+        self.with_series(tool, era, |series| {
+            series.count(self, &outcome, questions, started)
+        });
         if outcome == "rejected" {
-            let reason = round.rejection.unwrap_or_else(unknown);
+            let reason = rejection.unwrap_or_else(unknown);
             self.rejections.get_or_create(&ReasonLabel { reason }).inc();
         }
-        if let Some(t0) = round.started {
-            self.latency
-                .get_or_create(&EraLabel { era })
-                .observe(t0.elapsed().as_secs_f64());
+    }
+
+    /// `f` on the series of `tool` and `era`, made on first use.
+    fn with_series(&self, tool: Label, era: Label, f: impl FnOnce(&Series)) {
+        if let Ok(all) = self.series.read() {
+            let eras = all.get(tool.as_ref()).map_or(&[][..], Vec::as_slice);
+            if let Some(series) = eras.iter().find(|s| s.era == era) {
+                return f(series);
+            }
         }
-        if let Some(key_id) = round.key_id {
-            self.note_key(key_id);
+        let Ok(mut all) = self.series.write() else {
+            return;
+        };
+        let eras = all.entry(tool.as_ref().into()).or_default();
+        if !eras.iter().any(|s| s.era == era) {
+            eras.push(Series::new(self, tool, era.clone()));
+        }
+        if let Some(series) = eras.iter().find(|s| s.era == era) {
+            f(series);
         }
     }
 
     /// The sealing key in use is the one the latest round named.
-    fn note_key(&self, key_id: String) {
+    fn note_key(&self, key_id: &str) {
+        let key_id = cut(key_id);
         let Ok(mut last) = self.last_key.lock() else {
             return;
         };
-        if last.as_deref() == Some(key_id.as_str()) {
+        if last.as_deref() == Some(key_id) {
             return;
         }
         if let Some(old) = last.take() {
@@ -449,10 +585,10 @@ impl Metrics {
         }
         self.sealing_key
             .get_or_create(&KeyLabel {
-                key_id: key_id.clone(),
+                key_id: key_id.to_string(),
             })
             .set(1);
-        *last = Some(key_id);
+        *last = Some(key_id.to_string());
     }
 }
 
@@ -522,6 +658,7 @@ mod tests {
             round("book_flight", "2026-07-28", "asked", 1, "", "k1");
             round("book_flight", "2026-07-28", "completed", 0, "", "k1");
             round("greet", "handshake", "completed", 0, "", "");
+            round("book_flight", "handshake", "asked", 4, "", "k1");
         });
         assert_eq!(
             line(
@@ -537,8 +674,14 @@ mod tests {
             r#"elicit_rounds_total{tool="greet",era="handshake",outcome="completed"} 1"#
         ));
         assert!(body.contains(r#"elicit_questions_total{tool="book_flight",era="2026-07-28"} 3"#));
+        // The same tool in the other era is a series of its own.
+        assert!(body.contains(
+            r#"elicit_rounds_total{tool="book_flight",era="handshake",outcome="asked"} 1"#
+        ));
+        assert!(body.contains(r#"elicit_questions_total{tool="book_flight",era="handshake"} 4"#));
+        assert!(!body.contains(r#"elicit_questions_total{tool="greet""#));
         assert!(body.contains(r#"elicit_round_duration_seconds_count{era="2026-07-28"} 3"#));
-        assert!(body.contains(r#"elicit_round_duration_seconds_count{era="handshake"} 1"#));
+        assert!(body.contains(r#"elicit_round_duration_seconds_count{era="handshake"} 2"#));
         assert!(body.contains(r#"elicit_sealing_key{key_id="k1"} 1"#));
         assert!(!body.contains("elicit_state_rejections_total{"));
     }
