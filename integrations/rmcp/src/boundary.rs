@@ -51,6 +51,20 @@ pub(crate) fn rejection(rejected: &Rejected) -> &'static str {
     }
 }
 
+/// Record a round's `outcome` and `questions` on its span in one dispatch (two
+/// `Span::record`s reach each layer twice).
+fn record_end(span: &tracing::Span, outcome: &str, questions: u64) {
+    let Some(fields) = span.metadata().map(|m| m.fields()) else {
+        return;
+    };
+    if let (Some(o), Some(q)) = (fields.field("outcome"), fields.field("questions")) {
+        span.record_all(&fields.value_set(&[
+            (&o, Some(&outcome as &dyn tracing::Value)),
+            (&q, Some(&questions as &dyn tracing::Value)),
+        ]));
+    }
+}
+
 impl Elicit {
     /// The state's binding.
     pub(crate) fn target<'a>(request: &Request<'a>, args: &'a str) -> state::Target<'a> {
@@ -81,46 +95,53 @@ impl Elicit {
             rejection = tracing::field::Empty,
             key_id = self.codec.key_id(),
         );
-        let mut tally = Tally::default();
         let json = |args: &JsonObject| serde_json::to_string(args).unwrap_or_else(|_| "{}".into());
         let args = json(request.sent_arguments.unwrap_or(request.arguments));
         let engine_args = request.sent_arguments.map(|_| json(request.arguments));
-        let result = async {
-            let state = match self
-                .codec
-                .open(request.request_state, &Self::target(request, &args))
-            {
-                Ok(state) => state,
-                Err(why) => {
-                    tracing::warn!(
-                        "elicit-rmcp: requestState rejected ({}) on {} {:?}",
-                        why.why,
-                        request.method,
-                        request.target
-                    );
-                    tracing::Span::current().record("rejection", rejection(&why));
-                    tally.rejected = true;
-                    return Err(invalid_state());
+        // The tally travels with the round's future and comes back with its result, so
+        // the span can stay in the future (no clone of it) for the records after.
+        let round = async move {
+            let mut tally = Tally::default();
+            let result = async {
+                let state = match self
+                    .codec
+                    .open(request.request_state, &Self::target(request, &args))
+                {
+                    Ok(state) => state,
+                    Err(why) => {
+                        tracing::warn!(
+                            "elicit-rmcp: requestState rejected ({}) on {} {:?}",
+                            why.why,
+                            request.method,
+                            request.target
+                        );
+                        tracing::Span::current().record("rejection", rejection(&why));
+                        tally.rejected = true;
+                        return Err(invalid_state());
+                    }
+                };
+                let (kind, target) = (request.kind, request.target);
+                if let Err(message) = declared.check_arguments(kind, target, request.arguments) {
+                    return Ok(Settled::Failed(message));
                 }
-            };
-            let (kind, target) = (request.kind, request.target);
-            if let Err(message) = declared.check_arguments(kind, target, request.arguments) {
-                return Ok(Settled::Failed(message));
+                let engine_args = engine_args.as_deref().unwrap_or(&args);
+                self.settle(
+                    declared,
+                    request,
+                    (engine_args, &args),
+                    state,
+                    context,
+                    client,
+                    &mut tally,
+                )
+                .await
             }
-            let engine_args = engine_args.as_deref().unwrap_or(&args);
-            self.settle(
-                declared,
-                request,
-                (engine_args, &args),
-                state,
-                context,
-                client,
-                &mut tally,
-            )
-            .await
+            .await;
+            (result, tally)
         }
-        .instrument(span.clone())
-        .await;
+        .instrument(span);
+        let mut round = std::pin::pin!(round);
+        let (result, mut tally) = round.as_mut().await;
         let outcome = match &result {
             _ if tally.rejected => "rejected",
             Ok(Settled::Values(_)) => "completed",
@@ -133,8 +154,7 @@ impl Elicit {
             Ok(Settled::Failed(_)) if tally.action.as_deref() == Some("cancel") => "cancelled",
             Ok(Settled::Failed(_)) | Err(_) => "error",
         };
-        span.record("outcome", outcome);
-        span.record("questions", tally.questions);
+        record_end(round.span(), outcome, tally.questions);
         result
     }
 
