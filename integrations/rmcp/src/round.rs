@@ -100,8 +100,13 @@ impl Elicit {
         let inputs = inputs.with_capabilities(client.kinds);
         let plan = declared.plan();
         let mut workspace = vec![0u8; WORKSPACE];
-        let mut round = Round::<CAP>::new(plan, era, inputs, &mut workspace)
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+        // The engine's round (a slot per parameter of CAP: several KB) on the heap: held
+        // in this future, it made the request's future that much larger, and a future is
+        // copied whole each time it moves (into its caller's, into rmcp's box).
+        let mut round = Box::new(
+            Round::<CAP>::new(plan, era, inputs, &mut workspace)
+                .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?,
+        );
         loop {
             let step = match round.poll() {
                 Ok(step) => step,
