@@ -179,6 +179,35 @@ mod http {
     const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
     const GREET: &str = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"greet","arguments":{}}}"#;
 
+    /// Runs `work(w)` for `w` in `0..n` on threads of their own, counts each in `done`
+    /// however it ends (so the threads beside them stop), and re-raises the first
+    /// worker's panic once all have ended.
+    fn run_workers(n: usize, done: &AtomicUsize, work: impl Fn(usize) + Sync) {
+        struct Done<'a>(&'a AtomicUsize);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let work = &work;
+        let failed = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..n)
+                .map(|w| {
+                    s.spawn(move || {
+                        let _done = Done(done);
+                        work(w)
+                    })
+                })
+                .collect();
+            // Every worker joined, the first panic kept.
+            let failed: Vec<_> = workers.into_iter().filter_map(|w| w.join().err()).collect();
+            failed.into_iter().next()
+        });
+        if let Some(panic) = failed {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
     #[test]
     fn idle_sessions_expire_and_past_the_cap_the_least_recently_used_ends() {
         let server = Server::start(&["--session-keep-alive", "1.5", "--max-sessions", "3"]);
@@ -244,43 +273,27 @@ mod http {
                     server.open_session();
                 }
             });
-            let workers: Vec<_> = (0..WORKERS)
-                .map(|w| {
-                    s.spawn(move || {
-                        // Counted as done however it ends, so the opener stops.
-                        struct Done<'a>(&'a AtomicUsize);
-                        impl Drop for Done<'_> {
-                            fn drop(&mut self) {
-                                self.0.fetch_add(1, Ordering::Relaxed);
-                            }
+            run_workers(WORKERS, done, |w| {
+                let session = server.open_session();
+                assert_eq!(server.post(INITIALIZED, Some(&session)).0, 202);
+                for round in 0..ROUNDS {
+                    std::thread::scope(|pair| {
+                        pair.spawn(|| {
+                            let (status, _, body) =
+                                server.exchange("POST", TOOLS_LIST, Some(&session));
+                            assert_eq!(status, 200, "{body}");
+                            assert!(body.contains("book_flight"), "{body}");
+                        });
+                        if round + 1 == ROUNDS {
+                            assert_eq!(server.open_stream(&session), 200);
+                        } else {
+                            assert_eq!(server.ping(&session), 200);
                         }
-                        let _done = Done(done);
-                        let session = server.open_session();
-                        assert_eq!(server.post(INITIALIZED, Some(&session)).0, 202);
-                        for round in 0..ROUNDS {
-                            std::thread::scope(|pair| {
-                                pair.spawn(|| {
-                                    let (status, _, body) =
-                                        server.exchange("POST", TOOLS_LIST, Some(&session));
-                                    assert_eq!(status, 200, "{body}");
-                                    assert!(body.contains("book_flight"), "{body}");
-                                });
-                                if round + 1 == ROUNDS {
-                                    assert_eq!(server.open_stream(&session), 200);
-                                } else {
-                                    assert_eq!(server.ping(&session), 200);
-                                }
-                            });
-                            let name = format!("W{w}R{round}");
-                            assert_eq!(server.greet(&session, &name), format!("Hello, {name}"));
-                        }
-                    })
-                })
-                .collect();
-            let failed: Vec<_> = workers.into_iter().filter_map(|w| w.join().err()).collect();
-            if let Some(panic) = failed.into_iter().next() {
-                std::panic::resume_unwind(panic);
-            }
+                    });
+                    let name = format!("W{w}R{round}");
+                    assert_eq!(server.greet(&session, &name), format!("Hello, {name}"));
+                }
+            });
         });
     }
 
@@ -339,48 +352,33 @@ mod http {
                     }
                 }
             });
-            let workers: Vec<_> = (0..WORKERS)
-                .map(|_| {
-                    s.spawn(move || {
-                        struct Done<'a>(&'a AtomicUsize);
-                        impl Drop for Done<'_> {
-                            fn drop(&mut self) {
-                                self.0.fetch_add(1, Ordering::Relaxed);
+            run_workers(WORKERS, done, |_| {
+                let mut session = fresh();
+                for _ in 0..ROUNDS {
+                    std::thread::scope(|pair| {
+                        pair.spawn(|| {
+                            let (code, _, body) =
+                                server.exchange("POST", TOOLS_LIST, Some(&session));
+                            match code {
+                                200 => assert!(body.contains(r#""id":3,"#), "{body}"),
+                                _ => assert!(matches!(code, 404 | 500), "{body}"),
                             }
+                        });
+                        let (reply, _) = server.ask(&session, "Ann");
+                        match status(&reply) {
+                            200 => assert!(
+                                reply.contains(r#""id":4,"result""#)
+                                    || reply.contains(r#""id":4,"error""#),
+                                "the call's stream ended without its answer: {reply}"
+                            ),
+                            code => assert!(matches!(code, 404 | 500), "{reply}"),
                         }
-                        let _done = Done(done);
-                        let mut session = fresh();
-                        for _ in 0..ROUNDS {
-                            std::thread::scope(|pair| {
-                                pair.spawn(|| {
-                                    let (code, _, body) =
-                                        server.exchange("POST", TOOLS_LIST, Some(&session));
-                                    match code {
-                                        200 => assert!(body.contains(r#""id":3,"#), "{body}"),
-                                        _ => assert!(matches!(code, 404 | 500), "{body}"),
-                                    }
-                                });
-                                let (reply, _) = server.ask(&session, "Ann");
-                                match status(&reply) {
-                                    200 => assert!(
-                                        reply.contains(r#""id":4,"result""#)
-                                            || reply.contains(r#""id":4,"error""#),
-                                        "the call's stream ended without its answer: {reply}"
-                                    ),
-                                    code => assert!(matches!(code, 404 | 500), "{reply}"),
-                                }
-                            });
-                            if server.ping(&session) == 404 {
-                                session = fresh();
-                            }
-                        }
-                    })
-                })
-                .collect();
-            let failed: Vec<_> = workers.into_iter().filter_map(|w| w.join().err()).collect();
-            if let Some(panic) = failed.into_iter().next() {
-                std::panic::resume_unwind(panic);
-            }
+                    });
+                    if server.ping(&session) == 404 {
+                        session = fresh();
+                    }
+                }
+            });
         });
     }
 
