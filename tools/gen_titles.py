@@ -110,8 +110,8 @@ with open(tables_path, "w", encoding="utf-8") as f:
     w("];")
 
 # ---------------------------------------------------------------------------- vectors
-NAMES = ["{}", "A{}", "{}A", "A_{}", "{}_A", "{}Σ", "AΣ{}"]
-DEFAULTS = ["{}", "A{}", "{}A", "A {}", "{} A", "{}Σ", "Aς{}"]
+NAMES = ["{}", "A{}", "{}A", "A_{}", "{}_A", "{}Σ", "AΣ{}", "AΣ{}A"]
+DEFAULTS = ["{}", "A{}", "{}A", "A {}", "{} A", "{}Σ", "Aς{}", "Aς{}A"]
 hexes = lambda s: " ".join(f"{ord(x):x}" for x in s)  # noqa: E731
 unassigned = ranges([c for c in CODE_POINTS if unicodedata.category(chr(c)) == "Cn"])
 with open(vectors_path, "w", encoding="utf-8", newline="\n") as f:
