@@ -5,7 +5,8 @@
 #
 # PART is one or more of (default: all five, in this order):
 #   crates  dist/crates/<crate>-<version>.crate for every publishable workspace crate
-#           (`publish` not false: elicit-core, elicit-ffi-noalloc, elicit-ffi, elicit-rmcp,
+#           (`publish` not false: elicit-core, elicit-ffi-noalloc, elicit-ffi, elicit-derive,
+#           elicit-rmcp-transport, elicit-rmcp,
 #           and whichever joins them), made by `cargo package` (packaging them together
 #           resolves their path dependencies to the versions being packaged). No verify
 #           build here: scripts/test-install.sh builds and tests the packages out of the

@@ -8,9 +8,9 @@
 #
 # crates  the .crate files unpacked into a temporary workspace whose [patch.crates-io]
 #         points at the unpacked siblings (nothing from the checkout): `cargo test` of
-#         every crate but elicit-rmcp (its tests compile once per run, in the workspace
-#         test; its package must hold every file of integrations/rmcp that git tracks,
-#         and its library builds from it in the quick start); each crate's docs as docs.rs builds them (`cargo doc --no-deps`,
+#         every crate but elicit-rmcp and elicit-rmcp-transport (their tests compile
+#         once per run, in the workspace test; each package must hold every file of its
+#         folder that git tracks, and both libraries build from them in the quick start); each crate's docs as docs.rs builds them (`cargo doc --no-deps`,
 #         RUSTDOCFLAGS=-D warnings, for each feature set the crate documents); package
 #         contents checked (licences and README in each, the headers in elicit-ffi, no
 #         fuzz corpora, build output or binaries).
@@ -92,16 +92,20 @@ test_crates() {
   for h in elicit.h elicit_noalloc.h elicit.hpp; do
     grep -qx "elicit-ffi-$VERSION/include/$h" "$TMP/elicit-ffi.list" || fail "elicit-ffi: no include/$h"
   done
-  # elicit-rmcp's tests compile once per run, in the workspace test (scripts/test.sh: its
-  # suite is the largest build of a run, with rmcp, axum and trybuild). Here its package
-  # must hold every file of integrations/rmcp that git tracks (the tests, their expected
-  # output, what they read), and its library builds from the package below (the quick
-  # start, the docs); `cargo test` runs every other crate's tests from its package.
-  local missing
-  missing=$(git ls-files integrations/rmcp | sed "s|^integrations/rmcp/|elicit-rmcp-$VERSION/|" |
-    grep -vxF -f "$TMP/elicit-rmcp.list" || true)
-  [ -z "$missing" ] || fail "elicit-rmcp: files git tracks are not in the package: $missing"
-  echo "ok  elicit-rmcp: every file git tracks under integrations/rmcp is in the package"
+  # elicit-rmcp's and elicit-rmcp-transport's tests compile once per run, in the workspace
+  # test (scripts/test.sh: theirs is the largest build of a run, with rmcp, axum and
+  # trybuild). Here each package must hold every file of its folder that git tracks (the
+  # tests, their expected output, what they read), and both libraries build from the
+  # packages below (the quick start, the docs); `cargo test` runs every other crate's
+  # tests from its package.
+  local missing dir
+  for crate in elicit-rmcp:integrations/rmcp elicit-rmcp-transport:integrations/rmcp-transport; do
+    name=${crate%%:*} dir=${crate#*:}
+    missing=$(git ls-files "$dir" | sed "s|^$dir/|$name-$VERSION/|" |
+      grep -vxF -f "$TMP/$name.list" || true)
+    [ -z "$missing" ] || fail "$name: files git tracks are not in the package: $missing"
+    echo "ok  $name: every file git tracks under $dir is in the package"
+  done
   # A workspace of the unpacked crates only; the checkout's lock file keeps the dependency
   # versions CI tested (cargo drops what these crates do not use), and the checkout's dev
   # profile keeps the dependencies' builds the same as the workspace's.
@@ -116,10 +120,10 @@ test_crates() {
     sed -n '/^\[profile.dev\]/,/^$/p' Cargo.toml
   } >"$ws/Cargo.toml"
   cp Cargo.lock "$ws/"
-  step "crates: cargo test in $ws (the packaged sources alone; elicit-rmcp's tests: above)"
+  step "crates: cargo test in $ws (the packaged sources alone; elicit-rmcp's and elicit-rmcp-transport's tests: above)"
   # The workspace's build folder: its debug builds of the dependencies are reused; the
   # unpacked crates build apart (other paths, other hashes).
-  if ! (cd "$ws" && CARGO_TARGET_DIR="$BUILD" cargo test --workspace --exclude elicit-rmcp >"$TMP/crates-test.log" 2>&1); then
+  if ! (cd "$ws" && CARGO_TARGET_DIR="$BUILD" cargo test --workspace --exclude elicit-rmcp --exclude elicit-rmcp-transport >"$TMP/crates-test.log" 2>&1); then
     grep -E '^(error|test .* FAILED|---- )|panicked' "$TMP/crates-test.log" | head -n 40
     fail "cargo test of the packaged crates failed"
   fi

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # test-rmcp-versions.sh: elicit-rmcp's rmcp requirement (a semver range in
-# integrations/rmcp/Cargo.toml, e.g. "3.11") holds at both of its ends: the lower bound
+# integrations/rmcp/Cargo.toml, e.g. "3.11", which integrations/rmcp-transport/Cargo.toml
+# must state too) holds at both of its ends: the lower bound
 # it states and the newest rmcp the registry serves (`cargo info rmcp`). The version
 # Cargo.lock pins is left out: the workspace test (`cargo test --workspace --all-features`,
 # a step of scripts/test.sh) already ran elicit-rmcp's tests on it, so when both ends are the
 # pinned version nothing is compiled (the script says so). For each other version (once when
 # both ends are the same) a scratch copy of the checkout pins rmcp with
 # `cargo update -p rmcp --precise V` and runs elicit-rmcp's tests with the `testing`
-# feature: unit tests, the test driver's plays, the compile-fail tests and the README's
+# feature and elicit-rmcp-transport's: unit tests, the test driver's plays, the compile-fail tests and the README's
 # quick start (a doc test). Needs the registry (the index, and the crates it names).
 #
 #   scripts/test-rmcp-versions.sh
@@ -16,7 +17,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-req=$("${PYTHON:-python3}" -c 'import tomllib; print(tomllib.load(open("integrations/rmcp/Cargo.toml", "rb"))["dependencies"]["rmcp"]["version"])')
+rmcp_req() { "${PYTHON:-python3}" -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["dependencies"]["rmcp"]["version"])' "$1"; }
+req=$(rmcp_req integrations/rmcp/Cargo.toml)
+transport_req=$(rmcp_req integrations/rmcp-transport/Cargo.toml)
+[ "$req" = "$transport_req" ] || { echo "test-rmcp-versions: elicit-rmcp requires rmcp \"$req\", elicit-rmcp-transport \"$transport_req\": state one range in both" >&2; exit 1; }
 case "$req" in
   [0-9]*.[0-9]*.[0-9]*) lower=$req ;;
   [0-9]*.[0-9]*) lower=$req.0 ;;
@@ -47,7 +51,7 @@ git ls-files -z | tar --null -cf - -T - | tar -xf - -C "$tmp"
 for v in "${versions[@]}"; do
   echo "test-rmcp-versions: elicit-rmcp on rmcp $v" >&2
   (cd "$tmp" && cargo update -q -p rmcp --precise "$v" &&
-    CARGO_TARGET_DIR="$BUILD" cargo test -q -p elicit-rmcp --features testing >&2) ||
+    CARGO_TARGET_DIR="$BUILD" cargo test -q -p elicit-rmcp --features testing -p elicit-rmcp-transport >&2) ||
     { echo "test-rmcp-versions: elicit-rmcp fails on rmcp $v" >&2; exit 1; }
 done
 echo "test-rmcp-versions: ok" >&2

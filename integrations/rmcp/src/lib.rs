@@ -2,9 +2,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The derive's paths (`::elicit_rmcp::…`) in this crate's own unit tests.
-#[cfg(test)]
-extern crate self as elicit_rmcp;
 mod boundary;
 mod call;
 mod checks;
@@ -18,8 +15,6 @@ mod serve;
 mod state;
 #[cfg(feature = "testing")]
 pub mod testing;
-mod transport;
-pub mod wire;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -34,10 +29,12 @@ pub use keys::{KeyError, StateKeys, MAX_KEYS};
 pub use resolve::{resolver, Resolution, Resolve, Resolver};
 pub use serve::Elicit;
 pub use state::{Rejected, StateCodec};
+// The transports are a crate of their own (integrations/rmcp-transport says why).
 #[cfg(feature = "http")]
-pub use transport::http;
+pub use elicit_rmcp_transport::http;
 #[cfg(feature = "stdio")]
-pub use transport::stdio;
+pub use elicit_rmcp_transport::stdio;
+pub use elicit_rmcp_transport::wire;
 
 pub use elicit_core as core;
 pub use elicit_derive::{Choice, Elicit};
@@ -100,3 +97,7 @@ fn plain(v: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+// The derive's paths (`::elicit_rmcp::…`) in this crate's own unit tests.
+#[cfg(test)]
+extern crate self as elicit_rmcp;

@@ -3,8 +3,8 @@
 //! rmcp keeps `InputRequests` in a `BTreeMap`, so its serializer writes the questions
 //! sorted by name; clients ask the user in the order received, and dependent questions
 //! read naturally only in declaration (signature) order. A typed `InputRequiredResult`
-//! cannot carry the order, so the engine records it in the result's `_meta` under
-//! [`ORDER_KEY`] and the byte writers of this crate — the stdio transport and the HTTP/SSE
+//! cannot carry the order, so elicit-rmcp records it in the result's `_meta` under
+//! [`ORDER_KEY`] ([`record`]) and the byte writers of this crate — the stdio transport and the HTTP/SSE
 //! layer of `http` (a feature) — put the members back in that order and drop the key
 //! ([`restore`]). A server that writes rmcp's bytes through another transport sees the
 //! key in `_meta` and the questions in name order (nothing else differs).
@@ -21,7 +21,7 @@ use serde_json::Value;
 pub const ORDER_KEY: &str = "elicit/inputRequestsOrder";
 
 /// Record `names` (declaration order) in `meta` for the writers.
-pub(crate) fn record(meta: &mut MetaObject, names: Vec<String>) {
+pub fn record(meta: &mut MetaObject, names: Vec<String>) {
     meta.0.insert(
         ORDER_KEY.into(),
         Value::Array(names.into_iter().map(Value::String).collect()),

@@ -25,7 +25,8 @@
 //! ```no_run
 //! # async fn doc(server: impl rmcp::ServerHandler) -> std::io::Result<()> {
 //! // Serve until the client closes stdin; the last replies reach stdout first.
-//! elicit_rmcp::stdio::serve(server, elicit_rmcp::stdio::MAX_LINE).await
+//! // (elicit_rmcp::stdio through elicit-rmcp)
+//! elicit_rmcp_transport::stdio::serve(server, elicit_rmcp_transport::stdio::MAX_LINE).await
 //! # }
 //! ```
 

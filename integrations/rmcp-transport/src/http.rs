@@ -9,7 +9,7 @@
 //!
 //! ```no_run
 //! # async fn doc(server: impl rmcp::ServerHandler + Clone) -> std::io::Result<()> {
-//! use elicit_rmcp::http::McpHttp;
+//! use elicit_rmcp_transport::http::McpHttp; // elicit_rmcp::http through elicit-rmcp
 //!
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
 //! McpHttp::new(move || server.clone())
