@@ -45,7 +45,8 @@ pub struct Player {
 pub struct Played {
     /// The tool's final result.
     pub result: CallToolResult,
-    /// The questions' messages, in the order the client received them.
+    /// The questions' messages, in the order a client of elicit-rmcp's transports receives
+    /// them (a modern round's in declaration order).
     pub asked: Vec<String>,
     /// Requests sent (1 on the handshake era).
     pub rounds: usize,
@@ -183,7 +184,19 @@ impl Player {
             let required = serde_json::to_value(&required).unwrap_or(Value::Null);
             let mut responses = Map::new();
             let requests = required.get("inputRequests").and_then(Value::as_object);
-            for (key, request) in requests.into_iter().flatten() {
+            // In the order elicit-rmcp's transports write them (`crate::wire`): rmcp's
+            // typed result holds them in name order.
+            let order = required
+                .get("_meta")
+                .and_then(|m| m.get(crate::wire::ORDER_KEY))
+                .and_then(Value::as_array);
+            let place = |key: &str| {
+                let named = order.and_then(|o| o.iter().position(|n| n == key));
+                named.unwrap_or(usize::MAX)
+            };
+            let mut requests: Vec<_> = requests.into_iter().flatten().collect();
+            requests.sort_by_key(|(key, _)| place(key));
+            for (key, request) in requests {
                 let message = request
                     .pointer("/params/message")
                     .and_then(Value::as_str)

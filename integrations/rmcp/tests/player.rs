@@ -36,6 +36,15 @@ async fn airport(r: Resolve) -> Result<Resolution, ErrorData> {
     })
 }
 
+/// Two questions asked in one modern round, declared out of name order.
+#[derive(serde::Deserialize, elicit_rmcp::Elicit)]
+struct Flight {
+    #[elicit(message = "Where would you like to fly?")]
+    destination: String,
+    #[elicit(message = "When would you like to fly?")]
+    date: String,
+}
+
 /// A resolver whose value is not the declared type (the body never runs).
 #[allow(dead_code)]
 #[derive(serde::Deserialize, elicit_rmcp::Elicit)]
@@ -99,6 +108,16 @@ impl Server {
             .run(call, |t: Trip, call| async move {
                 let key = call.idempotency_key().map(str::len).unwrap_or_default();
                 let text = format!("{} to {} ({}) key:{key}", t.item, t.destination, t.airport);
+                Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+            })
+            .await
+    }
+
+    #[tool(description = "Fly", input_schema = <Flight as elicit_rmcp::ElicitArgs>::input_schema())]
+    async fn flight(&self, call: Call) -> Result<CallToolResponse, ErrorData> {
+        self.elicit
+            .run(call, |f: Flight, _| async move {
+                let text = format!("{} on {}", f.destination, f.date);
                 Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
             })
             .await
@@ -204,6 +223,27 @@ async fn a_tool_plays_through_both_eras() {
             format!("bag to Paris (CDG) key:{key}"),
             "{era:?}"
         );
+    }
+    // Two questions in one modern round reach the client in declaration order, as
+    // elicit-rmcp's transports write them (rmcp alone writes them in name order).
+    let flight = Player::new()
+        .accept("Where would you like to fly?", "Paris")
+        .accept("When would you like to fly?", "May");
+    for (era, rounds) in [(Era::Modern, 2), (Era::Handshake, 1)] {
+        let played = flight
+            .play(server(), era, "flight", json!({}))
+            .await
+            .unwrap();
+        assert_eq!(
+            played.asked,
+            [
+                "Where would you like to fly?",
+                "When would you like to fly?"
+            ],
+            "{era:?}"
+        );
+        assert_eq!(played.rounds, rounds, "{era:?}");
+        assert_eq!(text(&played.result), "Paris on May", "{era:?}");
     }
     let london = Player::new().accept("Where would you like to fly?", "London");
     let played = london
