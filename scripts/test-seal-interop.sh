@@ -6,9 +6,9 @@
 # ABI (tests/interop/seal/seal_c.c) and the Python package (python/, ctypes over the C
 # ABI). See tests/interop/seal/interop.py.
 #
-# Python: $ELICIT_PY if set (an interpreter with mcp==2.3.0 installed); otherwise
-# .venv-interop/ at the repository root, created on first use
-# (`python3 -m venv` + `pip install mcp==2.3.0`).
+# Python: $ELICIT_PY if set (an interpreter with mcp==2.3.0 installed); otherwise the MCP
+# interop tests' venv (lib.sh's mcp_test_venv: .venv-mcp/, mcp==2.3.0 among it; created on
+# first use, and by scripts/test.sh's installs lane before this step).
 #
 # The last line printed is `N passed, M failed`; the exit status is non-zero on failure.
 set -euo pipefail
@@ -16,19 +16,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 root=$ROOT
 
-if [[ -n "${ELICIT_PY:-}" ]]; then
-    py="$ELICIT_PY"
-else
-    venv="$root/.venv-interop"
-    py="$venv/bin/python"
-    if [[ ! -x "$py" ]] || ! "$py" -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null; then
-        echo "seal-interop: setting up $venv with mcp==2.3.0" >&2
-        python3 -m venv "$venv"
-        "$py" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" >&2
-    fi
-    # Keep the environment out of git whatever the repository's .gitignore says.
-    [[ -e "$venv/.gitignore" ]] || printf '*\n' > "$venv/.gitignore"
-fi
+py=${ELICIT_PY:-$(mcp_test_venv)}
 
 echo "seal-interop: building seal_cli (tools/)" >&2
 cargo build --quiet -p elicit-tools --bin seal_cli >&2
