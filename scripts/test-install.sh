@@ -84,7 +84,9 @@ test_crates() {
     if grep -E '/(fuzz|target|corpus|artifacts)/|\.(o|a|so|rlib|rmeta|whl|crate)$' "$TMP/$name.list"; then
       fail "$name: build output or fuzz data in the package (above)"
     fi
-    tar -xzf "$crate" -C "$ws"
+    # -m: the files dated now, so cargo rebuilds them (the previous run's unpacked copy,
+    # at the same relative path, has the same build hashes and older outputs).
+    tar -xzmf "$crate" -C "$ws"
     members+=("\"$name-$VERSION\"")
     patches+=("$name = { path = \"$name-$VERSION\" }")
     echo "ok  $name: $(wc -l <"$TMP/$name.list") files, $(stat -c %s "$crate") bytes"
