@@ -123,9 +123,10 @@ need_target thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imc-unknown-none-elf
   wasm32-unknown-unknown aarch64-unknown-linux-gnu || exit 1
 
 # The firmware steps (QEMU, one core, and their own build folders: $BUILD_FIRMWARE,
-# $BUILD_C_FIRMWARE, $BUILD_AGENT, $BUILD/agent-size) and the C ABI's run beside the steps
-# from fmt to the release: they write nothing into the checkout outside the build folders
-# (the release step checks that installing the sdist leaves the checkout as it was).
+# $BUILD_C_FIRMWARE, $BUILD_AGENT, $BUILD/agent-size), the C ABI's, elicit-rmcp-server's
+# build and the packaged crates' run beside the steps from fmt to the release: they write
+# nothing into the checkout outside the build folders and dist/crates (the release step
+# checks that installing the sdist leaves the checkout as it was).
 firmware_lane() {
   step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
   tidy "$BUILD_FIRMWARE"
@@ -138,6 +139,17 @@ firmware_lane() {
   tidy "$BUILD/agent-size"
   # Into $BUILD/c-abi; elicit-ffi (release) as lib.sh's $BUILD has it.
   step "C ABI: header, examples, contract test, valgrind, ASan" bash scripts/test-c.sh
+  # This lane's core is free from here until the release step ends (the steps above take
+  # about half as long): the interop steps' elicit-rmcp-server (release, $BUILD/release:
+  # their builds find it fresh), then the release's packaged crates, whose cargo runs in
+  # $BUILD/debug and $BUILD/package (the release step's other parts use neither). The
+  # server first: the crates' cargo then starts after the steps beside this lane are done
+  # with $BUILD/debug (one cargo at a time holds a build folder's lock).
+  [ -n "${QUICK:-}" ] ||
+    step "elicit-rmcp-server (release) for the interop steps (lib.sh's build_rmcp_server)" build_rmcp_server
+  step "release: the packaged crates (cargo test of the unpacked packages, elicit-rmcp's quick start, docs as docs.rs builds them)" \
+    bash scripts/test-install.sh crates
+  tidy "$BUILD/package"
 }
 lane firmware firmware_lane
 # The interop steps' venvs and npm folders, installed (from the registries: mostly waiting)
@@ -187,10 +199,10 @@ step "versions: crates, C header, pkg-config, Python metadata, npm package and C
 step "elicit-rmcp at both ends of its rmcp range (lower bound, newest on the registry)" bash scripts/test-rmcp-versions.sh
 # scripts/release.sh builds every artifact into dist/ (installs cargo-c 0.10.24, zig and
 # cargo-zigbuild, auditwheel, an arm64 sysroot once); each one is installed outside the
-# tree and run.
-step "release: crates, C SDK (CMake, pkg-config), manylinux wheels (aarch64 under qemu), sdist install and run" \
-  bash scripts/test-install.sh
-tidy "$BUILD_RELEASE_C" "$BUILD_WHEELS" "$RELEASE_TOOLS" "$BUILD/arm64-sysroot" "$BUILD/package"
+# tree and run. The crates part runs in the firmware lane.
+step "release: C SDK (CMake, pkg-config), manylinux wheels (aarch64 under qemu), sdist install and run" \
+  bash scripts/test-install.sh c wheels sdist
+tidy "$BUILD_RELEASE_C" "$BUILD_WHEELS" "$RELEASE_TOOLS" "$BUILD/arm64-sysroot"
 join_lane firmware
 # The steps QUICK=1 runs end here (the installs lane beside them is not QUICK=1's).
 quick_end=$SECONDS
@@ -198,13 +210,11 @@ if [ -z "${QUICK:-}" ]; then
   join_lane installs
   # Beside the interop steps: the fuzz targets first (nightly, their own build folder
   # $BUILD_FUZZ, so their build waits on no lock of the other lane's cargo; one libFuzzer
-  # process at a time), the differential test (its oracle runner builds into $BUILD/release,
-  # which cargo's lock shares with the interop steps' builds; freed once both lanes are
-  # done), and the Python server's interop.
+  # process at a time), and the Python server's interop. (The differential test ends the
+  # other lane: the two lanes then take about as long.)
   slow_lane() {
     step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-30} s" bash scripts/test-fuzz.sh "${FUZZ_SECONDS:-30}"
     tidy "$BUILD_FUZZ"
-    step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
     # Its servers listen on port 0 as every other; the conformance suite's npm folder, the
     # venvs and the release builds it shares are the installs lane's and lib.sh's (npm_ci,
     # mcp_test_venv: one installer at a time, none while current).
@@ -216,9 +226,9 @@ if [ -z "${QUICK:-}" ]; then
   # The debug builds (workspace tests, demo, seal_cli) are done with; the other steps
   # build into $BUILD/release (lib.sh), $BUILD_AGENT and $BUILD_FUZZ.
   tidy "$BUILD/debug"
-  step "MCP server and the firmware agent (mps2-an386, microbit, sifive_e) vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
-  # From here on every step runs the release elicit-rmcp-server that test-mcp.sh built
+  # Every step from here on runs the release elicit-rmcp-server the firmware lane built
   # (lib.sh: build_rmcp_server, $RMCP_SERVER_BIN; their builds find it fresh).
+  step "MCP server and the firmware agent (mps2-an386, microbit, sifive_e) vs the real FastMCP 4.1.6 client (stdio + HTTP, both eras)" bash scripts/test-mcp.sh
   step "official MCP conformance suite vs elicit-rmcp-server (in-scope scenarios clean, both requirement sets)" \
     bash scripts/test-mcp-conformance.sh
   # After the two above: reuses .venv-mcp and Node 22.
@@ -234,6 +244,8 @@ if [ -z "${QUICK:-}" ]; then
   step "fleet: replicas behind HAProxy 2.6 (FastMCP both eras, SIGKILL and rolling key rotation under load, mixed fleet, health, metrics, drain)" \
     bash scripts/test-fleet.sh
   tidy "$BUILD_AGENT"
+  # Its oracle runner builds into $BUILD/release (freed once both lanes are done).
+  step "differential: random scenarios vs the reference oracle" bash scripts/test-differential.sh --count "${DIFF_COUNT:-1000}"
   join_lane fuzz
   tidy "$BUILD/release"
 fi
