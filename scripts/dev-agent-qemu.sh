@@ -57,6 +57,14 @@ if [ ! -f "$elf" ]; then
 fi
 command -v "$qemu" >/dev/null || {
   echo "agent-qemu: $qemu is missing (apt-get install $pkg)" >&2; exit 2; }
+# mps2-an386: -icount. QEMU's model of its UART (CMSDK APB UART) does not tell the
+# character backend when it can take input again, so input written before the agent has
+# enabled the receiver (the provisioning line and the client's first request usually are)
+# waits until QEMU's main loop next wakes: ~1 s on most starts, measured. With -icount the
+# idle core's clock is advanced by a timer of that loop, which wakes it: first answer in
+# ~0.1 s. Its clock still follows the host's while the agent waits (shift=auto).
+board_args=()
+if [ "$board" = mps2-an386 ]; then board_args=(-icount shift=auto); fi
 timer_hz=0
 if [ "$board" = sifive_e ]; then
   qv=$("$qemu" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p;q')
@@ -120,7 +128,7 @@ for k in "${keys[@]}"; do line+="$(printf '%02x' $(( ${#k} / 2 )))$k"; done
 
 # --- run -----------------------------------------------------------------------------------
 mkfifo -m 600 "$dir/uart-in"
-"$qemu" -M "$board" -nographic -monitor none -serial stdio -kernel "$elf" \
+"$qemu" -M "$board" "${board_args[@]}" -nographic -monitor none -serial stdio -kernel "$elf" \
   ${ELICIT_AGENT_QEMU_ARGS:-} <"$dir/uart-in" &
 qpid=$!
 exec 3>"$dir/uart-in"
