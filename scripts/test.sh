@@ -124,9 +124,10 @@ need_target thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imc-unknown-none-elf
 
 # The firmware steps (QEMU, one core, and their own build folders: $BUILD_FIRMWARE,
 # $BUILD_C_FIRMWARE, $BUILD_AGENT, $BUILD/agent-size), the C ABI's, elicit-rmcp-server's
-# build and the packaged crates' run beside the steps from fmt to the release: they write
-# nothing into the checkout outside the build folders and dist/crates (the release step
-# checks that installing the sdist leaves the checkout as it was).
+# build, the packaged crates' and elicit-core's feature sets' run beside the steps from fmt
+# to the release: they write nothing into the checkout outside the build folders and
+# dist/crates (the release step checks that installing the sdist leaves the checkout as
+# it was).
 firmware_lane() {
   step "firmware: no-heap engine in QEMU mps2-an386 (both eras, sealed state)" bash scripts/test-firmware.sh
   tidy "$BUILD_FIRMWARE"
@@ -150,6 +151,21 @@ firmware_lane() {
   step "release: the packaged crates (cargo test of the unpacked packages, elicit-rmcp's quick start, docs as docs.rs builds them)" \
     bash scripts/test-install.sh crates
   tidy "$BUILD/package"
+  # elicit-core's other feature sets, here for the same reason ($BUILD/debug, and the
+  # no_std builds' own folder). --all-features (the workspace test) turns on small-float:
+  # test core's parser and ryu path (the default) too.
+  step "cargo test elicit-core (default features)" cargo test -p elicit-core
+  # Without object-types and raw-schema (as the firmware builds it): those types are errors
+  # naming the parameter and the feature.
+  step "cargo test elicit-core (types left out)" \
+    cargo test -p elicit-core --no-default-features --features serde,alloc --lib left_out
+  step "no_std build thumbv7em (no default features)" \
+    cargo build -p elicit-core --no-default-features --target thumbv7em-none-eabihf
+  step "no_std build thumbv7em (small-float)" \
+    cargo build -p elicit-core --no-default-features --features small-float --target thumbv7em-none-eabihf
+  step "no_std build thumbv7em (seal)" \
+    cargo build -p elicit-core --no-default-features --features seal --target thumbv7em-none-eabihf
+  tidy "$BUILD/thumbv7em-none-eabihf"
 }
 lane firmware firmware_lane
 # The interop steps' venvs and npm folders, installed (from the registries: mostly waiting)
@@ -170,20 +186,6 @@ step "docs: links, paths of this machine, README length, stale names" bash scrip
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets --all-features -- -D warnings
 step "duplicate scan (jscpd): the C ABIs, the test runners, python/, examples/" bash scripts/test-duplicates.sh
 step "cargo test (workspace)" cargo test --workspace --all-features
-# --all-features turns on small-float: test core's parser and ryu path (the default) too.
-step "cargo test elicit-core (default features)" cargo test -p elicit-core
-# Without object-types and raw-schema (as the firmware builds it): those types are errors
-# naming the parameter and the feature.
-step "cargo test elicit-core (types left out)" \
-  cargo test -p elicit-core --no-default-features --features serde,alloc --lib left_out
-step "no_std build thumbv7em (no default features)" \
-  cargo build -p elicit-core --no-default-features --target thumbv7em-none-eabihf
-step "no_std build thumbv7em (small-float)" \
-  cargo build -p elicit-core --no-default-features --features small-float --target thumbv7em-none-eabihf
-step "no_std build thumbv7em (seal)" \
-  cargo build -p elicit-core --no-default-features --features seal --target thumbv7em-none-eabihf
-# The firmware steps build into their own folders: the no_std builds' is done with.
-tidy "$BUILD/thumbv7em-none-eabihf"
 step "demo runs (scripted, both eras)" bash -c '
   set -e
   cargo run -q -p booking-demo -- --script | tail -1 | grep -qx "Booked Paris (CDG) on 2026-08-01, seat window"
