@@ -190,26 +190,27 @@ impl McpHttp {
     }
 }
 
-/// rmcp's endpoint, and in front of it: `DELETE` of a session not held is 404; JSON and
-/// SSE responses get `inputRequests` in declaration order.
+/// rmcp's endpoint, and in front of it: the session a request names is pinned while rmcp
+/// handles the request (`sessions::Pinned`); `DELETE` of a session not held is 404; JSON
+/// and SSE responses get `inputRequests` in declaration order.
 async fn mcp<S: ServerHandler + Send + 'static>(
     sessions: &Capped,
     service: &StreamableHttpService<S, Capped>,
     request: Request,
 ) -> Response {
-    if request.method() == Method::DELETE {
-        let id = request
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .map(Arc::<str>::from);
-        if let Some(id) = id {
-            if !sessions.holds(&id) {
-                return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
-            }
-        }
+    // The session the request names (as rmcp reads the header) is not parked while rmcp
+    // handles the request; the pin goes with this future, done or dropped.
+    let id = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(Arc::<str>::from);
+    let pinned = id.as_ref().and_then(|id| sessions.pin(id));
+    if request.method() == Method::DELETE && id.is_some() && pinned.is_none() {
+        return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
     }
     let response = service.handle(request).await.map(Body::new);
+    drop(pinned);
     let kind = response
         .headers()
         .get(header::CONTENT_TYPE)

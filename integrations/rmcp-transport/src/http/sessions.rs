@@ -14,10 +14,11 @@
 //! * one janitor task ends idle sessions, oldest first (one order of last use serves
 //!   the cap and the expiry).
 //!
-//! Parking races the requests on their way, so a session is not parked while: rmcp has
-//! looked it up for a request (`has_session`) that has not reached it (`Held::pins`); a
-//! message taken for it is not yet in its inbox (a sender out); a request is unanswered
-//! or a stream open. A restored service takes requests only once rmcp's replay of the
+//! Parking races the requests on their way, so a session is not parked while: a request
+//! naming it is in rmcp's hands ([`Pinned`], from before rmcp looks the session up until
+//! rmcp has passed the request to it, refused it, or the request is dropped); a message
+//! taken for it is not yet in its inbox (a sender out); a request is unanswered or a
+//! stream open. A restored service takes requests only once rmcp's replay of the
 //! handshake is in its inbox (`Live::ready`); a restore that finds the session serving
 //! again replays to a service of its own (`Held::replay`). A session that ends (`DELETE`,
 //! cap, expiry) answers its open requests with an error. `http_sessions`'s stress tests
@@ -136,16 +137,23 @@ impl Capped {
         Arc::new(self.clone())
     }
 
-    /// Whether the session is held, running or parked.
-    pub(crate) fn holds(&self, id: &str) -> bool {
-        lock(&self.shared.table).held.contains_key(id)
+    /// Pin the session `id` for a request naming it, before rmcp handles the request:
+    /// `None` if no such session is held. Held for as long as rmcp handles the request
+    /// (see [`Pinned`]).
+    pub(crate) fn pin(&self, id: &SessionId) -> Option<Pinned> {
+        let mut table = lock(&self.shared.table);
+        table.held.get_mut(id)?.pins += 1;
+        Some(Pinned {
+            shared: self.shared.clone(),
+            id: id.clone(),
+        })
     }
 
     /// The session's inbox and routes, marking it used. The sender keeps the session
     /// from being parked until it is dropped (once the message is in the inbox, or the
-    /// stream registered). A request takes the pin `has_session` gave it; the messages
-    /// of a handshake replay go to the replay's service when it has one of its own
-    /// (`Held::replay`), which is let go with the replay's last message.
+    /// stream registered). The messages of a handshake replay go to the replay's
+    /// service when it has one of its own (`Held::replay`), which is let go with the
+    /// replay's last message.
     fn session(
         &self,
         id: &SessionId,
@@ -157,9 +165,6 @@ impl Capped {
             .held
             .get_mut(id)
             .ok_or_else(|| SessionError::NotFound(id.clone()))?;
-        if taking == Taking::Request {
-            held.pins = held.pins.saturating_sub(1);
-        }
         let live = match &held.replay {
             Some(replay) if taking != Taking::Request => replay,
             _ => held
@@ -196,6 +201,29 @@ impl Capped {
             .send(Box::new(message))
             .await
             .map_err(|_| SessionError::Ended(id.clone()))
+    }
+}
+
+/// A request naming a session, in rmcp's hands: the session is not parked until this is
+/// dropped (`Held::pins`), which `McpHttp`'s endpoint does when rmcp's handling of the
+/// request ends: it has reached the session (its message is in the inbox or its stream
+/// registered, which keep the session running from then on), or rmcp refused it, or the
+/// request was dropped (its client went away). Between rmcp's look-up (`has_session`)
+/// and the session, rmcp may restore a parked session for the request, or validate it
+/// and refuse it; each ends with the handling, so no pin outlives its request. (It is
+/// taken before rmcp reads a `POST`'s body: a client sending one slowly keeps its session
+/// running meanwhile, as an open stream of its own does.)
+#[derive(Debug)]
+pub(crate) struct Pinned {
+    shared: Arc<Shared>,
+    id: SessionId,
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if let Some(held) = lock(&self.shared.table).held.get_mut(&self.id) {
+            held.pins = held.pins.saturating_sub(1);
+        }
     }
 }
 
@@ -290,15 +318,14 @@ impl SessionManager for Capped {
     }
 
     /// Whether the session runs a service; a parked one is `false`, and rmcp then
-    /// restores it from [`Capped::session_store`]. Either way the request is on its way
-    /// to the session: it is pinned (not parked) until the request reaches it.
+    /// restores it from [`Capped::session_store`]. The request is pinned ([`Pinned`])
+    /// already, so the answer holds until it reaches the session.
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        let mut table = lock(&self.shared.table);
-        let Some(held) = table.held.get_mut(id) else {
-            return Ok(false);
-        };
-        held.pins += 1;
-        Ok(held.service.as_ref().is_some_and(Live::serving))
+        let table = lock(&self.shared.table);
+        Ok(table
+            .held
+            .get(id)
+            .is_some_and(|held| held.service.as_ref().is_some_and(Live::serving)))
     }
 
     /// rmcp calls this when a session's service has ended, and for a `DELETE` (then
@@ -315,7 +342,6 @@ impl SessionManager for Capped {
                 table.live.remove(&tick);
                 if let Some(held) = table.held.get_mut(id) {
                     held.service = None;
-                    held.pins = 0;
                 }
             }
             Some((true, false, _)) => {
@@ -441,7 +467,12 @@ mod tests {
     use super::*;
 
     impl Capped {
-        /// Whether the session runs a service (`has_session` without its pin).
+        /// Whether the session is held, running or parked.
+        fn holds(&self, id: &str) -> bool {
+            lock(&self.shared.table).held.contains_key(id)
+        }
+
+        /// Whether the session runs a service.
         fn running(&self, id: &str) -> bool {
             let table = lock(&self.shared.table);
             table
@@ -450,13 +481,26 @@ mod tests {
                 .is_some_and(|held| held.service.is_some())
         }
 
+        /// Whether the session's service has nothing in flight.
+        fn idle(&self, id: &str) -> bool {
+            let table = lock(&self.shared.table);
+            table
+                .held
+                .get(id)
+                .and_then(|held| held.service.as_ref())
+                .is_some_and(Live::idle)
+        }
+
         /// How many sessions are held, and how many of them run a service.
         fn counts(&self) -> (usize, usize) {
             let table = lock(&self.shared.table);
             (table.held.len(), table.live.len())
         }
     }
+    use std::future::Future as _;
+
     use rmcp::model::{ClientRequest, InitializeRequest, RequestId};
+    use rmcp::transport::streamable_http_server::StreamableHttpService;
     use rmcp::transport::Transport as _;
 
     fn handshake() -> SessionState {
@@ -569,9 +613,9 @@ mod tests {
         capped.replayed(id, &routes);
     }
 
-    /// A request rmcp has looked the session up for (`has_session`) keeps it running until
-    /// the request reaches it, and a sender taken for a message until the message is in
-    /// the inbox: parking it then would leave the request to a service that has ended.
+    /// A request in rmcp's hands (`Pinned`) keeps its session running until rmcp is done
+    /// with it, and a sender taken for a message until the message is in the inbox:
+    /// parking it then would leave the request to a service that has ended.
     #[tokio::test]
     async fn a_request_on_its_way_keeps_its_session_running() {
         let capped = Capped::new(Sessions {
@@ -580,11 +624,13 @@ mod tests {
         });
         let (a, mut ta) = capped.create_session().await.unwrap();
         capped.store(&a, &handshake()).await.unwrap();
+        let pinned = capped.pin(&a).expect("a is held");
         assert!(capped.has_session(&a).await.unwrap());
         let (b, _tb) = capped.create_session().await.unwrap();
         capped.store(&b, &handshake()).await.unwrap();
         assert!(capped.running(&a), "pinned by the request on its way");
         let (inbox, _) = capped.session(&a, Taking::Request).unwrap();
+        drop(pinned);
         let (c, _tc) = capped.create_session().await.unwrap();
         capped.store(&c, &handshake()).await.unwrap();
         assert!(capped.running(&a), "a message on its way to the service");
@@ -595,6 +641,94 @@ mod tests {
         capped.store(&d, &handshake()).await.unwrap();
         assert!(!capped.running(&a));
         assert!(ta.receive().await.is_none());
+    }
+
+    /// A server with no tools: what the session tests below drive through rmcp.
+    #[derive(Clone)]
+    struct Plain;
+
+    impl rmcp::ServerHandler for Plain {}
+
+    /// rmcp's endpoint over `capped`, as `McpHttp` mounts it.
+    fn endpoint(capped: &Capped) -> StreamableHttpService<Plain, Capped> {
+        let mut config = crate::http::config();
+        config.session_store = Some(capped.session_store());
+        StreamableHttpService::new(|| Ok(Plain), Arc::new(capped.clone()), config)
+    }
+
+    fn post(session: Option<&str>, body: &'static str) -> axum::extract::Request {
+        let mut request = axum::http::Request::post(crate::http::PATH)
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18");
+        if let Some(id) = session {
+            request = request.header("mcp-session-id", id);
+        }
+        request.body(axum::body::Body::from(body)).unwrap()
+    }
+
+    /// A session opened through rmcp, its handshake done.
+    async fn open(capped: &Capped, service: &StreamableHttpService<Plain, Capped>) -> SessionId {
+        const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let response = crate::http::mcp(capped, service, post(None, INITIALIZE)).await;
+        let id = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let response = crate::http::mcp(capped, service, post(Some(&id), INITIALIZED)).await;
+        assert_eq!(response.status(), 202);
+        SessionId::from(id)
+    }
+
+    const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+
+    /// A ping through rmcp, answered.
+    async fn ping(capped: &Capped, service: &StreamableHttpService<Plain, Capped>, id: &str) {
+        let response = crate::http::mcp(capped, service, post(Some(id), PING)).await;
+        assert_eq!(response.status(), 200);
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body = std::str::from_utf8(&body).unwrap();
+        assert!(body.contains(r#""result":{}"#), "{body}");
+    }
+
+    /// A request that rmcp looks its session up for and then never passes to it (here its
+    /// client goes away while rmcp restores the parked session for it) leaves the session
+    /// as any other: parked when idle past the running ones (as a new session parks it).
+    #[tokio::test]
+    async fn a_request_dropped_on_its_way_leaves_its_session_parkable() {
+        let capped = Capped::new(Sessions {
+            running: 1,
+            ..Sessions::default()
+        });
+        let service = endpoint(&capped);
+        let a = open(&capped, &service).await;
+        let b = open(&capped, &service).await;
+        assert!(!capped.running(&a), "parked by b");
+        // A request for `a`: rmcp looks it up, restores it, and its client is gone
+        // while the handshake is replayed.
+        let mut request = Box::pin(crate::http::mcp(&capped, &service, post(Some(&a), PING)));
+        let pending = std::future::poll_fn(|cx| {
+            std::task::Poll::Ready(request.as_mut().poll(cx).is_pending())
+        })
+        .await;
+        assert!(pending, "the request waits for the replay");
+        drop(request);
+        assert!(capped.running(&a));
+        // The restored service reads the replayed `initialize`, then waits idle.
+        while !capped.idle(&a) {
+            tokio::task::yield_now().await;
+        }
+        // Another session opened: `a`, idle, is parked.
+        let c = open(&capped, &service).await;
+        assert!(!capped.running(&a), "the dropped request left no pin");
+        // Each answers its next request.
+        for id in [&a, &b, &c] {
+            ping(&capped, &service, id).await;
+        }
     }
 
     /// A restore that finds its session serving again (another restore finished between

@@ -33,10 +33,10 @@ pub(super) struct Held {
     pub(super) init: Option<Arc<InitializeRequestParams>>,
     /// The running service; `None` while parked.
     pub(super) service: Option<Live>,
-    /// Requests rmcp has looked the session up for (`has_session`) that have not reached
-    /// it yet: while any is on its way the session is not parked (it would meet `404`
-    /// or a replay cut short). One that rmcp then refuses (a bad header) leaves its pin,
-    /// and the session runs until its service ends.
+    /// Requests naming the session that rmcp is handling ([`super::Pinned`], one each,
+    /// taken before rmcp looks the session up, let go when rmcp's handling of the
+    /// request ends or the request is dropped): while any is on its way the session is
+    /// not parked (it would meet `404` or a replay cut short).
     pub(super) pins: usize,
     /// A handshake replayed while the service runs (a restore that began before another
     /// one finished): rmcp replays it to a service of its own, which ends after it; the
