@@ -22,6 +22,8 @@
 #   mcp_extra              the Python package's [mcp] extra (python/pyproject.toml), e.g.
 #                          "mcp>=2.0.0,<3"; mcp_lowest: its lower bound ("2.0.0")
 #   mcp_in_range PY        whether PY's installed mcp is within that range
+#   python_dev_venv        the Python package's venv .venv-python (pytest, mypy, the [mcp]
+#                          extra's newest release), made or repaired; prints its python
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 ROOT=$PWD
 export RUSTUP_AUTO_INSTALL=0
@@ -179,5 +181,32 @@ PY
   # Keep the environment out of git whatever the repository's .gitignore says.
   [[ -e "$venv/.gitignore" ]] || printf '*\n' >"$venv/.gitignore"
   exec 8>&-
+  echo "$py"
+}
+
+# The Python package's venv, .venv-python (its own .gitignore keeps it out of git):
+# pytest, mypy and the [mcp] extra's newest release (python/pyproject.toml: a range),
+# installed when missing or outside their ranges (PYTEST_SPEC, MYPY_SPEC and MCP_SPEC
+# override them; PYTHON, the interpreter that makes it). test-python.sh runs on it, and the Python server
+# (dev-python-server.sh, which needs only the extra); scripts/test.sh's installs lane
+# makes it beside the first steps. One caller at a time. Prints its python.
+python_dev_venv() {
+  local venv="$ROOT/.venv-python"
+  local py="$venv/bin/python"
+  exec 7>"$(lock_of "$venv")"
+  flock 7
+  if [ ! -x "$py" ]; then
+    if ! "${PYTHON:-python3}" -m venv "$venv" >&2 2>/dev/null; then
+      # Debian splits venv (ensurepip) out of the interpreter.
+      rm -rf "$venv"
+      apt_install python3-venv && "${PYTHON:-python3}" -m venv "$venv" >&2 || { exec 7>&-; return 1; }
+    fi
+  fi
+  echo '*' >"$venv/.gitignore"
+  if ! "$py" -c 'import pytest, mypy' 2>/dev/null || ! mcp_in_range "$py"; then
+    PIP_DISABLE_PIP_VERSION_CHECK=1 "$py" -m pip install -q --upgrade "${PYTEST_SPEC:-pytest>=8,<10}" \
+      "${MYPY_SPEC:-mypy>=1.10,<3}" "${MCP_SPEC:-$(mcp_extra)}" >&2 || { exec 7>&-; return 1; }
+  fi
+  exec 7>&-
   echo "$py"
 }

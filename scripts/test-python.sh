@@ -3,9 +3,9 @@
 # source tree. (scripts/test-install.sh proves the built wheel and `pip install`.)
 #
 #  1. builds elicit-ffi (release) and points ELICIT_LIB at libelicit_ffi.so;
-#  2. creates or reuses the venv .venv-python (its own .gitignore keeps it out of git)
-#     and installs pytest, mypy and the [mcp] extra's newest release (python/pyproject.toml:
-#     a range) into it when missing or outside the range; the package runs from python/
+#  2. creates or reuses the venv .venv-python (lib.sh's python_dev_venv: pytest, mypy
+#     and the [mcp] extra's newest release, python/pyproject.toml's range, installed
+#     when missing or outside their ranges); the package runs from python/
 #     (PYTHONPATH), not installed, so nothing is built into the source folder;
 #  3. type-checks the package, its tests and the examples with mypy --strict;
 #  4. runs python/examples/booking.py (the book_flight flow, both eras, sealed state);
@@ -26,14 +26,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export PATH="$HOME/.cargo/bin:$PATH"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-PY=${PYTHON:-python3}
 VENV="$ROOT/.venv-python"
 PKG="$ROOT/python"
-PYTEST_SPEC=${PYTEST_SPEC:-"pytest>=8,<10"}
-MYPY_SPEC=${MYPY_SPEC:-"mypy>=1.10,<3"}
 # The adapter (elicit_mcp.mcp) is tested against the SDK it adapts: the package's [mcp]
 # extra, a range (at its newest here, at its lower bound in step 6).
-MCP_SPEC=${MCP_SPEC:-"$(mcp_extra)"}
 MCP_LOWEST=$(mcp_lowest)
 LEAK_ROUNDS=${LEAK_ROUNDS:-100000}
 
@@ -52,19 +48,7 @@ echo "ELICIT_LIB=$ELICIT_LIB"
 
 # ------------------------------------------------------------------------- 2. venv
 step "venv $VENV"
-if [ ! -x "$VENV/bin/python" ]; then
-    if ! "$PY" -m venv "$VENV" 2>/dev/null; then
-        # Debian splits venv (ensurepip) out of the interpreter.
-        rm -rf "$VENV"
-        apt_install python3-venv
-        "$PY" -m venv "$VENV"
-    fi
-fi
-echo '*' >"$VENV/.gitignore"
-VPY="$VENV/bin/python"
-if ! "$VPY" -c 'import pytest, mypy' 2>/dev/null || ! mcp_in_range "$VPY"; then
-    "$VPY" -m pip install -q --upgrade "$PYTEST_SPEC" "$MYPY_SPEC" "$MCP_SPEC"
-fi
+VPY=$(python_dev_venv)
 # An earlier version of this script installed the package (editable): remove it, so the
 # source tree's package is the one imported.
 if "$VPY" -m pip show -q elicit-ctypes >/dev/null 2>&1; then

@@ -168,18 +168,21 @@ firmware_lane() {
   tidy "$BUILD/thumbv7em-none-eabihf"
 }
 lane firmware firmware_lane
-# The interop steps' venvs and npm folders, installed (from the registries: mostly waiting)
-# beside the steps from fmt on, and joined before the first of those steps; each install
-# is the one its step would make (lib.sh, dev-oracle-env.sh), skipped there when current.
+# The Python package's venv and the interop steps' venvs and npm folders, installed (from
+# the registries: mostly waiting) beside the steps from fmt on, and joined before the
+# first interop step (the Python step waits on the venv's lock if it comes first); each
+# install is the one its step would make (lib.sh, dev-oracle-env.sh), skipped there when
+# current.
 installs() (
   set -e
+  python_dev_venv >/dev/null
   mcp_test_venv >/dev/null
   scripts/dev-oracle-env.sh >/dev/null
   npm_ci tests/mcp-conformance
   npm_ci tests/interop/clients/ts
 )
 [ -n "${QUICK:-}" ] || lane installs step \
-  "installs for the interop steps: .venv-mcp, the oracle's venv, the conformance suite and the SDK clients (npm, Node 22)" installs
+  "installs for the Python and interop steps: .venv-python, .venv-mcp, the oracle's venv, the conformance suite and the SDK clients (npm, Node 22)" installs
 
 step "cargo fmt --check" cargo fmt --all --check
 step "docs: links, paths of this machine, README length, stale names" bash scripts/test-docs.sh
