@@ -51,9 +51,11 @@ fi
 export ELICIT_RMCP_SERVER_BIN="$RMCP_SERVER_BIN"
 # The mixed fleet (test_mixed_fleet.py) runs once per scripts/test.sh run, in
 # scripts/test-python-server.sh, which sets up what it starts (the Python server's venv and
-# elicit-ffi, the TypeScript server's package js/); not here.
+# elicit-ffi, the TypeScript server's package js/); and the rounds shared with the C
+# server (test_c_server.py) in scripts/test-c-server.sh, which builds that server; not here.
 echo "test-mcp: the reference oracle's venv (scripts/dev-oracle-env.sh)" >&2
 ELICIT_REFERENCE_PYTHON="$("$root/scripts/dev-oracle-env.sh")"
 export ELICIT_REFERENCE_PYTHON
 timeout "${MCP_TEST_TIMEOUT:-1800}" "$py" -m pytest "$root/tests/interop/mcp" \
-    --ignore="$root/tests/interop/mcp/test_mixed_fleet.py" -p no:cacheprovider -q -rfE "$@"
+    --ignore="$root/tests/interop/mcp/test_mixed_fleet.py" --ignore="$root/tests/interop/mcp/test_c_server.py" \
+    -p no:cacheprovider -q -rfE "$@"
