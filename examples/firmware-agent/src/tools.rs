@@ -184,11 +184,13 @@ pub fn write_error(e: &Error, out: &mut dyn Sink) {
         } => {
             out.put(b"Cannot continue without ");
             param(out, p);
+            out.put(b": the request was ");
             out.put(if *cancelled {
-                b": the request was cancelled. Give the parameter a default to make it optional."
+                b"cancelled"
             } else {
-                b": the request was declined. Give the parameter a default to make it optional."
+                b"declined"
             });
+            out.put(b". Give the parameter a default to make it optional.");
         }
         Error::SchemaMismatch { param: p } => {
             out.put(b"The answer for ");
