@@ -36,7 +36,7 @@ pub(crate) use read::{scan_value, scan_value_in, scan_value_object, skip_ws_at, 
 pub(crate) use sink::copy_bytes;
 pub use sink::{CountSink, Sink, SliceSink};
 pub(crate) use write::{json_contents_ascii, put_json_str_contents, put_plain, verbatim_ascii};
-pub use write::{write_i64, write_json_str, write_str, write_value, Style};
+pub use write::{write_i64, write_json_str, write_str, write_str_contents, write_value, Style};
 
 /// Deepest nesting [`Value::parse`] accepts (arrays and objects).
 pub const MAX_DEPTH: usize = 64;

@@ -38,9 +38,14 @@ fn f64_repr(f: f64) -> String {
     String::from_utf8(b.0).unwrap()
 }
 
+/// `write_str`'s text, checked against `write_str_contents` (the same without the quotes).
 fn str_out(s: &str, ascii: bool) -> String {
     let mut b = Buf(Vec::new());
     write_str(s, ascii, &mut b);
+    let mut contents = Buf(Vec::new());
+    write_str_contents(s, ascii, &mut contents);
+    let quoted = [b"\"".as_slice(), &contents.0, b"\""].concat();
+    assert_eq!(b.0, quoted, "{s:?}");
     String::from_utf8(b.0).unwrap()
 }
 

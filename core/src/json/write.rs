@@ -377,6 +377,12 @@ pub fn write_str(s: &str, ascii: bool, sink: &mut dyn Sink) {
     sink.put(b"\"");
 }
 
+/// [`write_str`] without the quotes: a Rust string's contents escaped the way `json.dumps`
+/// escapes them, for a writer that puts the quotes with the text around them.
+pub fn write_str_contents(s: &str, ascii: bool, sink: &mut dyn Sink) {
+    put_plain(s, ascii, sink);
+}
+
 /// Write a JSON string's decoded contents re-escaped the way `json.dumps` escapes.
 ///
 /// A lone surrogate is written as its `\udxxx` escape even when `ascii` is false (it has

@@ -1,7 +1,7 @@
 //! Newline-delimited JSON-RPC 2.0 on bounded buffers: reading a line, classifying a
 //! message, and writing responses and errors straight to the UART.
 
-use elicit_core::json::{write_i64, Kind, Value};
+use elicit_core::json::{write_i64, write_str_contents, Kind, Value};
 use elicit_core::Sink;
 
 use crate::board::Uart;
@@ -227,38 +227,17 @@ pub fn error(out: &mut Uart, id: &str, code: i32, message: &str) {
     end_error(out);
 }
 
-/// A sink that writes what it is given as the contents of a JSON string (escaped). Every
-/// `put` is whole UTF-8.
+/// A sink that writes what it is given as the contents of a JSON string, escaped as the
+/// engine escapes text (`json.dumps`, non-ASCII as it is). Every `put` is whole UTF-8 (the
+/// agent's texts, and the engine's Python reprs and JSON); were one not, it would be
+/// written as one U+FFFD, so the line stays JSON.
 pub struct Escaped<'s>(pub &'s mut dyn Sink);
 
 impl Sink for Escaped<'_> {
-    // `HEX` is indexed by a nibble (below 16); `run` and `i` are positions in `bytes`
-    // from its own enumeration (`run <= i < bytes.len()`, or `run <= bytes.len()`).
-    #[allow(clippy::indexing_slicing)]
     fn put(&mut self, bytes: &[u8]) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut run = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            let escape: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0..=0x1f => &[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[usize::from(b >> 4)],
-                    HEX[usize::from(b & 15)],
-                ],
-                _ => continue,
-            };
-            self.0.put(&bytes[run..i]);
-            self.0.put(escape);
-            run = i + 1;
+        match core::str::from_utf8(bytes) {
+            Ok(text) => write_str_contents(text, false, self.0),
+            Err(_) => self.0.put("\u{FFFD}".as_bytes()),
         }
-        self.0.put(&bytes[run..]);
     }
 }
