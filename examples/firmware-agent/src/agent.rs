@@ -234,18 +234,19 @@ impl Agent {
     }
 
     fn method_not_found(&mut self, id: &str, method: &str) {
-        rpc::begin_error(&mut self.uart, id, rpc::METHOD_NOT_FOUND, &mut |s| {
-            s.put(b"Method not found")
-        });
+        rpc::begin_error_text(
+            &mut self.uart,
+            id,
+            rpc::METHOD_NOT_FOUND,
+            "Method not found",
+        );
         self.uart.put(b",\"data\":");
         write_str(method, false, &mut self.uart);
         rpc::end_error(&mut self.uart);
     }
 
     fn unsupported_version(&mut self, id: &str, message: &str, requested: Option<Value<'_>>) {
-        rpc::begin_error(&mut self.uart, id, rpc::UNSUPPORTED_VERSION, &mut |s| {
-            s.put(message.as_bytes())
-        });
+        rpc::begin_error_text(&mut self.uart, id, rpc::UNSUPPORTED_VERSION, message);
         self.uart
             .put(b",\"data\":{\"supported\":[\"2026-07-28\"],\"requested\":");
         self.uart
@@ -263,7 +264,7 @@ impl Agent {
             missing,
         } = e
         else {
-            return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+            return rpc::internal_error(&mut self.uart, id);
         };
         rpc::begin_error(&mut self.uart, id, rpc::MISSING_CAPABILITY, &mut |s| {
             s.put(b"Client did not declare the ");
@@ -283,9 +284,12 @@ impl Agent {
     }
 
     fn invalid_state(&mut self, id: &str) {
-        rpc::begin_error(&mut self.uart, id, rpc::INVALID_PARAMS, &mut |s| {
-            s.put(b"Invalid or expired requestState")
-        });
+        rpc::begin_error_text(
+            &mut self.uart,
+            id,
+            rpc::INVALID_PARAMS,
+            "Invalid or expired requestState",
+        );
         self.uart
             .put(br#","data":{"reason":"invalid_request_state"}"#);
         rpc::end_error(&mut self.uart);
@@ -442,7 +446,7 @@ impl Agent {
                 // The agent's tools declare no fallback (and its engine is built without
                 // the feature): never reached.
                 Ok(Step::Resolve { .. } | Step::InputRequired | Step::Fallback) => {
-                    return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error")
+                    return rpc::internal_error(&mut self.uart, id)
                 }
             }
         }
@@ -570,7 +574,7 @@ impl Agent {
         // whatever the call.
         #[cfg(feature = "seal")]
         let Some(seal) = self.seal.as_mut() else {
-            return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+            return rpc::internal_error(&mut self.uart, id);
         };
         #[cfg(feature = "seal")]
         let now = seal.clock.now();
@@ -615,17 +619,12 @@ impl Agent {
                 let mut s = SliceSink::new(token);
                 let written = round.write_request_state(&mut s).map(|()| s.finish());
                 let Ok(Ok(len)) = written else {
-                    return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+                    return rpc::internal_error(&mut self.uart, id);
                 };
                 #[cfg(feature = "seal")]
                 let sealed = {
                     let Some(seal) = self.seal.as_mut() else {
-                        return rpc::error(
-                            &mut self.uart,
-                            id,
-                            rpc::INTERNAL_ERROR,
-                            "Internal error",
-                        );
+                        return rpc::internal_error(&mut self.uart, id);
                     };
                     match seal.nonces.next() {
                         Some(entropy) => seal
@@ -638,7 +637,7 @@ impl Agent {
                 #[cfg(not(feature = "seal"))]
                 let sealed = core::str::from_utf8(token.get(..len).unwrap_or(&[])).ok();
                 let Some(token) = sealed else {
-                    return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+                    return rpc::internal_error(&mut self.uart, id);
                 };
                 let u = &mut self.uart;
                 rpc::begin_result(u, id);
@@ -652,7 +651,7 @@ impl Agent {
                 rpc::end(u);
             }
             Ok(Step::Ask { .. } | Step::Resolve { .. } | Step::Fallback) => {
-                rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error")
+                rpc::internal_error(&mut self.uart, id)
             }
         }
     }
@@ -698,7 +697,7 @@ impl Agent {
             }
         };
         let Some(plan) = tool.plan() else {
-            rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+            rpc::internal_error(&mut self.uart, id);
             return None;
         };
         if let Err(e) = tool.check_arguments(&plan, args) {
@@ -728,13 +727,13 @@ impl Agent {
         let mut s = SliceSink::new(buf);
         let written = round.write_values(Style::WIRE, &mut s).map(|()| s.finish());
         let Ok(Ok(len)) = written else {
-            return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+            return rpc::internal_error(&mut self.uart, id);
         };
         let values = core::str::from_utf8(buf.get(..len).unwrap_or(&[]))
             .ok()
             .and_then(|t| Value::parse(t).ok());
         let Some(values) = values else {
-            return rpc::error(&mut self.uart, id, rpc::INTERNAL_ERROR, "Internal error");
+            return rpc::internal_error(&mut self.uart, id);
         };
         self.tool_result(id, modern, false, &mut |s| tool.run(args, values, s));
     }

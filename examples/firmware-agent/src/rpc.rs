@@ -221,10 +221,23 @@ pub fn end_error(out: &mut Uart) {
     out.put(b"}}\n");
 }
 
+/// [`begin_error`] with a fixed message (one closure for all of them).
+pub fn begin_error_text(out: &mut Uart, id: &str, code: i32, message: &str) {
+    begin_error(out, id, code, &mut |s| s.put(message.as_bytes()));
+}
+
 /// A whole error response with a fixed message and no data.
 pub fn error(out: &mut Uart, id: &str, code: i32, message: &str) {
-    begin_error(out, id, code, &mut |s| s.put(message.as_bytes()));
+    begin_error_text(out, id, code, message);
     end_error(out);
+}
+
+/// `-32603 Internal error` (what the agent answers when its own buffers or invariants fail
+/// a call). Out of line: one call with the id instead of the whole error's arguments at
+/// each of its places.
+#[inline(never)]
+pub fn internal_error(out: &mut Uart, id: &str) {
+    error(out, id, INTERNAL_ERROR, "Internal error");
 }
 
 /// A sink that writes what it is given as the contents of a JSON string, escaped as the
