@@ -145,7 +145,10 @@ firmware_lane() {
   # their builds find it fresh), then the release's packaged crates, whose cargo runs in
   # $BUILD/debug and $BUILD/package (the release step's other parts use neither). The
   # server first: the crates' cargo then starts after the steps beside this lane are done
-  # with $BUILD/debug (one cargo at a time holds a build folder's lock).
+  # with $BUILD/debug (one cargo at a time holds a build folder's lock). The other lane's
+  # release builds meanwhile: the Python step's elicit-ffi, ~70 s before this lane gets
+  # here in CI's run (a later one would wait for the server's build), and the release
+  # step's developer install, at its end.
   [ -n "${QUICK:-}" ] ||
     step "elicit-rmcp-server (release) for the interop steps (lib.sh's build_rmcp_server)" build_rmcp_server
   step "release: the packaged crates (cargo test of the unpacked packages, elicit-rmcp's quick start, docs as docs.rs builds them)" \
