@@ -22,11 +22,12 @@
 //!
 //! Sessions (handshake era): one nobody uses for [`Sessions::keep_alive`] ends, and at
 //! most [`Sessions::max`] are held; a new one past the cap ends the one used least
-//! recently. Only the [`Sessions::running`] (128) used most recently keep a running service: an idle one past
-//! them keeps only its handshake, and its next request restores it with rmcp's session
-//! restore (a new handler from the factory, the `initialize` replayed to it with
-//! `SessionRestoreMarker` in its extensions). So the factory's handler should keep no
-//! state of its own per session (a clone sharing one server, as above).
+//! recently. Only the [`Sessions::running`] (128) used most recently keep a running
+//! service: an idle one past them keeps only its handshake, and its next request restores
+//! it (a new handler from the factory, the `initialize` replayed to it with [`Restored`]
+//! in its extensions). So the
+//! factory's handler should keep no state of its own per session (a clone sharing one
+//! server, as above).
 //!
 //! Shutdown: when the `shutdown` future resolves the server stops accepting connections
 //! and waits for requests in flight (a handshake-era call still asking its user, say)
@@ -46,7 +47,7 @@ use axum::Router;
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::ServerHandler;
+use rmcp::{ServerHandler, ServiceExt as _};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -55,7 +56,7 @@ use crate::wire;
 mod sessions;
 
 use sessions::Capped;
-pub use sessions::Sessions;
+pub use sessions::{Restored, Sessions};
 
 /// The path the MCP endpoint is mounted at.
 pub const PATH: &str = "/mcp";
@@ -107,7 +108,7 @@ impl McpHttp {
     /// [`McpHttp::new`] with rmcp's configuration and the session limits given; the
     /// configuration's cancellation token ends the sessions at the end of
     /// [`McpHttp::serve`]. Its `session_store` is replaced by the session table's own
-    /// (what restores a parked session).
+    /// (the table restores parked sessions itself).
     pub fn with_config<S, F>(
         factory: F,
         config: StreamableHttpServerConfig,
@@ -118,9 +119,24 @@ impl McpHttp {
         F: Fn() -> S + Send + Sync + 'static,
     {
         let stop = config.cancellation_token.clone();
-        let sessions = Arc::new(Capped::new(sessions));
+        let factory = Arc::new(factory);
+        // A parked session's service, restored by the session table (sessions.rs): a new
+        // handler served on the table's transport until it ends, as rmcp serves one.
+        let serve: sessions::Serve = {
+            let (factory, stop) = (factory.clone(), stop.clone());
+            Arc::new(move |transport| {
+                let (service, stop) = (factory(), stop.child_token());
+                Box::pin(async move {
+                    match service.serve_with_ct(transport, stop).await {
+                        Ok(running) => drop(running.waiting().await),
+                        Err(e) => tracing::error!("a restored session failed to start: {e}"),
+                    }
+                })
+            })
+        };
+        let sessions = Arc::new(Capped::new(sessions, serve));
         let mut config = config;
-        // Parked sessions are restored from the manager's own table (sessions.rs).
+        // What hears of finished handshakes and of `DELETE`s (sessions.rs).
         config.session_store = Some(sessions.session_store());
         let service = Arc::new(StreamableHttpService::new(
             move || Ok(factory()),

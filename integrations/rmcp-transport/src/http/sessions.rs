@@ -8,47 +8,44 @@
 //! * a session's service reads one small inbox, its replies go straight to the HTTP
 //!   request they answer (no worker);
 //! * only the [`Sessions::running`] sessions used most recently keep a running service; a
-//!   less recent idle one is *parked*, keeping only its `initialize` parameters, and its
-//!   next request restores it through rmcp's session restore (a new handler, the
-//!   handshake replayed);
+//!   less recent idle one is *parked*, keeping only its `initialize` parameters, and the
+//!   next message for it restores it here: a new handler from the factory, with the
+//!   handshake replayed into its new inbox ahead of the message (so every request meets
+//!   an initialized service);
 //! * one janitor task ends idle sessions, oldest first (one order of last use serves
 //!   the cap and the expiry).
+//!
+//! rmcp's own restore (`SessionStore::load`, `restore_session`) is not used: rmcp marks a
+//! finished restore in a table of its own that a spawned task clears later, and a request
+//! finding the session parked again before that task ran took the stale "restored" for
+//! its own and met the parked session (`500`). Here a held session is always there for
+//! rmcp (`has_session`), parked or not, and restored by the one lock that parks it.
 //!
 //! Parking races the requests on their way, so a session is not parked while: a request
 //! naming it is in rmcp's hands ([`Pinned`], from before rmcp looks the session up until
 //! rmcp has passed the request to it, refused it, or the request is dropped); a message
-//! taken for it is not yet in its inbox (a sender out); a request is unanswered or a
-//! stream open. A restored service takes requests only once rmcp's replay of the
-//! handshake is in its inbox (`Live::ready`); a restore that finds the session serving
-//! again replays to a service of its own (`Held::replay`). A session that ends (`DELETE`,
+//! taken for it is not yet in its inbox (a sender out); a request is unanswered (the
+//! replayed `initialize` among them) or a stream open. A session that ends (`DELETE`,
 //! cap, expiry) answers its open requests with an error. `http_sessions`'s stress tests
 //! (`--running-sessions 1`) drive these.
-//!
-//! Known race left, in rmcp 3.11: a finished restore's entry in rmcp's table of restores
-//! under way is removed by a task of its own, and until that task runs, a request that
-//! finds the session parked (`has_session` false) takes the old restore's "restored" for
-//! its own and goes to the parked session without restoring it: it is answered `500`
-//! (`SessionError::NotFound`). It needs the session restored, its request answered, the
-//! session parked and the next request to come within that gap: a loaded machine makes
-//! it now and then (`parked_sessions_answer_every_request_under_concurrent_use`).
 //!
 //! Routing, as rmcp's manager: a response goes to the stream of the request it answers;
 //! a server request or progress notification made for a client request to that
 //! request's stream; everything else to the standalone `GET` stream, if open. No event
 //! cache: this configuration sends no event ids, so `Last-Event-ID` gets what comes next.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use axum::http::request::Parts;
 use futures_core::Stream;
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, GetExtensions as _, GetMeta as _,
-    InitializeRequestParams, ServerJsonRpcMessage,
-};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, GetMeta as _, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::{
-    ServerSseMessage, SessionRestoreMarker, SessionState, SessionStore, SessionStoreError,
+    ServerSseMessage, SessionState, SessionStore, SessionStoreError,
 };
-use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
+use rmcp::transport::streamable_http_server::{SessionId, SessionManager};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -57,7 +54,7 @@ mod table;
 
 pub(crate) use routes::SessionTransport;
 use routes::{Messages, Route, Routes, STREAM};
-use table::{Held, Live, Table};
+use table::{parts_of, Held, Live, Table};
 
 /// How long an idle handshake-era session lives and how many are held at once
 /// (2026-07-28 exchanges hold none); see `McpHttp`.
@@ -97,6 +94,20 @@ impl Default for Sessions {
 /// Client messages waiting for a session's service (a faster client waits).
 const INBOX: usize = 16;
 
+/// In the extensions of the `initialize` and `initialized` replayed to a restored
+/// session's new handler (rmcp's own restore marks them with its `SessionRestoreMarker`,
+/// which only rmcp can make): a handler tells a replay from a client's handshake by it.
+#[derive(Debug, Clone)]
+pub struct Restored {
+    /// The session restored.
+    pub id: SessionId,
+}
+
+/// Runs a restored session's service on its transport until the service ends (a new
+/// handler from `McpHttp`'s factory).
+pub(crate) type Serve =
+    Arc<dyn Fn(SessionTransport) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
 /// Why a session could not be used. rmcp answers a request that meets one with `500`;
 /// a request naming a session not held is answered `404` before it gets here.
 #[derive(Debug, thiserror::Error)]
@@ -110,17 +121,18 @@ pub(crate) enum SessionError {
 }
 
 /// The session manager of [`crate::http::McpHttp`]; [`Capped::session_store`] must be
-/// the configuration's `SessionStore`, so that rmcp restores parked sessions.
+/// the configuration's `SessionStore` (what hears of a finished handshake and of a
+/// `DELETE`).
 #[derive(Debug, Clone)]
 pub(crate) struct Capped {
     shared: Arc<Shared>,
 }
 
-#[derive(Debug)]
 struct Shared {
     keep_alive: Duration,
     max: usize,
     live: usize,
+    serve: Serve,
     table: Mutex<Table>,
 }
 
@@ -129,18 +141,19 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Capped {
-    pub(crate) fn new(sessions: Sessions) -> Self {
+    pub(crate) fn new(sessions: Sessions, serve: Serve) -> Self {
         Capped {
             shared: Arc::new(Shared {
                 keep_alive: sessions.keep_alive,
                 max: sessions.max.max(1),
                 live: sessions.running.max(1),
+                serve,
                 table: Mutex::new(Table::default()),
             }),
         }
     }
 
-    /// The `SessionStore` rmcp restores parked sessions from (this manager's table).
+    /// The `SessionStore` rmcp reports finished handshakes and `DELETE`s to.
     pub(crate) fn session_store(&self) -> Arc<dyn SessionStore> {
         Arc::new(self.clone())
     }
@@ -157,47 +170,54 @@ impl Capped {
         })
     }
 
-    /// The session's inbox and routes, marking it used. The sender keeps the session
-    /// from being parked until it is dropped (once the message is in the inbox, or the
-    /// stream registered). The messages of a handshake replay go to the replay's
-    /// service when it has one of its own (`Held::replay`), which is let go with the
-    /// replay's last message.
+    /// The session's inbox and routes, marking it used; a parked session (or one whose
+    /// service has ended) is restored first, its handshake replayed into the new inbox
+    /// ahead of anything sent after (`parts`: the HTTP request's, which the replayed
+    /// messages carry as rmcp's restore gives them). The sender keeps the session from
+    /// being parked until it is dropped (once the message is in the inbox, or the stream
+    /// registered).
     fn session(
         &self,
         id: &SessionId,
-        taking: Taking,
+        parts: Option<&Parts>,
     ) -> Result<(mpsc::Sender<Box<ClientJsonRpcMessage>>, Arc<Routes>), SessionError> {
-        let mut table = lock(&self.shared.table);
-        table.touch(id);
-        let held = table
-            .held
-            .get_mut(id)
-            .ok_or_else(|| SessionError::NotFound(id.clone()))?;
-        let live = match &held.replay {
-            Some(replay) if taking != Taking::Request => replay,
-            _ => held
-                .service
-                .as_ref()
-                .ok_or_else(|| SessionError::NotFound(id.clone()))?,
+        let (taken, restored, parked) = {
+            let mut table = lock(&self.shared.table);
+            table.touch(id);
+            let held = table
+                .held
+                .get(id)
+                .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+            let restored = match held.service.as_ref().is_some_and(Live::serving) {
+                true => None,
+                false => Some(
+                    table
+                        .restore(id, &self.shared, parts)
+                        .ok_or_else(|| SessionError::NotFound(id.clone()))?,
+                ),
+            };
+            let live = table
+                .held
+                .get(id)
+                .and_then(|held| held.service.as_ref())
+                .ok_or_else(|| SessionError::NotFound(id.clone()))?;
+            let taken = (live.inbox.clone(), live.routes.clone());
+            let parked = match restored {
+                Some(_) => table.park(self.shared.live),
+                None => Vec::new(),
+            };
+            (taken, restored, parked)
         };
-        let taken = (live.inbox.clone(), live.routes.clone());
-        if taking == Taking::ReplayEnd {
-            held.replay = None;
+        drop(parked);
+        if let Some(transport) = restored {
+            tracing::debug!(session = %id, "parked session restored");
+            let (serve, this, id) = (self.shared.serve.clone(), self.clone(), id.clone());
+            tokio::spawn(async move {
+                serve(transport).await;
+                this.ended(&id);
+            });
         }
         Ok(taken)
-    }
-
-    /// The replay's last message is in the inbox of the service with `routes`: requests
-    /// may follow it.
-    fn replayed(&self, id: &SessionId, routes: &Arc<Routes>) {
-        let mut table = lock(&self.shared.table);
-        let live = table
-            .held
-            .get_mut(id)
-            .and_then(|held| held.service.as_mut());
-        if let Some(live) = live.filter(|live| Arc::ptr_eq(&live.routes, routes)) {
-            live.ready = true;
-        }
     }
 
     async fn push(
@@ -210,15 +230,37 @@ impl Capped {
             .await
             .map_err(|_| SessionError::Ended(id.clone()))
     }
+
+    /// A session's service has ended (rmcp's task, or this manager's for a restored
+    /// service, says so; a `DELETE` too, then [`SessionStore::delete`] forgets it). A
+    /// session whose service is gone is parked, or forgotten if it never finished its
+    /// handshake; one running a newer service is left as it is.
+    fn ended(&self, id: &SessionId) {
+        let mut table = lock(&self.shared.table);
+        let ended = table.held.get(id).and_then(|held| {
+            let live = held.service.as_ref()?;
+            Some((live.inbox.is_closed(), held.init.is_some(), held.tick))
+        });
+        match ended {
+            Some((true, true, tick)) => {
+                table.live.remove(&tick);
+                if let Some(held) = table.held.get_mut(id) {
+                    held.service = None;
+                }
+            }
+            Some((true, false, _)) => {
+                table.remove(id);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A request naming a session, in rmcp's hands: the session is not parked until this is
 /// dropped (`Held::pins`), which `McpHttp`'s endpoint does when rmcp's handling of the
 /// request ends: it has reached the session (its message is in the inbox or its stream
 /// registered, which keep the session running from then on), or rmcp refused it, or the
-/// request was dropped (its client went away). Between rmcp's look-up (`has_session`)
-/// and the session, rmcp may restore a parked session for the request, or validate it
-/// and refuse it; each ends with the handling, so no pin outlives its request. (It is
+/// request was dropped (its client went away). So no pin outlives its request. (It is
 /// taken before rmcp reads a `POST`'s body: a client sending one slowly keeps its session
 /// running meanwhile, as an open stream of its own does.)
 #[derive(Debug)]
@@ -231,36 +273,6 @@ impl Drop for Pinned {
     fn drop(&mut self) {
         if let Some(held) = lock(&self.shared.table).held.get_mut(&self.id) {
             held.pins = held.pins.saturating_sub(1);
-        }
-    }
-}
-
-/// What a message takes its session for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Taking {
-    /// A client's request, notification or answer, or a `GET` stream.
-    Request,
-    /// rmcp replaying a parked session's handshake (`SessionRestoreMarker`): the
-    /// `initialize`, then its last message, `initialized`.
-    Replay,
-    ReplayEnd,
-}
-
-impl Taking {
-    fn of(message: &ClientJsonRpcMessage) -> Taking {
-        let marked = match message {
-            ClientJsonRpcMessage::Request(r) => {
-                r.request.extensions().get::<SessionRestoreMarker>()
-            }
-            ClientJsonRpcMessage::Notification(n) => {
-                n.notification.extensions().get::<SessionRestoreMarker>()
-            }
-            _ => None,
-        };
-        match (marked, message) {
-            (None, _) => Taking::Request,
-            (Some(_), ClientJsonRpcMessage::Notification(_)) => Taking::ReplayEnd,
-            (Some(_), _) => Taking::Replay,
         }
     }
 }
@@ -283,11 +295,10 @@ impl SessionManager for Capped {
                     init: None,
                     service: None,
                     pins: 0,
-                    replay: None,
                 },
             );
             table.order.insert(tick, id.clone());
-            let transport = table.start(&id, &self.shared, false);
+            let transport = table.start(&id, &self.shared);
             let evicted = if table.held.len() > self.shared.max {
                 let oldest = table.oldest().map(|(oldest, _)| oldest.clone());
                 oldest.filter(|oldest| table.remove(oldest).is_some())
@@ -314,7 +325,7 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        let (inbox, routes) = self.session(id, Taking::of(&message))?;
+        let (inbox, routes) = self.session(id, parts_of(&message))?;
         let (tx, rx) = oneshot::channel();
         if let ClientJsonRpcMessage::Request(request) = &message {
             if !routes.add(request.id.clone(), Route::Initialize(tx), None) {
@@ -325,38 +336,15 @@ impl SessionManager for Capped {
         rx.await.map_err(|_| SessionError::Ended(id.clone()))
     }
 
-    /// Whether the session runs a service; a parked one is `false`, and rmcp then
-    /// restores it from [`Capped::session_store`]. The request is pinned ([`Pinned`])
-    /// already, so the answer holds until it reaches the session.
+    /// Whether the session is held: a parked one too, restored by the message that
+    /// follows ([`Capped::session`]; the request is pinned already, [`Pinned`]).
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        let table = lock(&self.shared.table);
-        Ok(table
-            .held
-            .get(id)
-            .is_some_and(|held| held.service.as_ref().is_some_and(Live::serving)))
+        Ok(lock(&self.shared.table).held.contains_key(id))
     }
 
-    /// rmcp calls this when a session's service has ended, and for a `DELETE` (then
-    /// [`SessionStore::delete`] forgets it). A session whose service is gone is parked,
-    /// or forgotten if it never finished its handshake.
+    /// rmcp calls this when a session's service has ended, and for a `DELETE`.
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        let mut table = lock(&self.shared.table);
-        let ended = table.held.get(id).and_then(|held| {
-            let live = held.service.as_ref()?;
-            Some((live.inbox.is_closed(), held.init.is_some(), held.tick))
-        });
-        match ended {
-            Some((true, true, tick)) => {
-                table.live.remove(&tick);
-                if let Some(held) = table.held.get_mut(id) {
-                    held.service = None;
-                }
-            }
-            Some((true, false, _)) => {
-                table.remove(id);
-            }
-            _ => {}
-        }
+        self.ended(id);
         Ok(())
     }
 
@@ -365,7 +353,7 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let (inbox, routes) = self.session(id, Taking::of(&message))?;
+        let (inbox, routes) = self.session(id, parts_of(&message))?;
         let (tx, rx) = mpsc::channel(STREAM);
         if let ClientJsonRpcMessage::Request(request) = &message {
             let progress = request.request.get_meta().get_progress_token();
@@ -382,8 +370,7 @@ impl SessionManager for Capped {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
-        let taking = Taking::of(&message);
-        let (inbox, routes) = self.session(id, taking)?;
+        let (inbox, routes) = self.session(id, parts_of(&message))?;
         if let ClientJsonRpcMessage::Notification(n) = &message {
             if let ClientNotification::CancelledNotification(c) = &n.notification {
                 if let Some(request) = &c.params.request_id {
@@ -391,11 +378,7 @@ impl SessionManager for Capped {
                 }
             }
         }
-        Self::push(id, inbox, message).await?;
-        if taking == Taking::ReplayEnd {
-            self.replayed(id, &routes);
-        }
-        Ok(())
+        Self::push(id, inbox, message).await
     }
 
     async fn create_standalone_stream(
@@ -403,7 +386,7 @@ impl SessionManager for Capped {
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         // The sender is held until the stream is registered (`session`).
-        let (_inbox, routes) = self.session(id, Taking::Request)?;
+        let (_inbox, routes) = self.session(id, None)?;
         Ok(Messages(routes.open_standalone()))
     }
 
@@ -413,39 +396,18 @@ impl SessionManager for Capped {
         _last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         // No event cache (the module's doc): what comes next.
-        let (_inbox, routes) = self.session(id, Taking::Request)?;
+        let (_inbox, routes) = self.session(id, None)?;
         Ok(Messages(routes.open_standalone()))
-    }
-
-    /// A parked session gets a new service (rmcp then replays the handshake to it). A
-    /// session running again by now (another restore finished between this request's
-    /// `has_session` and here) keeps its service: the replay gets one of its own
-    /// (`Table::start`).
-    async fn restore_session(
-        &self,
-        id: SessionId,
-    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
-        let (transport, parked) = {
-            let mut table = lock(&self.shared.table);
-            table.touch(&id);
-            let transport = table.start(&id, &self.shared, true);
-            (transport, table.park(self.shared.live))
-        };
-        drop(parked);
-        // Ended since rmcp loaded it: rmcp then answers `404`, as for a session not held.
-        Ok(transport.map_or(RestoreOutcome::NotSupported, RestoreOutcome::Restored))
     }
 }
 
-/// The parked sessions' handshakes, for rmcp's restore.
+/// What rmcp tells a session store: a new session's handshake is done, a `DELETE`.
+/// Nothing is loaded from it (`load` finds nothing): parked sessions are restored by
+/// [`Capped::session`], never by rmcp.
 #[async_trait::async_trait]
 impl SessionStore for Capped {
-    async fn load(&self, id: &str) -> Result<Option<SessionState>, SessionStoreError> {
-        let init = lock(&self.shared.table)
-            .held
-            .get(id)
-            .and_then(|held| held.init.clone());
-        Ok(init.map(|init| SessionState::new(InitializeRequestParams::clone(&init))))
+    async fn load(&self, _id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        Ok(None)
     }
 
     /// After a new session's handshake: what restoring it replays. It may be parked from
@@ -505,11 +467,30 @@ mod tests {
             (table.held.len(), table.live.len())
         }
     }
-    use std::future::Future as _;
-
-    use rmcp::model::{ClientRequest, InitializeRequest, RequestId};
+    use rmcp::model::{
+        ClientRequest, GetExtensions as _, InitializeRequestParams, PingRequest, RequestId,
+    };
     use rmcp::transport::streamable_http_server::StreamableHttpService;
     use rmcp::transport::Transport as _;
+    use rmcp::ServiceExt as _;
+
+    /// A manager whose restored services are handed to the test (the receiver) instead
+    /// of being run.
+    fn collecting(sessions: Sessions) -> (Capped, mpsc::UnboundedReceiver<SessionTransport>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let serve: Serve = Arc::new(move |transport| {
+            let _ = tx.send(transport);
+            Box::pin(async {})
+        });
+        (Capped::new(sessions, serve), rx)
+    }
+
+    fn ping_message(id: i64) -> ClientJsonRpcMessage {
+        ClientJsonRpcMessage::request(
+            ClientRequest::PingRequest(PingRequest::default()),
+            RequestId::Number(id),
+        )
+    }
 
     fn handshake() -> SessionState {
         SessionState::new(
@@ -520,7 +501,7 @@ mod tests {
 
     #[tokio::test]
     async fn past_the_cap_the_session_used_least_recently_ends() {
-        let capped = Capped::new(Sessions {
+        let (capped, _restored) = collecting(Sessions {
             keep_alive: Duration::from_secs(60),
             max: 2,
             ..Sessions::default()
@@ -544,7 +525,7 @@ mod tests {
 
     #[tokio::test]
     async fn past_the_live_ones_an_idle_session_is_parked_and_restored() {
-        let capped = Capped::new(Sessions {
+        let (capped, mut restored) = collecting(Sessions {
             keep_alive: Duration::from_secs(60),
             max: 10,
             running: 2,
@@ -563,34 +544,46 @@ mod tests {
         assert!(!capped.running(&ids[0]));
         assert!(capped.holds(&ids[0]));
         assert!(transports[0].receive().await.is_none());
-        // Its service's end (rmcp's close_session) keeps it held, parked.
+        // Its service's end (rmcp's close_session) keeps it held, parked; rmcp is told it
+        // is there, and never restores it itself.
         capped.close_session(&ids[0]).await.unwrap();
         assert!(capped.holds(&ids[0]));
-        let state = capped
-            .load(&ids[0])
+        assert!(capped.has_session(&ids[0]).await.unwrap());
+        assert!(capped.load(&ids[0]).await.unwrap().is_none());
+        // Its next message restores it: running again, and the session used least
+        // recently since is parked.
+        let _stream = capped
+            .create_stream(&ids[0], ping_message(7))
             .await
-            .unwrap()
-            .expect("a parked session loads");
-        assert_eq!(
-            state.initialize_params.protocol_version,
-            rmcp::model::ProtocolVersion::V_2025_06_18
-        );
-        // Restored: running again, and the session used least recently since is parked.
-        let RestoreOutcome::Restored(mut restored) =
-            capped.restore_session(ids[0].clone()).await.unwrap()
-        else {
-            panic!("a parked session is restored");
-        };
+            .unwrap();
         assert!(capped.running(&ids[0]));
         assert!(!capped.running(&ids[1]));
         assert_eq!(capped.counts(), (3, 2));
-        // Messages reach the new service; a session with a request in flight is not parked.
-        let init = ClientJsonRpcMessage::request(
-            ClientRequest::InitializeRequest(InitializeRequest::default()),
-            RequestId::Number(0),
+        // The new service reads the handshake replayed (marked), then the message.
+        let mut service = restored
+            .recv()
+            .await
+            .expect("a new service for the session");
+        let Some(ClientJsonRpcMessage::Request(init)) = service.receive().await else {
+            panic!("the replayed initialize first");
+        };
+        let ClientRequest::InitializeRequest(params) = &init.request else {
+            panic!("an initialize");
+        };
+        assert_eq!(
+            params.params.protocol_version,
+            rmcp::model::ProtocolVersion::V_2025_06_18
         );
-        let _stream = capped.create_stream(&ids[0], init).await.unwrap();
-        assert!(restored.receive().await.is_some());
+        assert!(init.request.extensions().get::<Restored>().is_some());
+        let Some(ClientJsonRpcMessage::Notification(done)) = service.receive().await else {
+            panic!("then initialized");
+        };
+        assert!(done.notification.extensions().get::<Restored>().is_some());
+        let Some(ClientJsonRpcMessage::Request(ping)) = service.receive().await else {
+            panic!("then the message");
+        };
+        assert_eq!(ping.id, RequestId::Number(7));
+        // A session with a request in flight is not parked.
         for _ in 0..2 {
             let (id, _t) = capped.create_session().await.unwrap();
             capped.store(&id, &handshake()).await.unwrap();
@@ -599,11 +592,10 @@ mod tests {
         // A DELETE forgets it.
         capped.delete(&ids[0]).await.unwrap();
         assert!(!capped.holds(&ids[0]));
-        assert!(capped.load(&ids[0]).await.unwrap().is_none());
-        // Ended between rmcp's load and its restore: rmcp answers 404.
+        assert!(!capped.has_session(&ids[0]).await.unwrap());
         assert!(matches!(
-            capped.restore_session(ids[0].clone()).await.unwrap(),
-            RestoreOutcome::NotSupported
+            capped.accept_message(&ids[0], ping_message(8)).await,
+            Err(SessionError::NotFound(_))
         ));
     }
 
@@ -613,20 +605,12 @@ mod tests {
         ))
     }
 
-    /// What rmcp's replay of the handshake ends with (its `initialized`, which carries a
-    /// `SessionRestoreMarker` only rmcp can make).
-    async fn replay_end(capped: &Capped, id: &SessionId) {
-        let (inbox, routes) = capped.session(id, Taking::ReplayEnd).unwrap();
-        Capped::push(id, inbox, initialized()).await.unwrap();
-        capped.replayed(id, &routes);
-    }
-
     /// A request in rmcp's hands (`Pinned`) keeps its session running until rmcp is done
     /// with it, and a sender taken for a message until the message is in the inbox:
     /// parking it then would leave the request to a service that has ended.
     #[tokio::test]
     async fn a_request_on_its_way_keeps_its_session_running() {
-        let capped = Capped::new(Sessions {
+        let (capped, _restored) = collecting(Sessions {
             running: 1,
             ..Sessions::default()
         });
@@ -637,7 +621,7 @@ mod tests {
         let (b, _tb) = capped.create_session().await.unwrap();
         capped.store(&b, &handshake()).await.unwrap();
         assert!(capped.running(&a), "pinned by the request on its way");
-        let (inbox, _) = capped.session(&a, Taking::Request).unwrap();
+        let (inbox, _) = capped.session(&a, None).unwrap();
         drop(pinned);
         let (c, _tc) = capped.create_session().await.unwrap();
         capped.store(&c, &handshake()).await.unwrap();
@@ -656,6 +640,18 @@ mod tests {
     struct Plain;
 
     impl rmcp::ServerHandler for Plain {}
+
+    /// A manager whose restored sessions run `Plain`, as `McpHttp` runs the factory's.
+    fn plain(sessions: Sessions) -> Capped {
+        let serve: Serve = Arc::new(|transport| {
+            Box::pin(async move {
+                if let Ok(running) = Plain.serve(transport).await {
+                    let _ = running.waiting().await;
+                }
+            })
+        });
+        Capped::new(sessions, serve)
+    }
 
     /// rmcp's endpoint over `capped`, as `McpHttp` mounts it.
     fn endpoint(capped: &Capped) -> StreamableHttpService<Plain, Capped> {
@@ -703,12 +699,12 @@ mod tests {
         assert!(body.contains(r#""result":{}"#), "{body}");
     }
 
-    /// A request that rmcp looks its session up for and then never passes to it (here its
-    /// client goes away while rmcp restores the parked session for it) leaves the session
-    /// as any other: parked when idle past the running ones (as a new session parks it).
+    /// Through rmcp's endpoint: a request for a parked session restores it (rmcp is told
+    /// the session is there, and the table restores it), and a request whose client goes
+    /// away unanswered leaves no pin: the session, idle again, is parked as any other.
     #[tokio::test]
-    async fn a_request_dropped_on_its_way_leaves_its_session_parkable() {
-        let capped = Capped::new(Sessions {
+    async fn a_parked_session_restored_by_a_request_is_parked_again_when_idle() {
+        let capped = plain(Sessions {
             running: 1,
             ..Sessions::default()
         });
@@ -716,16 +712,11 @@ mod tests {
         let a = open(&capped, &service).await;
         let b = open(&capped, &service).await;
         assert!(!capped.running(&a), "parked by b");
-        // A request for `a`: rmcp looks it up, restores it, and its client is gone
-        // while the handshake is replayed.
-        let mut request = Box::pin(crate::http::mcp(&capped, &service, post(Some(&a), PING)));
-        let pending = std::future::poll_fn(|cx| {
-            std::task::Poll::Ready(request.as_mut().poll(cx).is_pending())
-        })
-        .await;
-        assert!(pending, "the request waits for the replay");
-        drop(request);
-        assert!(capped.running(&a));
+        // A request for `a`, its response dropped unread (its client gone).
+        let response = crate::http::mcp(&capped, &service, post(Some(&a), PING)).await;
+        assert_eq!(response.status(), 200);
+        drop(response);
+        assert!(capped.running(&a), "restored by the request");
         // The restored service reads the replayed `initialize`, then waits idle.
         while !capped.idle(&a) {
             tokio::task::yield_now().await;
@@ -737,48 +728,5 @@ mod tests {
         for id in [&a, &b, &c] {
             ping(&capped, &service, id).await;
         }
-    }
-
-    /// A restore that finds its session serving again (another restore finished between
-    /// this request's `has_session` and here) leaves the service as it is: the replayed
-    /// handshake goes to a service of its own, let go after the replay's last message. A
-    /// restored service takes requests only once the replay is in its inbox.
-    #[tokio::test]
-    async fn a_replay_to_a_serving_session_gets_a_service_of_its_own() {
-        let capped = Capped::new(Sessions::default());
-        let (a, mut ta) = capped.create_session().await.unwrap();
-        capped.store(&a, &handshake()).await.unwrap();
-        let RestoreOutcome::Restored(mut replay) = capped.restore_session(a.clone()).await.unwrap()
-        else {
-            panic!("rmcp replays the handshake to the transport returned");
-        };
-        capped.accept_message(&a, initialized()).await.unwrap();
-        assert!(
-            ta.receive().await.is_some(),
-            "a request goes to the service"
-        );
-        replay_end(&capped, &a).await;
-        assert!(replay.receive().await.is_some(), "the replay to its own");
-        assert!(replay.receive().await.is_none(), "then it is let go");
-        assert!(capped.has_session(&a).await.unwrap());
-        // A parked session restored: not serving until its replay is in.
-        let parked = Capped::new(Sessions {
-            running: 1,
-            ..Sessions::default()
-        });
-        let (b, _tb) = parked.create_session().await.unwrap();
-        parked.store(&b, &handshake()).await.unwrap();
-        let (c, _tc) = parked.create_session().await.unwrap();
-        parked.store(&c, &handshake()).await.unwrap();
-        assert!(!parked.has_session(&b).await.unwrap());
-        let RestoreOutcome::Restored(mut restored) =
-            parked.restore_session(b.clone()).await.unwrap()
-        else {
-            panic!("a parked session is restored");
-        };
-        assert!(!parked.has_session(&b).await.unwrap());
-        replay_end(&parked, &b).await;
-        assert!(restored.receive().await.is_some());
-        assert!(parked.has_session(&b).await.unwrap());
     }
 }

@@ -4,13 +4,17 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Weak};
 
-use rmcp::model::{ClientJsonRpcMessage, InitializeRequestParams};
+use axum::http::request::Parts;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions as _, InitializeRequest,
+    InitializeRequestParams, RequestId,
+};
 use rmcp::transport::streamable_http_server::SessionId;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::routes::{Routes, SessionTransport};
-use super::{lock, Shared, INBOX};
+use super::routes::{Route, Routes, SessionTransport};
+use super::{lock, Restored, Shared, INBOX};
 
 /// The held sessions, and their order of last use.
 #[derive(Debug, Default)]
@@ -36,12 +40,8 @@ pub(super) struct Held {
     /// Requests naming the session that rmcp is handling ([`super::Pinned`], one each,
     /// taken before rmcp looks the session up, let go when rmcp's handling of the
     /// request ends or the request is dropped): while any is on its way the session is
-    /// not parked (it would meet `404` or a replay cut short).
+    /// not parked (its message would find the service it was passed to ended).
     pub(super) pins: usize,
-    /// A handshake replayed while the service runs (a restore that began before another
-    /// one finished): rmcp replays it to a service of its own, which ends after it; the
-    /// running one is left as it is.
-    pub(super) replay: Option<Live>,
 }
 
 #[derive(Debug)]
@@ -50,10 +50,6 @@ pub(super) struct Live {
     /// with it the session's service task.
     pub(super) inbox: mpsc::Sender<Box<ClientJsonRpcMessage>>,
     pub(super) routes: Arc<Routes>,
-    /// Whether a request may go to it: a restored service once rmcp's replay of the
-    /// handshake is in its inbox (a request before it would meet a service not yet
-    /// initialized), a new one at once.
-    pub(super) ready: bool,
 }
 
 impl Live {
@@ -66,12 +62,12 @@ impl Live {
             && self.routes.idle()
     }
 
-    /// Whether the service still reads its inbox and takes requests.
+    /// Whether the service still reads its inbox.
     pub(super) fn serving(&self) -> bool {
-        self.ready && !self.inbox.is_closed()
+        !self.inbox.is_closed()
     }
 
-    fn new(shared: &Arc<Shared>, id: &SessionId, ready: bool) -> (Live, SessionTransport) {
+    fn new(shared: &Arc<Shared>, id: &SessionId) -> (Live, SessionTransport) {
         let (inbox, rx) = mpsc::channel(INBOX);
         let routes = Arc::new(Routes::default());
         let transport = SessionTransport {
@@ -80,14 +76,7 @@ impl Live {
             shared: shared.clone(),
             id: id.clone(),
         };
-        (
-            Live {
-                inbox,
-                routes,
-                ready,
-            },
-            transport,
-        )
+        (Live { inbox, routes }, transport)
     }
 }
 
@@ -113,7 +102,7 @@ impl Table {
         let held = self.held.remove(id)?;
         self.order.remove(&held.tick);
         self.live.remove(&held.tick);
-        for live in held.service.iter().chain(&held.replay) {
+        if let Some(live) = &held.service {
             live.routes.close(id);
         }
         Some(held)
@@ -124,25 +113,63 @@ impl Table {
         Some((id, self.held.get(id)?))
     }
 
-    /// Start a service for `id`: a new session's, or a parked one's (`restored`: it takes
-    /// requests once rmcp has replayed the handshake to it). One still serving is left as
-    /// it is: the transport returned then only takes the replay (`Held::replay`).
+    /// The transport of a new session's service (rmcp runs it).
     pub(super) fn start(
         &mut self,
         id: &SessionId,
         shared: &Arc<Shared>,
-        restored: bool,
     ) -> Option<SessionTransport> {
         let held = self.held.get_mut(id)?;
-        let (live, transport) = Live::new(shared, id, !restored);
-        if held.service.as_ref().is_some_and(Live::serving) {
-            held.replay = Some(live);
-        } else {
-            held.service = Some(live);
-            // A replay's service left from a restore that failed before its end.
-            held.replay = None;
-            self.live.insert(held.tick, id.clone());
+        let (live, transport) = Live::new(shared, id);
+        held.service = Some(live);
+        self.live.insert(held.tick, id.clone());
+        Some(transport)
+    }
+
+    /// A parked session's new service (or one in place of a service that has ended, whose
+    /// open requests are answered with an error): its inbox starts with the handshake
+    /// replayed, `initialize` (its answer routed nowhere) and `initialized`, each with
+    /// [`Restored`] and the HTTP request's `parts` in its extensions. `None`
+    /// when the session is not held or never finished its handshake.
+    pub(super) fn restore(
+        &mut self,
+        id: &SessionId,
+        shared: &Arc<Shared>,
+        parts: Option<&Parts>,
+    ) -> Option<SessionTransport> {
+        let held = self.held.get_mut(id)?;
+        let init = held.init.clone()?;
+        let (live, transport) = Live::new(shared, id);
+        let replayed = RequestId::String(format!("elicit-restore-{}", held.tick).into());
+        let mut messages = [
+            ClientJsonRpcMessage::request(
+                ClientRequest::InitializeRequest(InitializeRequest::new(
+                    InitializeRequestParams::clone(&init),
+                )),
+                replayed.clone(),
+            ),
+            ClientJsonRpcMessage::notification(ClientNotification::InitializedNotification(
+                Default::default(),
+            )),
+        ];
+        for message in &mut messages {
+            message.insert_extension(Restored { id: id.clone() });
+            if let Some(parts) = parts {
+                message.insert_extension(parts.clone());
+            }
         }
+        let (answer, _) = oneshot::channel();
+        if !live.routes.add(replayed, Route::Initialize(answer), None) {
+            return None;
+        }
+        for message in messages {
+            // A new inbox has room for both (INBOX).
+            live.inbox.try_send(Box::new(message)).ok()?;
+        }
+        if let Some(ended) = held.service.replace(live) {
+            ended.routes.close(id);
+        }
+        self.live.insert(held.tick, id.clone());
         Some(transport)
     }
 
@@ -207,5 +234,23 @@ impl Shared {
             let Some(deadline) = next else { return };
             tokio::time::sleep_until(deadline).await;
         }
+    }
+}
+
+/// The HTTP request's parts a message carries (rmcp puts them in its extensions).
+pub(super) fn parts_of(message: &ClientJsonRpcMessage) -> Option<&Parts> {
+    match message {
+        ClientJsonRpcMessage::Request(r) => r.request.extensions().get::<Parts>(),
+        ClientJsonRpcMessage::Notification(n) => n.notification.extensions().get::<Parts>(),
+        _ => None,
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("max", &self.max)
+            .field("live", &self.live)
+            .finish_non_exhaustive()
     }
 }
