@@ -26,12 +26,8 @@ export ELICIT_LIB="$BUILD/release/libelicit_ffi.so"
 # The venv's check (a Python start) and a no-op build are cheap; skip them only when asked
 # (harnesses starting many processes, after one start without the flag).
 if [ -z "${ELICIT_PY_SERVER_NO_BUILD:-}" ] || [ ! -x "$VPY" ] || [ ! -f "$ELICIT_LIB" ]; then
-    if [ ! -x "$VPY" ] || ! mcp_in_range "$VPY"; then
-        echo "dev-python-server: setting up $VENV with $(mcp_extra)" >&2
-        [ -x "$VPY" ] || python3 -m venv "$VENV"
-        "$VPY" -m pip install -q --upgrade "$(mcp_extra)" >&2
-    fi
-    echo '*' >"$VENV/.gitignore"
+    # The Python package's venv (lib.sh: made or repaired, one caller at a time).
+    VPY=$(python_dev_venv) || exit 1
     CARGO_TARGET_DIR="$BUILD" cargo build --quiet --release -p elicit-ffi >&2
 fi
 # tests/fixture: booking_texts.py, the booking fixture the server serves.

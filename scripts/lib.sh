@@ -24,6 +24,8 @@
 #   mcp_in_range PY        whether PY's installed mcp is within that range
 #   python_dev_venv        the Python package's venv .venv-python (pytest, mypy, the [mcp]
 #                          extra's newest release), made or repaired; prints its python
+#   venv_at DIR            DIR made a venv unless it is one, kept out of git; prints its
+#                          python (python_dev_venv and mcp_test_venv make theirs with it)
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 ROOT=$PWD
 export RUSTUP_AUTO_INSTALL=0
@@ -175,34 +177,42 @@ sys.exit(m.version("fastmcp") != "4.1.6" or m.version("mcp") != "2.3.0" or not m
 PY
   then
     echo "setting up $venv with fastmcp==4.1.6, mcp==2.3.0 and pytest" >&2
-    python3 -m venv "$venv" >&2
-    "$py" -m pip install --quiet --disable-pip-version-check "fastmcp==4.1.6" "mcp==2.3.0" pytest >&2
+    venv_at "$venv" >/dev/null &&
+      "$py" -m pip install --quiet --disable-pip-version-check "fastmcp==4.1.6" "mcp==2.3.0" pytest >&2 ||
+      { exec 8>&-; return 1; }
   fi
-  # Keep the environment out of git whatever the repository's .gitignore says.
-  [[ -e "$venv/.gitignore" ]] || printf '*\n' >"$venv/.gitignore"
   exec 8>&-
   echo "$py"
+}
+
+# venv_at DIR: DIR made a venv unless it is one (Debian's python3-venv installed first when
+# the interpreter, $PYTHON or python3, cannot make one: Debian splits ensurepip out), kept
+# out of git whatever the repository's .gitignore says. Prints its python. The caller holds
+# DIR's lock (lock_of).
+venv_at() {
+  local venv=$1
+  if [ ! -x "$venv/bin/python" ]; then
+    if ! "${PYTHON:-python3}" -m venv "$venv" >&2 2>/dev/null; then
+      rm -rf "$venv"
+      apt_install python3-venv && "${PYTHON:-python3}" -m venv "$venv" >&2 || return 1
+    fi
+  fi
+  [ -e "$venv/.gitignore" ] || printf '*\n' >"$venv/.gitignore"
+  echo "$venv/bin/python"
 }
 
 # The Python package's venv, .venv-python (its own .gitignore keeps it out of git):
 # pytest, mypy and the [mcp] extra's newest release (python/pyproject.toml: a range),
 # installed when missing or outside their ranges (PYTEST_SPEC, MYPY_SPEC and MCP_SPEC
-# override them; PYTHON, the interpreter that makes it). test-python.sh runs on it, and the Python server
-# (dev-python-server.sh, which needs only the extra); scripts/test.sh's installs lane
+# override them; PYTHON, the interpreter that makes it). test-python.sh runs on it, and the
+# Python server (dev-python-server.sh, which needs only the extra); scripts/test.sh's installs lane
 # makes it beside the first steps. One caller at a time. Prints its python.
 python_dev_venv() {
   local venv="$ROOT/.venv-python"
   local py="$venv/bin/python"
   exec 7>"$(lock_of "$venv")"
   flock 7
-  if [ ! -x "$py" ]; then
-    if ! "${PYTHON:-python3}" -m venv "$venv" >&2 2>/dev/null; then
-      # Debian splits venv (ensurepip) out of the interpreter.
-      rm -rf "$venv"
-      apt_install python3-venv && "${PYTHON:-python3}" -m venv "$venv" >&2 || { exec 7>&-; return 1; }
-    fi
-  fi
-  echo '*' >"$venv/.gitignore"
+  venv_at "$venv" >/dev/null || { exec 7>&-; return 1; }
   if ! "$py" -c 'import pytest, mypy' 2>/dev/null || ! mcp_in_range "$py"; then
     PIP_DISABLE_PIP_VERSION_CHECK=1 "$py" -m pip install -q --upgrade "${PYTEST_SPEC:-pytest>=8,<10}" \
       "${MYPY_SPEC:-mypy>=1.10,<3}" "${MCP_SPEC:-$(mcp_extra)}" >&2 || { exec 7>&-; return 1; }
