@@ -188,13 +188,11 @@ impl Capped {
                 .held
                 .get(id)
                 .ok_or_else(|| SessionError::NotFound(id.clone()))?;
-            let restored = match held.service.as_ref().is_some_and(Live::serving) {
-                true => None,
-                false => Some(
-                    table
-                        .restore(id, &self.shared, parts)
-                        .ok_or_else(|| SessionError::NotFound(id.clone()))?,
-                ),
+            let restored = if held.service.as_ref().is_some_and(Live::serving) {
+                None
+            } else {
+                let restored = table.restore(id, &self.shared, parts);
+                Some(restored.ok_or_else(|| SessionError::NotFound(id.clone()))?)
             };
             let live = table
                 .held
@@ -202,6 +200,8 @@ impl Capped {
                 .and_then(|held| held.service.as_ref())
                 .ok_or_else(|| SessionError::NotFound(id.clone()))?;
             let taken = (live.inbox.clone(), live.routes.clone());
+            // A restored service is one more running: the least recent idle one past them
+            // is parked.
             let parked = match restored {
                 Some(_) => table.park(self.shared.live),
                 None => Vec::new(),
